@@ -1,0 +1,3 @@
+from vnetbench.cli.main import main
+
+raise SystemExit(main())

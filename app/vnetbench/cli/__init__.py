@@ -1,0 +1,1 @@
+"""The headless command line over the same core the GUI uses."""

@@ -1,0 +1,404 @@
+"""The objects of a virtual-network design (SEMANTICS.md section 1) as plain dataclasses.
+
+Every object that something else can point at carries an ``id``: a stable identity that survives renames.
+References between objects are always ids, never names. The classes hold data only; rules live in
+``validate`` and ``vlan``, the walk in ``vnetbench.predict``. Defaults follow what the real platform does
+(vSphere portgroup security: promiscuous reject, MAC changes accept, forged transmits accept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class HostKind(StrEnum):
+    ESXI = "esxi"
+    KVM = "kvm"
+    HOSTED = "hosted"
+
+
+class SwitchKind(StrEnum):
+    VSS = "vss"
+    VDS = "vds"
+    LINUX_BRIDGE = "linux-bridge"
+    OVS = "ovs"
+    MACVTAP = "macvtap"
+    HOSTED_BRIDGED = "hosted-bridged"
+    HOSTED_HOSTONLY = "hosted-hostonly"
+    HOSTED_NAT = "hosted-nat"
+    NSX_SEGMENT = "nsx-segment"
+
+
+#: Switch kinds whose instances span several member hosts.
+MULTI_HOST_SWITCHES = frozenset({SwitchKind.VDS, SwitchKind.NSX_SEGMENT})
+#: Switch kinds that have portgroups; the others take vNICs directly on the switch.
+PORTGROUP_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS, SwitchKind.NSX_SEGMENT})
+
+
+class MacvtapMode(StrEnum):
+    BRIDGE = "bridge"
+    VEPA = "vepa"
+    PRIVATE = "private"
+    PASSTHROUGH = "passthrough"
+
+
+class NicType(StrEnum):
+    VLANCE = "vlance"
+    FLEXIBLE = "flexible"
+    E1000 = "e1000"
+    E1000E = "e1000e"
+    VMXNET2 = "vmxnet2"
+    VMXNET3 = "vmxnet3"
+    VIRTIO = "virtio"
+    RTL8139 = "rtl8139"
+
+
+class VmRole(StrEnum):
+    VM = "vm"
+    FIREWALL = "firewall"
+    ROUTER = "router"
+    NSX_EDGE = "nsx-edge"
+
+
+class ForwardMode(StrEnum):
+    ROUTED = "routed"
+    BRIDGED = "bridged"
+
+
+class Action(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+
+
+class Proto(StrEnum):
+    ANY = "any"
+    TCP = "tcp"
+    UDP = "udp"
+    ICMP = "icmp"
+
+
+class PortMode(StrEnum):
+    ACCESS = "access"
+    TRUNK = "trunk"
+
+
+# --- hosts -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PNic:
+    """A physical NIC. Its cable to a physical switch port is a ``Link``."""
+
+    id: str
+    name: str
+    speed_mbps: int = 1000
+    up: bool = True
+
+
+@dataclass
+class Host:
+    id: str
+    name: str
+    kind: HostKind = HostKind.ESXI
+    cpus: int = 2
+    pnics: list[PNic] = field(default_factory=list)
+
+
+# --- virtual switches ------------------------------------------------------------------------------
+
+
+@dataclass
+class Uplink:
+    """One pNIC in a teaming order. ``vlan`` tags frames on the way out (a Linux bridge enslaving eth0.10)."""
+
+    pnic: str
+    standby: bool = False
+    vlan: int | None = None
+
+
+@dataclass
+class Security:
+    """Portgroup security policy, vSphere defaults."""
+
+    promiscuous: bool = False
+    mac_changes: bool = True
+    forged_transmits: bool = True
+
+
+@dataclass
+class Portgroup:
+    """A set of switch ports with one policy.
+
+    ``vlan`` is kept as the admin writes it for the switch kind: ``0`` or ``none`` (untagged), ``1``..``4094``
+    (access), ``4095`` (vSS trunk: all VLANs), ``trunk`` or ``trunk 10-20,30`` (vDS/OVS trunk ranges).
+    ``vnetbench.model.vlan.parse_vlan`` reads it; validation reports what a switch kind does not accept.
+    """
+
+    id: str
+    name: str
+    vlan: int | str = 0
+    native_vlan: int | None = None
+    security: Security = field(default_factory=Security)
+    uplinks: list[Uplink] | None = None
+
+
+@dataclass
+class Switch:
+    """A virtual switch.
+
+    Per-host kinds set ``host``; a vDS or an NSX segment sets ``members`` (one instance per member host) and
+    takes uplinks from each member's pNICs. Kinds without portgroups (Linux bridge, macvtap, hosted networks)
+    take vNICs directly: a vNIC's ``network`` then names the switch.
+    """
+
+    id: str
+    name: str
+    kind: SwitchKind = SwitchKind.VSS
+    host: str | None = None
+    members: list[str] = field(default_factory=list)
+    uplinks: list[Uplink] = field(default_factory=list)
+    mtu: int = 1500
+    macvtap_mode: MacvtapMode | None = None
+    host_address: str | None = None
+    nat_gateway: str | None = None
+    vni: int | None = None
+    portgroups: list[Portgroup] = field(default_factory=list)
+
+
+# --- virtual machines --------------------------------------------------------------------------------
+
+
+@dataclass
+class VNic:
+    """A guest adapter. ``ip`` is ``address/prefix``; ``guest_vlan`` only on a trunk portgroup."""
+
+    id: str
+    name: str
+    type: NicType = NicType.VMXNET3
+    network: str | None = None
+    mac: str | None = None
+    ip: str | None = None
+    gateway: str | None = None
+    guest_vlan: int | None = None
+    connected: bool = True
+
+
+@dataclass
+class Rule:
+    """One firewall rule; ``src``/``dst`` are ``any``, a CIDR, an address, or an object id."""
+
+    action: Action = Action.ALLOW
+    src: str = "any"
+    dst: str = "any"
+    proto: Proto = Proto.ANY
+    port: int | str | None = None
+    name: str = ""
+
+
+@dataclass
+class Forwarding:
+    """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins."""
+
+    mode: ForwardMode = ForwardMode.ROUTED
+    stateful: bool = True
+    default_policy: Action = Action.ALLOW
+    rules: list[Rule] = field(default_factory=list)
+
+
+@dataclass
+class VM:
+    """A guest. ``role`` other than ``vm`` makes it forward by ``forwarding``."""
+
+    id: str
+    name: str
+    host: str | None = None
+    role: VmRole = VmRole.VM
+    guest_os: str = "debian"
+    hardware_version: int = 11
+    cpus: int = 1
+    vnics: list[VNic] = field(default_factory=list)
+    forwarding: Forwarding = field(default_factory=Forwarding)
+
+
+# --- physical network ------------------------------------------------------------------------------
+
+
+@dataclass
+class Port:
+    """A physical switch port. ``allowed`` lists trunk VLANs as ranges (``all``, ``10,20-30``)."""
+
+    id: str
+    name: str
+    mode: PortMode = PortMode.ACCESS
+    access_vlan: int = 1
+    allowed: str = "all"
+    native_vlan: int = 1
+    hairpin: bool = False
+    up: bool = True
+
+
+@dataclass
+class PhysicalSwitch:
+    id: str
+    name: str
+    ports: list[Port] = field(default_factory=list)
+
+
+@dataclass
+class RouterInterface:
+    """A routed interface or SVI. ``vlan`` is the tag it uses on its port (``None``: untagged)."""
+
+    id: str
+    name: str
+    ip: str | None = None
+    vlan: int | None = None
+
+
+@dataclass
+class Route:
+    prefix: str
+    via: str
+
+
+@dataclass
+class PhysicalRouter:
+    """A router, or an L3 switch when ``switch`` names the physical switch whose VLANs its SVIs sit on."""
+
+    id: str
+    name: str
+    switch: str | None = None
+    interfaces: list[RouterInterface] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+
+
+@dataclass
+class HostNic:
+    id: str
+    name: str
+    ip: str | None = None
+    gateway: str | None = None
+    mac: str | None = None
+    vlan: int | None = None
+
+
+@dataclass
+class PhysicalHost:
+    """A bare-metal server on a physical switch port (a measurement endpoint outside the hypervisors)."""
+
+    id: str
+    name: str
+    nics: list[HostNic] = field(default_factory=list)
+
+
+@dataclass
+class Link:
+    """A cable or patch between two endpoints, by id.
+
+    pNIC - switch port (an uplink cable), port - port (a trunk between physical switches), router interface
+    or physical host NIC - port, and virtual switch - virtual switch (a patch; only OVS/Linux bridges on KVM).
+    """
+
+    id: str
+    a: str
+    b: str
+
+
+# --- NSX --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DlrInterface:
+    id: str
+    name: str
+    network: str
+    ip: str
+
+
+@dataclass
+class Dlr:
+    """NSX distributed logical router: an instance in every member host's kernel, routing on the source host."""
+
+    id: str
+    name: str
+    interfaces: list[DlrInterface] = field(default_factory=list)
+
+
+@dataclass
+class DfwRule:
+    """An NSX distributed firewall rule, enforced at each vNIC in ``applied_to`` (empty: every vNIC)."""
+
+    action: Action = Action.ALLOW
+    src: str = "any"
+    dst: str = "any"
+    proto: Proto = Proto.ANY
+    port: int | str | None = None
+    name: str = ""
+    applied_to: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Dfw:
+    default_policy: Action = Action.ALLOW
+    stateful: bool = True
+    rules: list[DfwRule] = field(default_factory=list)
+
+
+@dataclass
+class Nsx:
+    dlrs: list[Dlr] = field(default_factory=list)
+    dfw: Dfw = field(default_factory=Dfw)
+
+
+# --- canvas geometry, kept apart from the semantics ---------------------------------------------------
+
+
+@dataclass
+class Place:
+    x: float = 0.0
+    y: float = 0.0
+    w: float | None = None
+    h: float | None = None
+    color: str | None = None
+
+
+@dataclass
+class Note:
+    id: str
+    text: str = ""
+    x: float = 0.0
+    y: float = 0.0
+    w: float | None = None
+    h: float | None = None
+    color: str | None = None
+
+
+@dataclass
+class Layout:
+    places: dict[str, Place] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+
+
+# --- the whole design ------------------------------------------------------------------------------
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class Topology:
+    """A design: what exists (the semantic part) plus where it is drawn (``layout``)."""
+
+    id: str
+    name: str = "untitled"
+    description: str = ""
+    format_version: int = FORMAT_VERSION
+    calibration: str | None = None
+    hosts: list[Host] = field(default_factory=list)
+    switches: list[Switch] = field(default_factory=list)
+    vms: list[VM] = field(default_factory=list)
+    physical_switches: list[PhysicalSwitch] = field(default_factory=list)
+    physical_routers: list[PhysicalRouter] = field(default_factory=list)
+    physical_hosts: list[PhysicalHost] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    nsx: Nsx = field(default_factory=Nsx)
+    layout: Layout = field(default_factory=Layout)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what vnetbench needs on Debian 12 (as root: apt packages; always: a virtual environment in .venv).
+# Used by both README commands and by .ci/run, so a fresh machine and CI install exactly the same things.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  python3 python3-venv python3-dev
+  iproute2 nftables iperf3 sockperf procps psmisc util-linux kmod
+  libgl1 libegl1 libxkbcommon0 libglib2.0-0 libdbus-1-3 libfontconfig1 fonts-dejavu-core
+  xvfb xauth libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
+  libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
+  librsvg2-bin poppler-utils
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "vnetbench setup: missing Debian packages: ${missing[*]}" >&2
+    echo "run this script as root once, or: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "vnetbench setup: installing ${#missing[@]} Debian packages"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.vnetbench-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".[gui,local,export,vsphere,test]"
+  touch "$stamp"
+fi
