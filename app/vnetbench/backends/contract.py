@@ -1,0 +1,231 @@
+"""The backend plugin contract: what every backend (local lab, vSphere, KVM, third-party) provides.
+
+Deploying is plan, then apply. ``plan(design)`` compares the design with what the backend holds now and
+returns an ordered list of readable changes; ``apply(plan)`` carries them out with progress, cancellation
+and a result per change. Applying an unchanged design plans nothing. Every object a backend creates is
+marked as managed by vnetbench (a name prefix, a custom attribute, a tag, metadata), and ``teardown`` removes
+only marked objects. Measurements reach a deployed VM through ``endpoint(vm_id)``.
+
+Backends never import the GUI or another plugin; they import this module and the model only.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from ..model import SwitchKind, Topology
+
+
+class BackendError(Exception):
+    """A backend failure to show the user as is: ``message`` names what failed, ``hint`` what to do."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        self.message, self.hint = message, hint
+        super().__init__(f"{message} ({hint})" if hint else message)
+
+
+class Unsupported(BackendError):
+    """The design asks for something this backend cannot build; raised by ``plan`` before anything changes."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = reasons
+        super().__init__("this backend cannot build the design: " + "; ".join(reasons),
+                         "change those objects or choose another backend")
+
+
+class Cancelled(BackendError):
+    def __init__(self) -> None:
+        super().__init__("cancelled by the user")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do; the GUI greys out what is missing and ``plan`` refuses it."""
+
+    switch_kinds: frozenset[SwitchKind]
+    vlan_trunks: bool = True
+    firewalls: bool = True
+    bridged_firewalls: bool = True
+    nsx: bool = False
+    physical_network: bool = True
+    import_inventory: bool = False
+    measure: bool = True
+    needs_credentials: bool = False
+
+
+class Op(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """One step of a plan.
+
+    ``key`` is the backend's name for the object (``vnb-1a2b-br3``, a MoRef name); ``object_id`` the design
+    object it comes from, so the canvas can mark it; ``description`` is what the user reads in the plan;
+    ``data`` is the backend's own payload for ``apply`` (never secrets).
+    """
+
+    op: Op
+    kind: str
+    key: str
+    description: str
+    object_id: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.op.value:6} {self.kind:12} {self.description}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    backend: str
+    design_id: str
+    changes: tuple[PlannedChange, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes
+
+
+class DeployState(StrEnum):
+    DEPLOYED = "deployed"
+    PENDING = "pending"
+    FAILED = "failed"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True)
+class ChangeResult:
+    change: PlannedChange
+    ok: bool
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ObjectState:
+    """What the backend holds for one design object (for the canvas: deployed, pending or failed, and why)."""
+
+    state: DeployState
+    reason: str = ""
+
+
+ProgressFn = Callable[[int, int, str], None]
+"""``progress(done, total, message)``; called from the worker thread that runs the long operation."""
+
+
+class CancelToken:
+    """Set from any thread; checked by backends between changes."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled()
+
+
+class RunningCommand(ABC):
+    """A probe command started in an endpoint; its output arrives line by line while it runs."""
+
+    argv: list[str]
+
+    @abstractmethod
+    def lines(self) -> Iterator[str]:
+        """stdout lines as they are printed (ends when the command ends)."""
+
+    @abstractmethod
+    def wait(self, timeout: float | None = None) -> int:
+        """Exit status; ``TimeoutError`` if it is still running after ``timeout`` seconds."""
+
+    @abstractmethod
+    def stderr(self) -> str:
+        """What the command wrote to stderr (after it ended)."""
+
+    @abstractmethod
+    def terminate(self) -> None:
+        """Stop the command (and only it)."""
+
+
+class Endpoint(ABC):
+    """A deployed VM (or physical host) that can run probe programs, by whatever means the backend has."""
+
+    name: str
+
+    @abstractmethod
+    def address(self, vnic_id: str | None = None) -> str:
+        """The IPv4 address to reach this endpoint at (of ``vnic_id``, or its first addressed vNIC)."""
+
+    @abstractmethod
+    def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
+        """Start ``argv`` inside the endpoint, pinned to ``cpu`` when given (latency tests pin both ends)."""
+
+    @abstractmethod
+    def has_program(self, program: str) -> bool:
+        """Whether ``program`` can run there (so a missing iperf3 is reported, not plotted as nothing)."""
+
+
+class Backend(ABC):
+    """A deployment target. One instance holds one connection; long calls run off the GUI thread."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    capabilities: ClassVar[Capabilities]
+
+    def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
+        self.settings: dict[str, Any] = dict(settings or {})
+
+    def connect(self) -> None:
+        """Open the connection (reading secrets from the OS keyring); the local lab needs none."""
+
+    def close(self) -> None:
+        """Release the connection."""
+
+    def unsupported(self, design: Topology) -> list[str]:
+        """Reasons this backend cannot build ``design`` (empty when it can). ``plan`` raises on any."""
+        reasons = []
+        for sw in design.switches:
+            if sw.kind not in self.capabilities.switch_kinds:
+                reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which {self.title} cannot build")
+        return reasons
+
+    @abstractmethod
+    def plan(self, design: Topology) -> Plan:
+        """Changes that make the backend match ``design``; raises ``Unsupported`` before touching anything."""
+
+    @abstractmethod
+    def apply(self, plan: Plan, progress: ProgressFn | None = None,
+              cancel: CancelToken | None = None) -> list[ChangeResult]:
+        """Carry out ``plan`` in order; a failed change is reported in its result, and later ones go on
+        where they do not depend on it. Cancellation stops between changes."""
+
+    @abstractmethod
+    def teardown(self, design_id: str | None = None, progress: ProgressFn | None = None,
+                 cancel: CancelToken | None = None) -> list[ChangeResult]:
+        """Remove what vnetbench created (for one design, or all) and nothing else."""
+
+    @abstractmethod
+    def status(self, design: Topology) -> dict[str, ObjectState]:
+        """State of each design object in the backend, by object id."""
+
+    def import_design(self, progress: ProgressFn | None = None) -> Topology:
+        """Read what exists into a design (backends with ``import_inventory``)."""
+        raise BackendError(f"{self.title} cannot import an inventory", "choose a backend that can")
+
+    @abstractmethod
+    def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
+        """Where probes for ``vm_id`` run; ``BackendError`` if it is not deployed."""
