@@ -12,6 +12,7 @@ import difflib
 import math
 import types
 import typing
+from collections.abc import Callable
 from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
@@ -94,102 +95,161 @@ def _join(where: str, key: str | int) -> str:
     return f"{where}.{key}" if where else key
 
 
+# A place in the file is carried as a cheap chain of (parent, key) tuples and turned into text only when an
+# error needs it: building "vms[123].vnics[0]" for every value made loading large designs twice as slow.
+Where = tuple | str
+
+
+def _place(where: Where) -> str:
+    keys: list[str | int] = []
+    while isinstance(where, tuple):
+        where, key = where
+        keys.append(key)
+    text = where
+    for key in reversed(keys):
+        text = _join(text, key)
+    return text
+
+
+Decoder = Callable[[Any, Where], Any]
+
+
 def decode(tp: Any, value: Any, where: str = "") -> Any:
     """Convert plain ``value`` to type ``tp``, raising ``FormatError`` that names ``where``."""
+    return _decoder(tp)(value, where)
+
+
+@cache
+def _decoder(tp: Any) -> Decoder:
+    """A function that decodes values of type ``tp``, built once per type."""
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
+        return _union_decoder(tp)
+    if origin is list:
+        (item_tp,) = typing.get_args(tp)
+        item = _decoder(item_tp)
+
+        def decode_list(value: Any, where: Where) -> list:
+            if not isinstance(value, list):
+                raise FormatError(_place(where), f"expected a list, found {_kind(value)}",
+                                  "write it as a YAML list: - item")
+            return [item(v, (where, i)) for i, v in enumerate(value)]
+        return decode_list
+    if origin is dict:
+        _, val_tp = typing.get_args(tp)
+        val = _decoder(val_tp)
+
+        def decode_dict(value: Any, where: Where) -> dict:
+            if not isinstance(value, dict):
+                raise FormatError(_place(where), f"expected a mapping, found {_kind(value)}")
+            for k in value:
+                if not isinstance(k, str):
+                    raise FormatError(_place(where), f"key {k!r} must be text", "quote the key")
+            return {k: val(v, (where, k)) for k, v in value.items()}
+        return decode_dict
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_decoder(tp)
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return _enum_decoder(tp)
+    scalar = _SCALARS.get(tp)
+    if scalar is None:
+        raise TypeError(f"codec cannot decode {tp!r}")  # a model class uses a type the codec does not know
+    return scalar
+
+
+def _union_decoder(tp: Any) -> Decoder:
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    optional = len(args) < len(typing.get_args(tp))
+    exact = {a: _decoder(a) for a in args if a in (bool, int, str)}
+    others = [_decoder(a) for a in args]
+
+    def decode_union(value: Any, where: Where) -> Any:
+        if value is None and optional:
             return None
-        # Try the exact scalar type first so 10 stays an int in ``int | str``.
-        for arg in args:
-            if arg is not type(None) and _accepts_exactly(arg, value):
-                return decode(arg, value, where)
-        for arg in args:
-            if arg is type(None):
-                continue
+        # The exact scalar type first, so 10 stays an int in ``int | str``.
+        fn = exact.get(type(value))
+        if fn is not None:
+            return fn(value, where)
+        for fn in others:
             try:
-                return decode(arg, value, where)
+                return fn(value, where)
             except FormatError:
                 continue
-        raise FormatError(where, f"expected {_describe(tp)}, found {_kind(value)}")
-    if origin is list:
-        if not isinstance(value, list):
-            raise FormatError(where, f"expected a list, found {_kind(value)}", "write it as a YAML list: - item")
-        (item,) = typing.get_args(tp)
-        return [decode(item, v, _join(where, i)) for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise FormatError(where, f"expected a mapping, found {_kind(value)}")
-        key_tp, val_tp = typing.get_args(tp)
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise FormatError(where, f"key {k!r} must be text", "quote the key")
-            out[k] = decode(val_tp, v, _join(where, k))
-        return out
-    if dataclasses.is_dataclass(tp):
-        return _decode_dataclass(tp, value, where)
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        if isinstance(value, str):
-            try:
-                return tp(value)
-            except ValueError:
-                pass
-        choices = [m.value for m in tp]
+        raise FormatError(_place(where), f"expected {_describe(tp)}, found {_kind(value)}")
+    return decode_union
+
+
+def _enum_decoder(tp: type[Enum]) -> Decoder:
+    members = {m.value: m for m in tp}
+
+    def decode_enum(value: Any, where: Where) -> Enum:
+        member = members.get(value) if isinstance(value, str) else None
+        if member is not None:
+            return member
+        choices = list(members)
         close = difflib.get_close_matches(str(value), choices, n=1)
         hint = f"did you mean {close[0]!r}?" if close else "use one of " + ", ".join(choices)
-        raise FormatError(where, f"{value!r} is not a valid choice", hint)
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        raise FormatError(where, f"expected true or false, found {_kind(value)}")
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if abs(value) > MAX_INT:
-                raise FormatError(where, f"the number {value} is far too large", "check for a typo")
-            return value
-        raise FormatError(where, f"expected a whole number, found {_kind(value)}")
-    if tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if isinstance(value, int) and abs(value) > MAX_INT or isinstance(value, float) and not math.isfinite(value):
-                raise FormatError(where, f"the number {value} is not usable here", "use an ordinary finite number")
-            return float(value)
-        raise FormatError(where, f"expected a number, found {_kind(value)}")
-    if tp is str:
-        if isinstance(value, str):
-            return value
-        raise FormatError(where, f"expected text, found {_kind(value)}", "put it in quotes")
-    raise TypeError(f"codec cannot decode {tp!r}")  # a model class uses a type the codec does not know
+        raise FormatError(_place(where), f"{value!r} is not a valid choice", hint)
+    return decode_enum
 
 
-def _accepts_exactly(tp: Any, value: Any) -> bool:
-    if tp is bool:
-        return isinstance(value, bool)
-    if tp is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if tp is str:
-        return isinstance(value, str)
-    return False
-
-
-def _decode_dataclass(cls: type[T], value: Any, where: str) -> T:
-    if not isinstance(value, dict):
-        raise FormatError(where, f"expected a mapping with keys, found {_kind(value)}")
+def _dataclass_decoder(cls: type) -> Decoder:
     hints = _hints(cls)
-    names = [f.name for f in _fields(cls)]
-    for key in value:
-        if key not in names:
-            close = difflib.get_close_matches(str(key), names, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "allowed keys: " + ", ".join(names)
-            raise FormatError(_join(where, str(key)), "unknown key", hint)
-    kwargs = {}
-    for f in _fields(cls):
-        if f.name in value:
-            kwargs[f.name] = decode(hints[f.name], value[f.name], _join(where, f.name))
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise FormatError(where, f"the key {f.name!r} is missing", f"add {f.name}: ...")
-    return cls(**kwargs)
+    fields = _fields(cls)
+    names = [f.name for f in fields]
+    known = frozenset(names)
+    required = [f.name for f in fields
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    field_decoders: dict[str, Decoder] = {}
+
+    def decode_dataclass(value: Any, where: Where) -> Any:
+        if not isinstance(value, dict):
+            raise FormatError(_place(where), f"expected a mapping with keys, found {_kind(value)}")
+        if not field_decoders:  # resolved on first use: model classes refer to each other
+            field_decoders.update({name: _decoder(hints[name]) for name in names})
+        kwargs = {}
+        for key, item in value.items():
+            if key not in known:
+                close = difflib.get_close_matches(str(key), names, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else "allowed keys: " + ", ".join(names)
+                raise FormatError(_join(_place(where), str(key)), "unknown key", hint)
+            kwargs[key] = field_decoders[key](item, (where, key))
+        for name in required:
+            if name not in kwargs:
+                raise FormatError(_place(where), f"the key {name!r} is missing", f"add {name}: ...")
+        return cls(**kwargs)
+    return decode_dataclass
+
+
+def _decode_bool(value: Any, where: Where) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise FormatError(_place(where), f"expected true or false, found {_kind(value)}")
+
+
+def _decode_int(value: Any, where: Where) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > MAX_INT:
+            raise FormatError(_place(where), f"the number {value} is far too large", "check for a typo")
+        return value
+    raise FormatError(_place(where), f"expected a whole number, found {_kind(value)}")
+
+
+def _decode_float(value: Any, where: Where) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, int) and abs(value) > MAX_INT or isinstance(value, float) and not math.isfinite(value):
+            raise FormatError(_place(where), f"the number {value} is not usable here", "use an ordinary finite number")
+        return float(value)
+    raise FormatError(_place(where), f"expected a number, found {_kind(value)}")
+
+
+def _decode_str(value: Any, where: Where) -> str:
+    if isinstance(value, str):
+        return value
+    raise FormatError(_place(where), f"expected text, found {_kind(value)}", "put it in quotes")
+
+
+_SCALARS: dict[Any, Decoder] = {bool: _decode_bool, int: _decode_int, float: _decode_float, str: _decode_str}
 
 
 def encode(obj: Any) -> Any:

@@ -1,13 +1,15 @@
-"""Reading and writing design files (``.vnet.yaml``; JSON is read too, as YAML's subset).
+"""Reading and writing design files: ``.vnet.yaml`` for people, ``.vnet.json`` for very large designs.
 
 YAML because admins read and edit these by hand and review them in diffs: block style, comments allowed,
 one key per line. We write a plain subset (no anchors, tags or flow style) and refuse anchors/aliases on
-load, which also rules out cycles and "billion laughs" expansions. Saves are atomic: write a temporary
+load, which also rules out cycles and "billion laughs" expansions. The same content may be stored as JSON
+(a file that starts with ``{``): YAML parsers need seconds for a 10,000-VM design, JSON a tenth of one. Saves are atomic: write a temporary
 file beside the target, fsync, then rename over it, so a failed save never damages the existing file.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -52,17 +54,21 @@ def _from_0(data: dict[str, Any]) -> dict[str, Any]:
         if isinstance(obj, dict) and "x" in obj and "id" in obj:
             places[str(obj["id"])] = {"x": obj.pop("x"), "y": obj.pop("y", 0)}
 
+    def items(value: Any) -> list:
+        """A list field's items; anything else is left for the decoder to report."""
+        return value if isinstance(value, list) else []
+
     for key in ("hosts", "switches", "vms", "physical_switches", "physical_routers", "physical_hosts"):
-        for obj in data.get(key) or []:
+        for obj in items(data.get(key)):
             lift_position(obj)
-    for vm in data.get("vms") or []:
-        for nic in (vm.get("vnics") or []) if isinstance(vm, dict) else []:
+    for vm in items(data.get("vms")):
+        for nic in items(vm.get("vnics")) if isinstance(vm, dict) else []:
             if isinstance(nic, dict) and "portgroup" in nic:
                 nic["network"] = nic.pop("portgroup")
     if places:
         layout = data.setdefault("layout", {})
-        if isinstance(layout, dict):
-            layout.setdefault("places", {}).update(places)
+        if isinstance(layout, dict) and isinstance(layout.setdefault("places", {}), dict):
+            layout["places"].update(places)
     data["format_version"] = 1
     return data
 
@@ -117,6 +123,8 @@ def parse_text(text: str) -> Any:
     """Plain data from YAML/JSON text, or a ``FormatError`` that says where the syntax broke."""
     if "\x00" in text:
         raise FormatError("", "the file contains binary data", "open a vnetbench design (.vnet.yaml)")
+    if text.lstrip().startswith("{"):
+        return _parse_json(text)
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
@@ -130,6 +138,23 @@ def parse_text(text: str) -> Any:
         raise FormatError("", "the data is nested far too deep", "a design nests a few levels only") from None
     _check_tree(data)
     return data
+
+
+def _parse_json(text: str) -> Any:
+    """JSON is valid YAML, but Python's JSON parser reads a large design ~50x faster than any YAML parser."""
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}",
+                          "check brackets, commas and quotes near that place") from None
+    except RecursionError:
+        raise FormatError("", "the data is nested far too deep", "a design nests a few levels only") from None
+    _check_tree(data)
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise FormatError("", f"{name} is not a number a design can hold", "use an ordinary finite number")
 
 
 def from_data(data: Any) -> Topology:
@@ -154,9 +179,16 @@ def loads(text: str) -> Topology:
     return from_data(parse_text(text))
 
 
-def dumps(topology: Topology) -> str:
+def dumps(topology: Topology, fmt: str = "yaml") -> str:
+    """The design as text: ``yaml`` (the default, for people) or ``json`` (same content, opens much faster)."""
+    if fmt == "json":
+        return json.dumps(to_data(topology), indent=1, ensure_ascii=False) + "\n"
     return yaml.dump(to_data(topology), Dumper=_Dumper, sort_keys=False, default_flow_style=False,
                      allow_unicode=True, width=120)
+
+
+def format_for(path: str | os.PathLike) -> str:
+    return "json" if str(path).lower().endswith(".json") else "yaml"
 
 
 def load(path: str | os.PathLike) -> Topology:
@@ -189,7 +221,7 @@ def load(path: str | os.PathLike) -> Topology:
 
 def save(topology: Topology, path: str | os.PathLike) -> None:
     """Write atomically: a crash or full disk leaves the old file as it was."""
-    atomic_write(Path(path), dumps(topology))
+    atomic_write(Path(path), dumps(topology, format_for(path)))
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -1,0 +1,102 @@
+"""``vnetbench demo [FILE]``: the headless tour of a design (what scripts/run-demo.sh runs without a display).
+
+Validates and describes the design; when the prediction engine is installed it also prints the verdict
+matrix, and, for a bundled example, compares the predictions with the example's expected verdicts.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import yaml
+
+from ... import resources_dir
+from ...model import Topology
+from ...model.validate import ERROR, validate
+from ..common import load_design
+from ..main import EXIT_NO, EXIT_OK, CliError
+from .show import inventory, render
+from .validate import format_problem
+
+DEFAULT_EXAMPLE = "esx-four-cases.vnet.yaml"
+#: Short codes for the matrix cells, in SEMANTICS.md order.
+CODES = {"in-host": "H", "in-host-routed": "HR", "via-physical": "P", "routed-via-physical": "PR",
+         "blocked": "B", "unreachable": "U"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "demo", help="headless demo: validate, describe and (if available) predict a design",
+        description=f"Validate and describe a design, then print its verdict matrix. Without FILE it uses the "
+                    f"bundled example {DEFAULT_EXAMPLE}.")
+    p.add_argument("file", metavar="FILE", nargs="?", help="design file (default: a bundled example)")
+    p.set_defaults(func=run)
+
+
+def _heading(text: str) -> None:
+    print(f"\n== {text} " + "=" * max(0, 70 - len(text)))
+
+
+def _engine(topology: Topology):
+    """The prediction engine if ``vnetbench.predict`` provides it (see briefs/PREDICT_API.md), else None."""
+    try:
+        from ...predict import Engine
+    except ImportError:
+        return None
+    return Engine(topology)
+
+
+def _matrix(topology: Topology, engine) -> None:
+    matrix = engine.matrix()
+    names = {vm.id: vm.name for vm in topology.vms} | {h.id: h.name for h in topology.physical_hosts}
+    labels = [names.get(e, e) for e in matrix.endpoints]
+    width = max([len(label) for label in labels] + [4])
+    print(" " * (width + 2) + " ".join(f"{label[:width]:>{width}}" for label in labels))
+    for src, label in zip(matrix.endpoints, labels):
+        cells = ["-" if src == dst else CODES.get(str(matrix.verdict(src, dst)), "?") for dst in matrix.endpoints]
+        print(f"{label:>{width}}  " + " ".join(f"{c:>{width}}" for c in cells))
+    print("legend: " + ", ".join(f"{code} {verdict}" for verdict, code in CODES.items()))
+
+
+def _expected(path: Path, engine) -> int:
+    """Compare with ``<name>.expect.yaml`` beside the design; return the number of disagreements."""
+    expect = path.with_name(path.name.replace(".vnet.yaml", ".expect.yaml"))
+    if not expect.is_file() or expect == path:
+        return 0
+    _heading(f"Predicted vs expected ({expect.name})")
+    wrong = 0
+    for entry in yaml.safe_load(expect.read_text(encoding="utf-8")) or []:
+        got = str(engine.predict(entry["from"], entry["to"]).verdict)
+        ok = got == entry["verdict"]
+        wrong += not ok
+        print(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}: {got}"
+              + ("" if ok else f" (expected {entry['verdict']}: {entry['why']})"))
+    return wrong
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.file) if args.file else resources_dir() / "examples" / DEFAULT_EXAMPLE
+    topology = load_design(str(path))
+    print(f"vnetbench demo: {path}")
+    if topology.description:
+        print("\n" + topology.description.strip())
+    _heading("Validation")
+    problems = validate(topology)
+    for problem in problems:
+        print(format_problem(problem))
+    errors = sum(p.severity == ERROR for p in problems)
+    print(f"{errors} error(s), {len(problems) - errors} warning(s)" if problems else "no problems")
+    _heading("Inventory")
+    print("\n".join(render(inventory(topology))))
+    engine = _engine(topology)
+    if engine is None:
+        print("\n(prediction engine not installed: no verdict matrix)")
+        return EXIT_NO if errors else EXIT_OK
+    _heading("Verdict matrix (row -> column)")
+    try:
+        _matrix(topology, engine)
+        wrong = _expected(path, engine)
+    except (LookupError, ValueError) as exc:
+        raise CliError(f"prediction failed: {exc}", EXIT_NO) from None
+    return EXIT_NO if errors or wrong else EXIT_OK

@@ -1,0 +1,41 @@
+"""``vnetbench validate FILE``: list a design's problems; exit 1 when any is an error."""
+
+from __future__ import annotations
+
+import argparse
+
+from ...model.validate import ERROR, Problem, validate
+from ..common import load_design, print_json
+from ..main import EXIT_NO, EXIT_OK
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "validate", help="check a design for problems (exit 0 clean or warnings only, 1 errors, 2 unreadable)",
+        description="Check a design: VLANs per switch kind, names, references, cabling, vNIC types per guest OS, "
+                    "addresses and gateways, duplicates per segment, firewall security policy.")
+    p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
+    p.add_argument("--json", action="store_true", help="print the problems as JSON")
+    p.set_defaults(func=run)
+
+
+def format_problem(problem: Problem) -> str:
+    return f"{problem.severity:<7}  {problem.path or '-'}  {problem.message}  -> fix: {problem.hint}"
+
+
+def run(args: argparse.Namespace) -> int:
+    topology = load_design(args.file)
+    problems = validate(topology)
+    errors = sum(p.severity == ERROR for p in problems)
+    warnings = len(problems) - errors
+    if args.json:
+        print_json({"file": args.file, "valid": errors == 0, "errors": errors, "warnings": warnings,
+                    "problems": [p.to_dict() for p in problems]})
+    else:
+        for problem in problems:
+            print(format_problem(problem))
+        if problems:
+            print(f"{args.file}: {errors} error(s), {warnings} warning(s)")
+        else:
+            print(f"{args.file}: no problems")
+    return EXIT_NO if errors else EXIT_OK
