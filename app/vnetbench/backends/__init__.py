@@ -1,10 +1,10 @@
 """The backend plugin contract and plugin discovery."""
 
 from .contract import (Backend, BackendError, Cancelled, CancelToken, Capabilities, ChangeResult,
-                       DeployState, Endpoint, ObjectState, Op, Plan, PlannedChange, ProgressFn,
+                       DeployState, Deployment, Endpoint, ObjectState, Op, Plan, PlannedChange, ProgressFn,
                        RunningCommand, Unsupported)
 from .discovery import PluginInfo, backend_class, discover
 
 __all__ = ["Backend", "BackendError", "CancelToken", "Cancelled", "Capabilities", "ChangeResult",
-           "DeployState", "Endpoint", "ObjectState", "Op", "Plan", "PlannedChange", "PluginInfo",
+           "DeployState", "Deployment", "Endpoint", "ObjectState", "Op", "Plan", "PlannedChange", "PluginInfo",
            "ProgressFn", "RunningCommand", "Unsupported", "backend_class", "discover"]

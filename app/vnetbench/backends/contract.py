@@ -179,6 +179,16 @@ class Endpoint(ABC):
         """Whether ``program`` can run there (so a missing iperf3 is reported, not plotted as nothing)."""
 
 
+@dataclass(frozen=True)
+class Deployment:
+    """A design the backend holds objects for, found without the design file (for listings)."""
+
+    design_id: str
+    name: str
+    objects: int
+    detail: str = ""
+
+
 class Backend(ABC):
     """A deployment target. One instance holds one connection; long calls run off the GUI thread."""
 
@@ -225,6 +235,10 @@ class Backend(ABC):
     def import_design(self, progress: ProgressFn | None = None) -> Topology:
         """Read what exists into a design (backends with ``import_inventory``)."""
         raise BackendError(f"{self.title} cannot import an inventory", "choose a backend that can")
+
+    def deployments(self) -> list[Deployment]:
+        """The designs deployed on this backend (``vnetbench lab status`` without a file lists them)."""
+        raise BackendError(f"{self.title} cannot list its deployments", "name the design file")
 
     @abstractmethod
     def endpoint(self, design: Topology, vm_id: str) -> Endpoint:

@@ -2,6 +2,11 @@
 
 Discovery never raises: a plugin that fails to import is returned with its error, so the GUI and
 ``vnetbench lab``/``deploy`` can list it as broken while the others keep working.
+
+A third-party plugin is any installed package with one entry point in that group, naming a ``Backend``
+subclass: ``notebook = "vnetbench_notebook:NotebookBackend"`` under
+``[project.entry-points."vnetbench.backends"]`` in its pyproject.toml. A small complete example lives in
+tests/backends/example_plugin.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ import sys
 from .. import __version__
 
 #: Sub-command modules, each with ``register(subparsers)`` that sets ``func(args) -> int``.
-COMMANDS = ["validate", "show", "predict", "matrix", "diff", "lab", "measure", "runs", "export", "demo", "gui"]
+COMMANDS = ["validate", "show", "predict", "matrix", "diff", "lab", "measure", "runs", "export", "demo", "gui",
+            "deploy", "teardown", "import"]
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_BACKEND = 0, 1, 2, 3
 

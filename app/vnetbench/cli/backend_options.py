@@ -1,0 +1,103 @@
+"""Options shared by the commands that talk to a backend (deploy, teardown, import).
+
+Generic over backends: ``--backend`` picks the plugin, and the connection options become its settings.
+Passwords are never options: backends read them from the OS keyring.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..backends.contract import Backend, BackendError, CancelToken, Unsupported
+from ..backends.discovery import backend_class
+from .main import EXIT_BACKEND, EXIT_USAGE, CliError
+
+T = TypeVar("T")
+
+
+def add_backend_options(parser: argparse.ArgumentParser, default: str | None = "local") -> None:
+    parser.add_argument("--backend", default=default, required=default is None,
+                        help="backend plugin (local, vsphere, ...)" + (f"; default {default}" if default else ""))
+    parser.add_argument("--url", help="server address, like https://vcenter.example/sdk")
+    parser.add_argument("--user", help="user name (the password is read from the OS keyring)")
+    parser.add_argument("--trust-fingerprint", metavar="SHA256",
+                        help="trust this self-signed certificate (its SHA-256 fingerprint); it is pinned")
+    parser.add_argument("--set", dest="options", action="append", default=[], metavar="KEY=VALUE",
+                        help="a backend setting, like datastore=LocalDS_0 or template=debian-tpl (repeatable)")
+
+
+def settings_from(args: argparse.Namespace) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for key in ("url", "user", "trust_fingerprint"):
+        if getattr(args, key, None):
+            settings[key] = getattr(args, key)
+    for item in args.options:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise CliError(f"--set {item!r} is not KEY=VALUE (write it like --set datastore=LocalDS_0)")
+        settings[key.strip()] = value
+    return settings
+
+
+def open_backend(args: argparse.Namespace) -> Backend:
+    """The chosen backend, connected; errors become one-line ``CliError``s."""
+    try:
+        cls = backend_class(args.backend)
+    except LookupError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    backend = cls(settings_from(args))
+    try:
+        backend.connect()
+    except BackendError as exc:
+        raise CliError(str(exc), EXIT_BACKEND) from None
+    return backend
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Run a backend call, turning its errors into ``CliError`` (bad design: 2, backend trouble: 3)."""
+    try:
+        return fn()
+    except Unsupported as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise CliError(str(exc), EXIT_BACKEND) from None
+
+
+def run_cancellable(work: Callable[[CancelToken], T]) -> T:
+    """Run ``work`` in a worker thread; Ctrl-C asks it to stop between changes instead of killing it."""
+    token = CancelToken()
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = work(token)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="vnetbench-backend", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        try:
+            worker.join(0.2)
+        except KeyboardInterrupt:
+            if not token.cancelled:
+                print("cancelling: waiting for the running changes to end (Ctrl-C again does not stop them)",
+                      file=sys.stderr)
+            token.cancel()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def progress_printer(enabled: bool) -> Callable[[int, int, str], None] | None:
+    if not enabled:
+        return None
+
+    def progress(done: int, total: int, message: str) -> None:
+        print(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
+
+    return progress

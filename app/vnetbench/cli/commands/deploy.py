@@ -1,0 +1,71 @@
+"""``vnetbench deploy FILE --backend B``: plan the changes that make the backend match the design, apply them."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ...backends.contract import ChangeResult, Plan
+from ..backend_options import add_backend_options, guarded, open_backend, progress_printer, run_cancellable
+from ..common import load_design, print_json
+from ..main import EXIT_NO, EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "deploy", help="plan and apply a design on a backend",
+        description="Compare the design with what the backend holds, show the changes, and apply them. "
+                    "Applying an unchanged design changes nothing. Ctrl-C stops between changes.")
+    parser.add_argument("file", help="design file (.vnet.yaml)")
+    add_backend_options(parser)
+    parser.add_argument("--plan-only", action="store_true", help="show the plan, change nothing")
+    parser.add_argument("--json", action="store_true", help="print the plan and results as JSON")
+    parser.set_defaults(func=run)
+
+
+def change_data(change: Any) -> dict[str, Any]:
+    return {"op": change.op.value, "kind": change.kind, "key": change.key, "description": change.description,
+            "object_id": change.object_id}
+
+
+def print_plan(plan: Plan) -> None:
+    if plan.empty:
+        print(f"nothing to change: {plan.backend} already matches the design")
+        return
+    print(f"{len(plan.changes)} changes on {plan.backend}:")
+    for change in plan.changes:
+        print(f"  {change}")
+
+
+def print_results(results: list[ChangeResult]) -> None:
+    failed = [r for r in results if not r.ok]
+    print(f"applied {len(results) - len(failed)} of {len(results)} changes" + (f"; {len(failed)} failed:" if failed
+                                                                                else ""))
+    for r in failed:
+        print(f"  {r.change}: {r.error}")
+
+
+def run(args: argparse.Namespace) -> int:
+    design = load_design(args.file)
+    backend = open_backend(args)
+    try:
+        plan = guarded(lambda: backend.plan(design))
+        if args.plan_only or plan.empty:
+            if args.json:
+                print_json({"backend": plan.backend, "design": plan.design_id,
+                            "changes": [change_data(c) for c in plan.changes]})
+            else:
+                print_plan(plan)
+            return EXIT_OK
+        if not args.json:
+            print_plan(plan)
+        progress = progress_printer(not args.json)
+        results = run_cancellable(lambda token: guarded(lambda: backend.apply(plan, progress, token)))
+    finally:
+        backend.close()
+    if args.json:
+        print_json({"backend": plan.backend, "design": plan.design_id,
+                    "results": [{**change_data(r.change), "ok": r.ok, "error": r.error} for r in results]})
+    else:
+        print_results(results)
+    return EXIT_OK if all(r.ok for r in results) else EXIT_NO

@@ -1,0 +1,34 @@
+"""``vnetbench import --backend vsphere ... -o FILE``: read what a backend holds into a design file."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ...model import save
+from ..backend_options import add_backend_options, guarded, open_backend, progress_printer
+from ..main import EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "import", help="read a backend's inventory into a design file",
+        description="Read hosts, switches, portgroups and VMs from a backend (vSphere) into a design that "
+                    "opens on the canvas.")
+    add_backend_options(parser, default=None)
+    parser.add_argument("-o", "--output", required=True, help="design file to write (.vnet.yaml)")
+    parser.add_argument("--name", help="name of the new design")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    backend = open_backend(args)
+    try:
+        design = guarded(lambda: backend.import_design(progress_printer(True)))
+    finally:
+        backend.close()
+    if args.name:
+        design.name = args.name
+    save(design, args.output)
+    print(f"wrote {args.output}: {len(design.hosts)} hosts, {len(design.switches)} switches, {len(design.vms)} VMs")
+    return EXIT_OK

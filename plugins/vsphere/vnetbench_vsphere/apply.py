@@ -1,0 +1,449 @@
+"""Carry out a plan against vSphere: stage by stage, tasks of a stage submitted together.
+
+Each change is re-resolved against a fresh inventory snapshot when its stage starts (objects created by
+earlier stages have MoRefs by then), and a change whose prerequisite failed is not sent at all. vNICs are
+only ever sent bound to a network that exists now: vcsim crashes on a vNIC bound to a missing network and
+vCenter refuses it, so that check happens here, before the call.
+"""
+
+from __future__ import annotations
+
+import http.client
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pyVmomi import vim, vmodl
+from vnetbench.backends.contract import BackendError, CancelToken, ChangeResult, PlannedChange, ProgressFn
+
+from . import marking
+from .connection import Connection
+from .inventory import Inventory, read_inventory
+from .planner import ORDER, nic_edits
+from .tasks import TaskWaiter, fault_text
+
+log = logging.getLogger("vnetbench.vsphere")
+
+NIC_DEVICE = {"vmxnet3": vim.vm.device.VirtualVmxnet3, "vmxnet2": vim.vm.device.VirtualVmxnet2,
+              "e1000e": vim.vm.device.VirtualE1000e, "e1000": vim.vm.device.VirtualE1000,
+              "vlance": vim.vm.device.VirtualPCNet32, "flexible": vim.vm.device.VirtualVmxnet}
+DVS = vim.dvs.VmwareDistributedVirtualSwitch
+
+#: What a started change hands back: a task to wait for (or None when the call was synchronous) and what
+#: to do with its result (which may start a follow-up task).
+Then = Callable[[Any], Any] | None
+
+
+class ConnectionLost(BackendError):
+    pass
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError | http.client.HTTPException)
+
+
+# --- specs ----------------------------------------------------------------------------------------------
+
+
+def _host_security(sec: dict[str, bool]) -> Any:
+    return vim.host.NetworkPolicy.SecurityPolicy(allowPromiscuous=sec["promiscuous"], macChanges=sec["mac_changes"],
+                                                 forgedTransmits=sec["forged_transmits"])
+
+
+def _teaming(active: list[str] | None, standby: list[str] | None) -> Any:
+    if active is None:
+        return None
+    return vim.host.NetworkPolicy.NicTeamingPolicy(
+        nicOrder=vim.host.NetworkPolicy.NicOrderPolicy(activeNic=active, standbyNic=standby or []))
+
+
+def vswitch_spec(d: dict[str, Any]) -> Any:
+    pnics = d["active"] + d["standby"]
+    spec = vim.host.VirtualSwitch.Specification(numPorts=128, mtu=d["mtu"])
+    if pnics:
+        spec.bridge = vim.host.VirtualSwitch.BondBridge(nicDevice=pnics)
+        spec.policy = vim.host.NetworkPolicy(nicTeaming=_teaming(d["active"], d["standby"]))
+    return spec
+
+
+def portgroup_spec(d: dict[str, Any]) -> Any:
+    return vim.host.PortGroup.Specification(
+        name=d["name"], vlanId=d["vlan"], vswitchName=d["vswitch"],
+        policy=vim.host.NetworkPolicy(security=_host_security(d["security"]),
+                                      nicTeaming=_teaming(d["active"], d["standby"])))
+
+
+def dvportgroup_spec(d: dict[str, Any], design_id: str, config_version: str | None = None) -> Any:
+    if d["vlan"] == "trunk":
+        vlan = DVS.TrunkVlanSpec(inherited=False, vlanId=[vim.NumericRange(start=lo, end=hi) for lo, hi in d["ranges"]])
+    else:
+        vlan = DVS.VlanIdSpec(inherited=False, vlanId=int(d["vlan"]))
+    sec = d["security"]
+    security = DVS.SecurityPolicy(inherited=False,
+                                  allowPromiscuous=vim.BoolPolicy(inherited=False, value=sec["promiscuous"]),
+                                  macChanges=vim.BoolPolicy(inherited=False, value=sec["mac_changes"]),
+                                  forgedTransmits=vim.BoolPolicy(inherited=False, value=sec["forged_transmits"]))
+    return vim.dvs.DistributedVirtualPortgroup.ConfigSpec(
+        name=d["name"], type="earlyBinding", numPorts=8, autoExpand=True, configVersion=config_version,
+        description=marking.description(design_id),
+        defaultPortConfig=DVS.VmwarePortConfigPolicy(vlan=vlan, securityPolicy=security))
+
+
+class Applier:
+    def __init__(self, conn: Connection, settings: dict[str, Any], design_id: str | None) -> None:
+        self.conn, self.settings, self.design_id = conn, settings, design_id
+        self.inv: Inventory | None = None
+        self._temp_key = -100
+        self._field_key: int | None = None
+
+    # --- the run ---------------------------------------------------------------------------------------
+
+    def run(self, changes: tuple[PlannedChange, ...], progress: ProgressFn | None = None,
+            cancel: CancelToken | None = None) -> list[ChangeResult]:
+        results: dict[int, ChangeResult] = {}
+        failed: set[str] = set()
+        total = len(changes)
+        position = {id(c): i for i, c in enumerate(changes)}
+
+        def report(change: PlannedChange, error: str | None) -> None:
+            results[position[id(change)]] = ChangeResult(change, error is None, error)
+            if error is not None:
+                failed.add(change.key)
+                log.warning("%s %s failed: %s", change.op.value, change.description, error)
+            if progress:
+                progress(len(results), total, f"{'done' if error is None else 'FAILED'}: {change}")
+
+        waiter = TaskWaiter(self.conn.content) if changes else None
+        try:
+            for stage in ORDER:
+                batch = [c for c in changes if (c.op, c.kind) == stage]
+                if not batch:
+                    continue
+                if cancel is not None and cancel.cancelled:
+                    break
+                self.inv = read_inventory(self.conn.content)
+                self._run_stage(batch, failed, report, waiter, cancel)
+        except ConnectionLost as exc:
+            for c in changes:
+                if position[id(c)] not in results:
+                    report(c, f"not finished: {exc.message}; apply again once the server is back")
+        finally:
+            if waiter is not None and self.conn.si is not None:
+                try:
+                    waiter.close()
+                except Exception:  # noqa: BLE001 - a dead connection cannot destroy anything
+                    log.debug("closing the task waiter failed", exc_info=True)
+        for c in changes:
+            if position[id(c)] not in results:
+                results[position[id(c)]] = ChangeResult(c, False, "cancelled before it ran")
+        return [results[i] for i in range(total)]
+
+    def _run_stage(self, batch: list[PlannedChange], failed: set[str], report: Callable[..., None],
+                   waiter: Any, cancel: CancelToken | None) -> None:
+        running: dict[str, tuple[Any, PlannedChange, Then]] = {}
+        for change in batch:
+            if cancel is not None and cancel.cancelled:
+                break  # what was submitted still runs on the server: wait for it and report it
+            blocked = [k for k in change.data.get("needs", ()) if k in failed]
+            if blocked:
+                report(change, f"not tried: {blocked[0]} failed")
+                continue
+            try:
+                task, then = self._start(change)
+            except BackendError as exc:
+                report(change, exc.message)
+                continue
+            except vmodl.MethodFault as exc:
+                report(change, fault_text(exc))
+                continue
+            except Exception as exc:  # noqa: BLE001 - sorted below: a lost server ends the run
+                if _is_connection_error(exc):
+                    raise ConnectionLost(f"lost the connection to {self.conn.server.hostport}") from None
+                raise
+            if task is None:
+                report(change, None)
+            else:
+                running[task._moId] = (task, change, then)
+        self._wait(running, report, waiter, cancel)
+
+    def _wait(self, running: dict[str, tuple[Any, PlannedChange, Then]], report: Callable[..., None], waiter: Any,
+              cancel: CancelToken | None) -> None:
+        """Wait for a stage's tasks; a finished task may start a follow-up, waited for in the next round."""
+        while running:
+            follow: dict[str, tuple[Any, PlannedChange, Then]] = {}
+
+            def done(task: Any, error: Any, result: Any, running: dict = running, follow: dict = follow) -> None:
+                _, change, then = running[task._moId]
+                if error is not None:
+                    report(change, fault_text(error))
+                    return
+                try:
+                    nxt = then(result) if then else None
+                except vmodl.MethodFault as exc:
+                    report(change, fault_text(exc))
+                    return
+                except BackendError as exc:
+                    report(change, exc.message)
+                    return
+                if isinstance(nxt, tuple):
+                    follow[nxt[0]._moId] = (nxt[0], change, nxt[1])
+                else:
+                    report(change, None)
+
+            try:
+                waiter.wait([task for task, _, _ in running.values()], done, cancel)
+            except Exception as exc:  # noqa: BLE001 - only a lost connection is expected here
+                if _is_connection_error(exc):
+                    raise ConnectionLost(f"lost the connection to {self.conn.server.hostport}") from None
+                raise
+            running = follow
+
+    # --- one change -------------------------------------------------------------------------------------
+
+    def _start(self, change: PlannedChange) -> tuple[Any, Then]:
+        handler = getattr(self, f"_{change.op.value}_{change.kind}")
+        return handler(dict(change.data))
+
+    def _host(self, name: str) -> Any:
+        assert self.inv is not None
+        host = self.inv.host(name)
+        if host is None:
+            raise BackendError(f"host {name} is no longer in the inventory")
+        return host
+
+    def _dc(self, name: str) -> Any:
+        assert self.inv is not None
+        dc = self.inv.datacenter(name)
+        if dc is None:
+            raise BackendError(f"datacenter {name} is no longer in the inventory")
+        return dc
+
+    def _create_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        self._host(d["host"]).network_system.AddVirtualSwitch(vswitchName=d["name"], spec=vswitch_spec(d))
+        return None, None
+
+    def _update_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        self._host(d["host"]).network_system.UpdateVirtualSwitch(vswitchName=d["name"], spec=vswitch_spec(d))
+        return None, None
+
+    def _delete_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        self._host(d["host"]).network_system.RemoveVirtualSwitch(vswitchName=d["name"])
+        return None, None
+
+    def _create_portgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        self._host(d["host"]).network_system.AddPortGroup(portgrp=portgroup_spec(d))
+        return None, None
+
+    def _update_portgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        self._host(d["host"]).network_system.UpdatePortGroup(pgName=d["name"], portgrp=portgroup_spec(d))
+        return None, None
+
+    def _delete_portgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        self._host(d["host"]).network_system.RemovePortGroup(pgName=d["name"])
+        return None, None
+
+    def _create_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.design_id is not None
+        spec = vim.DistributedVirtualSwitch.CreateSpec(configSpec=DVS.ConfigSpec(
+            name=d["name"], description=marking.description(self.design_id), maxMtu=d["mtu"]))
+        task = self._dc(d["datacenter"]).network_folder.CreateDVS_Task(spec)
+
+        def add_members(dvs: Any) -> Any:
+            if not d["add"]:
+                return None
+            return self._reconfigure_dvs(dvs, d), None
+
+        return task, add_members
+
+    def _update_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None
+        dvs = self.inv.dvs(d["name"], d["datacenter"])
+        if dvs is None:
+            raise BackendError(f"distributed switch {d['name']} is gone")
+        return self._reconfigure_dvs(dvs.ref, d), None
+
+    def _reconfigure_dvs(self, dvs_ref: Any, d: dict[str, Any]) -> Any:
+        assert self.inv is not None
+        members = []
+        for host_name, pnics in d["add"].items():
+            backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
+                                                               for p in pnics])
+            members.append(vim.dvs.HostMember.ConfigSpec(operation="add", host=self._host(host_name).ref,
+                                                         backing=backing))
+        for host_name in d["remove"]:
+            members.append(vim.dvs.HostMember.ConfigSpec(operation="remove", host=self._host(host_name).ref))
+        version = dvs_ref.config.configVersion
+        return dvs_ref.ReconfigureDvs_Task(DVS.ConfigSpec(configVersion=version, host=members, maxMtu=d["mtu"]))
+
+    def _create_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None and self.design_id is not None
+        dvs = self.inv.dvs(d["dvs"], d["datacenter"])
+        if dvs is None:
+            raise BackendError(f"distributed switch {d['dvs']} does not exist")
+        if dvs.managed is None:
+            raise BackendError(f"distributed switch {d['dvs']} exists but was not created by vnetbench",
+                               "rename the switch in the design")
+        return dvs.ref.AddDVPortgroup_Task([dvportgroup_spec(d, self.design_id)]), None
+
+    def _update_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None and self.design_id is not None
+        pg = self.inv.dvpg(d["name"], d["datacenter"])
+        if pg is None:
+            raise BackendError(f"distributed portgroup {d['name']} is gone")
+        return pg.ref.ReconfigureDVPortgroup_Task(dvportgroup_spec(d, self.design_id, pg.config_version)), None
+
+    def _delete_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None
+        pg = self.inv.dvpg(d["name"], d["datacenter"])
+        if pg is None:
+            return None, None
+        return pg.ref.Destroy_Task(), None
+
+    def _delete_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None
+        dvs = self.inv.dvs(d["name"], d["datacenter"])
+        if dvs is None:
+            return None, None
+        return dvs.ref.Destroy_Task(), None
+
+    # --- VMs ----------------------------------------------------------------------------------------
+
+    def _next_key(self) -> int:
+        self._temp_key -= 1
+        return self._temp_key
+
+    def _nic_device(self, want: dict[str, Any], host: Any, dc: str, device: Any = None) -> Any:
+        """A vNIC bound to a network that exists now; ``BackendError`` (nothing sent) otherwise."""
+        assert self.inv is not None
+        if want["kind"] == "standard":
+            network = self.inv.networks.get(f"{dc}/{want['network']}")
+            if network is None or host.portgroup(want["network"]) is None:
+                raise BackendError(f"portgroup {want['network']} does not exist on {host.name}; "
+                                   "the vNIC was not sent")
+            backing = vim.vm.device.VirtualEthernetCard.NetworkBackingInfo(deviceName=want["network"], network=network)
+        else:
+            pg = self.inv.dvpg(want["network"], dc)
+            dvs = self.inv.dvs(want["dvs"], dc)
+            if pg is None or dvs is None:
+                raise BackendError(f"distributed portgroup {want['network']} does not exist; the vNIC was not sent")
+            backing = vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo(
+                port=vim.dvs.PortConnection(switchUuid=dvs.uuid, portgroupKey=pg.key))
+        if device is None:
+            device = NIC_DEVICE[want["type"]](key=self._next_key())
+        device.backing = backing
+        if want["mac"]:
+            device.addressType, device.macAddress = "manual", want["mac"]
+        elif device.addressType is None:
+            device.addressType = "generated"
+        device.connectable = vim.vm.device.VirtualDevice.ConnectInfo(
+            startConnected=want["connected"], allowGuestControl=True)
+        return device
+
+    def _nic_changes(self, d: dict[str, Any], host: Any, current: list[Any]) -> list[Any]:
+        assert self.inv is not None
+        Spec = vim.vm.device.VirtualDeviceSpec
+        out = []
+        for edit in nic_edits(current, d["nics"], self.inv, d["datacenter"]):
+            want = d["nics"][edit.index] if edit.index < len(d["nics"]) else None
+            if edit.action in ("remove", "replace"):
+                out.append(Spec(operation="remove", device=current[edit.index].device))
+            if edit.action in ("add", "replace"):
+                out.append(Spec(operation="add", device=self._nic_device(want, host, d["datacenter"])))
+            if edit.action == "edit":
+                out.append(Spec(operation="edit", device=self._nic_device(want, host, d["datacenter"],
+                                                                          current[edit.index].device)))
+        return out
+
+    def _marker(self) -> list[Any]:
+        assert self.design_id is not None
+        return [vim.option.OptionValue(key=marking.EXTRA_CONFIG_KEY, value=self.design_id)]
+
+    def _mark(self, vm: Any) -> None:
+        """The custom attribute admins see; vCenter only (a standalone ESXi has no custom fields)."""
+        fields = self.conn.content.customFieldsManager
+        if fields is None or self.design_id is None:
+            return
+        if self._field_key is None:
+            self._field_key = self._managed_field(fields)
+        fields.SetField(entity=vm, key=self._field_key, value=self.design_id)
+
+    @staticmethod
+    def _managed_field(fields: Any) -> int:
+        key = next((f.key for f in fields.field or [] if f.name == marking.MANAGED_FIELD), None)
+        if key is not None:
+            return key
+        try:
+            return fields.AddCustomFieldDef(name=marking.MANAGED_FIELD, moType=vim.VirtualMachine).key
+        except vim.fault.DuplicateName:  # another client added it just now
+            return next(f.key for f in fields.field if f.name == marking.MANAGED_FIELD)
+
+    def _create_vm(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        host = self._host(d["host"])
+        dc = self._dc(d["datacenter"])
+        Spec = vim.vm.device.VirtualDeviceSpec
+        nics = [Spec(operation="add", device=self._nic_device(n, host, d["datacenter"])) for n in d["nics"]]
+        template_name = self.settings.get("template")
+
+        def marked(vm: Any) -> None:
+            self._mark(vm)
+
+        if template_name:
+            assert self.inv is not None
+            template = self.inv.vm(str(template_name), d["datacenter"])
+            if template is None:
+                raise BackendError(f"template {template_name} is not in datacenter {d['datacenter']}",
+                                   "check the template setting")
+            old = [Spec(operation="remove", device=n.device) for n in template.nics]
+            config = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=old + nics, extraConfig=self._marker())
+            spec = vim.vm.CloneSpec(location=vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool),
+                                    powerOn=False, template=False, config=config)
+            return template.ref.CloneVM_Task(folder=dc.vm_folder, name=d["name"], spec=spec), marked
+        config = vim.vm.ConfigSpec(name=d["name"], guestId=d["guest_id"], numCPUs=d["cpus"],
+                                   memoryMB=int(self.settings.get("memory_mb", 512)), version=d["version"],
+                                   files=vim.vm.FileInfo(vmPathName=f"[{self._datastore(host)}]"),
+                                   deviceChange=nics, extraConfig=self._marker())
+        return dc.vm_folder.CreateVM_Task(config=config, pool=host.resource_pool, host=host.ref), marked
+
+    def _datastore(self, host: Any) -> str:
+        assert self.inv is not None
+        wanted = self.settings.get("datastore")
+        names = [self.inv.datastores.get(ds._moId, "") for ds in host.datastores]
+        if wanted:
+            if wanted not in names:
+                raise BackendError(f"datastore {wanted} is not on host {host.name}", "check the datastore setting")
+            return str(wanted)
+        if not names:
+            raise BackendError(f"host {host.name} has no datastore", "give one with the datastore setting")
+        return names[0]
+
+    def _update_vm(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None
+        have = self.inv.vm(d["name"], d["datacenter"])
+        if have is None:
+            raise BackendError(f"VM {d['name']} is gone")
+        host = self._host(d["host"])
+        changes = self._nic_changes(d, host, have.nics)
+        if have.custom_marker != self.design_id:
+            self._mark(have.ref)
+        move = have.host != host.moid
+
+        def relocate(_: Any) -> Any:
+            if not move:
+                return None
+            return have.ref.RelocateVM_Task(vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool)), None
+
+        if changes or have.cpus != d["cpus"]:
+            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes)
+            return have.ref.ReconfigVM_Task(spec), relocate
+        if move:
+            return relocate(None)
+        return None, None
+
+    def _delete_vm(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None
+        have = self.inv.vm(d["name"], d["datacenter"])
+        if have is None:
+            return None, None
+        if have.power == "poweredOn":
+            return have.ref.PowerOffVM_Task(), lambda _: (have.ref.Destroy_Task(), None)
+        return have.ref.Destroy_Task(), None

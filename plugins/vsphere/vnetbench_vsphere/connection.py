@@ -1,0 +1,241 @@
+"""One authenticated pyvmomi session to a vCenter or ESXi host.
+
+Why this module exists: connecting is where users get stuck (wrong address, self-signed certificates,
+passwords), so every failure becomes one ``BackendError`` sentence with a fix, and the password is read
+from the OS keyring at login and never stored, logged or put in a message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import socket
+import ssl
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import keyring
+from pyVim.connect import Disconnect, SmartConnect
+from pyVmomi import vim
+from pyVmomi.Security import ThumbprintMismatchException
+from vnetbench.backends.contract import BackendError
+
+from .trust import PinStore, normalize, pretty
+
+log = logging.getLogger("vnetbench.vsphere")
+
+KEYRING_SERVICE = "vnetbench-vsphere"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Server:
+    host: str
+    port: int = 443
+    path: str = "/sdk"
+
+    @property
+    def hostport(self) -> str:
+        return self.host if self.port == 443 else f"{self.host}:{self.port}"
+
+
+def parse_url(url: str) -> Server:
+    """``https://vc.example/sdk``, ``vc.example`` or ``vc.example:8443`` -> ``Server``."""
+    text = (url or "").strip()
+    if not text:
+        raise BackendError("no vSphere address given", "pass the vCenter or ESXi address, like https://vc.example/sdk")
+    if "://" not in text:
+        text = "https://" + text
+    parts = urlsplit(text)
+    if parts.scheme != "https":
+        raise BackendError(f"{url!r} does not use https", "vSphere is reached over https://HOST/sdk")
+    if parts.username or parts.password:
+        raise BackendError("the address carries a user or password",
+                           "give the user with --user; the password lives in the OS keyring")
+    try:
+        port = parts.port or 443
+    except ValueError:
+        raise BackendError(f"the port in {url!r} is not a number", "write https://HOST:PORT/sdk") from None
+    if not parts.hostname:
+        raise BackendError(f"{url!r} names no host", "write https://HOST/sdk")
+    return Server(parts.hostname, port, parts.path or "/sdk")
+
+
+def keyring_account(user: str, server: Server) -> str:
+    """The keyring entry for a password: service ``vnetbench-vsphere``, account ``user@host[:port]``."""
+    return f"{user}@{server.hostport}"
+
+
+def fingerprint_of(der: bytes) -> str:
+    return hashlib.sha256(der).hexdigest()
+
+
+class UntrustedCertificate(BackendError):
+    """A certificate no CA vouches for and nobody pinned yet; ``fingerprint`` is what the user must confirm."""
+
+    def __init__(self, server: Server, fingerprint: str) -> None:
+        self.fingerprint = pretty(fingerprint)
+        super().__init__(
+            f"the certificate of {server.hostport} is not signed by a trusted authority; "
+            f"its SHA-256 fingerprint is {self.fingerprint}",
+            "compare it with the one vCenter shows, then trust it with --trust-fingerprint FINGERPRINT")
+
+
+def _socket_error(server: Server, exc: OSError) -> BackendError:
+    if isinstance(exc, socket.gaierror):
+        return BackendError(f"cannot find the host {server.host!r}", "check the address (a typo, or DNS)")
+    if isinstance(exc, ConnectionRefusedError):
+        return BackendError(f"{server.hostport} refused the connection",
+                            "check the port and that vCenter/ESXi is running there")
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return BackendError(f"{server.hostport} did not answer in time", "check the address and any firewall")
+    return BackendError(f"cannot reach {server.hostport}: {exc.strerror or exc}", "check the address and network")
+
+
+def probe_certificate(server: Server, timeout: float) -> tuple[bytes, bool]:
+    """The server's certificate (DER) and whether the system's CAs vouch for it."""
+    def handshake(context: ssl.SSLContext) -> bytes:
+        with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
+            with context.wrap_socket(sock, server_hostname=server.host) as tls:
+                der = tls.getpeercert(binary_form=True)
+        if not der:
+            raise BackendError(f"{server.hostport} sent no certificate", "is this a vSphere server?")
+        return der
+
+    try:
+        try:
+            return handshake(ssl.create_default_context()), True
+        except ssl.SSLCertVerificationError:
+            return handshake(_unverified_context()), False
+    except ssl.SSLError as exc:
+        raise BackendError(f"TLS with {server.hostport} failed: {exc.reason or exc}",
+                           "is this the https port of vCenter/ESXi?") from None
+    except OSError as exc:
+        raise _socket_error(server, exc) from None
+
+
+def _unverified_context() -> ssl.SSLContext:
+    """Used only together with a pinned fingerprint, which pyvmomi checks on every connection."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+class Connection:
+    """A logged-in session; ``call`` re-logs in once when the session expired."""
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        self.server = parse_url(str(settings.get("url") or ""))
+        self.user = str(settings.get("user") or "")
+        if not self.user:
+            raise BackendError("no vSphere user given", "pass --user, like administrator@vsphere.local")
+        self.trust = settings.get("trust_fingerprint")
+        self.pins = PinStore(settings.get("pin_file"))
+        self.timeout = float(settings.get("timeout", 20))
+        self.si: Any = None
+        self._content: Any = None
+        self._tls: tuple[ssl.SSLContext, str | None] | None = None
+
+    # --- opening ------------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        self._tls = self._tls_settings()
+        self._login()
+
+    def _tls_settings(self) -> tuple[ssl.SSLContext, str | None]:
+        der, verified = probe_certificate(self.server, self.timeout)
+        if verified:
+            return ssl.create_default_context(), None
+        current = fingerprint_of(der)
+        key = self.server.hostport
+        pinned = self.pins.get(key)
+        if pinned and pinned != current:
+            raise BackendError(
+                f"WARNING: the certificate of {key} changed since you trusted it "
+                f"(pinned {pretty(pinned)}, now {pretty(current)}); someone may be intercepting the connection",
+                f"if the server got a new certificate on purpose, delete the entry {key!r} from {self.pins.path} "
+                "and trust the new fingerprint")
+        if not pinned:
+            if not self.trust:
+                raise UntrustedCertificate(self.server, current)
+            try:
+                wanted = normalize(str(self.trust))
+            except ValueError as exc:
+                raise BackendError(str(exc), "copy the fingerprint shown by the first connection attempt") from None
+            if wanted != current:
+                raise BackendError(
+                    f"the certificate of {key} has fingerprint {pretty(current)}, not the one you trusted",
+                    "do not connect unless you know why; check the fingerprint on the server")
+            self.pins.pin(key, current)
+            log.info("pinned the certificate of %s (SHA-256 %s)", key, pretty(current))
+        return _unverified_context(), current
+
+    def _login(self) -> None:
+        assert self._tls is not None
+        context, thumbprint = self._tls
+        account = keyring_account(self.user, self.server)
+        password = keyring.get_password(KEYRING_SERVICE, account)
+        if password is None:
+            raise BackendError(f"no password for {account} in the OS keyring",
+                               f"store it once: keyring set {KEYRING_SERVICE} {account}")
+        try:
+            self.si = SmartConnect(host=self.server.host, port=self.server.port, path=self.server.path,
+                                   user=self.user, pwd=password, sslContext=context, thumbprint=thumbprint,
+                                   httpConnectionTimeout=self.timeout)
+        except vim.fault.InvalidLogin:
+            raise BackendError(f"login to {self.server.hostport} as {self.user} failed: wrong user name or password",
+                               f"update the keyring entry {KEYRING_SERVICE} {account}") from None
+        except ThumbprintMismatchException:
+            raise BackendError(f"WARNING: the certificate of {self.server.hostport} changed during login",
+                               "someone may be intercepting the connection; try again later") from None
+        except OSError as exc:
+            raise _socket_error(self.server, exc) from None
+        except vim.fault.VimFault as exc:
+            raise BackendError(f"login to {self.server.hostport} failed: {exc.msg}", "check the server") from None
+        finally:
+            del password
+        self._content = self.si.RetrieveContent()  # once: every property read is a round trip
+        about = self._content.about
+        log.info("connected to %s (%s %s) as %s", self.server.hostport, about.fullName, about.apiType, self.user)
+
+    # --- using --------------------------------------------------------------------------------------
+
+    @property
+    def content(self) -> Any:
+        if self.si is None:
+            raise BackendError("not connected to vSphere", "connect first")
+        return self._content
+
+    @property
+    def is_vcenter(self) -> bool:
+        return self.content.about.apiType == "VirtualCenter"
+
+    def ensure_session(self) -> None:
+        """Log in again if the server dropped the session (idle timeout, restart) since the last call."""
+        if self.call(lambda: self.content.sessionManager.currentSession) is None:
+            log.info("the session to %s expired; logging in again", self.server.hostport)
+            self._login()
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``; if the session expired (``NotAuthenticated``), log in again once and rerun it."""
+        try:
+            return fn()
+        except vim.fault.NotAuthenticated:
+            log.info("the session to %s expired; logging in again", self.server.hostport)
+            self._login()
+            try:
+                return fn()
+            except vim.fault.NotAuthenticated:
+                raise BackendError(f"the session to {self.server.hostport} expired again right after login",
+                                   "check the user's permissions and the server's session limits") from None
+
+    def close(self) -> None:
+        if self.si is not None:
+            try:
+                Disconnect(self.si)
+            except Exception:  # noqa: BLE001 - closing a dead session must not fail the caller
+                log.debug("disconnect from %s failed", self.server.hostport, exc_info=True)
+            self.si = self._content = None
