@@ -1,0 +1,182 @@
+"""``vnetbench measure FILE --from A --to B --test KIND``: measure a deployed pair and compare with the prediction.
+
+The design must already be deployed (``vnetbench lab up FILE``): measuring never deploys. The run is stored
+(``vnetbench runs`` lists it) with the prediction at the time. ``--versus FILE2`` runs the same test on a
+second design (or ``--versus-from/--versus-to`` on a second pair) right after, for an A/B comparison.
+Exit status: 0 measured, 1 a probe failed or a result contradicts the prediction, 2 bad input, 3 backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ...backends import BackendError, Endpoint
+from ...measure import (Measurement, Run, RunStatus, RunStore, Scenario, SpecError, TestKind, TestSpec, Variant,
+                        compare, make_run, measure)
+from ...measure.result import summary_lines
+from ...model import Index, Topology
+from ...predict import predict
+from ..backend_options import add_backend_options, open_backend, run_cancellable
+from ..common import load_design, print_json
+from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("measure", help="measure between two deployed VMs and compare with the prediction",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="the design file (deployed with `vnetbench lab up FILE`)")
+    p.add_argument("--from", dest="src", required=True, metavar="A", help="source VM (name or id)")
+    p.add_argument("--to", dest="dst", required=True, metavar="B", help="destination VM (name or id)")
+    p.add_argument("--test", required=True, choices=[k.value for k in TestKind],
+                   help="throughput (iperf3), sweep (message sizes), rr (sockperf round trip), pps (UDP 64 B)")
+    p.add_argument("--duration", type=float, default=5.0, help="seconds per run (per size for sweep; default 5)")
+    p.add_argument("--streams", type=int, default=1, help="parallel TCP streams (throughput)")
+    p.add_argument("--reverse", action="store_true", help="B sends to A (A still opens the connection)")
+    p.add_argument("--udp", type=float, metavar="MBITS", help="throughput over UDP at this rate in Mbit/s")
+    p.add_argument("--size", type=int, default=1024, help="request/response size in bytes (rr; default 1024)")
+    add_backend_options(p)
+    p.add_argument("--versus", metavar="FILE2", help="A/B: run the same test on this design right after")
+    p.add_argument("--versus-from", metavar="C", help="A/B: source in the second variant (default: A)")
+    p.add_argument("--versus-to", metavar="D", help="A/B: destination in the second variant (default: B)")
+    p.add_argument("--no-store", action="store_true", help="do not keep the run in the run store")
+    p.add_argument("--json", action="store_true", help="print the run(s) and comparison(s) as JSON")
+    p.set_defaults(func=run)
+
+
+def _spec(args: argparse.Namespace) -> TestSpec:
+    spec = TestSpec(TestKind(args.test), duration=args.duration, streams=args.streams, reverse=args.reverse,
+                    protocol="udp" if args.udp is not None else "tcp",
+                    udp_rate_mbps=args.udp if args.udp is not None else 100.0, message_size=args.size)
+    try:
+        spec.check()
+    except SpecError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    return spec
+
+
+def _endpoint_id(design: Topology, name: str, option: str) -> str:
+    try:
+        return Index(design).endpoint(name).id
+    except LookupError as exc:
+        raise CliError(f"{option}: {exc.args[0]}", EXIT_USAGE) from None
+
+
+def _endpoints(backend: Any, design: Topology, path: str, ids: tuple[str, str]) -> tuple[Endpoint, Endpoint]:
+    try:
+        return backend.endpoint(design, ids[0]), backend.endpoint(design, ids[1])
+    except BackendError as exc:
+        hint = "" if "lab up" in str(exc) else f"; measuring needs the design deployed (`vnetbench lab up {path}`)"
+        raise CliError(f"{exc}{hint}", EXIT_BACKEND) from None
+
+
+class ProgressBar:
+    """A one-line bar on stderr, redrawn in place on a terminal and every 25% otherwise."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.tty = sys.stderr.isatty()
+        self.last_quarter = -1
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        frac = done / total if total else 0.0
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        line = f"{self.label} [{bar}] {100 * frac:3.0f}% {message}"
+        if self.tty:
+            sys.stderr.write("\r" + line[:150].ljust(100))
+        elif int(4 * frac) != self.last_quarter:
+            self.last_quarter = int(4 * frac)
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def _measure_variant(args: argparse.Namespace, spec: TestSpec, path: str, src: str, dst: str,
+                     label: str, store: RunStore | None) -> Run:
+    design = load_design(path)
+    ids = (_endpoint_id(design, src, "--from"), _endpoint_id(design, dst, "--to"))
+    backend = open_backend(args)
+    try:
+        src_ep, dst_ep = _endpoints(backend, design, path, ids)
+        prediction = predict(design, ids[0], ids[1], proto=spec.proto).to_dict()
+        bar = ProgressBar(f"{label + ': ' if label else ''}{src} -> {dst}")
+        try:
+            measurement: Measurement = run_cancellable(
+                lambda token: measure(spec, src_ep, dst_ep, cancel=token, progress=bar))
+        finally:
+            bar.close()
+    finally:
+        backend.close()
+    result = make_run(measurement, design, ids[0], ids[1], prediction, backend=args.backend, label=label)
+    if store is not None:
+        store.add(result)
+    return result
+
+
+def _print_run(result: Run) -> None:
+    stored = "stored" if result.id is not None else "not stored"
+    print(f"{result.title}  ({stored}, {result.design_name})")
+    if result.status == RunStatus.OK:
+        for line in summary_lines(result.spec, result.summary):
+            print(f"  measured   {line}")
+    else:
+        print(f"  {result.status.upper()}: {result.error}")
+    p = result.prediction or {}
+    if p:
+        est = p.get("throughput_mbps")
+        lat = p.get("latency_us")
+        parts = [f"estimate {est:.0f} Mbit/s" if est is not None else "no throughput estimate"]
+        if lat is not None:
+            parts.append(f"added latency {lat:.1f} us one way")
+        print(f"  predicted  {p.get('verdict')}: {', '.join(parts)} (bottleneck {p.get('bottleneck') or '-'}; "
+              f"{p.get('source') or 'no calibration'})")
+    for line in compare(result).lines()[1:]:
+        print(f"  {line}")
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = _spec(args)
+    store = None if args.no_store else RunStore()
+    variants = [Variant("", args.file, args.src, args.dst)]
+    if args.versus or args.versus_from or args.versus_to:
+        second = Variant("", args.versus or args.file, args.versus_from or args.src, args.versus_to or args.dst)
+        variants = _labelled([variants[0], second])
+        try:
+            Scenario(spec, tuple(variants)).check()
+        except SpecError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from None
+    results = [_measure_variant(args, spec, v.design, v.src, v.dst, v.label, store) for v in variants]
+    comparisons = [compare(r) for r in results]
+    if args.json:
+        print_json([{"run": r.to_dict(), "comparison": c.to_dict()} for r, c in zip(results, comparisons)]
+                   if len(results) > 1 else {"run": results[0].to_dict(), "comparison": comparisons[0].to_dict()})
+    else:
+        for r in results:
+            _print_run(r)
+        if len(results) > 1:
+            _print_ab(results)
+    bad = any(r.status != RunStatus.OK for r in results) or any(c.contradicts for c in comparisons)
+    return EXIT_NO if bad else EXIT_OK
+
+
+def _labelled(variants: list[Variant]) -> list[Variant]:
+    """A and B, named by their file when the designs differ, else by their pair."""
+    a, b = variants
+    if a.design != b.design:
+        return [replace(a, label=f"A {Path(a.design).name}"), replace(b, label=f"B {Path(b.design).name}")]
+    return [replace(a, label=f"A {a.src}->{a.dst}"), replace(b, label=f"B {b.src}->{b.dst}")]
+
+
+def _print_ab(results: list[Run]) -> None:
+    a, b = results[0].headline(), results[1].headline()
+    if a[0] is None or b[0] is None:
+        print("A/B: no comparison (a variant has no result)")
+        return
+    print(f"A/B: {results[0].label} {a[0]:.6g} {a[1]}  vs  {results[1].label} {b[0]:.6g} {b[1]}  "
+          f"(B/A = {b[0] / a[0]:.3f})" if a[0] else "A/B: A measured 0")

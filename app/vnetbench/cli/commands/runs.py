@@ -1,0 +1,106 @@
+"""``vnetbench runs``: list stored measurements; show, export, import them; turn them into a calibration profile.
+
+    vnetbench runs [--json]                       newest first
+    vnetbench runs show ID [--json]               one run with its samples and the comparison
+    vnetbench runs export ID --csv FILE | --json FILE
+    vnetbench runs import FILE                    a CSV or JSON export, stored as a new run
+    vnetbench runs calibrate ID [ID ...] --name NAME   a calibration profile from measured runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from ...measure import RunStore, StoreError, compare, save_calibration
+from ...measure.compare import CalibrationWriteError
+from ...measure.result import Run, summary_lines
+from ..common import print_json
+from ..main import EXIT_OK, EXIT_USAGE, CliError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("runs", help="list, show, export and import stored measurements",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--limit", type=int, default=0, help="list at most this many runs")
+    sub = p.add_subparsers(dest="action", metavar="ACTION")
+    show = sub.add_parser("show", help="one run, its figures and the comparison with its prediction")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    export = sub.add_parser("export", help="write a run to a CSV or JSON file")
+    export.add_argument("id", type=int)
+    fmt = export.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", metavar="FILE")
+    fmt.add_argument("--json", metavar="FILE", dest="json_file")
+    imp = sub.add_parser("import", help="store a run exported before (CSV or JSON)")
+    imp.add_argument("file")
+    cal = sub.add_parser("calibrate", help="write a calibration profile from measured throughput runs")
+    cal.add_argument("ids", type=int, nargs="+")
+    cal.add_argument("--name", required=True, help="profile name (a file <data dir>/calibration/NAME.yaml)")
+    p.set_defaults(func=run)
+
+
+def _row(r: Run) -> dict[str, Any]:
+    value, unit = r.headline()
+    return {"id": r.id, "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started)),
+            "from": r.src_name, "to": r.dst_name, "test": r.spec.label(), "status": r.status,
+            "result": value, "unit": unit, "verdict": (r.prediction or {}).get("verdict"),
+            "design": r.design_name, "label": r.label}
+
+
+def run(args: argparse.Namespace) -> int:
+    store = RunStore()
+    try:
+        if args.action == "show":
+            return _show(store, args)
+        if args.action == "export":
+            out = store.export(args.id, args.csv or args.json_file, "csv" if args.csv else "json")
+            print(f"run #{args.id} written to {out}")
+            return EXIT_OK
+        if args.action == "import":
+            new_id = store.import_file(args.file)
+            print(f"imported {args.file} as run #{new_id}")
+            return EXIT_OK
+        if args.action == "calibrate":
+            path = save_calibration([store.get(i) for i in args.ids], args.name)
+            print(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
+            return EXIT_OK
+    except (StoreError, CalibrationWriteError) as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    rows = [_row(r) for r in store.list(args.limit or None)]
+    if args.json:
+        print_json(rows)
+        return EXIT_OK
+    if not rows:
+        print(f"no runs stored yet in {store.path} (`vnetbench measure` adds them)")
+        return EXIT_OK
+    for r in rows:
+        result = f"{r['result']:.6g} {r['unit']}" if r["result"] is not None else r["status"]
+        print(f"#{r['id']:<5} {r['started']}  {r['from']} -> {r['to']}  {r['test']}  {result}"
+              f"  [predicted {r['verdict'] or '-'}]{'  ' + r['label'] if r['label'] else ''}")
+    return EXIT_OK
+
+
+def _show(store: RunStore, args: argparse.Namespace) -> int:
+    r = store.get(args.id)
+    comparison = compare(r)
+    if args.json:
+        print_json({"run": r.to_dict(), "comparison": comparison.to_dict()})
+        return EXIT_OK
+    print(r.title)
+    print(f"  design {r.design_name} ({r.design_digest}), backend {r.backend or '-'}, "
+          f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(r.started))}, {r.ended - r.started:.1f} s")
+    for cmd in r.commands:
+        print(f"  $ {cmd}")
+    print("  environment: " + ", ".join(f"{k}={v}" for k, v in r.env.items() if v))
+    if r.status == "ok":
+        for line in summary_lines(r.spec, r.summary):
+            print(f"  {line}")
+    else:
+        print(f"  {r.status}: {r.error}")
+    for line in comparison.lines():
+        print(f"  {line}")
+    print(f"  {len(r.samples)} samples")
+    return EXIT_OK

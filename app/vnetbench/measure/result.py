@@ -1,0 +1,128 @@
+"""The data a measurement produces: live samples, the tool's summary, and the stored run around them.
+
+A ``Run`` is self-describing (after flent's data files): with the spec, the pair, the prediction at the time,
+the exact commands and the environment, a run read back months later still says what it measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .spec import TestSpec
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One live point: ``t`` seconds since the test started, ``value`` in the test's unit.
+
+    ``series`` separates curves within one run (the message size of a sweep step, "rtt", "throughput").
+    """
+
+    t: float
+    value: float
+    series: str = ""
+
+
+class RunStatus:
+    OK = "ok"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+@dataclass
+class Measurement:
+    """What the runner returns: samples, the tool's own final figures, and how it was obtained."""
+
+    spec: TestSpec
+    tool: str
+    commands: list[str]
+    samples: list[Sample]
+    summary: dict[str, Any]
+    started: float
+    ended: float
+    status: str = RunStatus.OK
+    error: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """A measurement with its context, as stored. ``prediction`` is the verdict and estimate at the time."""
+
+    spec: TestSpec
+    src: str
+    dst: str
+    src_name: str
+    dst_name: str
+    tool: str
+    commands: list[str]
+    samples: list[Sample]
+    summary: dict[str, Any]
+    started: float
+    ended: float
+    status: str = RunStatus.OK
+    error: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    design_name: str = ""
+    design_digest: str = ""
+    backend: str = ""
+    label: str = ""
+    prediction: dict[str, Any] | None = None
+    id: int | None = None
+
+    @classmethod
+    def from_measurement(cls, m: Measurement, **context: Any) -> Run:
+        return cls(spec=m.spec, tool=m.tool, commands=list(m.commands), samples=list(m.samples),
+                   summary=dict(m.summary), started=m.started, ended=m.ended, status=m.status,
+                   error=m.error, env=dict(m.env), **context)
+
+    @property
+    def title(self) -> str:
+        name = f"#{self.id} " if self.id is not None else ""
+        label = f" [{self.label}]" if self.label else ""
+        return f"{name}{self.src_name} -> {self.dst_name}: {self.spec.label()}{label}"
+
+    def headline(self) -> tuple[float | None, str]:
+        """The one figure that sums up the run, and its unit."""
+        return headline(self.spec, self.summary)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["spec"] = self.spec.to_dict()
+        data["samples"] = [[s.t, s.value, s.series] for s in self.samples]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Run:
+        data = dict(data)
+        data["spec"] = TestSpec.from_dict(data["spec"])
+        data["samples"] = [Sample(float(t), float(v), str(s)) for t, v, s in data.get("samples", [])]
+        return cls(**data)
+
+
+def headline(spec: TestSpec, summary: dict[str, Any]) -> tuple[float | None, str]:
+    key = {"throughput": "throughput_mbps", "sweep": "peak_mbps", "rr": "rtt_p50_us", "pps": "pps"}[spec.kind.value]
+    value = summary.get(key)
+    return (float(value) if value is not None else None), spec.kind.unit
+
+
+def summary_lines(spec: TestSpec, summary: dict[str, Any]) -> list[str]:
+    """The tool's final figures in words, for the CLI and the GUI."""
+    s = summary
+    if spec.kind.value == "rr":
+        return [f"round trip p50 {s['rtt_p50_us']:.1f} us, p90 {s['rtt_p90_us']:.1f}, p99 {s['rtt_p99_us']:.1f}, "
+                f"p99.9 {s['rtt_p999_us']:.1f} (avg {s['rtt_avg_us']:.1f}, min {s['rtt_min_us']:.1f})",
+                f"{s.get('transactions_per_s', 0):.0f} transactions/s, {spec.message_size}/{spec.message_size} B, "
+                f"both ends on CPU {s.get('pinned_cpu', '-')}"]
+    if spec.kind.value == "sweep":
+        return [f"{p['size']:>6} B  {p['throughput_mbps']:10.1f} Mbit/s" for p in s["points"]]
+    if spec.kind.value == "pps":
+        return [f"{s['pps']:.0f} packets/s received ({s.get('sent_pps') or 0:.0f} sent, "
+                f"{s.get('lost_percent', 0):g}% lost), {s.get('payload', spec.payload)} B payload"]
+    line = f"{s['throughput_mbps']:.1f} Mbit/s received (sender {s['sender_mbps']:.1f}"
+    if "retransmits" in s:
+        line += f", {s['retransmits']} retransmits"
+    if "lost_percent" in s:
+        line += f", {s['lost_percent']:g}% lost, jitter {s['jitter_ms']} ms"
+    return [line + ")"]
