@@ -7,12 +7,25 @@ Parts never reach into each other; they call and listen here, so each can be bui
 
 from __future__ import annotations
 
+import pickle
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from ..model import Change, Document, Topology
+from ..model import Change, Document, Note, Place, Topology
+from ..predict import Engine
+
+
+#: A captured state of the design; calling it gives a fresh, independent copy (see ``Workbench.snapshot``).
+Snapshot = Callable[[], Topology]
+
+
+def affects_traffic(change: Change) -> bool:
+    """False for edits of a drawn position or a note (moving a node, typing in a note): prediction and
+    validation ignore those, so the docks need not recompute while the user arranges the canvas."""
+    return not isinstance(change.obj, (Place, Note))
 
 
 class Workbench(QObject):
@@ -24,6 +37,9 @@ class Workbench(QObject):
     pathHighlighted = Signal(object)
     #: Deploy state per object id (``vnetbench.backends.ObjectState``), for the canvas badges.
     deployStateChanged = Signal(dict)
+    #: A pair of endpoint ids (VM or physical host) whose path someone asked to see (the matrix, the
+    #: what-if list); the path dock shows it.
+    pairRequested = Signal(str, str)
     #: A one-line message for the status bar.
     status = Signal(str)
 
@@ -33,11 +49,49 @@ class Workbench(QObject):
         self.undo_stack = QUndoStack(self)
         self._selection: list[str] = []
         self.path: Any = None
-        self.document.subscribe(self.designChanged.emit)
+        self._engine: Engine | None = None
+        self._pending: list[Change] = []
+        self._snapshot: tuple[int, bytes] | None = None
+        self.document.subscribe(self._changed)
 
     @property
     def topology(self) -> Topology:
         return self.document.topology
+
+    @property
+    def engine(self) -> Engine:
+        """The incremental predictor over this design, for the GUI thread.
+
+        It is told of the edits since it was last used when it is next used, so a slot on ``designChanged``
+        already predicts over the edited design, and edits cost nothing while nobody predicts. Worker threads
+        never use it: they build their own from ``snapshot()``.
+        """
+        if self._engine is None:
+            self._engine = Engine(self.topology)
+        elif self._pending:
+            pending, self._pending = self._pending, []
+            try:
+                for change in pending:
+                    self._engine.changed(change)
+            except Exception:  # noqa: BLE001 - an update the engine trips over: start afresh from the design
+                self._engine = Engine(self.topology)
+        return self._engine
+
+    def snapshot(self) -> Snapshot:
+        """Capture the design now (cheap, on the GUI thread); calling the result, in a worker thread, gives an
+        independent copy that later edits cannot change under the worker."""
+        revision = self.document.revision
+        if self._snapshot is None or self._snapshot[0] != revision:  # the docks share one capture per state
+            self._snapshot = (revision, pickle.dumps(self.topology, pickle.HIGHEST_PROTOCOL))
+        data = self._snapshot[1]
+        return lambda: pickle.loads(data)
+
+    def _changed(self, change: Change) -> None:
+        if change.op == "reset":
+            self._engine, self._pending = None, []
+        elif self._engine is not None and affects_traffic(change):
+            self._pending.append(change)
+        self.designChanged.emit(change)
 
     @property
     def selection(self) -> list[str]:
@@ -52,6 +106,10 @@ class Workbench(QObject):
     def highlight_path(self, prediction: Any) -> None:
         self.path = prediction
         self.pathHighlighted.emit(prediction)
+
+    def request_pair(self, src_id: str, dst_id: str) -> None:
+        """Ask the path dock to show the path from ``src_id`` to ``dst_id``."""
+        self.pairRequested.emit(src_id, dst_id)
 
     def replace_design(self, topology: Topology) -> None:
         """A new design in this window (open, revert): clears undo history and selection."""

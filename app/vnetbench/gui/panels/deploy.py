@@ -1,0 +1,375 @@
+"""The deploy panel: choose a backend, read the plan, apply it or tear it down, off the GUI thread.
+
+Backends come from ``vnetbench.backends.discover()`` (the local lab first and preselected); a plugin that
+failed to load stays in the list, greyed, with its error as the tooltip. Planning, applying and tearing
+down run as ``worker.Task``s with a progress bar and a Cancel button. Afterwards the state of each design
+object goes to the canvas through ``workbench.deployStateChanged``. Failures are shown as the backend's
+message and hint, never as a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QStandardItemModel
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from ...backends import (Backend, BackendError, CancelToken, Cancelled, ChangeResult, DeployState,
+                         ObjectState, Op, Plan, PluginInfo, ProgressFn, Unsupported, discover)
+from ...model import Topology
+from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
+from ..workbench import Workbench
+from ..worker import Task
+
+OP_SYMBOLS = {Op.CREATE: "+", Op.UPDATE: "~", Op.DELETE: "−"}
+OP_COLORS = {Op.CREATE: "#009E73", Op.UPDATE: "#0072B2", Op.DELETE: "#D55E00"}
+
+
+def describe_error(error: BaseException) -> str:
+    """What the user reads when a backend call fails: the message and the fix, never a traceback."""
+    if isinstance(error, Unsupported):
+        return ("This backend cannot build the design:\n• " + "\n• ".join(error.reasons)
+                + f"\n{error.hint.capitalize()}.")
+    if isinstance(error, BackendError):
+        return error.message + (f"\nWhat to do: {error.hint}." if error.hint else "")
+    return f"Unexpected {type(error).__name__}: {error}"
+
+
+def parse_settings(text: str) -> dict[str, str]:
+    """``url=https://vc/sdk, user=admin`` -> a backend's settings; a malformed item is a ``BackendError``."""
+    settings: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise BackendError(f"the setting {item!r} is not key=value",
+                               "write settings like url=https://vcenter.example/sdk, user=admin")
+        settings[key.strip()] = value.strip()
+    return settings
+
+
+def states_after(backend: Backend, design: Topology, results: list[ChangeResult]) -> dict[str, ObjectState]:
+    """Per-object state after an apply or teardown: what the backend reports, with each failure's reason."""
+    try:
+        states = dict(backend.status(design))
+    except BackendError:  # the backend cannot tell: go by what the changes did
+        done = {Op.CREATE: DeployState.DEPLOYED, Op.UPDATE: DeployState.DEPLOYED, Op.DELETE: DeployState.ABSENT}
+        states = {r.change.object_id: ObjectState(done[r.change.op]) for r in results if r.change.object_id}
+    for result in results:
+        if not result.ok and result.change.object_id:
+            states[result.change.object_id] = ObjectState(DeployState.FAILED, result.error or "failed")
+    return states
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an apply or a teardown did; ``cancelled`` when the user stopped it part way."""
+
+    plan: Plan | None
+    results: list[ChangeResult]
+    states: dict[str, ObjectState]
+    cancelled: bool
+
+
+def carry_out(backend: Backend, design: Topology, step: Callable[[], list[ChangeResult]],
+              cancel: CancelToken, plan: Plan | None = None) -> Outcome:
+    """Run ``step`` (an apply or a teardown); a cancel still reports what the backend holds afterwards."""
+    try:
+        results = step()
+    except Cancelled:
+        results = []
+    return Outcome(plan, results, states_after(backend, design, results), cancel.cancelled)
+
+
+class DeployDock(QDockWidget):
+    def __init__(self, workbench: Workbench, parent: QWidget | None = None,
+                 plugins: list[PluginInfo] | None = None) -> None:
+        super().__init__("Deploy", parent)
+        self.setObjectName("DeployDock")
+        self.workbench = workbench
+        self.plugins = discover() if plugins is None else list(plugins)
+        self.plan: Plan | None = None
+        self.results: list[ChangeResult] = []
+        self.states: dict[str, ObjectState] = {}
+        self.task: Task | None = None
+        self._backend: Backend | None = None
+        self._plan_revision = -1
+
+        self.backend_box = QComboBox()
+        self.settings = QLineEdit()
+        self.settings.setClearButtonEnabled(True)
+        self.plan_button = QPushButton("Plan")
+        self.plan_button.setToolTip("Show what applying would change, without changing anything")
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setToolTip("Make the backend match the design")
+        self.teardown_button = QPushButton("Tear down")
+        self.teardown_button.setToolTip("Remove everything vnetbench created for this design")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.message = QLabel("Choose a backend, then Plan.")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.changes = QTreeWidget()
+        self.changes.setHeaderLabels(["Op", "Kind", "Change", "Result"])
+        self.changes.setRootIsDecorated(False)
+        self.changes.setUniformRowHeights(True)
+
+        top = QFormLayout()
+        top.addRow("Backend", self.backend_box)
+        top.addRow("Settings", self.settings)
+        buttons = QHBoxLayout()
+        for button in (self.plan_button, self.apply_button, self.teardown_button, self.cancel_button):
+            buttons.addWidget(button)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.message)
+        layout.addWidget(self.changes, 1)
+        self.setWidget(body)
+
+        self._fill_backends()
+        self.backend_box.currentIndexChanged.connect(self._backend_chosen)
+        self.settings.textChanged.connect(lambda _text: self._close_backend())
+        self.plan_button.clicked.connect(self.start_plan)
+        self.apply_button.clicked.connect(self.start_apply)
+        self.teardown_button.clicked.connect(self.start_teardown)
+        self.cancel_button.clicked.connect(self.cancel)
+        self._set_busy(False)
+
+    # --- the backend list ---------------------------------------------------------------------------
+
+    def _fill_backends(self) -> None:
+        model = self.backend_box.model()
+        assert isinstance(model, QStandardItemModel)
+        for info in self.plugins:
+            title = info.backend.title if info.backend is not None else f"{info.name} (failed to load)"
+            self.backend_box.addItem(title, info.name)
+            item = model.item(self.backend_box.count() - 1)
+            if info.ok:
+                item.setToolTip(f"{info.name} from {info.distribution or 'this installation'}")
+            else:
+                item.setEnabled(False)
+                item.setToolTip(info.error or "failed to load")
+        first_ok = next((i for i, info in enumerate(self.plugins) if info.ok), -1)
+        self.backend_box.setCurrentIndex(first_ok)
+        self._describe_settings()
+        if first_ok < 0:
+            self.message.setText("No backend is available: install a backend plugin (the local lab comes "
+                                 "with vnetbench's 'local' extra).")
+
+    @property
+    def info(self) -> PluginInfo | None:
+        index = self.backend_box.currentIndex()
+        return self.plugins[index] if 0 <= index < len(self.plugins) and self.plugins[index].ok else None
+
+    @property
+    def backend(self) -> Backend | None:
+        """The connected backend instance, once an operation has run."""
+        return self._backend
+
+    def _describe_settings(self) -> None:
+        info = self.info
+        if info is not None and info.backend is not None and info.backend.capabilities.needs_credentials:
+            self.settings.setPlaceholderText("url=https://server/sdk, user=name  (the password comes from the "
+                                             "OS keyring)")
+        else:
+            self.settings.setPlaceholderText("settings (optional): key=value, …")
+        self.settings.setToolTip("Connection settings for the backend, comma separated; never a password.")
+
+    def _backend_chosen(self) -> None:
+        self._describe_settings()
+        self._close_backend()
+        self.plan = None
+        self.changes.clear()
+        self._set_busy(False)
+
+    def _close_backend(self) -> None:
+        if self._backend is not None:
+            try:
+                self._backend.close()
+            except BackendError:
+                pass
+            self._backend = None
+
+    def _connected(self, settings: dict[str, str]) -> Backend:
+        """The chosen backend, connected (called on the worker thread; one task runs at a time)."""
+        if self._backend is None:
+            info = self.info
+            if info is None or info.backend is None:
+                raise BackendError("no backend is chosen", "choose one that loaded")
+            backend = info.backend(settings)
+            backend.connect()
+            self._backend = backend
+        return self._backend
+
+    # --- the three operations -----------------------------------------------------------------------
+
+    def start_plan(self) -> None:
+        snapshot, settings = self.workbench.snapshot(), self._settings()
+        revision = self.workbench.document.revision
+        if settings is not None:
+            self._run("Planning…", lambda progress, cancel: self._connected(settings).plan(snapshot()),
+                      lambda plan: self._planned(plan, revision))
+
+    def start_apply(self) -> None:
+        snapshot, settings = self.workbench.snapshot(), self._settings()
+        if settings is None:
+            return
+        revision = self.workbench.document.revision
+        plan = self.plan if self._plan_revision == revision else None
+
+        def work(progress: ProgressFn, cancel: CancelToken) -> Outcome:
+            backend = self._connected(settings)
+            design = snapshot()
+            chosen = plan if plan is not None else backend.plan(design)
+            return carry_out(backend, design, lambda: backend.apply(chosen, progress, cancel), cancel, chosen)
+
+        if plan is not None:
+            self._mark_pending(plan)
+        self._run("Applying…", work, self._applied)
+
+    def start_teardown(self) -> None:
+        snapshot, settings = self.workbench.snapshot(), self._settings()
+        if settings is None:
+            return
+        design_id = self.workbench.topology.id
+
+        def work(progress: ProgressFn, cancel: CancelToken) -> Outcome:
+            backend = self._connected(settings)
+            return carry_out(backend, snapshot(), lambda: backend.teardown(design_id, progress, cancel), cancel)
+
+        self._run("Tearing down…", work, self._torn_down)
+
+    def _settings(self) -> dict[str, str] | None:
+        try:
+            return parse_settings(self.settings.text())
+        except BackendError as exc:
+            self.message.setText(describe_error(exc))
+            return None
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            self.cancel_button.setEnabled(False)
+            self.message.setText("Cancelling after the current change…")
+
+    # --- running and showing -------------------------------------------------------------------------
+
+    def _run(self, title: str, fn: Callable[[ProgressFn, CancelToken], Any], done: Callable[[Any], None]) -> None:
+        if self.task is not None or self.info is None:
+            return
+        self.message.setText(title)
+        self.progress.setRange(0, 0)
+        self.progress.setFormat(title)
+        self.progress.show()
+        task = Task(fn)
+        task.progress.connect(self._progress)
+        task.succeeded.connect(done)
+        task.failed.connect(self._failed)
+        task.finished.connect(self._finished)
+        self.task = task
+        self._set_busy(True)
+        task.start()
+
+    def _progress(self, done: int, total: int, message: str) -> None:
+        self.progress.setRange(0, max(total, 0))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{message} ({done}/{total})" if total else message)
+
+    def _finished(self) -> None:
+        self.task = None
+        self.progress.hide()
+        self._set_busy(False)
+
+    def _set_busy(self, busy: bool) -> None:
+        ready = not busy and self.info is not None
+        for button in (self.plan_button, self.apply_button, self.teardown_button):
+            button.setEnabled(ready)
+        self.backend_box.setEnabled(not busy)
+        self.settings.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+
+    def _failed(self, error: BaseException) -> None:
+        self.message.setText("Cancelled." if isinstance(error, Cancelled) else describe_error(error))
+
+    def _planned(self, plan: Plan, revision: int) -> None:
+        self.plan = plan
+        self._plan_revision = revision
+        self._show_plan(plan)
+        if plan.empty:
+            self.message.setText("Nothing to change: the backend already matches the design.")
+        else:
+            counts = {op: sum(c.op == op for c in plan.changes) for op in Op}
+            self.message.setText(f"{len(plan.changes)} changes: " + ", ".join(
+                f"{n} to {op.value}" for op, n in counts.items() if n) + ". Apply to carry them out.")
+
+    def _applied(self, outcome: Outcome) -> None:
+        self.plan, self.results = None, outcome.results
+        if outcome.plan is not None:
+            self._show_plan(outcome.plan, outcome.results)
+        self.message.setText(self._summary(outcome, "applied"))
+        self._publish(outcome.states)
+
+    def _torn_down(self, outcome: Outcome) -> None:
+        self.plan, self.results = None, outcome.results
+        self.changes.clear()
+        self._add_rows([(r.change, r) for r in outcome.results])
+        self.message.setText(self._summary(outcome, "removed"))
+        self._publish(outcome.states)
+
+    @staticmethod
+    def _summary(outcome: Outcome, verb: str) -> str:
+        done = sum(r.ok for r in outcome.results)
+        failed = len(outcome.results) - done
+        noun = "change" if verb == "applied" else "object"
+        text = f"{done} {noun}{'s' if done != 1 else ''} {verb}"
+        if failed:
+            text += f", {failed} failed (hover the red objects on the canvas for the reason)"
+        if outcome.cancelled:
+            text = f"Cancelled: {text}. Apply again to finish, or Tear down to remove what was made."
+        elif not outcome.results:
+            text = "Nothing to change: the backend already matches." if verb == "applied" else "Nothing to remove."
+        return text + ("" if text.endswith(".") else ".")
+
+    def _mark_pending(self, plan: Plan) -> None:
+        pending = {c.object_id: ObjectState(DeployState.PENDING, f"{c.op.value}: {c.description}")
+                   for c in plan.changes if c.object_id}
+        self._publish({**self.states, **pending})
+
+    def _publish(self, states: dict[str, ObjectState]) -> None:
+        self.states = dict(states)
+        self.workbench.deployStateChanged.emit(dict(states))
+
+    def _show_plan(self, plan: Plan, results: list[ChangeResult] | None = None) -> None:
+        self.changes.clear()
+        by_key = {r.change.key: r for r in results or []}
+        self._add_rows([(c, by_key.get(c.key)) for c in plan.changes])
+
+    def _add_rows(self, rows: list[tuple[Any, ChangeResult | None]]) -> None:
+        items = []
+        for change, result in rows:
+            outcome = ""
+            if result is not None:
+                state = DeployState.DEPLOYED if result.ok else DeployState.FAILED
+                outcome = DEPLOY_SYMBOLS[state] + (" done" if result.ok else f" {result.error or 'failed'}")
+            item = QTreeWidgetItem([f"{OP_SYMBOLS[change.op]} {change.op.value}", change.kind,
+                                    change.description, outcome])
+            item.setForeground(0, QBrush(QColor(OP_COLORS[change.op])))
+            if result is not None:
+                color = DEPLOY_COLORS[DeployState.DEPLOYED if result.ok else DeployState.FAILED]
+                item.setForeground(3, QBrush(QColor(color)))
+                item.setToolTip(3, result.error or "")
+            item.setToolTip(2, change.key)
+            items.append(item)
+        self.changes.addTopLevelItems(items)
+        for column in range(3):
+            self.changes.resizeColumnToContents(column)

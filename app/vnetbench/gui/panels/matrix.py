@@ -1,0 +1,287 @@
+"""The matrix panel: every pair of VMs, coloured by verdict, filterable, a click shows that path.
+
+A thousand VMs make a million cells, so no cell is a widget: a ``QTableView`` asks ``MatrixModel`` for the
+cells it paints, and the model reads ``Matrix.verdict`` for those only. The matrix itself is computed on a
+worker thread from a snapshot of the design (with a progress bar), together with the verdicts present in each
+row and column, which the verdict filter needs to hide the endpoints without any matching pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QProgressBar, QStyle, QStyleOptionHeader, QTableView, QVBoxLayout, QWidget)
+
+from ...backends import CancelToken, ProgressFn
+from ...model import Change, Topology
+from ...predict import Engine, Matrix, Verdict
+from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS, verdict_text
+from ..workbench import Workbench, affects_traffic
+from ..worker import Latest, Work
+
+VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
+CELL = 22
+HEADER_HEIGHT = 90
+
+
+@dataclass(frozen=True)
+class MatrixResult:
+    """A computed matrix with, per endpoint, a bit mask of the verdicts in its row and in its column."""
+
+    matrix: Matrix
+    names: dict[str, str]
+    row_masks: tuple[int, ...]
+    col_masks: tuple[int, ...]
+    counts: dict[Verdict, int]
+
+
+def verdict_masks(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Per endpoint, a bit mask (bit i: ``VERDICTS[i]``) of the verdicts in its row and in its column.
+
+    Worked out on the matrix's equivalence classes, so a million pairs cost a few class-table operations.
+    """
+    classes, table = matrix.classes, matrix.table
+    k = table.shape[0]
+    sizes = np.bincount(classes, minlength=k)
+    others = (sizes[None, :] - np.eye(k, dtype=sizes.dtype)) > 0   # [c, d]: an endpoint of d besides oneself
+    row_bits = np.zeros(k, dtype=np.int64)
+    col_bits = np.zeros(k, dtype=np.int64)
+    for code in range(len(VERDICTS)):
+        hit = table == code
+        row_bits |= (hit & others).any(axis=1).astype(np.int64) << code
+        col_bits |= (hit & others.T).any(axis=0).astype(np.int64) << code
+    return row_bits[classes], col_bits[classes]
+
+
+def compute(topology_copy: Topology, progress: ProgressFn, cancel: CancelToken) -> MatrixResult:
+    """All pairs of ``topology_copy`` (a design nothing else holds): runs on a worker thread."""
+    progress(0, 3, "compiling the network")
+    engine = Engine(topology_copy)
+    cancel.check()
+    progress(1, 3, "verdicts for every pair")
+    matrix = engine.matrix()
+    cancel.check()
+    progress(2, 3, "counting")
+    rows, cols = verdict_masks(matrix)
+    names = {vm.id: vm.name for vm in topology_copy.vms}
+    names.update({ph.id: ph.name for ph in topology_copy.physical_hosts})
+    progress(3, 3, "done")
+    return MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts())
+
+
+class MatrixModel(QAbstractTableModel):
+    """Rows are sources, columns destinations; only the visible endpoints (after filtering) are rows."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.result: MatrixResult | None = None
+        self.visible: list[str] = []
+        self.only: Verdict | None = None
+        self._fill = {v: QBrush(QColor(VERDICT_COLORS[v])) for v in VERDICTS}
+        self._ink = {v: QBrush(QColor(VERDICT_TEXT_COLORS[v])) for v in VERDICTS}
+
+    def set_result(self, result: MatrixResult | None, needle: str = "", only: Verdict | None = None) -> None:
+        self.beginResetModel()
+        self.result = result
+        self.only = only
+        self.visible = []
+        if result is not None:
+            needle = needle.strip().lower()
+            bit = 1 << VERDICTS.index(only) if only is not None else 0
+            for i, end in enumerate(result.matrix.endpoints):
+                if needle and needle not in result.names.get(end, end).lower():
+                    continue
+                if bit and not (result.row_masks[i] | result.col_masks[i]) & bit:
+                    continue
+                self.visible.append(end)
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.visible)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.visible)
+
+    def pair(self, index: QModelIndex) -> tuple[str, str] | None:
+        if not index.isValid() or index.row() == index.column():
+            return None
+        return self.visible[index.row()], self.visible[index.column()]
+
+    def verdict(self, index: QModelIndex) -> Verdict | None:
+        pair = self.pair(index)
+        if pair is None or self.result is None:
+            return None
+        verdict = self.result.matrix.verdict(*pair)
+        return verdict if self.only is None or verdict == self.only else None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole,
+                        Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole,
+                        Qt.ItemDataRole.TextAlignmentRole):
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return Qt.AlignmentFlag.AlignCenter
+        verdict = self.verdict(index)
+        if verdict is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return VERDICT_SYMBOLS[verdict]
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self._fill[verdict]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._ink[verdict]
+        src, dst = self.pair(index)
+        names = self.result.names
+        return f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}"
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole) or self.result is None:
+            return None
+        end = self.visible[section]
+        name = self.result.names.get(end, end)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"from {name}" if orientation == Qt.Orientation.Vertical else f"to {name}"
+        return name
+
+
+class RotatedHeader(QHeaderView):
+    """A column header whose names read bottom to top, so narrow columns still show whole names."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.setDefaultSectionSize(CELL)
+        self.setMinimumSectionSize(CELL)
+
+        self._height = CELL
+
+    def fit(self, names: list[str]) -> None:
+        """Make the header as tall as the longest name needs, up to ``HEADER_HEIGHT``."""
+        metrics = self.fontMetrics()
+        longest = max((metrics.horizontalAdvance(n) for n in names), default=0)
+        self._height = max(CELL, min(HEADER_HEIGHT, longest + 12))
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._height)
+
+    def paintSection(self, painter: QPainter, rect: QRect, section: int) -> None:  # noqa: N802 - Qt's name
+        option = QStyleOptionHeader()
+        self.initStyleOption(option)
+        option.rect, option.section, option.text = rect, section, ""
+        self.style().drawControl(QStyle.ControlElement.CE_Header, option, painter, self)
+        text = self.model().headerData(section, self.orientation(), Qt.ItemDataRole.DisplayRole) if self.model() else ""
+        painter.save()
+        painter.translate(rect.left(), rect.bottom())
+        painter.rotate(-90)
+        text_rect = QRect(4, 0, rect.height() - 8, rect.width())
+        elided = painter.fontMetrics().elidedText(str(text or ""), Qt.TextElideMode.ElideRight, text_rect.width())
+        painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
+        painter.restore()
+
+
+class MatrixDock(QDockWidget):
+    def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
+        super().__init__("Matrix", parent)
+        self.setObjectName("MatrixDock")
+        self.workbench = workbench
+
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter VMs by name")
+        self.filter.setClearButtonEnabled(True)
+        self.verdict_filter = QComboBox()
+        self.verdict_filter.addItem("every verdict", None)
+        for verdict in VERDICTS:
+            self.verdict_filter.addItem(verdict_text(verdict), verdict)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.summary = QLabel()
+
+        self.model = MatrixModel(self)
+        self.view = QTableView()
+        self.header = RotatedHeader(self.view)
+        self.view.setHorizontalHeader(self.header)
+        self.view.setModel(self.model)
+        self.view.setWordWrap(False)
+        self.view.setShowGrid(True)
+        for header in (self.view.horizontalHeader(), self.view.verticalHeader()):
+            header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+            header.setDefaultSectionSize(CELL)
+            header.setMinimumSectionSize(CELL)
+        self.view.verticalHeader().setMaximumWidth(160)
+        self.view.clicked.connect(self._clicked)
+
+        self.view.setMinimumHeight(3 * CELL)
+        bar = QHBoxLayout()
+        bar.addWidget(self.filter, 1)
+        bar.addWidget(self.verdict_filter)
+        bar.addWidget(self.progress)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.view, 1)
+        self.setWidget(body)
+
+        self._runner = Latest(300, self)
+        self._runner.started.connect(self._started)
+        self._runner.progress.connect(self._progress)
+        self._runner.succeeded.connect(self._computed)
+        self._runner.failed.connect(self._failed)
+        self.result: MatrixResult | None = None
+        self.filter.textChanged.connect(self._refilter)
+        self.verdict_filter.currentIndexChanged.connect(self._refilter)
+        workbench.designChanged.connect(self._design_changed)
+        self._runner.schedule(self._work, delay_ms=0)
+
+    @property
+    def computing(self) -> bool:
+        return self._runner.busy
+
+    def _design_changed(self, change: Change) -> None:
+        if affects_traffic(change):
+            self._runner.schedule(self._work)
+
+    def _work(self) -> Work:
+        snapshot = self.workbench.snapshot()
+        return lambda progress, cancel: compute(snapshot(), progress, cancel)
+
+    def _started(self) -> None:
+        self.progress.setRange(0, 0)
+        self.progress.setFormat("computing…")
+        self.progress.show()
+
+    def _progress(self, done: int, total: int, message: str) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
+        self.progress.setFormat(message)
+
+    def _computed(self, result: MatrixResult) -> None:
+        self.progress.hide()
+        self.result = result
+        self._refilter()
+        pairs = sum(result.counts.values())
+        parts = [f"{verdict_text(v)}: {n}" for v, n in result.counts.items() if n]
+        self.summary.setText(f"{len(result.matrix.endpoints)} VMs, {pairs} pairs. " + " · ".join(parts))
+
+    def _failed(self, error: BaseException) -> None:
+        self.progress.hide()
+        self.summary.setText(f"The matrix could not be computed: {error}")
+
+    def _refilter(self) -> None:
+        self.model.set_result(self.result, self.filter.text(), self.verdict_filter.currentData())
+        names = self.result.names if self.result is not None else {}
+        self.header.fit([names.get(end, end) for end in self.model.visible])
+
+    def _clicked(self, index: QModelIndex) -> None:
+        pair = self.model.pair(index)
+        if pair is not None:
+            self.workbench.request_pair(*pair)

@@ -1,0 +1,143 @@
+"""Run long work off the GUI thread: progress, cancellation, and the result delivered by signals.
+
+The GUI thread must never wait on prediction, validation, deploying or measuring. Two tools:
+
+``Task`` runs one callable ``fn(progress, cancel)`` on a thread of its own (not a shared pool, so a long
+measurement or a stuck backend call can never hold up the docks' recomputations)::
+
+    task = Task(lambda progress, cancel: backend.apply(plan, progress, cancel))
+    task.progress.connect(on_progress)    # (done, total, message)
+    task.succeeded.connect(on_result)     # fn's return value
+    task.failed.connect(on_error)         # the exception fn raised (Cancelled after task.cancel())
+    task.start()
+    task.cancel()                         # sets the CancelToken; fn stops at its next check
+
+``progress`` is a ``ProgressFn`` and ``cancel`` a ``CancelToken`` (``vnetbench.backends``), so backend calls
+take them as they are. Every signal of a ``Task`` is emitted on the GUI thread, whatever thread ``fn`` runs
+in, so slots may touch widgets. A running task keeps itself alive until it has reported.
+
+``Latest`` is for recomputing after edits: ``schedule(build)`` waits ``delay_ms`` for edits to settle, cancels
+the run still going, then calls ``build()`` on the GUI thread (the moment to capture a snapshot of the design)
+and runs the work it returns; only the newest run's result is reported, so a burst of edits costs one
+computation::
+
+    def build():                      # on the GUI thread, once the edits have settled
+        snapshot = workbench.snapshot()
+        return lambda progress, cancel: validate(snapshot())
+
+    runner = Latest(150, parent=dock)
+    runner.succeeded.connect(dock.show_problems)
+    workbench.designChanged.connect(lambda change: runner.schedule(build))
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from shiboken6 import isValid
+
+from ..backends import CancelToken, ProgressFn
+
+Work = Callable[[ProgressFn, CancelToken], Any]
+
+_alive: set[Task] = set()
+
+
+class Task(QObject):
+    progress = Signal(int, int, str)
+    succeeded = Signal(object)
+    failed = Signal(object)
+    #: After ``succeeded`` or ``failed``.
+    finished = Signal()
+
+    # Emitted from the worker thread; connected to this object's slots, so they arrive queued on its thread.
+    _progressed = Signal(int, int, str)
+    _returned = Signal(object, bool)
+
+    def __init__(self, fn: Work) -> None:
+        super().__init__()
+        self._fn = fn
+        self.token = CancelToken()
+        self.running = False
+        self._progressed.connect(self._on_progress)
+        self._returned.connect(self._on_return)
+
+    def start(self) -> None:
+        self.running = True
+        _alive.add(self)
+        # A daemon thread: a task still running when the application quits does not keep it alive.
+        threading.Thread(target=self._run, name="vnetbench-task", daemon=True).start()
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+    def _run(self) -> None:
+        try:
+            result = self._fn(self._progressed.emit, self.token)
+        except BaseException as exc:  # noqa: BLE001 - every failure is delivered to the GUI, never lost in a thread
+            self._returned.emit(exc, False)
+        else:
+            self._returned.emit(result, True)
+
+    @Slot(int, int, str)
+    def _on_progress(self, done: int, total: int, message: str) -> None:
+        self.progress.emit(done, total, message)
+
+    @Slot(object, bool)
+    def _on_return(self, value: Any, ok: bool) -> None:
+        self.running = False
+        try:
+            (self.succeeded if ok else self.failed).emit(value)
+            self.finished.emit()
+        finally:
+            _alive.discard(self)
+
+
+class Latest(QObject):
+    """Debounced recomputation where only the newest result counts (see the module docstring)."""
+
+    started = Signal()
+    progress = Signal(int, int, str)
+    succeeded = Signal(object)
+    failed = Signal(object)
+
+    def __init__(self, delay_ms: int = 150, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._start)
+        self._delay = delay_ms
+        self._build: Callable[[], Work] | None = None
+        self._task: Task | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._timer.isActive() or (self._task is not None and self._task.running)
+
+    def schedule(self, build: Callable[[], Work], delay_ms: int | None = None) -> None:
+        """Run ``build()``'s work after the delay (restarted by every call); a run still going is cancelled."""
+        self._build = build
+        if self._task is not None:
+            self._task.cancel()
+        self._timer.start(self._delay if delay_ms is None else delay_ms)
+
+    def _start(self) -> None:
+        if self._build is None:
+            return
+        task = Task(self._build())
+        self._build = None
+        if not isValid(self):  # the owner was deleted while build() ran (garbage collection can do that)
+            return
+        self._task = task
+        task.progress.connect(lambda d, t, m: self._deliver(task, self.progress, d, t, m))
+        task.succeeded.connect(lambda value: self._deliver(task, self.succeeded, value))
+        task.failed.connect(lambda exc: self._deliver(task, self.failed, exc))
+        self.started.emit()
+        task.start()
+
+    def _deliver(self, task: Task, signal: Any, *args: Any) -> None:
+        if isValid(self) and task is self._task and not task.token.cancelled and not self._timer.isActive():
+            signal.emit(*args)

@@ -1,0 +1,80 @@
+"""Benchmark of the side panels on large designs; prints figures, asserts nothing.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench_panels.py [VMS ...]
+
+For each size: how long the matrix takes on its worker thread, the longest the GUI thread went without
+running a 5 ms timer meanwhile (what a user would feel as a freeze), and how long the path dock takes on the
+GUI thread to update after a VLAN edit.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QTimer
+from PySide6.QtWidgets import QApplication
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gui"))
+
+from panel_designs import many_vms  # noqa: E402
+from vnetbench.gui.panels.matrix import MatrixDock  # noqa: E402
+from vnetbench.gui.panels.path import PathDock  # noqa: E402
+from vnetbench.gui.workbench import Workbench  # noqa: E402
+
+
+def wait(app: QApplication, done, limit: float = 600.0) -> None:
+    end = time.monotonic() + limit
+    while not done() and time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.001)
+
+
+def bench(app: QApplication, vms: int) -> None:
+    gc.collect()  # the previous size's garbage must not be collected (and timed) during this one
+    wb = Workbench(many_vms(vms))
+    gaps: list[int] = []
+    clock = QElapsedTimer()
+    last = [0]
+
+    def tick() -> None:
+        now = clock.elapsed()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    start = time.perf_counter()
+    matrix = MatrixDock(wb)
+    clock.start()
+    timer.start()
+    wait(app, lambda: matrix.result is not None and not matrix.computing)
+    timer.stop()
+    matrix_s = time.perf_counter() - start
+
+    path = PathDock(wb)
+    path.show_pair(wb.topology.vms[0].id, wb.topology.vms[40].id)
+    pg = wb.topology.switches[0].portgroups[0]
+    t0 = time.perf_counter()
+    wb.document.set(pg, "vlan", 99)
+    edit_ms = (time.perf_counter() - t0) * 1000
+    verdict = path.prediction.verdict if path.prediction else "-"
+    matrix.deleteLater()
+    path.deleteLater()
+    print(f"{vms:6} VMs  matrix {matrix_s:6.2f} s on a worker ({vms * (vms - 1):,} pairs)  "
+          f"longest GUI-thread gap {max(gaps, default=0):4} ms  "
+          f"path update after a VLAN edit {edit_ms:6.1f} ms (verdict {verdict})")
+
+
+def main() -> None:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    sizes = [int(a) for a in sys.argv[1:]] or [100, 1000, 2000]
+    for vms in sizes:
+        bench(app, vms)
+
+
+if __name__ == "__main__":
+    main()
