@@ -8,35 +8,9 @@ Keys are the plain strings of ``vnetbench.predict.Verdict`` (a ``StrEnum``, so a
 
 from __future__ import annotations
 
-#: verdict -> fill colour (hex).
-VERDICT_COLORS: dict[str, str] = {
-    "in-host": "#009E73",              # bluish green
-    "in-host-routed": "#56B4E9",       # sky blue
-    "via-physical": "#0072B2",         # blue
-    "routed-via-physical": "#E69F00",  # orange
-    "blocked": "#D55E00",              # vermilion
-    "unreachable": "#7F7F7F",          # grey
-}
-
-#: verdict -> a text colour readable on its fill colour.
-VERDICT_TEXT_COLORS: dict[str, str] = {
-    "in-host": "#FFFFFF",
-    "in-host-routed": "#000000",
-    "via-physical": "#FFFFFF",
-    "routed-via-physical": "#000000",
-    "blocked": "#FFFFFF",
-    "unreachable": "#FFFFFF",
-}
-
-#: verdict -> a short symbol that tells verdicts apart without colour (matrix cells, badges).
-VERDICT_SYMBOLS: dict[str, str] = {
-    "in-host": "●",
-    "in-host-routed": "◆",
-    "via-physical": "▲",
-    "routed-via-physical": "■",
-    "blocked": "✖",
-    "unreachable": "○",
-}
+# The verdict palette itself lives with the exporters (which may not import the GUI), so the canvas and
+# every exported picture draw a verdict in the same colour.
+from ..export.style import UNKNOWN_COLOR, VERDICT_COLORS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS  # noqa: F401
 
 #: verdict -> what a person reads.
 VERDICT_LABELS: dict[str, str] = {
@@ -68,7 +42,6 @@ DEPLOY_SYMBOLS: dict[str, str] = {
 SEVERITY_COLORS: dict[str, str] = {"error": "#D55E00", "warning": "#E69F00", "info": "#0072B2"}
 SEVERITY_SYMBOLS: dict[str, str] = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 
-UNKNOWN_COLOR = "#BBBBBB"
 
 
 def verdict_color(verdict: str | None) -> str:

@@ -1,0 +1,74 @@
+"""``vnetbench export FILE --format F -o OUT``: diagrams, graph formats, matrices, results and reports."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ...export import FORMATS, ExportError, Options, export
+from ..common import load_design, print_json
+from ..main import EXIT_BACKEND, EXIT_OK, CliError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "export", help="write a diagram, draw.io/DOT/Mermaid, the verdict matrix, results or a report",
+        description="Export a design for documentation. Pictures are drawn headless (no window needed).")
+    p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
+    p.add_argument("--format", "-f", required=True, choices=list(FORMATS), metavar="FORMAT",
+                   help="one of: " + ", ".join(FORMATS))
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="file to write (default: the design's name with the format's suffix, here)")
+    p.add_argument("--path", nargs=2, metavar=("A", "B"),
+                   help="highlight the predicted path between two VMs or physical hosts (id or name)")
+    p.add_argument("--select", nargs="+", metavar="ID", help="draw only these objects (and what they contain)")
+    p.add_argument("--scale", type=float, default=1.0, help="PNG: pixels per diagram unit (default 1)")
+    p.add_argument("--dpi", type=float, help="PNG: resolution instead of --scale (96 dpi = scale 1)")
+    p.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"),
+                   help="report: show the path between A and B (repeat for more pairs)")
+    p.add_argument("--store", metavar="DB",
+                   help="results and report: the run store to read this design's runs from "
+                        "(default: the store `vnetbench measure` writes to, when it exists)")
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    p.set_defaults(func=run)
+
+
+def _runs(store: str | None, topology, fmt: str) -> list:
+    if not fmt.startswith(("results-", "report-")):
+        return []
+    if not store:
+        from ...measure.store import data_dir
+
+        default = data_dir() / "runs.sqlite"
+        if not default.is_file():
+            return []
+        store = str(default)
+    if not Path(store).is_file():
+        raise CliError(f"--store: no measurement store at {store} (run `vnetbench measure` first, or fix the path)")
+    from ...export.results import load_runs
+
+    try:
+        return load_runs(store, topology)
+    except (OSError, ValueError) as exc:
+        raise CliError(f"--store: cannot read {store}: {exc}", EXIT_BACKEND) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    topology = load_design(args.file)
+    out = args.output or (Path(args.file).name.split(".")[0] + FORMATS[args.format][1])
+    options = Options(select=args.select, path=tuple(args.path) if args.path else None, scale=args.scale,
+                      dpi=args.dpi, pairs=[tuple(p) for p in args.pair], runs=_runs(args.store, topology, args.format))
+    try:
+        done = export(topology, args.format, out, options)
+    except ExportError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"-o {out}: {exc}") from None
+    if args.json:
+        print_json({"path": str(done.path), "format": done.format, "pages": done.pages, "scale": done.scale,
+                    "bytes": done.path.stat().st_size})
+    else:
+        extra = f", scale {done.scale:.3g}" if done.format == "png" else ""
+        extra += f", {done.pages} pages" if done.pages > 1 else ""
+        print(f"wrote {done.path} ({done.format}{extra})")
+    return EXIT_OK

@@ -1,0 +1,297 @@
+"""Draw a design (a ``Scene``) with QPainter onto any paint device: SVG, PNG, PDF, or the GUI's printer.
+
+Headless: needs only a QGuiApplication on the offscreen platform. Fonts are sized in pixels so a PDF
+(QPdfWriter at its own resolution) shows the same proportions as the PNG. Icons come from
+``resources/icons`` and are drawn through QSvgRenderer, so they end up inside the SVG as vector paths.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QLineF, QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import (QColor, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPainterPath,
+                           QPdfWriter, QPen)
+from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
+
+from .. import resources_dir
+from . import style
+from .qt import ensure_app, font, image_bytes, open_buffer
+from .scene import Box, Scene
+
+#: PNG exports larger than this many pixels are drawn at a smaller scale (a 5,000-object design at 2x
+#: would need gigabytes); the caller learns the scale actually used.
+MAX_PIXELS = 40_000_000
+#: PDF pages cannot exceed 200 inches; at 96 px per inch that is this many scene pixels.
+MAX_PDF_PX = 19_000
+TITLE_SPACE = 44.0
+
+
+@dataclass
+class Highlight:
+    """A path to emphasise: the boxes and lines it passes, in the verdict's colour, and a caption."""
+
+    boxes: set[str] = field(default_factory=set)
+    lines: set[str] = field(default_factory=set)
+    color: str = style.VERDICT_COLORS["in-host"]
+    caption: str = ""
+
+
+#: Box kinds whose icon file is named differently (resources/icons/<name>[-<variant>].svg).
+_ICON_NAMES = {"dlr": "nsx-dlr"}
+
+
+@cache
+def _icon_data(kind: str, variant: str) -> bytes | None:
+    """The SVG bytes of a box's icon (the file read once per process; renderers are made per export,
+    because a QSvgRenderer is a QObject tied to the thread that made it)."""
+    try:
+        folder = resources_dir() / "icons"
+    except FileNotFoundError:
+        return None
+    name = _ICON_NAMES.get(kind, kind.replace("_", "-"))
+    for candidate in (f"{name}-{variant}", name):
+        path = Path(folder, f"{candidate}.svg")
+        if path.is_file():
+            return path.read_bytes()
+    return None
+
+
+def _rect(box: Box) -> QRectF:
+    return QRectF(box.x, box.y, box.w, box.h)
+
+
+def _clip(rect: QRectF, inside: QPointF, outside: QPointF) -> QPointF:
+    """Where the segment from the rect's centre towards ``outside`` leaves the rect."""
+    dx, dy = outside.x() - inside.x(), outside.y() - inside.y()
+    if dx == 0 and dy == 0:
+        return inside
+    tx = (rect.width() / 2) / abs(dx) if dx else math.inf
+    ty = (rect.height() / 2) / abs(dy) if dy else math.inf
+    t = min(tx, ty, 1.0)
+    return QPointF(inside.x() + dx * t, inside.y() + dy * t)
+
+
+class Painter:
+    """Paints one scene; ``paint`` works in scene coordinates (the caller sets the transform)."""
+
+    def __init__(self, scene: Scene, highlight: Highlight | None = None) -> None:
+        self.scene = scene
+        self.highlight = highlight or Highlight()
+        self.boxes = scene.by_id()
+        self.f_title = font(style.TITLE_PX, True)
+        self.f_label = font(style.LABEL_PX, True)
+        self.f_label_small = font(style.DETAIL_PX, True)
+        self.f_detail = font(style.DETAIL_PX)
+        self.m_label = QFontMetricsF(self.f_label)
+        self.m_detail = QFontMetricsF(self.f_detail)
+        self.m_label_small = QFontMetricsF(self.f_label_small)
+        self.icons: dict[tuple[str, str], QSvgRenderer | None] = {}
+        x, y, w, h = scene.bounds()
+        heading = QFontMetricsF(self.f_title).horizontalAdvance(scene.title) + 60
+        if self.highlight.caption:
+            heading += self.m_label.horizontalAdvance(self.highlight.caption) + 20
+        self.bounds = QRectF(x, y - TITLE_SPACE, max(w, heading), h + TITLE_SPACE)
+
+    def paint(self, p: QPainter) -> None:
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        p.fillRect(self.bounds, QColor("#ffffff"))
+        self._title(p)
+        frames = [b for b in self.scene.boxes if b.frame or b.kind == "note"]
+        leaves = [b for b in self.scene.boxes if not (b.frame or b.kind == "note")]
+        for box in frames:
+            self._box(p, box)
+        plain = [ln for ln in self.scene.lines if ln.id not in self.highlight.lines]
+        lit = [ln for ln in self.scene.lines if ln.id in self.highlight.lines]
+        for line in plain + lit:
+            self._line(p, line, line.id in self.highlight.lines)
+        for box in leaves:
+            self._box(p, box)
+
+    def _icon(self, kind: str, variant: str) -> QSvgRenderer | None:
+        key = (kind, variant)
+        if key not in self.icons:
+            data = _icon_data(kind, variant)
+            renderer = QSvgRenderer(QByteArray(data)) if data else None
+            self.icons[key] = renderer if renderer is not None and renderer.isValid() else None
+        return self.icons[key]
+
+    def _title(self, p: QPainter) -> None:
+        top = self.bounds.top() + 10
+        p.setFont(self.f_title)
+        p.setPen(QColor(style.TEXT_COLOR))
+        p.drawText(QPointF(self.bounds.left() + 20, top + style.TITLE_PX), self.scene.title)
+        if self.highlight.caption:
+            p.setFont(self.f_label)
+            p.setPen(QColor(self.highlight.color))
+            x = self.bounds.left() + 40 + QFontMetricsF(self.f_title).horizontalAdvance(self.scene.title)
+            p.drawText(QPointF(x, top + style.TITLE_PX), self.highlight.caption)
+
+    def _box(self, p: QPainter, box: Box) -> None:
+        fill, border = style.box_colors(box.kind, box.style)
+        rect = _rect(box)
+        lit = box.id in self.highlight.boxes
+        pen = QPen(QColor(self.highlight.color if lit else border), style.HIGHLIGHT_WIDTH if lit else 1.2)
+        if box.kind in ("host", "physical_switch", "physical_router", "physical_host"):
+            pen.setWidthF(pen.widthF() + (0 if lit else 0.8))
+        p.setPen(pen)
+        p.setBrush(QColor(box.color or fill))
+        radius = 3.0 if box.kind in ("portgroup", "port", "pnic", "router_interface", "host_nic") else 8.0
+        p.drawRoundedRect(rect, radius, radius)
+        if box.kind == "note":
+            p.setFont(self.f_detail)
+            p.setPen(QColor(style.TEXT_COLOR))
+            p.drawText(rect.adjusted(6, 6, -6, -6), Qt.TextFlag.TextWordWrap, box.label)
+            return
+        icon = self._icon(box.kind, box.style)
+        left = rect.left() + 6
+        right = rect.left() + box.label_w if box.label_w else rect.right() - 4
+        detail_left = left
+        if icon is not None:
+            size = 22.0 if box.frame else 18.0 if box.kind == "vm" else 14.0
+            icon.render(p, QRectF(left, rect.top() + 5, size, size))
+            left += size + 5
+            # a narrow leaf puts its second line under the icon, not beside it
+            detail_left = left if box.frame or box.w >= 150 or size < 18 else rect.left() + 6
+        p.setPen(QColor(style.TEXT_COLOR))
+        p.setFont(self.f_label)
+        baseline = rect.top() + 4 + self.m_label.ascent()
+        if box.h < 38 and not box.frame:  # a low chip: the detail follows the label on one line
+            baseline = rect.center().y() + self.m_label.ascent() / 2 - 1
+        metrics = self.m_label
+        if metrics.horizontalAdvance(box.label) > right - left:  # a smaller face before cutting the name
+            p.setFont(self.f_label_small)
+            metrics = self.m_label_small
+        label = metrics.elidedText(box.label, Qt.TextElideMode.ElideRight, right - left)
+        p.drawText(QPointF(left, baseline), label)
+        if not box.detail:
+            return
+        p.setFont(self.f_detail)
+        p.setPen(QColor(style.MUTED_TEXT))
+        if box.h < 38 and not box.frame:
+            x = left + metrics.horizontalAdvance(label) + 6
+            if right - x > 24:
+                p.drawText(QPointF(x, baseline),
+                           self.m_detail.elidedText(box.detail, Qt.TextElideMode.ElideRight, right - x))
+            return
+        p.drawText(QPointF(detail_left, rect.top() + 8 + self.m_label.height() + self.m_detail.ascent()),
+                   self.m_detail.elidedText(box.detail, Qt.TextElideMode.ElideRight, right - detail_left))
+
+    def _line(self, p: QPainter, line, lit: bool) -> None:
+        a, b = self.boxes.get(line.a), self.boxes.get(line.b)
+        if a is None or b is None:
+            return
+        ra, rb = _rect(a), _rect(b)
+        ca, cb = ra.center(), rb.center()
+        pa, pb = _clip(ra, ca, cb), _clip(rb, cb, ca)
+        color, dashed = style.LINE_STYLES.get(line.kind, ("#616161", False))
+        pen = QPen(QColor(self.highlight.color if lit else color), style.HIGHLIGHT_WIDTH if lit else 1.4)
+        if dashed:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        p.setPen(pen)
+        p.drawLine(QLineF(pa, pb))
+        if line.label:
+            at = QPointF(pa.x() + (pb.x() - pa.x()) * 0.35, pa.y() + (pb.y() - pa.y()) * 0.35)
+            width = self.m_detail.horizontalAdvance(line.label)
+            label_rect = QRectF(at.x() - width / 2 - 2, at.y() - self.m_detail.height() / 2, width + 4,
+                                self.m_detail.height())
+            path = QPainterPath()
+            path.addRoundedRect(label_rect, 2, 2)
+            p.fillPath(path, QColor(255, 255, 255, 220))
+            p.setFont(self.f_detail)
+            p.setPen(QColor(self.highlight.color if lit else style.MUTED_TEXT))
+            p.drawText(label_rect, Qt.AlignmentFlag.AlignCenter, line.label)
+
+
+# --- devices --------------------------------------------------------------------------------------------
+
+
+def svg_bytes(scene: Scene, highlight: Highlight | None = None, description: str = "") -> bytes:
+    ensure_app()
+    painter = Painter(scene, highlight)
+    r = painter.bounds
+    data, buffer = open_buffer()
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buffer)
+    gen.setSize(QSize(math.ceil(r.width()), math.ceil(r.height())))
+    gen.setViewBox(QRectF(0, 0, r.width(), r.height()))
+    gen.setTitle(scene.title)
+    gen.setDescription(description or f"{scene.title}: exported by vnetbench")
+    p = QPainter(gen)
+    p.translate(-r.left(), -r.top())
+    painter.paint(p)
+    p.end()
+    buffer.close()
+    # Qt states the size in millimetres; pixels let browsers and wikis show it at its natural size.
+    text = bytes(data.data()).decode("utf-8")
+    text = re.sub(r'<svg width="[^"]*" height="[^"]*"', f'<svg width="{math.ceil(r.width())}" '
+                  f'height="{math.ceil(r.height())}"', text, count=1)
+    return text.encode("utf-8")
+
+
+def png_image(scene: Scene, scale: float = 1.0, highlight: Highlight | None = None) -> tuple[QImage, float]:
+    """The picture at ``scale`` (device pixels per scene pixel), shrunk if it would exceed ``MAX_PIXELS``."""
+    ensure_app()
+    if not scale > 0:
+        raise ValueError(f"scale must be above 0, not {scale}")
+    painter = Painter(scene, highlight)
+    r = painter.bounds
+    if r.width() * r.height() * scale * scale > MAX_PIXELS:
+        scale = math.sqrt(MAX_PIXELS / (r.width() * r.height()))
+    image = QImage(max(1, math.ceil(r.width() * scale)), max(1, math.ceil(r.height() * scale)),
+                   QImage.Format.Format_ARGB32_Premultiplied)
+    image.setDotsPerMeterX(round(96 * scale / 0.0254))
+    image.setDotsPerMeterY(round(96 * scale / 0.0254))
+    image.fill(QColor("#ffffff"))
+    p = QPainter(image)
+    p.scale(scale, scale)
+    p.translate(-r.left(), -r.top())
+    painter.paint(p)
+    p.end()
+    return image, scale
+
+
+def png_bytes(scene: Scene, scale: float = 1.0, highlight: Highlight | None = None) -> tuple[bytes, float]:
+    image, used = png_image(scene, scale, highlight)
+    return image_bytes(image), used
+
+
+def page_layout(painter: Painter) -> tuple[QPageLayout, float]:
+    """A page the size of the diagram (at 96 px per inch), and the factor that keeps it under PDF's limit."""
+    r = painter.bounds
+    fit = min(1.0, MAX_PDF_PX / max(r.width(), r.height()))
+    size = QPageSize(QSizeF(r.width() * fit * 72 / 96, r.height() * fit * 72 / 96), QPageSize.Unit.Point,
+                     painter.scene.title, QPageSize.SizeMatchPolicy.ExactMatch)
+    return QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)), fit
+
+
+def paint_page(p: QPainter, painter: Painter, fit: float) -> None:
+    """Paint the diagram on a page made by ``page_layout`` (``p`` at 96 px per inch)."""
+    p.save()
+    p.scale(fit, fit)
+    p.translate(-painter.bounds.left(), -painter.bounds.top())
+    painter.paint(p)
+    p.restore()
+
+
+def pdf_bytes(scene: Scene, highlight: Highlight | None = None) -> bytes:
+    """One vector page the size of the diagram."""
+    ensure_app()
+    painter = Painter(scene, highlight)
+    data, buffer = open_buffer()
+    writer = QPdfWriter(buffer)
+    writer.setResolution(96)
+    writer.setTitle(scene.title)
+    writer.setCreator("vnetbench")
+    layout, fit = page_layout(painter)
+    writer.setPageLayout(layout)
+    p = QPainter(writer)
+    paint_page(p, painter, fit)
+    p.end()
+    buffer.close()
+    return bytes(data.data())
