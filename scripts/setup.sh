@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
   librsvg2-bin poppler-utils chromium graphviz
   openssh-client openssh-server
+  desktop-file-utils appstream shared-mime-info xdg-utils
 )
 
 missing=()

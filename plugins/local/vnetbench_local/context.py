@@ -1,0 +1,214 @@
+"""Where the lab lives: the host's namespaces (as root) or a private user namespace (rootless).
+
+Rootless, a *holder* process (``unshare --user --map-root-user --net --mount``, then ``sleep``) owns a user
+namespace in which we are root, and a mount namespace with its own tmpfs on /run, so ``ip netns add``
+works without privileges. Its PID and start time go into the state directory; every later command enters
+it with ``nsenter -t PID -U -m -n``. Killing the holder and the processes in its user namespace removes
+the whole lab at once: nothing can outlive it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from vnetbench.backends import BackendError
+
+RUN_NETNS = "/run/netns"
+
+
+def default_state_dir() -> Path:
+    env = os.environ.get("VNETBENCH_LAB_DIR")
+    if env:
+        return Path(env)
+    if os.geteuid() == 0:
+        return Path("/run/vnetbench/lab")
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) if runtime and os.access(runtime, os.W_OK) else Path.home() / ".cache"
+    return base / "vnetbench" / "lab"
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _ns_id(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def kill_pids(pids: list[int], grace: float = 0.5) -> None:
+    """TERM, then KILL what is still there after ``grace`` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+                alive.append(pid)
+            except ProcessLookupError:
+                pass
+        if not alive:
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and any(_running(p) for p in alive):
+            time.sleep(0.01)
+        pids = [p for p in alive if _running(p)]
+
+
+class Context:
+    """The host's namespaces, used directly (root)."""
+
+    mode = "root"
+
+    def __init__(self, state_dir: Path, tag: str) -> None:
+        self.state_dir, self.tag = state_dir, tag
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """``argv`` to run where ``ip netns`` sees the lab's namespaces."""
+        return argv
+
+    def in_ns(self, ns: str, argv: list[str]) -> list[str]:
+        return self.wrap(["nsenter", f"--net={RUN_NETNS}/{ns}", *argv])
+
+    @property
+    def netns_dir(self) -> Path:
+        """The lab's /run/netns, as this process sees it."""
+        return Path(RUN_NETNS)
+
+    @property
+    def alive(self) -> bool:
+        return True
+
+    def ensure(self) -> None:
+        """Make the lab's context exist (rootless: start the holder)."""
+
+    def namespaces(self, prefix: str) -> list[str]:
+        try:
+            return sorted(n for n in os.listdir(self.netns_dir) if n.startswith(prefix))
+        except OSError:
+            return []
+
+    def pids_in(self, names: list[str]) -> list[int]:
+        """Processes whose network namespace is one of ``names`` (so deleting them frees everything)."""
+        ids = {i for i in (_ns_id(str(self.netns_dir / n)) for n in names) if i}
+        if not ids:
+            return []
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != os.getpid() and _ns_id(f"/proc/{entry}/ns/net") in ids:
+                found.append(int(entry))
+        return found
+
+    def destroy(self) -> None:
+        """Remove the context itself (rootless: the holder and everything in its user namespace)."""
+
+
+class RootlessContext(Context):
+    """A lab inside a user namespace held by one ``sleep`` process."""
+
+    mode = "rootless"
+
+    @property
+    def holder_file(self) -> Path:
+        return self.state_dir / f"{self.tag}.holder"
+
+    def _holder(self) -> int | None:
+        try:
+            data = json.loads(self.holder_file.read_text())
+            pid = int(data["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return pid if _start_time(pid) == data.get("start") else None
+
+    @property
+    def pid(self) -> int:
+        pid = self._holder()
+        if pid is None:
+            raise BackendError("the rootless lab is not running", "run `vnetbench lab up FILE` first")
+        return pid
+
+    @property
+    def alive(self) -> bool:
+        return self._holder() is not None
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        return ["nsenter", "-t", str(self.pid), "-U", "-m", "-n", "--preserve-credentials", *argv]
+
+    @property
+    def netns_dir(self) -> Path:
+        pid = self._holder()
+        return Path(f"/proc/{pid}/root{RUN_NETNS}") if pid else Path("/nonexistent")
+
+    def ensure(self) -> None:
+        if self.alive:
+            return
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        script = ("mount -t tmpfs -o mode=755 vnetbench /run && mkdir /run/netns && echo ready && "
+                  "exec sleep infinity </dev/null >/dev/null 2>&1")
+        try:
+            proc = subprocess.Popen(["unshare", "--user", "--map-root-user", "--net", "--mount", "sh", "-c", script],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, start_new_session=True)
+        except OSError as exc:
+            raise BackendError(f"cannot start the rootless lab: {exc}", "install util-linux (unshare)") from None
+        line = proc.stdout.readline() if proc.stdout else ""
+        if line.strip() != "ready":
+            err = proc.stderr.read() if proc.stderr else ""
+            proc.kill()
+            proc.wait()
+            raise BackendError(f"cannot create a user namespace: {err.strip() or 'unshare failed'}",
+                               "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) "
+                               "or run as root")
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+        tmp = self.holder_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"pid": proc.pid, "start": _start_time(proc.pid)}))
+        tmp.replace(self.holder_file)
+
+    def destroy(self) -> None:
+        pid = self._holder()
+        if pid is not None:
+            userns = _ns_id(f"/proc/{pid}/ns/user")
+            inside = [int(e) for e in os.listdir("/proc")
+                      if e.isdigit() and int(e) not in (pid, os.getpid()) and _ns_id(f"/proc/{e}/ns/user") == userns]
+            kill_pids(inside)
+            kill_pids([pid])
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        self.holder_file.unlink(missing_ok=True)
+
+
+def make_context(mode: str, state_dir: Path, tag: str) -> Context:
+    """``mode``: ``auto`` (root: host namespaces, else rootless), ``root`` or ``rootless``."""
+    if mode == "auto":
+        mode = "root" if os.geteuid() == 0 else "rootless"
+    if mode == "root":
+        if os.geteuid() != 0:
+            raise BackendError("the local lab's root mode needs root", "use mode rootless (the default when not root)")
+        return Context(state_dir, tag)
+    if mode == "rootless":
+        return RootlessContext(state_dir, tag)
+    raise BackendError(f"unknown local lab mode {mode!r}", "use auto, root or rootless")

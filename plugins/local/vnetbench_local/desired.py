@@ -1,0 +1,791 @@
+"""The design turned into the lab it needs: namespaces, bridges, veths, routes, nftables tables, shapers.
+
+Pure: no kernel access, so it is tested without root. The emulation follows SEMANTICS.md:
+
+- each VM, router/firewall VM, physical router and physical host is a network namespace;
+- each host is a "hypervisor" namespace holding one bridge per segment (switch instance, VLAN); a vNIC is a
+  veth from the VM's namespace into its segment's bridge. A guest-tagged vNIC on a trunk portgroup is
+  simply plugged into the bridge of the VLAN it tags (the kernel here has no 802.1q devices, and none are
+  needed: a tag only chooses a segment);
+- each physical switch is a namespace with one bridge per VLAN (``v10``); an uplink is one veth per
+  (pNIC, physical VLAN), and all veths of one pNIC share one ifb + tbf shaper at the pNIC's speed;
+- a switch never sends a frame back out of the port it came in on. When two in-host broadcast domains
+  reach the same (port, VLAN), they hang off a per-pNIC bridge as *isolated* ports, so the only way from
+  one to the other is out through the pNIC veth and back, which the physical switch bridge does only when
+  that port's veth has the hairpin flag. macvtap reuses this: ``bridge`` mode ports talk in-host, ``vepa``
+  and ``private`` ports are isolated, and ``private`` also drops hairpinned frames coming back from its
+  own guests (an nftables bridge rule on the pNIC veth);
+- routers forward (ip_forward) and firewall VMs filter with nftables rules from the model; a bridged
+  firewall VM bridges its legs inside its namespace and filters with a bridge-family table; without
+  promiscuous mode and forged transmits on its portgroups nothing crosses it;
+- NSX segments are a bridge per member host joined by real VXLAN between per-host tunnel endpoints whose
+  traffic crosses the transport pNIC; a DLR is one routing namespace per host (``dlr``); the distributed
+  firewall filters every guest port in the hypervisor namespaces, both directions;
+- hosted networks: bridged joins the pNIC's LAN, host-only is an in-host bridge holding the host's address,
+  NAT is a masquerading namespace (``hosted_nat``); a KVM patch is a veth between two bridges.
+
+What the lab cannot emulate is returned as reasons, and ``plan`` refuses the design before anything is made.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any
+
+from vnetbench.model import (MULTI_HOST_SWITCHES, VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, PortMode,
+                             Security, SwitchKind, Topology, Uplink, VmRole)
+from vnetbench.model.vlan import VlanError, VlanMode, parse_ranges, parse_vlan
+
+from . import rules as nft
+from .names import design_tag, guest_ifname, ifname, mac_for, ns_name
+
+#: Creation order of resource kinds; deletion runs the other way round.
+PHASES = ("netns", "bridge", "veth", "vxlan", "routes", "nft", "shaper")
+
+SUPPORTED_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.LINUX_BRIDGE, SwitchKind.OVS,
+                                SwitchKind.MACVTAP, SwitchKind.HOSTED_BRIDGED, SwitchKind.HOSTED_HOSTONLY,
+                                SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+#: NSX tunnel endpoints get addresses from the shared address space (RFC 6598), one per host.
+VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
+#: The transport network carries VXLAN (50 bytes more than a guest frame), as NSX requires.
+TRANSPORT_MTU = 1600
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One thing the lab creates. ``spec`` is everything needed to build it (and what plans compare)."""
+
+    kind: str
+    key: str
+    spec: dict[str, Any]
+    description: str
+    object_id: str | None = None
+    deps: tuple[str, ...] = ()
+
+    @property
+    def phase(self) -> int:
+        return PHASES.index(self.kind)
+
+
+@dataclass(frozen=True)
+class EndpointInfo:
+    ns: str
+    addresses: dict[str, str]        # vNIC / NIC id -> address/prefix
+
+
+@dataclass
+class DesiredLab:
+    tag: str
+    resources: dict[str, Resource]
+    endpoints: dict[str, EndpointInfo]
+    reasons: list[str] = field(default_factory=list)
+
+
+def _end(ns: str, name: str, master: str | None = None, *, isolated: bool = False, hairpin: bool = False,
+         learning: bool = True, mac: str | None = None, addrs: tuple[str, ...] = (), up: bool = True) -> dict[str, Any]:
+    return {"ns": ns, "name": name, "master": master, "isolated": isolated, "hairpin": hairpin,
+            "learning": learning, "mac": mac, "addrs": list(addrs), "up": up}
+
+
+@dataclass
+class _Segment:
+    host: str
+    switch: Any
+    vlan: int | None
+    ns: str
+    bridge: str
+    portgroup: Any = None
+
+
+class _Builder:
+    def __init__(self, design: Topology) -> None:
+        self.d = design
+        self.ix = Index(design)
+        self.tag = design_tag(design.id)
+        self.res: dict[str, Resource] = {}
+        self.reasons: list[str] = []
+        self.endpoints: dict[str, EndpointInfo] = {}
+        self.peers: dict[str, list[str]] = {}
+        for link in design.links:
+            self.peers.setdefault(link.a, []).append(link.b)
+            self.peers.setdefault(link.b, []).append(link.a)
+        self.segments: dict[tuple, _Segment] = {}
+        self.groups: dict[tuple[str, int], list[tuple[str, str, bool]]] = {}   # (pnic, vlan) -> members
+        self.private_macs: dict[str, list[str]] = {}                        # pnic -> guest MACs (private)
+        self.routes: dict[str, list[list[str]]] = {}
+        self.bridge_rules: dict[str, list[str]] = {}                          # hv ns -> statements
+        self.ps_used: dict[str, set[int]] = {}
+        self.overlay_members: dict[str, list[_Segment]] = {}                # NSX switch -> its host segments
+        self.vm_ports: list[tuple[str, str, VM, Any]] = []                   # hv ns, port, VM, vNIC
+        self.bridge_chains: dict[str, list[tuple[str, list[str]]]] = {}      # hv ns -> extra chains
+        self.transport_groups: set[tuple[str, int]] = set()                  # (pNIC, VLAN) carrying VXLAN
+        self.neighbours: dict[str, list[list[str]]] = {}                     # ns -> [ip, mac, dev] (DLR)
+
+    # --- primitives ---------------------------------------------------------------------------------
+
+    def _add(self, res: Resource) -> None:
+        self.res.setdefault(res.key, res)
+
+    def netns(self, role: str, obj_id: str, description: str, forward: bool = False, *extra: str) -> str:
+        name = ns_name(self.tag, role, obj_id, *extra)
+        key = f"netns/{name}"
+        self._add(Resource("netns", key, {"ns": name, "forward": forward}, f"namespace {name} ({description})",
+                           obj_id))
+        return name
+
+    def bridge(self, ns: str, name: str, description: str, object_id: str | None, mtu: int = 1500,
+               addrs: tuple[str, ...] = ()) -> str:
+        self._add(Resource("bridge", f"bridge/{ns}/{name}", {"ns": ns, "name": name, "mtu": mtu,
+                                                             "addrs": list(addrs)},
+                           f"bridge {name} in {ns} ({description})", object_id, (f"netns/{ns}",)))
+        return name
+
+    def veth(self, a: dict[str, Any], b: dict[str, Any], description: str, object_id: str | None,
+             mtu: int = 1500) -> str:
+        key = f"veth/{a['ns']}/{a['name']}"
+        deps = [f"netns/{a['ns']}", f"netns/{b['ns']}"]
+        deps += [f"bridge/{e['ns']}/{e['master']}" for e in (a, b) if e["master"]]
+        self._add(Resource("veth", key, {"a": a, "b": b, "mtu": mtu}, f"veth {a['name']} ({description})",
+                           object_id, tuple(deps)))
+        return key
+
+    def hv(self, host_id: str) -> str:
+        host = self.ix.get(host_id)
+        return self.netns("h", host_id, f"host {host.name}")
+
+    def ps_bridge(self, ps_id: str, vlan: int) -> tuple[str, str]:
+        ps = self.ix.get(ps_id)
+        ns = self.netns("s", ps_id, f"physical switch {ps.name}")
+        self.ps_used.setdefault(ps_id, set()).add(vlan)
+        return ns, self.bridge(ns, f"v{vlan}", f"{ps.name} VLAN {vlan}", ps_id)
+
+    # --- checks -----------------------------------------------------------------------------------
+
+    def check_supported(self) -> None:
+        for sw in self.d.switches:
+            if sw.kind not in SUPPORTED_SWITCHES:
+                self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
+
+    @staticmethod
+    def _iface(text: str | None, where: str, reasons: list[str]) -> str | None:
+        if not text:
+            return None
+        try:
+            if "/" not in text:
+                raise ValueError
+            return str(ipaddress.IPv4Interface(text))
+        except ValueError:
+            reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
+            return None
+
+    # --- where things plug in ---------------------------------------------------------------------
+
+    def port_of(self, obj_id: str) -> Any:
+        for other in self.peers.get(obj_id, []):
+            if self.ix.kind(other) == "port":
+                return self.ix.get(other)
+        return None
+
+    @staticmethod
+    def land(port: Any, tag: int | None) -> int | None:
+        """The physical VLAN a frame with ``tag`` (None: untagged) joins on ``port``, or None if dropped."""
+        if port is None or not port.up:
+            return None
+        if port.mode is PortMode.ACCESS:
+            return port.access_vlan if tag is None else None
+        if tag is None:
+            return port.native_vlan
+        try:
+            allowed = parse_ranges(port.allowed)
+        except VlanError:
+            return None
+        return tag if any(lo <= tag <= hi for lo, hi in allowed) else None
+
+    @staticmethod
+    def out_tag(port: Any, vlan: int) -> tuple[bool, int | None]:
+        """Whether ``port`` sends VLAN ``vlan`` out, and with which tag (None: untagged)."""
+        if not port.up:
+            return False, None
+        if port.mode is PortMode.ACCESS:
+            return vlan == port.access_vlan, None
+        if vlan == port.native_vlan:
+            return True, None
+        try:
+            allowed = parse_ranges(port.allowed)
+        except VlanError:
+            return False, None
+        return any(lo <= vlan <= hi for lo, hi in allowed), vlan
+
+    def segment(self, vm: VM, nic: Any) -> tuple[_Segment | None, str]:
+        """The segment a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""
+        return self.segment_at(vm.host, nic.network, nic.guest_vlan, f"vNIC {vm.name}/{nic.name}", vm, nic)
+
+    def segment_at(self, host: str, network: str, guest_vlan: int | None, who: str,
+                   vm: VM | None = None, nic: Any = None) -> tuple[_Segment | None, str]:
+        kind = self.ix.kind(network)
+        if kind == "portgroup":
+            pg, sw = self.ix.get(network), self.ix.parent(network)
+        elif kind == "switch":
+            pg, sw = None, self.ix.get(network)
+        else:
+            return None, f"{who}: network {network!r} is not a portgroup or switch"
+        if sw.kind not in SUPPORTED_SWITCHES:
+            return None, ""
+        if sw.kind in MULTI_HOST_SWITCHES:
+            if host not in sw.members:
+                return None, f"{who}: its host is not a member of {sw.name}"
+        elif sw.host != host:
+            return None, f"{who}: switch {sw.name} is on another host"
+        vlan: int | None = None
+        if pg is not None:
+            try:
+                parsed = parse_vlan(pg.vlan, sw.kind)
+            except VlanError as exc:
+                return None, f"portgroup {pg.name}: {exc}"
+            if parsed.mode is VlanMode.TRUNK:
+                if guest_vlan is not None:
+                    if not parsed.carries(guest_vlan):
+                        return None, ""        # the switch drops the guest's tag: plugged into nothing
+                    vlan = guest_vlan
+                elif sw.kind is not SwitchKind.VSS:
+                    vlan = pg.native_vlan
+            elif guest_vlan is not None:
+                return None, ""                # a tagged frame on an access portgroup is dropped
+            else:
+                vlan = parsed.tag
+        if sw.kind is SwitchKind.MACVTAP:
+            return (self.macvtap_segment(vm, nic, sw) if vm is not None else None), ""
+        key = (host, sw.id, vlan)
+        if key not in self.segments:
+            ns = self.hv(host)
+            label = f"{sw.name}" + (f" VLAN {vlan}" if vlan is not None else "")
+            addrs: tuple[str, ...] = ()
+            if sw.kind is SwitchKind.HOSTED_HOSTONLY and sw.host_address:
+                addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
+                addrs = (addr,) if addr else ()
+            br = self.bridge(ns, ifname("b", sw.id, vlan), label, sw.id, sw.mtu, addrs)
+            self.segments[key] = _Segment(host, sw, vlan, ns, br, pg)
+            if sw.kind is SwitchKind.NSX_SEGMENT:
+                self.overlay_members.setdefault(sw.id, []).append(self.segments[key])
+        return self.segments[key], ""
+
+    def macvtap_segment(self, vm: VM, nic: Any, sw: Any) -> _Segment | None:
+        if not sw.uplinks:
+            self.reasons.append(f"macvtap switch {sw.name} names no pNIC")
+            return None
+        pnic = sw.uplinks[0].pnic
+        key = (vm.host, sw.id, "macvtap")
+        if key not in self.segments:
+            ns = self.hv(vm.host)
+            br = self.bridge(ns, ifname("q", pnic, "macvtap"), f"macvtap on {self.ix.get(pnic).name}", sw.id,
+                             sw.mtu)
+            self.segments[key] = _Segment(vm.host, sw, None, ns, br)
+        return self.segments[key]
+
+    # --- VMs --------------------------------------------------------------------------------------
+
+    def address_of(self, ref: str) -> list[str] | None:
+        """Addresses of the object a rule names (VM, vNIC, NIC, interface, portgroup, switch, host)."""
+        kind = self.ix.kind(ref)
+        if kind is None:
+            return None
+
+        def ips(items: list[Any]) -> list[str]:
+            out = []
+            for item in items:
+                try:
+                    out.append(str(ipaddress.IPv4Interface(item.ip).ip))
+                except (ValueError, TypeError):
+                    continue
+            return out
+
+        obj = self.ix.get(ref)
+        if kind in ("vnic", "host_nic", "router_interface"):
+            return ips([obj])
+        if kind == "vm":
+            return ips(obj.vnics)
+        if kind == "physical_host":
+            return ips(obj.nics)
+        nics = [(vm, n) for vm in self.d.vms for n in vm.vnics]
+        if kind in ("portgroup", "switch"):
+            nets = {str(ipaddress.IPv4Interface(n.ip).network) for _, n in nics
+                    if n.ip and (n.network == ref or self.ix.parent(n.network) is obj) and "/" in n.ip}
+            return sorted(nets)
+        if kind == "host":
+            return ips([n for vm, n in nics if vm.host == ref])
+        return None
+
+    def vm(self, vm: VM) -> None:
+        if not vm.host or self.ix.kind(vm.host) != "host":
+            self.reasons.append(f"VM {vm.name} is on no host (set its host)")
+            return
+        fw = vm.forwarding
+        forwards = vm.role is not VmRole.VM
+        bridged = forwards and fw.mode is ForwardMode.BRIDGED
+        ns = self.netns("v", vm.id, f"VM {vm.name}", forward=forwards and not bridged)
+        addresses: dict[str, str] = {}
+        taken: set[str] = set()
+        blocked_by_policy = False
+        bridge_addrs: list[str] = []
+        for i, nic in enumerate(vm.vnics):
+            seg, why = (self.segment(vm, nic) if nic.network else (None, ""))
+            if why:
+                self.reasons.append(why)
+            addr = self._iface(nic.ip, f"vNIC {vm.name}/{nic.name} ip", self.reasons)
+            if addr:
+                addresses[nic.id] = addr
+            name = guest_ifname(nic.name, i, taken)
+            taken.add(name)
+            if bridged:
+                sec = seg.portgroup.security if seg and seg.portgroup else Security(True, True, True)
+                if seg and seg.portgroup and (not sec.promiscuous or not sec.forged_transmits):
+                    blocked_by_policy = True
+                bridge_addrs += [addr] if addr else []
+            mac = nic.mac or mac_for(self.tag, nic.id)
+            isolated = False
+            if seg and seg.switch.kind is SwitchKind.MACVTAP:
+                mode = seg.switch.macvtap_mode or MacvtapMode.VEPA
+                isolated = mode in (MacvtapMode.VEPA, MacvtapMode.PRIVATE)
+                if mode is MacvtapMode.PRIVATE:
+                    self.private_macs.setdefault(seg.switch.uplinks[0].pnic, []).append(mac.lower())
+            a = _end(ns, name, "fw0" if bridged else None, mac=mac, up=nic.connected,
+                     addrs=() if bridged or not addr else (addr,))
+            b = _end(seg.ns if seg else self.hv(vm.host), ifname("n", nic.id),
+                     seg.bridge if seg and nic.connected else None, isolated=isolated, learning=not isolated)
+            self.veth(a, b, f"{vm.name} {nic.name}", vm.id, seg.switch.mtu if seg else 1500)
+            if seg and nic.connected:
+                self.vm_ports.append((seg.ns, b["name"], vm, nic))
+            if nic.gateway and ns not in self.routes and nic.connected:
+                self.routes[ns] = [["default", nic.gateway]]
+        if bridged:
+            self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
+        self.endpoints[vm.id] = EndpointInfo(ns, addresses)
+        if forwards:
+            self.firewall(vm, ns, bridged, blocked_by_policy)
+
+    def check_passthrough(self) -> None:
+        for sw in self.d.switches:
+            if sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.PASSTHROUGH:
+                users = {v.id for v in self.d.vms for n in v.vnics if n.network == sw.id}
+                if len(users) > 1:
+                    self.reasons.append(f"macvtap {sw.name} is in passthrough mode (one VM owns the pNIC) "
+                                        f"but {len(users)} VMs use it")
+
+    def firewall(self, vm: VM, ns: str, bridged: bool, blocked_by_policy: bool) -> None:
+        fw = vm.forwarding
+        try:
+            if bridged:
+                text = nft.bridged_ruleset(fw, self.address_of, vm.name, blocked_by_policy)
+                family = "bridge"
+            elif fw.rules or fw.default_policy is not Action.ALLOW:
+                text, family = nft.routed_ruleset(fw, self.address_of, vm.name), "inet"
+            else:
+                return
+        except nft.RuleError as exc:
+            self.reasons.append(str(exc))
+            return
+        self._add(Resource("nft", f"nft/{ns}/{family}", {"ns": ns, "family": family, "text": text},
+                           f"{'bridge' if bridged else 'forward'} filter of {vm.name} "
+                           f"({len(fw.rules)} rules, default {fw.default_policy.value})", vm.id,
+                           (f"netns/{ns}",)))
+
+    # --- the physical side -------------------------------------------------------------------------
+
+    def attach_to_port(self, ns: str, name: str, obj_id: str, tag: int | None, addr: str | None,
+                       owner: str, object_id: str, svi_switch: str | None = None) -> None:
+        """A router interface or physical host NIC: a veth from ``ns`` into the VLAN bridge it lands in."""
+        port = self.port_of(obj_id)
+        if port is not None:
+            ps_id, vlan = self.ix.parent(port.id).id, self.land(port, tag)
+        elif svi_switch:
+            ps_id, vlan = svi_switch, tag
+            if vlan is None:
+                self.reasons.append(f"SVI {owner}/{name} names no VLAN")
+        else:
+            ps_id, vlan = None, None
+        master_ns, master = (self.ps_bridge(ps_id, vlan) if ps_id and vlan is not None else (ns, None))
+        # No hairpin on a port with one sender: it would only reflect the sender's own frames back to it.
+        b = _end(master_ns, ifname("r", obj_id), master) if master else _end(ns, ifname("r", obj_id))
+        self.veth(_end(ns, name, addrs=(addr,) if addr else (), mac=mac_for(self.tag, obj_id)), b,
+                  f"{owner} {name}", object_id)
+
+    def physical_router(self, rt: Any) -> None:
+        ns = self.netns("r", rt.id, f"router {rt.name}", forward=True)
+        taken: set[str] = set()
+        for i, itf in enumerate(rt.interfaces):
+            name = guest_ifname(itf.name, i, taken)
+            taken.add(name)
+            addr = self._iface(itf.ip, f"router {rt.name} interface {itf.name} ip", self.reasons)
+            self.attach_to_port(ns, name, itf.id, itf.vlan, addr, rt.name, rt.id, rt.switch)
+        if rt.routes:
+            self.routes[ns] = [[r.prefix, r.via] for r in rt.routes]
+
+    def physical_host(self, ph: Any) -> None:
+        ns = self.netns("p", ph.id, f"physical host {ph.name}")
+        taken: set[str] = set()
+        addresses = {}
+        for i, nic in enumerate(ph.nics):
+            name = guest_ifname(nic.name, i, taken)
+            taken.add(name)
+            addr = self._iface(nic.ip, f"physical host {ph.name} NIC {nic.name} ip", self.reasons)
+            if addr:
+                addresses[nic.id] = addr
+            self.attach_to_port(ns, name, nic.id, nic.vlan, addr, ph.name, ph.id)
+            if nic.gateway and ns not in self.routes:
+                self.routes[ns] = [["default", nic.gateway]]
+        self.endpoints[ph.id] = EndpointInfo(ns, addresses)
+
+    def active_pnic(self, uplinks: list[Any], host_id: str) -> tuple[Any, Any]:
+        """The pNIC that carries a segment's traffic (the first working active one, else a standby)."""
+        host = self.ix.get(host_id)
+        mine = {p.id for p in host.pnics}
+        for standby in (False, True):
+            for up in uplinks:
+                pnic = self.ix.get(up.pnic)
+                if up.standby != standby or up.pnic not in mine or not pnic.up:
+                    continue
+                port = self.port_of(up.pnic)
+                if port is not None and port.up:
+                    return up, port
+        return None, None
+
+    def uplinks(self) -> None:
+        for (host_id, _sw, vlan), seg in self.segments.items():
+            sw = seg.switch
+            if sw.kind is SwitchKind.MACVTAP:
+                pnic_id = sw.uplinks[0].pnic
+                phys = self.land(self.port_of(pnic_id), None)
+                if phys is not None:
+                    self.groups.setdefault((pnic_id, phys), []).append((seg.bridge, seg.ns, True))
+                continue
+            if sw.kind in (SwitchKind.NSX_SEGMENT, SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT):
+                continue                        # no layer-2 uplink: NSX tunnels, NAT routes, host-only stays in
+            ups = seg.portgroup.uplinks if seg.portgroup and seg.portgroup.uplinks is not None else sw.uplinks
+            if sw.kind is SwitchKind.HOSTED_BRIDGED and not ups:
+                ups = [Uplink(p.id) for p in self.ix.get(host_id).pnics[:1]]
+            uplink, port = self.active_pnic(ups, host_id)
+            if uplink is None:
+                continue
+            phys = self.land(port, uplink.vlan if sw.kind is SwitchKind.LINUX_BRIDGE else vlan)
+            if phys is not None:
+                self.groups.setdefault((uplink.pnic, phys), []).append((seg.bridge, seg.ns, False))
+        shaped: dict[tuple[str, str, bool], list[str]] = {}     # (ns, pNIC, inbound) -> veth ends
+        for (pnic_id, phys), members in self.groups.items():
+            pnic, port = self.ix.get(pnic_id), self.port_of(pnic_id)
+            host_ns = members[0][1]
+            mtu = TRANSPORT_MTU if (pnic_id, phys) in self.transport_groups else 1500
+            ps_ns, ps_br = self.ps_bridge(self.ix.parent(port.id).id, phys)
+            shared = len(members) > 1 or members[0][2]
+            if not shared:
+                top = members[0][0]
+            else:
+                # Several in-host domains behind one (port, VLAN), or macvtap guests: a pNIC bridge that does
+                # not learn, so every frame from a member goes up and only the switch's hairpin brings it back.
+                top = next((br for br, _, is_q in members if is_q), None) or self.bridge(
+                    host_ns, ifname("q", pnic_id, phys), f"{pnic.name} VLAN {phys}", pnic_id)
+                for br, ns, _ in members:
+                    if br != top:
+                        self.veth(_end(ns, ifname("g", pnic_id, phys, br), br),
+                                  _end(ns, ifname("k", pnic_id, phys, br), top, isolated=True, learning=False),
+                                  f"{pnic.name}: segment {br} onto the pNIC", pnic_id, mtu)
+            up, down = ifname("u", pnic_id, phys), ifname("p", pnic_id, phys)
+            self.veth(_end(host_ns, up, top, learning=not shared),
+                      _end(ps_ns, down, ps_br, hairpin=shared and port.hairpin),
+                      f"{pnic.name} VLAN {phys} to {port.name}", pnic_id, mtu)
+            shaped.setdefault((host_ns, pnic_id, False), []).append(up)
+            shaped.setdefault((ps_ns, pnic_id, True), []).append(down)
+            if pnic_id in self.private_macs:
+                macs = ", ".join(sorted(set(self.private_macs[pnic_id])))
+                self.bridge_rules.setdefault(host_ns, []).append(
+                    f'iifname "{up}" ether saddr {{ {macs} }} drop comment "macvtap private {pnic.name}"')
+        for (ns, pnic_id, inbound), members in shaped.items():
+            pnic = self.ix.get(pnic_id)
+            ifb = ifname("j" if inbound else "i", pnic_id)
+            deps = [f"netns/{ns}"] + [k for k, r in self.res.items() if r.kind == "veth"
+                                      and any(r.spec[s]["ns"] == ns and r.spec[s]["name"] in members for s in "ab")]
+            self._add(Resource("shaper", f"shaper/{ns}/{ifb}",
+                               {"ns": ns, "ifb": ifb, "rate_mbit": pnic.speed_mbps, "members": sorted(members)},
+                               f"{pnic.name} {'inbound' if inbound else 'outbound'} at {pnic.speed_mbps} Mbit/s",
+                               pnic_id, tuple(deps)))
+
+    def dlr(self, dlr: Any) -> None:
+        """An NSX DLR: one instance per host, each with the same addresses on the local segments.
+
+        The instance on the source host routes (SEMANTICS 4.3). As in NSX, where the controller knows every
+        guest's IP and MAC, each instance gets static neighbour entries and needs no ARP of its own; bridge
+        rules keep ARP for the DLR's addresses inside each host, so a guest always finds its local instance.
+        """
+        per_host: dict[str, list[tuple[Any, _Segment]]] = {}
+        for itf in dlr.interfaces:
+            net = self.ix.get(itf.network)
+            sw = self.ix.parent(itf.network) if self.ix.kind(itf.network) == "portgroup" else net
+            if sw is None or self.ix.kind(sw.id) != "switch":
+                self.reasons.append(f"DLR {dlr.name} interface {itf.name}: network {itf.network!r} is not a "
+                                    "portgroup or switch")
+                continue
+            for host in (sw.members or [sw.host]):
+                seg, why = self.segment_at(host, itf.network, None, f"DLR {dlr.name} interface {itf.name}")
+                if why:
+                    self.reasons.append(why)
+                if seg:
+                    per_host.setdefault(host, []).append((itf, seg))
+        lif_ips = sorted({str(ipaddress.IPv4Interface(i.ip).ip) for i in dlr.interfaces
+                          if self._iface(i.ip, f"DLR {dlr.name} interface {i.name} ip", [])})
+        for host, items in per_host.items():
+            ns = self.netns("d", dlr.id, f"DLR {dlr.name} on {self.ix.get(host).name}", True, host)
+            taken: set[str] = set()
+            for i, (itf, seg) in enumerate(items):
+                addr = self._iface(itf.ip, f"DLR {dlr.name} interface {itf.name} ip", self.reasons)
+                name = guest_ifname(itf.name, i, taken)
+                taken.add(name)
+                self.veth(_end(ns, name, mac=mac_for(self.tag, itf.id, host), addrs=(addr,) if addr else ()),
+                          _end(seg.ns, ifname("d", itf.id, host), seg.bridge),
+                          f"DLR {dlr.name} {itf.name} on {self.ix.get(host).name}", dlr.id, seg.switch.mtu)
+                if addr:
+                    net = ipaddress.IPv4Interface(addr).network
+                    for vm in self.d.vms:
+                        for nic in vm.vnics:
+                            if nic.network == itf.network and nic.ip and "/" in nic.ip and \
+                                    ipaddress.IPv4Interface(nic.ip).ip in net:
+                                self.neighbours.setdefault(ns, []).append(
+                                    [str(ipaddress.IPv4Interface(nic.ip).ip), nic.mac or mac_for(self.tag, nic.id),
+                                     name])
+                if lif_ips:
+                    ips = "{ " + ", ".join(lif_ips) + " }"
+                    rules = self.bridge_rules.setdefault(seg.ns, [])
+                    for rule in (f'arp daddr ip {ips} iifname != "n*" drop comment "{dlr.name} ARP stays local"',
+                                 f'arp saddr ip {ips} oifname != "n*" drop comment "{dlr.name} ARP stays local"'):
+                        if rule not in rules:
+                            rules.append(rule)
+
+    def patches(self) -> None:
+        """A KVM patch (OVS patch port, veth between bridges) between two switches of one host: a veth."""
+        for link in self.d.links:
+            if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
+                continue
+            a, b = self.ix.get(link.a), self.ix.get(link.b)
+            if not (a.host and a.host == b.host and {a.kind, b.kind} <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}):
+                self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
+                                    f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
+                continue
+            sa, _ = self.segment_at(a.host, a.id, None, f"patch {link.id}")
+            sb, _ = self.segment_at(b.host, b.id, None, f"patch {link.id}")
+            if sa and sb:
+                self.veth(_end(sa.ns, ifname("c", link.id, "a"), sa.bridge),
+                          _end(sb.ns, ifname("c", link.id, "b"), sb.bridge), f"patch {a.name} - {b.name}", link.id)
+
+    def hosted_nat(self, sw: Any) -> None:
+        """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
+
+        The model gives the host no LAN address, so the service borrows, in every subnet of the physical
+        network's endpoints, the highest address nobody uses; a destination not on the LAN stays unreachable,
+        and nothing outside reaches in (no port forwarding), as SEMANTICS.md describes.
+        """
+        if not sw.host or not sw.nat_gateway:
+            return
+        seg, why = self.segment_at(sw.host, sw.id, None, f"switch {sw.name}")
+        if seg is None:
+            self.reasons.append(why or f"switch {sw.name}: no NAT network")
+            return
+        gateway = ipaddress.IPv4Address(sw.nat_gateway.split("/")[0])
+        nets = [ipaddress.IPv4Interface(n.ip).network for v in self.d.vms for n in v.vnics
+                if n.network == sw.id and n.ip and "/" in n.ip]
+        inside = next((n for n in nets if gateway in n), ipaddress.IPv4Network(f"{gateway}/24", strict=False))
+        ns = self.netns("n", sw.id, f"NAT of {sw.name}", True)
+        self.veth(_end(ns, "inside", addrs=(f"{gateway}/{inside.prefixlen}",)),
+                  _end(seg.ns, ifname("a", sw.id), seg.bridge), f"{sw.name} NAT inside", sw.id)
+        host = self.ix.get(sw.host)
+        uplink, port = self.active_pnic(sw.uplinks or [Uplink(p.id) for p in host.pnics], sw.host)
+        phys = self.land(port, None) if uplink else None
+        if phys is None:
+            return
+        lan = [*(n for ph in self.d.physical_hosts for n in ph.nics),
+               *(i for rt in self.d.physical_routers for i in rt.interfaces),
+               *(n for v in self.d.vms for n in v.vnics if self.ix.kind(n.network) == "switch"
+                 and self.ix.get(n.network).kind is SwitchKind.HOSTED_BRIDGED)]
+        used = {ipaddress.IPv4Interface(x.ip).ip for x in lan if x.ip and "/" in x.ip}
+        borrowed = []
+        for net in sorted({ipaddress.IPv4Interface(x.ip).network for x in lan if x.ip and "/" in x.ip} - {inside}):
+            free = next((a for a in reversed(list(net.hosts())[-64:]) if a not in used), None)
+            if free is not None:
+                borrowed.append(f"{free}/{net.prefixlen}")
+        gateways = [x.gateway for x in lan if getattr(x, "gateway", None)]
+        hv = self.hv(sw.host)
+        br = self.bridge(hv, ifname("w", sw.id), f"{sw.name} NAT outside", sw.id)
+        self.veth(_end(ns, "outside", addrs=tuple(borrowed)), _end(hv, ifname("e", sw.id), br),
+                  f"{sw.name} NAT outside", sw.id)
+        self.groups.setdefault((uplink.pnic, phys), []).append((br, hv, False))
+        if gateways:
+            self.routes[ns] = [["default", max(set(gateways), key=gateways.count)]]
+        self._add(Resource("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside")},
+                           f"NAT of {sw.name} (masquerade, nothing in from outside)", sw.id, (f"netns/{ns}",)))
+
+    def overlay(self) -> None:
+        """NSX segments: a bridge per member host, joined by VXLAN between the hosts' tunnel endpoints.
+
+        Each host with NSX segments gets a transport bridge holding its VTEP address; it reaches the physical
+        network through the host's transport pNIC like any segment, so the tunnels really cross the pNICs.
+        """
+        if not self.overlay_members:
+            return
+        vteps: dict[str, str] = {}
+        for host_id in sorted({seg.host for segs in self.overlay_members.values() for seg in segs}):
+            uplinks = [u for sw_id in self.overlay_members for u in self.ix.get(sw_id).uplinks]
+            uplink, port = self.active_pnic(uplinks, host_id)
+            phys = self.land(port, None) if uplink else None
+            if phys is None:
+                continue
+            ns = self.hv(host_id)
+            index = next(i for i, h in enumerate(self.d.hosts) if h.id == host_id)
+            vteps[host_id] = str(VTEP_NET[index + 1])
+            br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, TRANSPORT_MTU,
+                             (f"{vteps[host_id]}/{VTEP_NET.prefixlen}",))
+            self.groups.setdefault((uplink.pnic, phys), []).append((br, ns, False))
+            self.transport_groups.add((uplink.pnic, phys))
+        for n, (sw_id, segs) in enumerate(self.overlay_members.items()):
+            sw = self.ix.get(sw_id)
+            vni = sw.vni or 5000 + n
+            for seg in segs:
+                if seg.host not in vteps:
+                    continue
+                remotes = sorted(vteps[s.host] for s in segs if s.host != seg.host and s.host in vteps)
+                name = ifname("o", sw_id)
+                self._add(Resource("vxlan", f"vxlan/{seg.ns}/{name}",
+                                   {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
+                                    "remotes": remotes, "master": seg.bridge, "mtu": sw.mtu},
+                                   f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
+                                   (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",
+                                    f"bridge/{seg.ns}/{ifname('x', seg.host)}")))
+
+    def dfw(self) -> None:
+        """The NSX distributed firewall: its rules filter each guest port of every host, both directions."""
+        dfw = self.d.nsx.dfw
+        if not dfw.rules and dfw.default_policy is Action.ALLOW:
+            return
+        chains: dict[tuple[str, tuple[int, ...]], str] = {}
+        for ns, port, vm, nic in self.vm_ports:
+            picked = tuple(i for i, r in enumerate(dfw.rules)
+                           if not r.applied_to or nic.id in r.applied_to or vm.id in r.applied_to)
+            if (ns, picked) not in chains:
+                name = chains[(ns, picked)] = f"dfw{sum(1 for k in chains if k[0] == ns)}"
+                fw = Forwarding(ForwardMode.BRIDGED, dfw.stateful, dfw.default_policy,
+                                [dfw.rules[i] for i in picked])
+                try:
+                    body = nft.chain_body(fw, self.address_of, "DFW", conntrack=False)
+                except nft.RuleError as exc:
+                    self.reasons.append(str(exc))
+                    return
+                verdict = "accept" if dfw.default_policy is Action.ALLOW else "drop"
+                self.bridge_chains.setdefault(ns, []).append((name, [*body, f'{verdict} comment "DFW default"']))
+                if len(self.bridge_chains[ns]) == 1:
+                    self.bridge_rules.setdefault(ns, []).append("ether type arp accept")
+            chain = chains[(ns, picked)]
+            self.bridge_rules.setdefault(ns, []).extend([f'iifname "{port}" jump {chain}',
+                                                         f'oifname "{port}" jump {chain}'])
+
+    def trunks(self) -> None:
+        """Veths between physical switches, one per VLAN the trunk carries and some switch uses."""
+        trunks = []
+        for link in self.d.links:
+            if self.ix.kind(link.a) == "port" and self.ix.kind(link.b) == "port":
+                trunks.append((self.ix.get(link.a), self.ix.get(link.b), link))
+
+        def crossing(src: Any, dst: Any, vlan: int) -> int | None:
+            sent, tag = self.out_tag(src, vlan)
+            return self.land(dst, tag) if sent else None
+
+        changed = True
+        while changed:
+            changed = False
+            for pa, pb, _ in trunks:
+                for src, dst in ((pa, pb), (pb, pa)):
+                    sa, sb = self.ix.parent(src.id).id, self.ix.parent(dst.id).id
+                    for vlan in sorted(self.ps_used.get(sa, set())):
+                        other = crossing(src, dst, vlan)
+                        if other is not None and other not in self.ps_used.get(sb, set()):
+                            self.ps_bridge(sb, other)
+                            changed = True
+        for pa, pb, link in trunks:
+            sa, sb = self.ix.parent(pa.id), self.ix.parent(pb.id)
+            for vlan in sorted(self.ps_used.get(sa.id, set())):
+                other = crossing(pa, pb, vlan)
+                if other is None:
+                    continue
+                ns_a, br_a = self.ps_bridge(sa.id, vlan)
+                ns_b, br_b = self.ps_bridge(sb.id, other)
+                self.veth(_end(ns_a, ifname("t", link.id, vlan, "a"), br_a),       # no hairpin: two reflecting
+                          _end(ns_b, ifname("t", link.id, vlan, "b"), br_b),       # ends would loop frames
+                          f"trunk {sa.name} {pa.name} - {sb.name} {pb.name} VLAN {vlan}", link.id)
+
+    def finish(self) -> None:
+        for ns, routes in {**{n: [] for n in self.neighbours}, **self.routes}.items():
+            deps = [f"netns/{ns}"] + [k for k, r in self.res.items()
+                                      if (r.kind == "veth" and ns in (r.spec["a"]["ns"], r.spec["b"]["ns"]))
+                                      or (r.kind == "bridge" and r.spec["ns"] == ns)]
+            owner = self.res[f"netns/{ns}"].object_id
+            spec: dict[str, Any] = {"ns": ns, "routes": routes}
+            if ns in self.neighbours:
+                spec["neigh"] = self.neighbours[ns]
+            what = [f"{p} via {v}" for p, v in routes] + ([f"{len(self.neighbours[ns])} static neighbours"]
+                                                           if ns in self.neighbours else [])
+            self._add(Resource("routes", f"routes/{ns}", spec, f"routes in {ns} ({', '.join(what)})", owner,
+                               tuple(deps)))
+        for ns, body in self.bridge_rules.items():
+            chains = [("forward", "forward", "accept", body),
+                      *((name, "", "", stmts) for name, stmts in self.bridge_chains.get(ns, []))]
+            self._add(Resource("nft", f"nft/{ns}/bridge", {"ns": ns, "family": "bridge",
+                                                          "text": nft.ruleset("bridge", chains)},
+                               f"bridge filter in {ns} ({len(body)} rules)", self.res[f"netns/{ns}"].object_id,
+                               (f"netns/{ns}",)))
+        self.check_loops()
+
+    def check_loops(self) -> None:
+        """Linux bridges run no spanning tree here: a layer-2 loop would flood the machine, so refuse it."""
+        parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+        def find(x: tuple[str, str]) -> tuple[str, str]:
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for r in self.res.values():
+            if r.kind != "veth":
+                continue
+            a, b = r.spec["a"], r.spec["b"]
+            if a["master"] and b["master"]:
+                ra, rb = find((a["ns"], a["master"])), find((b["ns"], b["master"]))
+                if ra == rb:
+                    self.reasons.append(f"the layer-2 network has a loop through {r.description}: the lab "
+                                        "runs no spanning tree (remove a trunk, uplink or bridged firewall leg)")
+                    return
+                parent[ra] = rb
+
+    def build(self) -> DesiredLab:
+        self.check_supported()
+        for vm in self.d.vms:
+            self.vm(vm)
+        for dlr in self.d.nsx.dlrs:
+            self.dlr(dlr)
+        for rt in self.d.physical_routers:
+            self.physical_router(rt)
+        for ph in self.d.physical_hosts:
+            self.physical_host(ph)
+        self.check_passthrough()
+        self.patches()
+        for sw in self.d.switches:
+            if sw.kind is SwitchKind.HOSTED_NAT:
+                self.hosted_nat(sw)
+        self.overlay()
+        self.uplinks()
+        self.trunks()
+        self.dfw()
+        self.finish()
+        ordered = dict(sorted(self.res.items(), key=lambda kv: (kv[1].phase, kv[0])))
+        return DesiredLab(self.tag, ordered, self.endpoints, self.reasons)
+
+
+def desired_lab(design: Topology) -> DesiredLab:
+    """The lab ``design`` needs, with the reasons it cannot be built (empty when it can)."""
+    return _Builder(design).build()

@@ -1,0 +1,85 @@
+"""Probe commands inside a lab namespace (for iperf3, sockperf, ping), with their output streamed."""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+
+from vnetbench.backends import BackendError, Endpoint, RunningCommand
+
+from .context import Context
+
+
+class LabCommand(RunningCommand):
+    """A process in a lab namespace. ``nsenter`` and ``taskset`` exec in place, so the PID is the command's."""
+
+    def __init__(self, argv: list[str], full_argv: list[str]) -> None:
+        self.argv = argv
+        try:
+            self._proc = subprocess.Popen(full_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, bufsize=1)
+        except OSError as exc:
+            raise BackendError(f"cannot start {argv[0]}: {exc}", "install it on this machine") from None
+        self._err: list[str] = []
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
+
+    def _read_stderr(self) -> None:
+        assert self._proc.stderr is not None
+        for line in self._proc.stderr:
+            self._err.append(line)
+
+    def lines(self) -> Iterator[str]:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            yield line.rstrip("\n")
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            code = self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"{self.argv[0]} still runs after {timeout} s") from None
+        self._reader.join(1)
+        return code
+
+    def stderr(self) -> str:
+        return "".join(self._err)
+
+    def terminate(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+
+
+class LabEndpoint(Endpoint):
+    def __init__(self, ctx: Context, name: str, ns: str, addresses: dict[str, str]) -> None:
+        self.ctx, self.name, self.ns, self.addresses = ctx, name, ns, addresses
+
+    def address(self, vnic_id: str | None = None) -> str:
+        if vnic_id is not None:
+            if vnic_id not in self.addresses:
+                raise BackendError(f"{self.name} has no address on {vnic_id!r}",
+                                   f"give it an ip, or use one of {', '.join(self.addresses) or 'none'}")
+            return str(ipaddress.IPv4Interface(self.addresses[vnic_id]).ip)
+        if not self.addresses:
+            raise BackendError(f"{self.name} has no IPv4 address", "give one of its vNICs an ip")
+        return str(ipaddress.IPv4Interface(next(iter(self.addresses.values()))).ip)
+
+    def argv(self, argv: list[str], cpu: int | None = None) -> list[str]:
+        pinned = ["taskset", "-c", str(cpu), *argv] if cpu is not None else argv
+        return self.ctx.in_ns(self.ns, pinned)
+
+    def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
+        if not argv:
+            raise BackendError("no command to run", "name a program")
+        return LabCommand(list(argv), self.argv(argv, cpu))
+
+    def has_program(self, program: str) -> bool:
+        return shutil.which(program) is not None

@@ -1,0 +1,62 @@
+"""Names of everything the lab creates.
+
+Every namespace is called ``vnb<tag>-<role>-<object>``: ``vnb`` marks it as made by vnetbench and ``<tag>``
+(six hex digits of the design id's hash) says which design it belongs to, so ``lab down`` finds exactly
+what it owns, even after a crash. Interfaces live only inside those namespaces; their names (at most 15
+characters, the kernel's limit) are a role letter plus a hash of the model ids they stand for, so they stay
+the same when unrelated objects are added or renamed and an unchanged design plans nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+PREFIX = "vnb"
+IFNAMSIZ = 15
+_SAFE = re.compile(r"[^A-Za-z0-9_.]")
+_IFNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")
+NS_PATTERN = re.compile(rf"^{PREFIX}([0-9a-f]{{6}})-")
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha1("\x1f".join(str(p) for p in parts).encode()).hexdigest()
+
+
+def design_tag(design_id: str) -> str:
+    return _digest(design_id)[:6]
+
+
+def ns_prefix(tag: str) -> str:
+    return f"{PREFIX}{tag}-"
+
+
+def slug(obj_id: str) -> str:
+    """A model id made safe for a namespace name (a file name under /run/netns)."""
+    safe = _SAFE.sub("_", obj_id)
+    return safe if len(safe) <= 24 else f"{safe[:16]}_{_digest(obj_id)[:7]}"
+
+
+def ns_name(tag: str, role: str, *obj_ids: str) -> str:
+    return ns_prefix(tag) + "-".join([role, *(slug(i) for i in obj_ids)])
+
+
+def ifname(role: str, *parts: object) -> str:
+    """A stable interface name: one role letter and ten hex digits of the parts it stands for."""
+    return role + _digest(*parts)[:10]
+
+
+def guest_ifname(name: str, index: int, taken: set[str]) -> str:
+    """The vNIC's own name (eth0) inside the VM's namespace when the kernel accepts it, else ethN."""
+    if _IFNAME.match(name) and name not in taken and name != "lo":
+        return name
+    candidate = f"eth{index}"
+    while candidate in taken:
+        candidate += "x"
+    return candidate
+
+
+def mac_for(*parts: object) -> str:
+    """A locally administered unicast MAC, stable for the same parts."""
+    h = _digest(*parts)
+    return "02:" + ":".join(h[i:i + 2] for i in range(0, 10, 2))

@@ -1,0 +1,147 @@
+"""nftables rulesets built from a router or firewall VM's ``Forwarding`` (SEMANTICS.md section 4, rule 6).
+
+First matching rule wins, then the default policy. A stateful firewall accepts the replies of flows it let
+through (``ct state established,related``) and drops TCP that does not start with a SYN, which is how a
+real stateful firewall that sees only one direction of a flow behaves. Routed mode filters the ``inet``
+forward hook; bridged mode the ``bridge`` forward hook, where ARP always passes (without it nothing could
+find its neighbour, which is not what a transparent firewall does). The bridge family has no connection
+tracking without br_netfilter, so there "stateful" means: the replies of allowed flows pass.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Iterable
+
+from vnetbench.model import Action, Forwarding, Proto, Rule
+
+TABLE = "vnb"
+
+#: Resolves a rule's ``src``/``dst`` object id to the addresses it stands for; ``None`` when unknown.
+Resolver = Callable[[str], list[str] | None]
+
+
+class RuleError(ValueError):
+    pass
+
+
+def _addresses(value: str, resolve: Resolver, what: str) -> list[str] | None:
+    text = value.strip()
+    if text.lower() in ("any", "*", ""):
+        return None
+    try:
+        return [str(ipaddress.ip_network(text, strict=False))]
+    except ValueError:
+        pass
+    found = resolve(text)
+    if found is None:
+        raise RuleError(f"{what} {value!r} is neither any, an IPv4 address or network, nor the id of an "
+                        "object with addresses")
+    if not found:
+        raise RuleError(f"{what} {value!r} names an object without an IPv4 address")
+    return found
+
+
+def _ports(port: int | str | None, what: str) -> str | None:
+    if port is None or str(port).strip().lower() in ("", "any"):
+        return None
+    parts = [p.strip() for p in str(port).split(",") if p.strip()]
+    for part in parts:
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or not 0 < int(lo) <= 65535 or (hi and not 0 < int(hi) <= 65535):
+            raise RuleError(f"{what} {port!r} is not a port, a range (1000-2000) or a list (80,443)")
+    return parts[0] if len(parts) == 1 else "{ " + ", ".join(parts) + " }"
+
+
+def _set(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else "{ " + ", ".join(values) + " }"
+
+
+def _match(rule: Rule, resolve: Resolver, where: str, reply: bool = False) -> str:
+    """The match part of one rule; ``reply`` matches the answers to it (addresses and ports swapped)."""
+    match = []
+    src = _addresses(rule.src, resolve, f"{where} src")
+    dst = _addresses(rule.dst, resolve, f"{where} dst")
+    if reply:
+        src, dst = dst, src
+    if src:
+        match.append(f"ip saddr {_set(src)}")
+    if dst:
+        match.append(f"ip daddr {_set(dst)}")
+    ports = _ports(rule.port, f"{where} port")
+    way = "sport" if reply else "dport"
+    if rule.proto in (Proto.TCP, Proto.UDP):
+        match.append(f"{rule.proto.value} {way} {ports}" if ports else f"meta l4proto {rule.proto.value}")
+    elif rule.proto is Proto.ICMP:
+        match.append("meta l4proto icmp")
+    elif ports:
+        match.append(f"meta l4proto {{ tcp, udp }} th {way} {ports}")
+    if not match:
+        match.append("ip version 4")
+    return " ".join(match)
+
+
+def rule_line(rule: Rule, resolve: Resolver, where: str) -> str:
+    """One model rule as one nft statement (``ip saddr ... tcp dport 22 drop``)."""
+    verdict = "accept" if rule.action is Action.ALLOW else "drop"
+    comment = (rule.name or where).replace('"', "'")[:120]
+    return f'{_match(rule, resolve, where)} {verdict} comment "{comment}"'
+
+
+def _policy(action: Action) -> str:
+    return "accept" if action is Action.ALLOW else "drop"
+
+
+def chain_body(fw: Forwarding, resolve: Resolver, owner: str, conntrack: bool = True) -> list[str]:
+    """The statements of one filter chain: state tracking, then the rules in order (the policy is separate).
+
+    Without connection tracking (the bridge family here has none), a stateful firewall is approximated by
+    accepting the replies of every allowed rule (addresses and ports swapped) before the rules themselves.
+    """
+    body = []
+    names = [f"{owner} rule {i}" + (f" {r.name!r}" if r.name else "") for i, r in enumerate(fw.rules, 1)]
+    if fw.stateful and conntrack:
+        body += ["ct state established,related accept", "ct state invalid drop",
+                 "tcp flags & (syn | ack) != syn ct state new drop"]
+    elif fw.stateful:
+        body += [f'{_match(r, resolve, w, reply=True)} accept comment "reply to {w}"'
+                 for r, w in zip(fw.rules, names) if r.action is Action.ALLOW]
+    body += [rule_line(r, resolve, w) for r, w in zip(fw.rules, names)]
+    return body
+
+
+def ruleset(family: str, chains: Iterable[tuple[str, str, str, list[str]]]) -> str:
+    """An ``nft -f`` script that replaces the lab's table atomically.
+
+    ``chains``: (name, hook or "" for a regular chain, policy, statements).
+    """
+    lines = [f"table {family} {TABLE}", f"delete table {family} {TABLE}", f"table {family} {TABLE} {{"]
+    for name, hook, policy, body in chains:
+        lines.append(f"  chain {name} {{")
+        if hook:
+            lines.append(f"    type filter hook {hook} priority 0; policy {policy};")
+        lines += [f"    {stmt}" for stmt in body]
+        lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def routed_ruleset(fw: Forwarding, resolve: Resolver, owner: str) -> str:
+    return ruleset("inet", [("forward", "forward", _policy(fw.default_policy), chain_body(fw, resolve, owner))])
+
+
+def bridged_ruleset(fw: Forwarding, resolve: Resolver, owner: str, blocked_by_policy: bool) -> str:
+    """A transparent firewall's bridge filter; with ``blocked_by_policy`` nothing crosses it (SEMANTICS 4.4)."""
+    if blocked_by_policy:
+        return ruleset("bridge", [("forward", "forward", "drop", [])])
+    body = ["ether type arp accept", *chain_body(fw, resolve, owner, conntrack=False)]
+    return ruleset("bridge", [("forward", "forward", _policy(fw.default_policy), body)])
+
+
+def nat_ruleset(outside: str) -> str:
+    """A hosted NAT service: masquerade what leaves through ``outside``, let in only the replies."""
+    return (f"table ip {TABLE}\ndelete table ip {TABLE}\ntable ip {TABLE} {{\n"
+            f'  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n'
+            f'    oifname "{outside}" masquerade\n  }}\n'
+            f"  chain forward {{\n    type filter hook forward priority 0; policy accept;\n"
+            f'    ct state established,related accept\n    iifname "{outside}" drop\n  }}\n}}\n')

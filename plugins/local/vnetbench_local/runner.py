@@ -1,0 +1,225 @@
+"""Carrying out changes with few processes: every change becomes lines of ``ip``/``tc`` batches.
+
+A change (create, update, delete of one resource) is compiled into *steps*, each a line for a batch in
+one namespace at one *stage* (namespaces, then links, then their settings, then filters and shapers).
+All lines of a stage and namespace go to one ``ip -n NS -force -batch -``, and the batches of one stage run
+in parallel, so a 50-VM lab costs about one ``ip`` process per namespace instead of one per command.
+``-force`` keeps a batch going after an error and reports the failing line, which maps back to its change.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from vnetbench.backends import CancelToken
+
+from .context import Context, kill_pids
+from .rules import TABLE
+
+# Stages, in the order they run: deletions first (filters before links before namespaces), then creations.
+TC_DEL, NFT_DEL, LINK_DEL, NETNS_DEL = 0, 1, 2, 3
+NETNS_ADD, SYSCTL, LINK_ADD, CONF, NFT, TC = 10, 11, 12, 13, 14, 15
+STAGE_NAMES = {TC_DEL: "removing shapers", NFT_DEL: "removing filters", LINK_DEL: "removing links",
+               NETNS_DEL: "removing namespaces", NETNS_ADD: "creating namespaces", SYSCTL: "enabling forwarding",
+               LINK_ADD: "creating links", CONF: "addresses, bridge ports and routes", NFT: "loading filters",
+               TC: "attaching shapers"}
+_FAILED = re.compile(r"^Command failed -:(\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Step:
+    stage: int
+    tool: str                  # "ip" / "tc" / "bridge": a batch line; "exec": ``argv`` with ``stdin``
+    ns: str | None             # None: the lab's top level (``ip netns add``, links created into namespaces)
+    owner: int                 # index of the change it belongs to
+    line: str = ""
+    order: int = 0             # place within its batch (lo up, links, port flags, addresses, routes)
+    argv: tuple[str, ...] = ()
+    stdin: str = ""
+    tolerant: bool = False     # a delete: what is already gone is fine
+
+
+def _end_lines(end: dict[str, Any], mtu: int, owner: int) -> list[Step]:
+    ns, name = end["ns"], end["name"]
+    words = [f"link set {name}"]
+    if end.get("mac"):
+        words.append(f"address {end['mac']}")
+    words.append(f"mtu {mtu}")
+    if end.get("master"):
+        words.append(f"master {end['master']}")
+    if end.get("up", True):
+        words.append("up")
+    steps = [Step(CONF, "ip", ns, owner, " ".join(words), 1)]
+    if end.get("master") and (end.get("hairpin") or end.get("isolated") or not end.get("learning", True)):
+        flags = (f"hairpin {'on' if end.get('hairpin') else 'off'} isolated {'on' if end.get('isolated') else 'off'} "
+                 f"learning {'on' if end.get('learning', True) else 'off'}")
+        steps.append(Step(CONF, "ip", ns, owner, f"link set {name} type bridge_slave {flags}", 2))
+    steps += [Step(CONF, "ip", ns, owner, f"addr add {a} dev {name}", 3) for a in end.get("addrs", [])]
+    return steps
+
+
+def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int) -> list[Step]:
+    if kind == "netns":
+        ns = spec["ns"]
+        steps = [Step(NETNS_ADD, "ip", None, owner, f"netns add {ns}"), Step(CONF, "ip", ns, owner, "link set lo up")]
+        if spec.get("forward"):
+            steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(
+                ns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"]))))
+        return steps
+    if kind == "bridge":
+        ns, name = spec["ns"], spec["name"]
+        return [Step(LINK_ADD, "ip", None, owner, f"link add {name} netns {ns} type bridge"),
+                Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} up", 1),
+                *[Step(CONF, "ip", ns, owner, f"addr add {a} dev {name}", 3) for a in spec["addrs"]]]
+    if kind == "veth":
+        a, b = spec["a"], spec["b"]
+        return [Step(LINK_ADD, "ip", None, owner,
+                     f"link add {a['name']} netns {a['ns']} type veth peer name {b['name']} netns {b['ns']}"),
+                *_end_lines(a, spec["mtu"], owner), *_end_lines(b, spec["mtu"], owner)]
+    if kind == "vxlan":
+        ns, name = spec["ns"], spec["name"]
+        # Created from inside its namespace, so its UDP socket (and its VNI) lives there, not at the top.
+        return [Step(CONF, "ip", ns, owner, f"link add {name} type vxlan id {spec['vni']} "
+                                            f"local {spec['local']} dstport 4789 nolearning", 0),
+                Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} master {spec['master']} up", 1),
+                *[Step(NFT, "bridge", ns, owner, f"fdb append 00:00:00:00:00:00 dev {name} dst {r}")
+                  for r in spec["remotes"]]]
+    if kind == "routes":
+        return [*[Step(CONF, "ip", spec["ns"], owner, f"route replace {p} via {v}", 4) for p, v in spec["routes"]],
+                *[Step(CONF, "ip", spec["ns"], owner, f"neigh replace {ip} lladdr {mac} dev {dev} nud permanent", 5)
+                  for ip, mac, dev in spec.get("neigh", [])]]
+    if kind == "nft":
+        return [Step(NFT, "exec", spec["ns"], owner, argv=tuple(ctx.in_ns(spec["ns"], ["nft", "-f", "-"])),
+                     stdin=spec["text"])]
+    if kind == "shaper":
+        ns, ifb, rate = spec["ns"], spec["ifb"], int(spec["rate_mbit"])
+        burst = max(32 * 1024, rate * 1_000_000 // 8 // 500)          # 2 ms at line rate
+        lines = [f"qdisc replace dev {ifb} root tbf rate {rate}mbit burst {burst} latency 20ms"]
+        for m in spec["members"]:
+            lines += [f"qdisc replace dev {m} clsact",
+                      f"filter add dev {m} egress protocol all u32 match u32 0 0 action mirred egress redirect dev {ifb}"]
+        return [Step(LINK_ADD, "ip", None, owner, f"link add {ifb} netns {ns} type ifb"),
+                Step(CONF, "ip", ns, owner, f"link set {ifb} up", 1),
+                *[Step(TC, "tc", ns, owner, line, i) for i, line in enumerate(lines)]]
+    raise ValueError(f"unknown resource kind {kind!r}")
+
+
+def delete_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int) -> list[Step]:
+    if kind == "netns":
+        return [Step(NETNS_DEL, "ip", None, owner, f"netns del {spec['ns']}")]
+    if kind == "bridge":
+        return [Step(LINK_DEL, "ip", spec["ns"], owner, f"link del {spec['name']}", 1, tolerant=True)]
+    if kind == "veth":
+        return [Step(LINK_DEL, "ip", spec["a"]["ns"], owner, f"link del {spec['a']['name']}", 0, tolerant=True)]
+    if kind == "vxlan":
+        return [Step(LINK_DEL, "ip", spec["ns"], owner, f"link del {spec['name']}", 0, tolerant=True)]
+    if kind == "routes":
+        return [Step(LINK_DEL, "ip", spec["ns"], owner, f"route del {p} via {v}", -1, tolerant=True)
+                for p, v in spec["routes"]]
+    if kind == "nft":
+        return [Step(NFT_DEL, "exec", spec["ns"], owner, tolerant=True, argv=tuple(ctx.in_ns(
+            spec["ns"], ["nft", "delete", "table", spec["family"], TABLE])))]
+    if kind == "shaper":
+        return [*[Step(TC_DEL, "tc", spec["ns"], owner, f"qdisc del dev {m} clsact", tolerant=True)
+                  for m in spec["members"]],
+                Step(LINK_DEL, "ip", spec["ns"], owner, f"link del {spec['ifb']}", 2, tolerant=True)]
+    raise ValueError(f"unknown resource kind {kind!r}")
+
+
+def _run(argv: list[str], stdin: str) -> tuple[int, str]:
+    try:
+        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return 1, str(exc)
+    return proc.returncode, proc.stderr
+
+
+def _batch_errors(stderr: str) -> dict[int, str]:
+    """``ip``/``tc`` -force output -> {line number: error message}."""
+    errors, pending = {}, []
+    for text in stderr.splitlines():
+        m = _FAILED.match(text)
+        if m:
+            errors[int(m.group(1))] = " ".join(pending).strip() or "failed"
+            pending = []
+        elif text.strip():
+            pending.append(text.strip())
+    return errors
+
+
+def execute(ctx: Context, steps: list[Step], count: int, progress: Callable[[int, str], None],
+            cancel: CancelToken | None, skip_ns: set[str]) -> dict[int, str]:
+    """Run ``steps`` stage by stage; returns {change index: error} for the changes that failed.
+
+    ``skip_ns``: namespaces deleted in this run, whose contents need no separate deletion.
+    """
+    failed: dict[int, str] = {}
+    last_stage = {}
+    for s in steps:
+        last_stage[s.owner] = max(last_stage.get(s.owner, -1), s.stage)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for stage in sorted({s.stage for s in steps}):
+            if cancel is not None:
+                cancel.check()
+            todo = [s for s in steps if s.stage == stage and s.owner not in failed
+                    and not (s.tolerant and s.ns in skip_ns)]
+            if stage == NETNS_DEL:
+                kill_pids(ctx.pids_in([s.line.split()[-1] for s in todo]))
+            jobs = []
+            batches: dict[tuple[str, str | None], list[Step]] = {}
+            for s in todo:
+                if s.tool == "exec":
+                    jobs.append(([s], list(s.argv), s.stdin))
+                else:
+                    batches.setdefault((s.tool, s.ns), []).append(s)
+            for (tool, ns), batch in batches.items():
+                batch.sort(key=lambda s: s.order)
+                argv = [tool, *(["-n", ns] if ns else []), "-force", "-batch", "-"]
+                jobs.append((batch, ctx.wrap(argv), "".join(s.line + "\n" for s in batch)))
+            results = pool.map(lambda job: (job[0], *_run(job[1], job[2])), jobs)
+            for batch, rc, stderr in results:
+                if rc == 0:
+                    continue
+                if batch[0].tool == "exec":
+                    if not batch[0].tolerant:
+                        failed.setdefault(batch[0].owner, stderr.strip() or f"exit status {rc}")
+                    continue
+                for lineno, message in _batch_errors(stderr).items():
+                    step = batch[lineno - 1]
+                    if not step.tolerant:
+                        failed.setdefault(step.owner, f"{step.line}: {message}")
+            done = sum(1 for owner, last in last_stage.items() if last <= stage)
+            progress(done, f"{STAGE_NAMES[stage]} ({len(todo)} commands, {len(jobs)} processes)")
+    return failed
+
+
+def wait_carrier(ctx: Context, expected: dict[str, set[str]], timeout: float = 3.0) -> set[str]:
+    """Wait until the veth ends in ``expected`` ({ns: names}) have carrier; returns those that never did.
+
+    The kernel may report a new veth's carrier up to a second late (its link-watch rate limit); bridges
+    drop frames on such ports meanwhile, so a lab is only "up" once every port carries.
+    """
+    script = 'for n in "$@"; do echo "@$n"; ip -n "$n" -o link show; done'
+    deadline = time.monotonic() + timeout
+    missing = {f"{ns}/{name}" for ns, names in expected.items() for name in names}
+    while missing:
+        namespaces = sorted({m.split("/")[0] for m in missing})
+        proc = subprocess.run(ctx.wrap(["sh", "-c", script, "sh", *namespaces]), capture_output=True, text=True)
+        ns = ""
+        for line in proc.stdout.splitlines():
+            if line.startswith("@"):
+                ns = line[1:]
+                continue
+            parts = line.split(":", 2)
+            if len(parts) == 3 and "NO-CARRIER" not in parts[2] and "LOWER_UP" in parts[2]:
+                missing.discard(f"{ns}/{parts[1].strip().split('@')[0]}")
+        if not missing or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    return missing

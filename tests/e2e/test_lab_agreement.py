@@ -1,0 +1,147 @@
+"""Proof against reality: deploy every bundled example the local lab supports and check the prediction.
+
+For every ordered pair of endpoints, the prediction for ICMP says reachable (in-host, in-host-routed,
+via-physical, routed-via-physical) or not (unreachable, blocked); the lab answers with real pings. A couple
+of reachable pairs per example also run a 1 s iperf3 (TCP/5201, predicted for that flow), and a flow that
+crosses a pNIC must not beat the pNIC's speed (the lab's shaper). The agreement table is printed and saved
+to $VNETBENCH_ARTIFACTS (default test-artifacts/) as lab-agreement.txt and lab-agreement.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from vnetbench.backends import BackendError, Unsupported
+from vnetbench.model import Index, VmRole, load
+from vnetbench.predict import Engine, Verdict
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "resources" / "examples").glob("*.vnet.yaml"))
+REACHABLE = {Verdict.IN_HOST, Verdict.IN_HOST_ROUTED, Verdict.VIA_PHYSICAL, Verdict.ROUTED_VIA_PHYSICAL}
+IPERF_PAIRS = 2
+
+
+def _artifacts() -> Path:
+    path = Path(os.environ.get("VNETBENCH_ARTIFACTS") or ROOT / "test-artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _target(prediction, endpoint) -> str:
+    """The address the prediction's path ends at (the destination vNIC it chose), else the first one."""
+    for hop in reversed(prediction.forward.hops):
+        if hop.kind in ("vnic", "host_nic") and hop.object_id in endpoint.addresses:
+            return endpoint.address(hop.object_id)
+    return endpoint.address()
+
+
+def _ping_all(jobs):
+    """Start every ping at once (they are independent), then collect: [(job, reached)]."""
+    running = [(job, job["src_ep"].start(["ping", "-c3", "-i0.3", "-W2", addr])) for job in jobs
+               for addr in job["addresses"]]
+    outcome: dict[int, list[bool]] = {}
+    for job, cmd in running:
+        list(cmd.lines())
+        outcome.setdefault(id(job), []).append(cmd.wait(15) == 0)
+    return [(job, any(outcome[id(job)])) for job in jobs]
+
+
+def _iperf(backend, design, engine, src, dst, names):
+    server_ep, client_ep = backend.endpoint(design, dst), backend.endpoint(design, src)
+    prediction = engine.predict(src, dst, "tcp", 5201)
+    server = server_ep.start(["iperf3", "-s", "-1", "-p", "5201"])
+    time.sleep(0.3)
+    client = client_ep.start(["iperf3", "-c", _target(prediction, server_ep), "-p", "5201", "-t", "1", "-J",
+                              "--connect-timeout", "1500"])
+    out = "\n".join(client.lines())
+    ok = client.wait(20) == 0
+    server.terminate()
+    mbps = json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e6 if ok else None
+    speeds = [Index(design).get(p).speed_mbps for p in prediction.forward.pnics]
+    return {"src": names[src], "dst": names[dst], "predicted": prediction.verdict.value,
+            "connected": ok, "mbps": round(mbps, 1) if mbps else None, "pnic_mbps": min(speeds) if speeds else None,
+            "agree": ok == (prediction.verdict in REACHABLE)}
+
+
+def test_lab_agrees_with_the_prediction_on_every_bundled_example(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("the agreement test deploys in root mode (the rootless mode has its own test)")
+    if not EXAMPLES:
+        pytest.skip("no bundled examples")
+    from vnetbench_local import LocalLabBackend
+
+    backend = LocalLabBackend({"mode": "root", "state_dir": str(tmp_path / "state")})
+    rows, iperf_rows, skipped = [], [], {}
+    for path in EXAMPLES:
+        design = load(path)
+        try:
+            plan = backend.plan(design)
+        except Unsupported as exc:
+            skipped[path.name] = exc.reasons
+            continue
+        try:
+            results = backend.apply(plan)
+            assert all(r.ok for r in results), [f"{r.change.key}: {r.error}" for r in results if not r.ok]
+            engine = Engine(design)
+            endpoints = {}
+            for ep_id in [vm.id for vm in design.vms if vm.role is VmRole.VM] + [h.id for h in design.physical_hosts]:
+                try:
+                    endpoints[ep_id] = backend.endpoint(design, ep_id)
+                except BackendError:
+                    continue
+            names = {i: e.name for i, e in endpoints.items()}
+            jobs = []
+            for src, src_ep in endpoints.items():
+                for dst, dst_ep in endpoints.items():
+                    if src == dst or not dst_ep.addresses or not src_ep.addresses:
+                        continue
+                    p = engine.predict(src, dst, "icmp")
+                    reach = p.verdict in REACHABLE
+                    addresses = [_target(p, dst_ep)] if reach else [dst_ep.address(n) for n in dst_ep.addresses]
+                    jobs.append({"src_ep": src_ep, "src": src, "dst": dst, "verdict": p.verdict,
+                                 "addresses": addresses})
+            for job, reached in _ping_all(jobs):
+                rows.append({"example": path.name, "src": names[job["src"]], "dst": names[job["dst"]],
+                             "predicted": job["verdict"].value, "lab": "connects" if reached else "no",
+                             "agree": reached == (job["verdict"] in REACHABLE)})
+            chosen, kinds = [], set()
+            for job in jobs:
+                if job["verdict"] in REACHABLE and job["verdict"] not in kinds and len(chosen) < IPERF_PAIRS:
+                    kinds.add(job["verdict"])
+                    chosen.append((job["src"], job["dst"]))
+            for src, dst in chosen:
+                iperf_rows.append({"example": path.name, **_iperf(backend, design, engine, src, dst, names)})
+        finally:
+            backend.teardown(design.id)
+
+    lines = [f"{'example':34} {'from':14} {'to':14} {'predicted':20} {'lab':9} agree"]
+    lines += [f"{r['example']:34} {r['src']:14} {r['dst']:14} {r['predicted']:20} {r['lab']:9} "
+              f"{'yes' if r['agree'] else 'NO'}" for r in rows]
+    lines += ["", "iperf3 (TCP/5201, 1 s):"]
+    lines += [f"{r['example']:34} {r['src']:14} {r['dst']:14} {r['predicted']:20} "
+              f"{'%.0f Mbit/s' % r['mbps'] if r['mbps'] else 'no connection':14} pNIC {r['pnic_mbps'] or '-'}"
+              for r in iperf_rows]
+    lines += ["", *[f"skipped {name}: {'; '.join(reasons)}" for name, reasons in skipped.items()]]
+    agreed = sum(r["agree"] for r in rows)
+    lines.append(f"agreement: {agreed}/{len(rows)} ping pairs, "
+                 f"{sum(r['agree'] for r in iperf_rows)}/{len(iperf_rows)} iperf3 pairs, "
+                 f"{len(EXAMPLES) - len(skipped)} of {len(EXAMPLES)} examples deployed")
+    table = "\n".join(lines)
+    print("\n" + table)
+    out = _artifacts()
+    (out / "lab-agreement.txt").write_text(table + "\n")
+    (out / "lab-agreement.json").write_text(json.dumps({"pings": rows, "iperf3": iperf_rows, "skipped": skipped},
+                                                       indent=2))
+    assert rows, "no example could be deployed"
+    assert [r for r in rows if not r["agree"]] == []
+    assert [r for r in iperf_rows if not r["agree"]] == []
+    for r in iperf_rows:
+        if r["mbps"] and r["pnic_mbps"]:
+            assert r["mbps"] <= r["pnic_mbps"] * 1.05, f"{r}: faster than the pNIC it crosses"
