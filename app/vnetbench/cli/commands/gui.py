@@ -1,0 +1,33 @@
+"""``vnetbench gui [FILE]``: open the designer window (Qt is imported only here, and only when asked)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+from ..common import load_design
+from ..main import EXIT_BACKEND, CliError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("gui", help="open the designer window",
+                                   description="Open the drag-and-drop designer, optionally with a design file.")
+    parser.add_argument("file", nargs="?", help="a design to open (.vnet.yaml)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("PySide6") is None:
+        raise CliError("the designer needs Qt, which is not installed: pip install 'vnetbench[gui]'", EXIT_BACKEND)
+    headless = sys.platform.startswith("linux") and not any(
+        os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+    if headless:
+        raise CliError("no display to open a window on (DISPLAY is not set): run it in a desktop session, "
+                       "or use the headless commands (vnetbench predict, matrix, validate)", EXIT_BACKEND)
+    if args.file:
+        load_design(args.file)  # a bad file is reported here in one line, before any window opens
+    from ...gui.app import main
+
+    return main([args.file] if args.file else [])

@@ -1,0 +1,380 @@
+"""What the canvas draws: frames (hosts, switches), nodes, connection handles, links and notes.
+
+Items hold no model state beyond the id they show; the scene tells them what to display. Painting has a
+cheap level of detail for overview zoom (a filled shape, no text or icons), and leaf nodes use
+DeviceCoordinateCache, so a canvas of thousands of objects repaints and drags smoothly.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QPixmap
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+from ... import resources_dir
+from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
+
+#: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
+OVERVIEW_LOD = 0.4
+SELECTED = QColor("#1e6fff")
+
+#: (fill, border, accent) per item family.
+COLOURS = {
+    "host": ("#eef3fb", "#2f5597", "#2f5597"),
+    "switch": ("#e6f5f4", "#1b8a8f", "#1b8a8f"),
+    "portgroup": ("#ffffff", "#20a39e", "#20a39e"),
+    "vm": ("#ffffff", "#2e8b57", "#2e8b57"),
+    "vm-firewall": ("#ffffff", "#c0392b", "#c0392b"),
+    "vm-router": ("#ffffff", "#7b3fa0", "#7b3fa0"),
+    "vm-nsx-edge": ("#ffffff", "#4b3fa8", "#4b3fa8"),
+    "physical": ("#f4f5f7", "#5a6473", "#5a6473"),
+    "nsx": ("#f1effb", "#4b3fa8", "#4b3fa8"),
+    "note": ("#fff6c8", "#d4b443", "#8a6d00"),
+}
+
+
+@cache
+def icon_pixmap(name: str, size: int) -> QPixmap:
+    """An icon from resources/icons rendered once per size (painting a pixmap is far cheaper than SVG)."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    renderer = QSvgRenderer(str(resources_dir() / "icons" / f"{name}.svg"))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    renderer.render(painter, QRectF(0, 0, size, size))
+    painter.end()
+    return pixmap
+
+
+@cache
+def family_colours(family: str) -> tuple[QColor, QColor, QColor]:
+    return tuple(QColor(c) for c in COLOURS[family])
+
+
+@cache
+def font(size: float, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPixelSize(int(size))
+    f.setBold(bold)
+    return f
+
+
+def elide(text: str, size: float, bold: bool, width: float) -> str:
+    return QFontMetricsF(font(size, bold)).elidedText(text, Qt.TextElideMode.ElideRight, width)
+
+
+def tint(colour: QColor, amount: float) -> QColor:
+    """``colour`` mixed into white: ``amount`` 0 is white, 1 the colour itself."""
+    return QColor.fromRgbF(1 - (1 - colour.redF()) * amount, 1 - (1 - colour.greenF()) * amount,
+                           1 - (1 - colour.blueF()) * amount)
+
+
+def lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
+    return option.levelOfDetailFromTransform(painter.worldTransform())
+
+
+class HandleItem(QGraphicsItem):
+    """A connection point of a node: a vNIC, pNIC, switch port, router interface or host NIC."""
+
+    def __init__(self, oid: str, kind: str, label: str, parent: QGraphicsItem, colour: str) -> None:
+        super().__init__(parent)
+        self.oid, self.kind = oid, kind
+        # Switch ports sit close together: show their last part (Gi1/0/7 -> 7), the tooltip has it all.
+        self.label = label.rsplit("/", 1)[-1] if kind == "port" and len(label) > 5 else label
+        self.full_label = label
+        self.colour = QColor(colour)
+        self.connected = False
+        self.label_below = True
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setToolTip(f"{label}: drag to connect, click to edit")
+        self.setZValue(1)
+
+    BOUNDS = QRectF(-HANDLE, -HANDLE, 2 * HANDLE, 2 * HANDLE + 12)
+
+    def boundingRect(self) -> QRectF:
+        return self.BOUNDS
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(QRectF(-HANDLE * 0.75, -HANDLE * 0.75, HANDLE * 1.5, HANDLE * 1.5))
+        return path
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if lod(option, painter) < OVERVIEW_LOD:
+            return  # smaller than a pixel or two: the node's outline says enough
+        half = HANDLE / 2
+        rect = QRectF(-half, -half, HANDLE, HANDLE)
+        selected = self.isSelected()
+        painter.setPen(QPen(SELECTED if selected else self.colour.darker(130), 2 if selected else 1.2))
+        painter.setBrush(self.colour if self.connected else QColor("white"))
+        if self.kind in ("vnic", "host_nic"):
+            painter.drawEllipse(rect)
+        else:
+            painter.drawRoundedRect(rect, 2, 2)
+        painter.setPen(QColor("#333"))
+        painter.setFont(font(9))
+        y = half + 10 if self.label_below else -half - 3
+        painter.drawText(QRectF(-40, y - 10, 80, 12), Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
+                         elide(self.label, 9, False, 60))
+
+
+class NodeItem(QGraphicsItem):
+    """A node or a frame for one model object (``oid``)."""
+
+    def __init__(self, oid: str, kind: str, frame: bool = False) -> None:
+        super().__init__()
+        self.oid, self.kind, self.frame = oid, kind, frame
+        self.title = ""
+        self.subtitle = ""
+        self.icon = ""
+        self.family = "vm"
+        self.size = QRectF(0, 0, 100, 50)
+        self.bounds = self.size.adjusted(-3, -3, 3, 3)
+        self.handles: dict[str, HandleItem] = {}
+        self.signature: tuple = ()
+        self.badge: tuple[str, str] | None = None  # deploy state: (symbol, colour)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        if not frame:
+            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def set_size(self, w: float, h: float) -> None:
+        if (w, h) != (self.size.width(), self.size.height()):
+            self.prepareGeometryChange()
+            self.size = QRectF(0, 0, w, h)
+            self.bounds = self.size.adjusted(-3, -3, 3, 3)
+
+    def boundingRect(self) -> QRectF:
+        return self.bounds
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(self.size)
+        return path
+
+    def centre(self) -> QPointF:
+        return self.mapToScene(self.size.center())
+
+    def header_height(self) -> float:
+        return HOST_HEADER if self.kind == "host" else SWITCH_HEADER
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        fill, border, accent = family_colours(self.family)
+        selected = self.isSelected()
+        rect = self.size
+        if lod(option, painter) < OVERVIEW_LOD:
+            painter.fillRect(rect, fill if self.frame else accent.lighter(150))
+            if self.frame or selected:
+                painter.setPen(QPen(SELECTED if selected else border, 0))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(rect)
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(SELECTED if selected else border, 2.5 if selected else 1.4)
+        if self.frame:
+            self._paint_frame(painter, rect, fill, border, accent, pen)
+        else:
+            self._paint_node(painter, rect, fill, accent, pen)
+        if self.badge:
+            symbol, colour = self.badge
+            painter.setPen(QPen(QColor("white"), 1.5))
+            painter.setBrush(QColor(colour))
+            painter.drawEllipse(QPointF(rect.right() - 3, rect.top() + 3), 8, 8)
+            painter.setPen(QColor("white"))
+            painter.setFont(font(10, True))
+            painter.drawText(QRectF(rect.right() - 11, rect.top() - 5, 16, 16), Qt.AlignmentFlag.AlignCenter, symbol)
+
+    def _paint_frame(self, painter: QPainter, rect: QRectF, fill: QColor, border: QColor, accent: QColor,
+                     pen: QPen) -> None:
+        header = self.header_height()
+        painter.setPen(pen)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(rect, 8, 8)
+        band = QPainterPath()
+        band.addRoundedRect(QRectF(rect.left(), rect.top(), rect.width(), header), 8, 8)
+        band.addRect(QRectF(rect.left(), rect.top() + header / 2, rect.width(), header / 2))
+        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22 if self.kind == "host" else 0.16)))
+        painter.setPen(QPen(border.lighter(130), 1))
+        painter.drawLine(QPointF(rect.left() + 1, rect.top() + header), QPointF(rect.right() - 1, rect.top() + header))
+        icon = header - 10
+        painter.drawPixmap(QRectF(rect.left() + 8, rect.top() + 5, icon, icon), icon_pixmap(self.icon, 48),
+                           QRectF(0, 0, 48, 48))
+        x = rect.left() + icon + 16
+        painter.setPen(QColor("#1d2433"))
+        size = 14 if self.kind == "host" else 12.5
+        painter.setFont(font(size, True))
+        width = QFontMetricsF(font(size, True)).horizontalAdvance(self.title)
+        painter.drawText(QRectF(x, rect.top(), rect.width() - x - 8, header), Qt.AlignmentFlag.AlignVCenter,
+                         elide(self.title, size, True, rect.width() - icon - 30))
+        grip = QPen(border.lighter(120), 1.3)
+        painter.setPen(grip)
+        for d in (4.0, 8.0, 12.0):
+            painter.drawLine(QPointF(rect.right() - d, rect.bottom() - 2), QPointF(rect.right() - 2, rect.bottom() - d))
+        painter.setPen(QColor("#5b6577"))
+        painter.setFont(font(11))
+        sub_x = x + width + 10
+        if sub_x < rect.right() - 40:
+            painter.drawText(QRectF(sub_x, rect.top(), rect.right() - sub_x - 8, header),
+                             Qt.AlignmentFlag.AlignVCenter, elide(self.subtitle, 11, False, rect.right() - sub_x - 10))
+
+    def _paint_node(self, painter: QPainter, rect: QRectF, fill: QColor, accent: QColor, pen: QPen) -> None:
+        painter.setPen(pen)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(rect, 7, 7)
+        outline = QPainterPath()
+        outline.addRoundedRect(rect, 7, 7)
+        painter.save()
+        painter.setClipPath(outline)
+        painter.fillRect(QRectF(rect.left(), rect.top(), 6, rect.height()), accent)
+        painter.restore()
+        icon = min(30.0, rect.height() - 16)
+        painter.drawPixmap(QRectF(rect.left() + 16, rect.top() + (rect.height() - icon) / 2, icon, icon),
+                           icon_pixmap(self.icon, 48), QRectF(0, 0, 48, 48))
+        x = rect.left() + icon + 24
+        width = rect.width() - (x - rect.left()) - 6
+        painter.setPen(QColor("#1d2433"))
+        painter.setFont(font(13, True))
+        top = rect.top() + rect.height() / 2
+        painter.drawText(QRectF(x, top - 18, width, 17), Qt.AlignmentFlag.AlignBottom,
+                         elide(self.title, 13, True, width))
+        painter.setPen(QColor("#5b6577"))
+        painter.setFont(font(11))
+        painter.drawText(QRectF(x, top + 1, width, 16), Qt.AlignmentFlag.AlignTop,
+                         elide(self.subtitle, 11, False, width))
+
+
+class NoteItem(QGraphicsItem):
+    """A text note on the canvas (``layout.notes``)."""
+
+    def __init__(self, oid: str) -> None:
+        super().__init__()
+        self.oid, self.kind, self.frame = oid, "note", False
+        self.text = ""
+        self.size = QRectF(0, 0, 180, 80)
+        self.handles: dict[str, HandleItem] = {}
+        self.signature: tuple = ()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setZValue(8)
+
+    def set_size(self, w: float, h: float) -> None:
+        if (w, h) != (self.size.width(), self.size.height()):
+            self.prepareGeometryChange()
+            self.size = QRectF(0, 0, w, h)
+
+    def boundingRect(self) -> QRectF:
+        return self.size.adjusted(-3, -3, 3, 3)
+
+    def centre(self) -> QPointF:
+        return self.mapToScene(self.size.center())
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        fill, border, ink = (QColor(c) for c in COLOURS["note"])
+        selected = self.isSelected()
+        painter.setPen(QPen(SELECTED if selected else border, 2 if selected else 1))
+        painter.setBrush(fill)
+        painter.drawRect(self.size)
+        if lod(option, painter) < OVERVIEW_LOD:
+            return
+        painter.setPen(ink)
+        painter.setFont(font(12))
+        painter.drawText(self.size.adjusted(8, 6, -8, -6), Qt.TextFlag.TextWordWrap, self.text)
+
+
+#: Link styles: (colour, width, dash).
+#: Straight pieces a link is cut into for partial repaints.
+LINK_SEGMENTS = 24
+
+LINK_STYLES = {
+    "net": ("#2e8b57", 1.8, False),     # vNIC to its portgroup or switch
+    "uplink": ("#1b8a8f", 2.0, True),   # vSwitch to the pNIC it uses
+    "cable": ("#3c4655", 2.4, False),   # a model Link: pNIC/interface/NIC to a switch port, port to port
+    "dlr": ("#4b3fa8", 1.8, True),      # DLR interface to its segment
+    "l3": ("#5a6473", 3.0, True),       # an L3 switch's routing engine to the switch its SVIs sit on
+}
+
+
+@cache
+def link_pen(style: str, selected: bool, detailed: bool) -> QPen:
+    colour, width, dashed = LINK_STYLES[style]
+    pen = QPen(SELECTED if selected else QColor(colour), width + (1.5 if selected else 0) if detailed else 0)
+    if dashed and detailed:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+class LinkItem(QGraphicsItem):
+    """A connection drawn between two anchors; ``key`` is a link id or ``net:``/``up:``/``dlr:`` + ids."""
+
+    def __init__(self, key: str, style: str, a: str, b: str) -> None:
+        super().__init__()
+        self.key, self.style, self.a, self.b = key, style, a, b
+        self.oid = key
+        self.path = QPainterPath()
+        self.bounds = QRectF()
+        self.ends: tuple = ()
+        self.segments: list[tuple[float, float, float, float, QLineF]] = []  # bounding box + piece
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)  # for the exposed rect
+        self.setZValue(2)
+
+    def set_ends(self, p1: QPointF, p2: QPointF) -> None:
+        ends = (p1.x(), p1.y(), p2.x(), p2.y())
+        if ends == self.ends:
+            return
+        self.ends = ends
+        self.prepareGeometryChange()
+        path = QPainterPath(p1)
+        dy = (p2.y() - p1.y()) * 0.5
+        if abs(dy) < 20:
+            path.lineTo(p2)
+        else:
+            path.cubicTo(QPointF(p1.x(), p1.y() + dy), QPointF(p2.x(), p2.y() - dy), p2)
+        self.path = path
+        self.bounds = path.controlPointRect().adjusted(-4, -4, 4, 4)
+        self.segments = []  # cut into pieces only when a partial repaint needs them
+
+    def _pieces(self) -> list[tuple[float, float, float, float, QLineF]]:
+        """The link as straight pieces with their bounding boxes (the same curve ``set_ends`` drew)."""
+        if not self.segments:
+            x1, y1, x2, y2 = self.ends
+            dy = (y2 - y1) * 0.5
+            straight = abs(dy) < 20
+            points = []
+            for i in range(LINK_SEGMENTS + 1):
+                t = i / LINK_SEGMENTS
+                if straight:
+                    points.append((x1 + (x2 - x1) * t, y1 + (y2 - y1) * t))
+                else:  # cubic Bezier with control points (x1, y1 + dy) and (x2, y2 - dy)
+                    u = 1 - t
+                    a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+                    points.append((a * x1 + b * x1 + c * x2 + d * x2, a * y1 + b * (y1 + dy) + c * (y2 - dy) + d * y2))
+            self.segments = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]),
+                              QLineF(p[0], p[1], q[0], q[1])) for p, q in zip(points, points[1:])]
+        return self.segments
+
+    def boundingRect(self) -> QRectF:
+        return self.bounds
+
+    def shape(self) -> QPainterPath:
+        stroker = QPainterPathStroker()
+        stroker.setWidth(8)
+        return stroker.createStroke(self.path)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        detailed = lod(option, painter) >= OVERVIEW_LOD
+        painter.setPen(link_pen(self.style, self.isSelected(), detailed))
+        if detailed:
+            exposed = option.exposedRect
+            if exposed.contains(self.bounds):
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawPath(self.path)
+            else:  # a long link crossing the view: stroke only the pieces that show, not its whole length
+                left, top = exposed.left() - 5, exposed.top() - 5
+                right, bottom = exposed.right() + 5, exposed.bottom() + 5
+                painter.drawLines([line for x1, y1, x2, y2, line in self._pieces()
+                                   if x2 >= left and x1 <= right and y2 >= top and y1 <= bottom])
+        elif self.ends:  # overview: a straight hairline is all the eye can tell apart
+            painter.drawLine(QPointF(self.ends[0], self.ends[1]), QPointF(self.ends[2], self.ends[3]))

@@ -1,0 +1,764 @@
+"""The canvas scene: draws the workbench's document and turns mouse gestures into editor commands.
+
+The scene never edits items as the truth: it edits the model through the ``Editor`` (one undo command per
+gesture) and re-draws from the model when the document announces a change (``sync``). Only while a drag
+is in progress do items move ahead of the model; the release pushes the move as one command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
+
+from ...model import Change, Place, Topology
+from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
+from ...model.vlan import VlanError, parse_vlan
+from ..catalog import icon_for
+from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
+from ..editing import EditError, Editor
+from ..signals import connect_weakly
+from ..workbench import Workbench
+from .geometry import (
+    DLR_SIZE,
+    HOST_MIN,
+    NOTE_SIZE,
+    PAD,
+    PHYSICAL_HOST_SIZE,
+    PORTGROUP_SIZE,
+    ROUTER_MIN_SIZE,
+    SWITCH_HEADER,
+    SWITCH_MIN,
+    VM_SIZE,
+    physical_switch_size,
+    snap,
+)
+from .items import LinkItem, HandleItem, NodeItem, NoteItem
+from .overlay import PathOverlay
+
+GRIP = 14.0
+Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10, "drag": 11}
+SWITCH_LABELS = {SwitchKind.VSS: "standard vSwitch", SwitchKind.VDS: "distributed vSwitch",
+                 SwitchKind.LINUX_BRIDGE: "Linux bridge", SwitchKind.OVS: "Open vSwitch", SwitchKind.MACVTAP: "macvtap",
+                 SwitchKind.HOSTED_BRIDGED: "bridged", SwitchKind.HOSTED_HOSTONLY: "host-only",
+                 SwitchKind.HOSTED_NAT: "NAT", SwitchKind.NSX_SEGMENT: "NSX segment"}
+
+
+@dataclass
+class _Move:
+    press: QPointF
+    items: list = field(default_factory=list)  # everything that moves (selection + what it holds)
+    primary: list = field(default_factory=list)  # what the person grabbed (may change container)
+    origins: dict = field(default_factory=dict)
+    started: bool = False
+    pressed: object = None  # the item clicked: a plain click without a drag selects only it
+    additive: bool = False
+
+
+@dataclass
+class _Resize:
+    item: NodeItem
+    press: QPointF
+    size: QRectF
+
+
+@dataclass
+class _LinkDrag:
+    source: HandleItem | NodeItem
+    line: QGraphicsPathItem
+    press: QPointF
+
+
+class DesignScene(QGraphicsScene):
+    #: The view should show this rectangle (something was selected from outside the canvas: a panel).
+    focusRequested = Signal(QRectF)
+
+    def __init__(self, workbench: Workbench, editor: Editor | None = None) -> None:
+        super().__init__(workbench)  # lives as long as the design it draws
+        self.workbench = workbench
+        self.editor = editor or Editor(workbench)
+        self.snap_to_grid = True
+        self.nodes: dict[str, NodeItem | NoteItem] = {}
+        self.handles: dict[str, HandleItem] = {}
+        self.links: dict[str, LinkItem] = {}
+        self.touching: dict[str, set[str]] = {}  # node id -> keys of links drawn to it or its handles
+        self._place_of: dict[int, str] = {}
+        self._dirty = True
+        self._moved: set[str] = set()
+        self._syncing = False
+        self._selecting = False
+        self._move: _Move | None = None
+        self._link: _LinkDrag | None = None
+        self._resize: _Resize | None = None
+        self.deploy_states: dict = {}
+        self.overview = False  # zoomed far out: handles hidden, so Qt does not even visit them
+        self._sync_timer = QTimer(self)
+        self._sync_timer.setSingleShot(True)
+        self._sync_timer.setInterval(0)
+        self._sync_timer.timeout.connect(self.flush)
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.setBackgroundBrush(QColor("#fbfcfe"))
+        self.overlay = PathOverlay(self)
+        self.addItem(self.overlay)
+        connect_weakly(workbench.designChanged, self, "_design_changed")
+        connect_weakly(workbench.undo_stack.indexChanged, self, "flush")
+        connect_weakly(workbench.selectionChanged, self, "_select_ids")
+        connect_weakly(workbench.pathHighlighted, self, "show_prediction")
+        connect_weakly(workbench.deployStateChanged, self, "show_deploy_states")
+        self.selectionChanged.connect(self._selection_to_workbench)
+        self.sync()
+
+    def show_prediction(self, prediction) -> None:
+        self.overlay.show_prediction(prediction)
+
+    def show_deploy_states(self, states: dict) -> None:
+        """Badges from the deploy dock: what the backend holds for each object (and why, in the tooltip)."""
+        self.deploy_states = dict(states)
+        for oid, item in self.nodes.items():
+            state = states.get(oid)
+            key = str(state.state) if state is not None else None
+            badge = (DEPLOY_SYMBOLS.get(key, "?"), DEPLOY_COLORS.get(key, "#7f7f7f")) if key else None
+            if badge != getattr(item, "badge", None) and isinstance(item, NodeItem):
+                item.badge = badge
+                item.setToolTip(f"{key}: {state.reason}" if state is not None and state.reason else (key or ""))
+                item.update()
+
+    # --- following the model ---------------------------------------------------------------------------
+
+    @property
+    def topology(self) -> Topology:
+        return self.workbench.topology
+
+    def _design_changed(self, change: Change) -> None:
+        oid = self._place_of.get(id(change.obj)) if isinstance(change.obj, Place) else None
+        if change.op == "set" and oid in self.nodes and change.field in ("x", "y") and not self._dirty:
+            self._moved.add(oid)  # only a position: the quick path moves the item and its links
+        else:
+            self._dirty = True
+        if change.op == "reset":
+            self.sync()
+        elif not self._sync_timer.isActive():
+            self._sync_timer.start()
+
+    def flush(self, *_: object) -> None:
+        """Bring the drawing up to date now if the model changed (after every undo-stack step)."""
+        if self._dirty:
+            self.sync()
+        elif self._moved:
+            self._apply_moves()
+
+    def _apply_moves(self) -> None:
+        """Moves only (a drag, its undo, an align): place the items, refit frames, re-route their links."""
+        moved, self._moved = self._moved, set()
+        places = self.topology.layout.places
+        for oid in moved:
+            place = places[oid]
+            self.nodes[oid].setPos(place.x, place.y)
+        sizes = {oid: QRectF(item.size) for oid, item in self.nodes.items() if item.frame}
+        self._fit_frames()
+        resized = {oid for oid, size in sizes.items() if self.nodes[oid].size != size}  # their handles moved
+        self.reroute(moved | resized)
+        self.overlay.refresh()
+
+    def sync(self) -> None:
+        """Make the items match the model: add, update, remove, size frames, route links."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            self._sync()
+        finally:
+            self._syncing = False
+            self._dirty = False
+            self._moved = set()
+
+    def _sync(self) -> None:
+        topo = self.topology
+        places = topo.layout.places
+        self._place_of = {id(p): oid for oid, p in places.items()}
+        wanted: dict[str, tuple[str, object]] = {}
+        for host in topo.hosts:
+            wanted[host.id] = ("host", host)
+        for sw in topo.switches:
+            wanted[sw.id] = ("switch", sw)
+            for pg in sw.portgroups:
+                wanted[pg.id] = ("portgroup", pg)
+        for vm in topo.vms:
+            wanted[vm.id] = ("vm", vm)
+        for ps in topo.physical_switches:
+            wanted[ps.id] = ("physical_switch", ps)
+        for router in topo.physical_routers:
+            wanted[router.id] = ("physical_router", router)
+        for ph in topo.physical_hosts:
+            wanted[ph.id] = ("physical_host", ph)
+        for dlr in topo.nsx.dlrs:
+            wanted[dlr.id] = ("dlr", dlr)
+        for note in topo.layout.notes:
+            wanted[note.id] = ("note", note)
+        for oid in [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o][0]]:
+            self._remove_node(oid)
+        switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups}
+        for oid, (kind, obj) in wanted.items():
+            item = self.nodes.get(oid)
+            if item is None:
+                item = NoteItem(oid) if kind == "note" else NodeItem(oid, kind, frame=kind in ("host", "switch"))
+                item.setZValue(Z["note"] if kind == "note" else Z.get(kind, Z["node"]))
+                self.nodes[oid] = item
+                self.addItem(item)
+            self._update_node(item, kind, obj, switch_of, places.get(oid))
+            if kind == "note":
+                item.setPos(obj.x, obj.y)
+            else:
+                place = places.get(oid)
+                pos = QPointF(place.x, place.y) if place else self._fallback(kind, obj)
+                if item.pos() != pos:
+                    item.setPos(pos)
+        self._fit_frames()
+        self._sync_links()
+        self.overlay.refresh()
+        if self.deploy_states:
+            self.show_deploy_states(self.deploy_states)
+        self._select_ids(self.workbench.selection)
+
+    def _remove_node(self, oid: str) -> None:
+        item = self.nodes.pop(oid)
+        for hid in item.handles:
+            self.handles.pop(hid, None)
+        self.removeItem(item)
+
+    def _fallback(self, kind: str, obj) -> QPointF:
+        """Where an object without a place is drawn: inside its container, else below everything."""
+        parent_id = getattr(obj, "host", None) if kind in ("switch", "vm") else None
+        if kind == "portgroup":
+            parent = self.workbench.document.index.parent(obj.id)
+            parent_id = parent.id if parent else None
+        parent = self.nodes.get(parent_id) if parent_id else None
+        if parent is not None:
+            return parent.pos() + QPointF(PAD, parent.header_height() + PAD)
+        bottom = max((i.sceneBoundingRect().bottom() for i in self.nodes.values() if i.oid != obj.id), default=0)
+        return QPointF(0, bottom + 60)
+
+    def _update_node(self, item, kind: str, obj, switch_of: dict, place: Place | None) -> None:
+        if kind == "note":
+            sig = (obj.text, obj.w, obj.h)
+            if sig != item.signature:
+                item.signature = sig
+                item.text = obj.text
+                item.set_size(obj.w or NOTE_SIZE[0], obj.h or NOTE_SIZE[1])
+                item.update()
+            return
+        title, subtitle, handles, handle_kind, colour, edge = obj.name, "", [], "", "#5a6473", "bottom"
+        size = None
+        family = {"host": "host", "switch": "switch", "portgroup": "portgroup", "dlr": "nsx"}.get(kind, "physical")
+        if kind == "host":
+            subtitle = f"{obj.kind.value} · {len(obj.pnics)} pNIC{'s' if len(obj.pnics) != 1 else ''}"
+            handles, handle_kind, colour = [(p.id, p.name) for p in obj.pnics], "pnic", "#2f5597"
+        elif kind == "switch":
+            family = "nsx" if obj.kind is SwitchKind.NSX_SEGMENT else "switch"
+            uplinks = len(obj.uplinks)
+            subtitle = SWITCH_LABELS[obj.kind] + (f" · {uplinks} uplink{'s' if uplinks != 1 else ''}" if uplinks
+                                                  else " · no uplinks")
+            if obj.kind is SwitchKind.NSX_SEGMENT and obj.vni:
+                subtitle += f" · VNI {obj.vni}"
+        elif kind == "portgroup":
+            sw = switch_of.get(obj.id)
+            try:
+                subtitle = str(parse_vlan(obj.vlan, sw.kind if sw else SwitchKind.VSS))
+            except VlanError:
+                subtitle = f"VLAN {obj.vlan} (invalid)"
+            size = PORTGROUP_SIZE
+        elif kind == "vm":
+            family = "vm" if obj.role is VmRole.VM else f"vm-{obj.role.value}"
+            ips = [n.ip.split("/")[0] for n in obj.vnics if n.ip]
+            subtitle = ips[0] if ips else obj.guest_os
+            handles, handle_kind, colour = [(n.id, n.name) for n in obj.vnics], "vnic", "#2e8b57"
+            size = VM_SIZE
+        elif kind == "physical_switch":
+            subtitle = f"{len(obj.ports)} ports"
+            handles, handle_kind, edge = [(p.id, p.name) for p in obj.ports], "port", "top"
+            size = physical_switch_size(len(obj.ports))
+        elif kind == "physical_router":
+            subtitle = "L3 switch" if obj.switch else "router"
+            handles, handle_kind, edge = [(i.id, i.name) for i in obj.interfaces], "router_interface", "top"
+            size = (max(ROUTER_MIN_SIZE[0], 40 + len(obj.interfaces) * 40), ROUTER_MIN_SIZE[1])
+        elif kind == "physical_host":
+            ips = [n.ip.split("/")[0] for n in obj.nics if n.ip]
+            subtitle = ips[0] if ips else "bare metal"
+            handles, handle_kind, edge = [(n.id, n.name) for n in obj.nics], "host_nic", "top"
+            size = PHYSICAL_HOST_SIZE
+        elif kind == "dlr":
+            subtitle = f"DLR · {len(obj.interfaces)} interfaces"
+            size = DLR_SIZE
+        if size and place is not None and place.w and place.h:  # a size the design file asks for
+            size = (max(place.w, 90.0), max(place.h, 40.0))
+        sig = (title, subtitle, tuple(handles), size, family)
+        if sig == item.signature:
+            return
+        item.signature = sig
+        item.title, item.subtitle, item.family = title, subtitle, family
+        item.icon = icon_for(kind, obj)
+        if size:
+            item.set_size(*size)
+        if [h for h, _ in handles] != list(item.handles) or any(
+                item.handles[h].full_label != label for h, label in handles):
+            for hid, handle in item.handles.items():
+                self.handles.pop(hid, None)
+                handle.setParentItem(None)
+                self.removeItem(handle)
+            item.handles = {}
+            for hid, label in handles:
+                handle = HandleItem(hid, handle_kind, label, item, colour)
+                handle.label_below = edge == "bottom"
+                handle.setVisible(not self.overview)
+                item.handles[hid] = handle
+                self.handles[hid] = handle
+        item.handle_edge = edge
+        if not item.frame:
+            self._place_handles(item)
+        item.update()
+
+    def set_overview(self, overview: bool) -> None:
+        """Called by the view when the zoom crosses the level-of-detail threshold."""
+        if overview != self.overview:
+            self.overview = overview
+            for handle in self.handles.values():
+                handle.setVisible(not overview)
+
+    def _place_handles(self, item: NodeItem) -> None:
+        n = len(item.handles)
+        rect = item.size
+        y = rect.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else rect.top()
+        for i, handle in enumerate(item.handles.values()):
+            handle.setPos(rect.left() + rect.width() * (i + 1) / (n + 1), y)
+
+    def children_of(self, oid: str) -> list[str]:
+        """What a frame holds: a host its switches and VMs, a switch its portgroups."""
+        index = self.workbench.document.index
+        obj, kind = index.get(oid), index.kind(oid)
+        if kind == "host":
+            return ([s.id for s in self.topology.switches if s.host == oid and s.kind not in MULTI_HOST_SWITCHES]
+                    + [v.id for v in self.topology.vms if v.host == oid])
+        if kind == "switch":
+            return [pg.id for pg in obj.portgroups]
+        return []
+
+    def descendants(self, oid: str) -> list[str]:
+        out, todo = [], self.children_of(oid)
+        while todo:
+            child = todo.pop()
+            out.append(child)
+            todo += self.children_of(child)
+        return out
+
+    def _fit_frames(self) -> None:
+        """Size each frame to hold its children (switches first, then hosts), then put their handles on."""
+        places = self.topology.layout.places
+        by_host: dict[str, list[str]] = {}
+        for sw in self.topology.switches:
+            if sw.host and sw.kind not in MULTI_HOST_SWITCHES:
+                by_host.setdefault(sw.host, []).append(sw.id)
+        for vm in self.topology.vms:
+            if vm.host:
+                by_host.setdefault(vm.host, []).append(vm.id)
+        for sw in self.topology.switches:
+            self._fit(sw.id, [pg.id for pg in sw.portgroups], SWITCH_MIN, places)
+        for host in self.topology.hosts:
+            self._fit(host.id, by_host.get(host.id, []), HOST_MIN, places, extra_bottom=22)
+            self._place_handles(self.nodes[host.id])
+
+    def _fit(self, oid: str, children: list[str], minimum: tuple[float, float], places, extra_bottom: float = 0) -> None:
+        item = self.nodes[oid]
+        place = places.get(oid)
+        w = max(minimum[0], place.w or 0 if place else 0)
+        h = max(minimum[1], place.h or 0 if place else 0)
+        origin = item.pos()
+        for cid in children:
+            child = self.nodes.get(cid)
+            if child is not None:
+                r = child.sceneBoundingRect()
+                w = max(w, r.right() - origin.x() + PAD)
+                h = max(h, r.bottom() - origin.y() + PAD + extra_bottom)
+        item.set_size(w, h)
+
+    # --- links -------------------------------------------------------------------------------------------
+
+    def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
+        topo = self.topology
+        out: dict[str, tuple[str, str, str]] = {}
+        for vm in topo.vms:
+            for nic in vm.vnics:
+                if nic.network:
+                    out[f"net:{nic.id}"] = ("net", nic.id, nic.network)
+        for sw in topo.switches:
+            for up in sw.uplinks:
+                out[f"up:{sw.id}:{up.pnic}"] = ("uplink", sw.id, up.pnic)
+        for link in topo.links:
+            out[link.id] = ("cable", link.a, link.b)
+        for dlr in topo.nsx.dlrs:
+            for itf in dlr.interfaces:
+                out[f"dlr:{itf.id}"] = ("dlr", dlr.id, itf.network)
+        for router in topo.physical_routers:
+            if router.switch:
+                out[f"l3:{router.id}"] = ("l3", router.id, router.switch)
+        return {k: v for k, v in out.items() if self.anchor_item(v[1]) and self.anchor_item(v[2])}
+
+    def _sync_links(self) -> None:
+        wanted = self._wanted_links()
+        for key in [k for k in self.links if k not in wanted or
+                    (self.links[k].style, self.links[k].a, self.links[k].b) != wanted[k]]:
+            self.removeItem(self.links.pop(key))
+        self.touching = {}
+        for key, (style, a, b) in wanted.items():
+            item = self.links.get(key)
+            if item is None:
+                item = LinkItem(key, style, a, b)
+                self.links[key] = item
+                self.addItem(item)
+            for end in (a, b):
+                self.touching.setdefault(self.node_of(end), set()).add(key)
+            self._route(item)
+        for handle in self.handles.values():
+            handle.connected = False
+        for item in self.links.values():
+            for end in (item.a, item.b):
+                if end in self.handles:
+                    self.handles[end].connected = True
+
+    def node_of(self, oid: str) -> str:
+        handle = self.handles.get(oid)
+        return handle.parentItem().oid if handle is not None else oid
+
+    def anchor_item(self, oid: str | None):
+        if oid is None:
+            return None
+        return self.handles.get(oid) or self.nodes.get(oid)
+
+    def anchor(self, oid: str, toward: QPointF | None = None) -> QPointF | None:
+        """Where a line to ``oid`` ends: a handle's centre, or the middle of a node's top or bottom edge."""
+        item = self.anchor_item(oid)
+        if item is None:
+            return None
+        if isinstance(item, HandleItem):
+            return item.scenePos()
+        rect = item.mapRectToScene(item.size)
+        if toward is None:
+            return rect.center()
+        if item.frame and rect.contains(toward):
+            return QPointF(rect.center().x(), rect.bottom())
+        return QPointF(rect.center().x(), rect.top() if toward.y() < rect.center().y() else rect.bottom())
+
+    def _route(self, link: LinkItem) -> None:
+        pa, pb = self._centre(link.a), self._centre(link.b)
+        a = self.anchor(link.a, pb)
+        b = self.anchor(link.b, pa)
+        if a is not None and b is not None:
+            link.set_ends(a, b)
+
+    def _centre(self, oid: str) -> QPointF:
+        item = self.anchor_item(oid)
+        return item.scenePos() if isinstance(item, HandleItem) else item.mapRectToScene(item.size).center()
+
+    def reroute(self, node_ids) -> None:
+        keys = set()
+        for oid in node_ids:
+            keys |= self.touching.get(oid, set())
+        for key in keys:
+            self._route(self.links[key])
+
+    # --- selection ---------------------------------------------------------------------------------------
+
+    def selected_ids(self) -> list[str]:
+        """The selected objects; a handle inside a selected node goes with its node (rubber band)."""
+        selected = self.selectedItems()
+        return [item.oid for item in selected if hasattr(item, "oid") and not (
+            isinstance(item, HandleItem) and item.parentItem().isSelected())]
+
+    def _selection_to_workbench(self) -> None:
+        if not self._selecting:
+            self._selecting = True
+            try:
+                self.workbench.select(self.selected_ids())
+            finally:
+                self._selecting = False
+
+    def _select_ids(self, ids: list[str]) -> None:
+        if self._selecting:
+            return
+        self._selecting = True
+        try:
+            wanted = set(ids)
+            for item in self.selectedItems():
+                if getattr(item, "oid", None) not in wanted:
+                    item.setSelected(False)
+            for oid in ids:
+                item = self.nodes.get(oid) or self.handles.get(oid) or self.links.get(oid)
+                if item is not None and not item.isSelected():
+                    item.setSelected(True)
+        finally:
+            self._selecting = False
+        shown = [i for i in ids if i in self.nodes or i in self.handles]
+        if shown and not self._syncing:
+            self.focusRequested.emit(self.node_rect(self.node_of(shown[0])))
+
+    # --- containment -------------------------------------------------------------------------------------
+
+    def container_at(self, what: str, pos: QPointF, exclude: set[str] = frozenset()) -> str | None:
+        """The innermost frame at ``pos`` that can hold ``what`` ("host" or "switch" container kinds)."""
+        for item in self.items(pos):
+            if not isinstance(item, NodeItem) or item.oid in exclude:
+                continue
+            if what == "host" and item.kind == "host":
+                return item.oid
+            if what == "switch" and item.kind == "switch":
+                return item.oid
+        return None
+
+    def container_kind(self, oid: str) -> str:
+        """What a dragged object may be dropped into."""
+        index = self.workbench.document.index
+        kind, obj = index.kind(oid), index.get(oid)
+        if kind == "portgroup":
+            return "switch"
+        if kind == "vm" or (kind == "switch" and obj.kind not in MULTI_HOST_SWITCHES):
+            return "host"
+        return ""
+
+    # --- gestures ----------------------------------------------------------------------------------------
+
+    def _item_at(self, pos: QPointF):
+        """The item a press at ``pos`` grabs: a connection handle wins over whatever is drawn above it."""
+        items = self.items(pos)
+        for item in items:
+            if isinstance(item, HandleItem) and item.isVisible():
+                return item
+        for item in items:
+            if isinstance(item, (HandleItem, NodeItem, NoteItem, LinkItem)) and item.isVisible():
+                return item
+        return None
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            super().mousePressEvent(event)
+            return
+        item = self._item_at(event.scenePos())
+        ctrl = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
+        if isinstance(item, HandleItem) and not ctrl:
+            line = QGraphicsPathItem()
+            pen = QPen(QColor("#1e6fff"), 2, Qt.PenStyle.DashLine)
+            line.setPen(pen)
+            line.setZValue(Z["drag"])
+            self.addItem(line)
+            self._link = _LinkDrag(item, line, event.scenePos())
+            event.accept()
+            return
+        if isinstance(item, (NodeItem, NoteItem)) and item.frame and not ctrl and self.in_grip(item, event.scenePos()):
+            self._resize = _Resize(item, event.scenePos(), QRectF(item.size))
+            event.accept()
+            return
+        if isinstance(item, (NodeItem, NoteItem, LinkItem)):
+            if ctrl:
+                item.setSelected(not item.isSelected())
+            elif not item.isSelected():
+                self.clearSelection()
+                item.setSelected(True)
+            if not isinstance(item, LinkItem) and item.isSelected():
+                self._begin_move(event.scenePos())
+                self._move.pressed, self._move.additive = item, ctrl
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    @staticmethod
+    def in_grip(item: NodeItem, pos: QPointF) -> bool:
+        """Whether ``pos`` is on a frame's resize grip (its bottom-right corner)."""
+        corner = item.mapToScene(item.size.bottomRight())
+        return 0 <= corner.x() - pos.x() <= GRIP and 0 <= corner.y() - pos.y() <= GRIP
+
+    def _begin_move(self, press: QPointF) -> None:
+        primary = [i for i in self.selectedItems() if isinstance(i, (NodeItem, NoteItem))]
+        ids = {i.oid for i in primary}
+        moving = list(primary)
+        for item in primary:
+            for cid in self.descendants(item.oid):
+                if cid not in ids and cid in self.nodes:
+                    ids.add(cid)
+                    moving.append(self.nodes[cid])
+        primary = [i for i in primary if not any(i.oid in self.descendants(p.oid) for p in primary if p is not i)]
+        self._move = _Move(press, moving, primary, {i.oid: i.pos() for i in moving})
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._link is not None:
+            path = QPainterPath(self._link.source.scenePos() if isinstance(self._link.source, HandleItem)
+                                else self._link.press)
+            path.lineTo(event.scenePos())
+            self._link.line.setPath(path)
+            event.accept()
+            return
+        if self._resize is not None:
+            r = self._resize
+            delta = event.scenePos() - r.press
+            w, h = r.size.width() + delta.x(), r.size.height() + delta.y()
+            if self.snap_to_grid:
+                origin = r.item.pos()
+                w, h = snap(origin.x() + w) - origin.x(), snap(origin.y() + h) - origin.y()
+            r.item.set_size(max(w, 120.0), max(h, 60.0))
+            if r.item.kind == "host":
+                self._place_handles(r.item)
+            self.reroute([r.item.oid, *self.children_of(r.item.oid)])
+            event.accept()
+            return
+        move = self._move
+        if move is not None:
+            delta = event.scenePos() - move.press
+            if not move.started and delta.manhattanLength() < QApplication.startDragDistance():
+                return
+            move.started = True
+            if self.snap_to_grid and move.primary:
+                lead = move.origins[move.primary[0].oid]
+                delta = QPointF(snap(lead.x() + delta.x()) - lead.x(), snap(lead.y() + delta.y()) - lead.y())
+            self.drag_by(delta)
+            event.accept()
+            return
+        if event.buttons() == Qt.MouseButton.NoButton:
+            self._hover_cursor(event)
+        super().mouseMoveEvent(event)
+
+    def _hover_cursor(self, event: QGraphicsSceneMouseEvent) -> None:
+        """A cross over a connection handle (drag to connect), a diagonal arrow over a frame's resize grip."""
+        view = event.widget().parentWidget() if event.widget() is not None else None
+        if view is None:
+            return
+        item = self._item_at(event.scenePos())
+        if isinstance(item, HandleItem):
+            view.viewport().setCursor(Qt.CursorShape.CrossCursor)
+        elif isinstance(item, NodeItem) and item.frame and self.in_grip(item, event.scenePos()):
+            view.viewport().setCursor(Qt.CursorShape.SizeFDiagCursor)
+        elif not getattr(view, "panning", False):
+            view.viewport().unsetCursor()
+
+    def drag_by(self, delta: QPointF) -> None:
+        """Move the items being dragged to their start + ``delta`` and re-route their links (one frame)."""
+        move = self._move
+        for item in move.items:
+            item.setPos(move.origins[item.oid] + delta)
+        self.reroute(move.origins)
+        self.overlay.refresh()
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._link is not None:
+            drag, self._link = self._link, None
+            self.removeItem(drag.line)
+            self._finish_link(drag.source, drag.press, event.scenePos())
+            event.accept()
+            return
+        if self._resize is not None:
+            r, self._resize = self._resize, None
+            self.editor.resize(r.item.oid, r.item.size.width(), r.item.size.height(), r.item.pos().x(), r.item.pos().y())
+            self.sync()
+            event.accept()
+            return
+        if self._move is not None:
+            move, self._move = self._move, None
+            if move.started:
+                self._finish_move(move)
+            elif not move.additive and len(self.selectedItems()) > 1:
+                self.clearSelection()
+                move.pressed.setSelected(True)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def _finish_link(self, source: HandleItem, press: QPointF, pos: QPointF) -> None:
+        if (pos - press).manhattanLength() < QApplication.startDragDistance():
+            self.clearSelection()  # a click, not a drag: select the vNIC, pNIC or port
+            source.setSelected(True)
+            return
+        target = next((i for i in self.items(pos) if isinstance(i, (HandleItem, NodeItem)) and i is not source),
+                      None)
+        if target is None:
+            self.workbench.status.emit("drop the link on a portgroup, a switch, a pNIC or a port")
+            return
+        target_id = self._target_for(source, target)
+        try:
+            text = self.editor.connect(source.oid, target_id)
+        except EditError as exc:
+            self.workbench.status.emit(str(exc))
+            return
+        self.workbench.status.emit(text)
+
+    def _target_for(self, source: HandleItem, target) -> str:
+        """Dropping a cable end on a physical switch's body plugs it into the first free port."""
+        if isinstance(target, NodeItem) and target.kind == "physical_switch" and source.kind != "vnic":
+            free = [h for h in target.handles.values() if not h.connected]
+            if free:
+                return min(free, key=lambda h: (h.scenePos() - source.scenePos()).manhattanLength()).oid
+        return target.oid
+
+    def _finish_move(self, move: _Move) -> None:
+        positions = {item.oid: (item.pos().x(), item.pos().y()) for item in move.items}
+        moving = set(positions)
+        containers: dict[str, str | None] = {}
+        index = self.workbench.document.index
+        for item in move.primary:
+            what = self.container_kind(item.oid)
+            if not what:
+                continue
+            new = self.container_at(what, item.mapRectToScene(item.size).center(), moving)
+            parent = index.parent(item.oid)
+            old = parent.id if parent is not None and what == "switch" else getattr(index.get(item.oid), "host", None)
+            if new != old and (new is not None or self.container_kind(item.oid) == "host"):
+                containers[item.oid] = new
+        names = [getattr(index.get(i.oid), "name", None) or "note" for i in move.primary]
+        self.editor.move(positions, containers, f"Move {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}")
+        self.sync()
+
+    def nudge(self, dx: float, dy: float) -> bool:
+        """Move the selection (and what it holds) by (dx, dy): the arrow keys. One undo step per press."""
+        moving: dict[str, tuple[float, float]] = {}
+        for oid in self.selected_ids():
+            for moved in [oid, *self.descendants(oid)] if oid in self.nodes else []:
+                item = self.nodes[moved]
+                moving.setdefault(moved, (item.pos().x() + dx, item.pos().y() + dy))
+        return bool(moving) and self.editor.move(moving, text="Nudge")
+
+    # --- what other parts ask ----------------------------------------------------------------------------
+
+    def node_rect(self, oid: str) -> QRectF | None:
+        item = self.nodes.get(oid)
+        return item.mapRectToScene(item.size) if item is not None else None
+
+    def design_rect(self) -> QRectF:
+        """The bounding box of every object drawn (empty for an empty design)."""
+        self.flush()
+        rects = [item.sceneBoundingRect() for item in self.nodes.values()]
+        if not rects:
+            return QRectF()
+        left, top = min(r.left() for r in rects), min(r.top() for r in rects)
+        right, bottom = max(r.right() for r in rects), max(r.bottom() for r in rects)
+        return QRectF(left, top, right - left, bottom - top)
+
+    def next_slot(self, switch_id: str) -> QPointF:
+        """Where the next portgroup dropped into a switch goes: right of the last one, in a row."""
+        rect = self.node_rect(switch_id)
+        right = rect.left() + PAD
+        for pg in self.workbench.document.index.get(switch_id).portgroups:
+            pg_rect = self.node_rect(pg.id)
+            if pg_rect is not None:
+                right = max(right, pg_rect.right() + 16)
+        return QPointF(right, rect.top() + SWITCH_HEADER + 14)
+
+    def drop_size(self, key: str) -> tuple[float, float]:
+        """The size a palette entry will have, so a drop centres it under the cursor."""
+        if key == "portgroup":
+            return PORTGROUP_SIZE
+        if key.startswith("host-"):
+            return HOST_MIN
+        if key.startswith("switch-"):
+            return SWITCH_MIN
+        if key.startswith("vm"):
+            return VM_SIZE
+        return {"physical-switch": physical_switch_size(8), "physical-router": ROUTER_MIN_SIZE,
+                "physical-host": PHYSICAL_HOST_SIZE, "nsx-dlr": DLR_SIZE, "note": NOTE_SIZE}[key]
+

@@ -1,0 +1,240 @@
+"""The canvas view: zoom (wheel, keys, fit), pan (middle button or space + drag), the grid, palette drops."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QPen, QWheelEvent
+from PySide6.QtWidgets import QGraphicsView, QWidget
+
+from ..editing import EditError
+from ..catalog import KINDS
+from .geometry import GRID, snap
+from .items import OVERVIEW_LOD
+from .scene import DesignScene
+
+PALETTE_MIME = "application/x-vnetbench-palette"
+MIN_ZOOM, MAX_ZOOM = 0.03, 4.0
+
+
+class DesignView(QGraphicsView):
+    #: A double-click on an object: the window puts the inspector's focus on it.
+    editRequested = Signal()
+
+    def __init__(self, scene: DesignScene, parent: QWidget | None = None) -> None:
+        super().__init__(scene, parent)
+        self.design = scene
+        self.show_grid = True
+        self._pan_from: QPointF | None = None
+        self._space = False
+        self.setAcceptDrops(True)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.ContainsItemShape)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(True)
+        self.setSceneRect(QRectF(-4000, -4000, 10000, 8000))
+        scene.focusRequested.connect(self.show_rect)
+
+    # --- zoom ------------------------------------------------------------------------------------------
+
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float) -> None:
+        target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
+        factor = target / self.zoom()
+        if abs(factor - 1) > 1e-6:
+            self.scale(factor, factor)
+            self.resetCachedContent()
+        self._detail()
+
+    def zoom_in(self) -> None:
+        self.zoom_by(1.25)
+
+    def zoom_out(self) -> None:
+        self.zoom_by(1 / 1.25)
+
+    def zoom_actual(self) -> None:
+        self.zoom_by(1 / self.zoom())
+
+    def fit(self) -> None:
+        """Show the whole design (Ctrl+0)."""
+        rect = self.design.design_rect()
+        if rect.isEmpty():
+            self.resetTransform()
+            self.centerOn(0, 0)
+            return
+        rect = rect.adjusted(-40, -40, 40, 40)
+        self.setSceneRect(self.sceneRect().united(rect.adjusted(-4000, -4000, 4000, 4000)))
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.zoom() > 1.0:
+            self.zoom_by(1.0 / self.zoom())
+        self.centerOn(rect.center())
+        self.resetCachedContent()
+        self._detail()
+
+    def _detail(self) -> None:
+        """Far out, thousands of hairlines: no antialiasing and no handles, so the overview stays quick."""
+        overview = self.zoom() < OVERVIEW_LOD
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, not overview)
+        self.design.set_overview(overview)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            super().wheelEvent(event)
+            return
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(math.pow(1.15, steps))
+        event.accept()
+
+    def show_rect(self, rect: QRectF) -> None:
+        """Scroll so that ``rect`` is in view (a problem or a hop picked in a panel)."""
+        self.setSceneRect(self.sceneRect().united(rect.adjusted(-400, -400, 400, 400)))
+        self.ensureVisible(rect, 60, 60)
+
+    # --- pan ---------------------------------------------------------------------------------------------
+
+    NUDGE = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1), Qt.Key.Key_Down: (0, 1)}
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            event.accept()
+            return
+        if event.key() in self.NUDGE and not event.modifiers() & ~(
+                Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier):
+            step = 1.0 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else GRID
+            dx, dy = self.NUDGE[event.key()]
+            if self.design.nudge(dx * step, dy * step):
+                event.accept()
+                return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        """Double-click an object: edit it (the inspector takes the focus, on its name or text)."""
+        if event.button() == Qt.MouseButton.LeftButton and self.design.selected_ids():
+            self.editRequested.emit()
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton or (
+                self._space and event.button() == Qt.MouseButton.LeftButton):
+            self._pan_from = event.position()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None:
+            delta = event.position() - self._pan_from
+            self._pan_from = event.position()
+            self.pan_by(delta.x(), delta.y())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def pan_by(self, dx: float, dy: float) -> None:
+        self.horizontalScrollBar().setValue(int(self.horizontalScrollBar().value() - dx))
+        self.verticalScrollBar().setValue(int(self.verticalScrollBar().value() - dy))
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None:
+            self._pan_from = None
+            if self._space:
+                self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            else:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # --- grid ----------------------------------------------------------------------------------------------
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        super().drawBackground(painter, rect)
+        if not self.show_grid:
+            return
+        step = GRID if self.zoom() >= 0.6 else GRID * 5
+        if step * self.zoom() < 6:
+            return
+        left, top = math.floor(rect.left() / step) * step, math.floor(rect.top() / step) * step
+        minor, major = QColor("#edf0f5"), QColor("#dde2ea")
+        x = left
+        while x < rect.right():
+            painter.setPen(QPen(major if round(x / GRID) % 5 == 0 else minor, 0))
+            painter.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()))
+            x += step
+        y = top
+        while y < rect.bottom():
+            painter.setPen(QPen(major if round(y / GRID) % 5 == 0 else minor, 0))
+            painter.drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y))
+            y += step
+
+    def set_grid(self, on: bool) -> None:
+        self.show_grid = on
+        self.resetCachedContent()
+        self.viewport().update()
+
+    # --- drops from the palette ---------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasFormat(PALETTE_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        if event.mimeData().hasFormat(PALETTE_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if not event.mimeData().hasFormat(PALETTE_MIME):
+            event.ignore()
+            return
+        key = bytes(event.mimeData().data(PALETTE_MIME).data()).decode()
+        event.acceptProposedAction()
+        self.drop(key, self.mapToScene(event.position().toPoint()))
+
+    def drop(self, key: str, pos: QPointF) -> str | None:
+        """Add a palette entry at scene point ``pos`` (the drop's code path; also used by double-click)."""
+        kind = KINDS.get(key)
+        if kind is None:
+            return None
+        container = self.design.container_at(kind.container, pos) if kind.container else None
+        w, h = self.design.drop_size(key)
+        x, y = pos.x() - w / 2, pos.y() - h / 2
+        if self.design.snap_to_grid:
+            x, y = snap(x), snap(y)
+        if key == "portgroup" and container:
+            slot = self.design.next_slot(container)
+            x, y = slot.x(), slot.y()
+        try:
+            oid = self.design.editor.add(key, x, y, container)
+        except EditError as exc:
+            self.design.workbench.status.emit(str(exc))
+            return None
+        self.design.workbench.select([oid])
+        self.setFocus()
+        return oid

@@ -1,0 +1,131 @@
+"""Reading what a person types into a model field: the right type, checked the way validation checks it.
+
+The inspector calls ``parse`` on every keystroke, so a bad value (VLAN 5000 on a standard switch, an address
+without a prefix) shows its message while typing and is never written to the model.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import types
+import typing
+from enum import Enum
+from typing import Any
+
+from ..model import Index, SwitchKind
+from ..model.vlan import VlanError, check_vlan_id, parse_ranges, parse_vlan
+
+#: Integer fields that hold one VLAN tag.
+VLAN_TAGS = {"guest_vlan", "access_vlan", "native_vlan", "vlan"}
+MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+class FieldError(ValueError):
+    """What is wrong with a typed value, and what to type instead."""
+
+
+def optional(hint: Any) -> tuple[Any, bool]:
+    """(the type without None, whether None is allowed)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        allows_none = len(args) < len(typing.get_args(hint))
+        inner = args[0] if len(args) == 1 else typing.Union[tuple(args)]
+        return inner, allows_none
+    return hint, False
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return ", ".join(format_value(v) for v in value)
+    return str(value)
+
+
+def parse(text: str, hint: Any, field: str, switch_kind: SwitchKind | None = None,
+          index: Index | None = None) -> Any:
+    """The value ``text`` means for a field of type ``hint``; ``FieldError`` says what is wrong."""
+    text = text.strip()
+    inner, allows_none = optional(hint)
+    if text == "" and allows_none:
+        return None
+    if field == "vlan" and switch_kind is not None:  # a portgroup's VLAN, read as its switch kind reads it
+        try:
+            parse_vlan(text, switch_kind)
+        except VlanError as exc:
+            raise FieldError(f"{exc.message}: {exc.hint}") from None
+        return int(text) if text.isdigit() else text
+    if field == "allowed":
+        try:
+            parse_ranges(text)
+        except VlanError as exc:
+            raise FieldError(f"{exc.message}: {exc.hint}") from None
+        return text
+    if isinstance(inner, type) and issubclass(inner, Enum):
+        try:
+            return inner(text)
+        except ValueError:
+            raise FieldError(f"choose one of {', '.join(m.value for m in inner)}") from None
+    if inner is bool:
+        if text.lower() in ("true", "yes", "1", "on"):
+            return True
+        if text.lower() in ("false", "no", "0", "off"):
+            return False
+        raise FieldError("write true or false")
+    if inner is int:
+        if not re.fullmatch(r"-?\d+", text):
+            raise FieldError("write a whole number")
+        value = int(text)
+        if field in VLAN_TAGS:
+            try:
+                check_vlan_id(value)
+            except VlanError as exc:
+                raise FieldError(f"{exc.message}: {exc.hint}") from None
+        elif value < 0:
+            raise FieldError("write a number of 0 or more")
+        return value
+    if inner is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise FieldError("write a number") from None
+    if typing.get_origin(inner) is list:
+        items = [t.strip() for t in text.split(",") if t.strip()]
+        if index is not None:
+            unknown = [t for t in items if t not in index]
+            if unknown:
+                raise FieldError(f"no object with id {unknown[0]!r}: list ids separated by commas")
+        return items
+    if str in typing.get_args(inner) and int in typing.get_args(inner):  # a port: a number or a range
+        return int(text) if text.isdigit() else text
+    if inner is str:
+        return _checked_text(text, field)
+    raise FieldError(f"cannot edit {field} here")
+
+
+def _checked_text(text: str, field: str) -> str:
+    if field == "ip" and text:
+        try:
+            ipaddress.ip_interface(text)
+        except ValueError:
+            raise FieldError("write an address with its prefix, like 10.0.1.5/24") from None
+        if "/" not in text:
+            raise FieldError("add the prefix length, like 10.0.1.5/24")
+    elif field in ("gateway", "host_address", "nat_gateway", "via") and text:
+        try:
+            ipaddress.ip_address(text.split("/")[0])
+        except ValueError:
+            raise FieldError("write an IP address, like 10.0.1.1") from None
+    elif field == "prefix" and text:
+        try:
+            ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            raise FieldError("write a network, like 10.0.2.0/24") from None
+    elif field == "mac" and text and not MAC.match(text):
+        raise FieldError("write a MAC address like 00:50:56:01:02:03")
+    elif field in ("id", "name") and not text:
+        raise FieldError(f"the {field} cannot be empty")
+    return text

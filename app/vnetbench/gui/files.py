@@ -1,0 +1,148 @@
+"""Where the designer keeps its own files: settings, recent files and autosaves in the user data folder.
+
+``VNETBENCH_DATA_DIR`` overrides the folder (tests use it, so they never touch a person's settings).
+An autosave is a design file plus a small JSON note of which file it belongs to; a clean exit deletes
+both, so an autosave still there at start means the last session ended without saving: we offer it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths
+
+from ..model.fileformat import atomic_write
+
+RECENT_LIMIT = 10
+
+
+def data_dir() -> Path:
+    override = os.environ.get("VNETBENCH_DATA_DIR")
+    base = Path(override) if override else Path(
+        QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation) or Path.home() / ".vnetbench")
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def settings() -> QSettings:
+    return QSettings(str(data_dir() / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def recent_files() -> list[str]:
+    value = settings().value("recent", [])
+    items = [value] if isinstance(value, str) else list(value or [])
+    return [p for p in items if p]
+
+
+def add_recent(path: str) -> list[str]:
+    path = str(Path(path).resolve())
+    items = [path] + [p for p in recent_files() if p != path]
+    store = settings()
+    store.setValue("recent", items[:RECENT_LIMIT])
+    store.sync()
+    return items[:RECENT_LIMIT]
+
+
+def clear_recent() -> None:
+    store = settings()
+    store.setValue("recent", [])
+    store.sync()
+
+
+def _running_elsewhere(pid: object) -> bool:
+    """Whether another live process (another window) owns an autosave: not a crash, leave it alone."""
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class Autosaved:
+    """An autosave left by a session that did not end cleanly."""
+
+    path: Path
+    meta: Path
+    original: str | None
+    saved_at: float
+
+    def describe(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.saved_at))
+        return f"{Path(self.original).name if self.original else 'an unsaved design'} (autosaved {when})"
+
+
+class Autosave:
+    """The autosave slot of one window: written after edits and on a timer, deleted on a clean close."""
+
+    def __init__(self) -> None:
+        self.folder = data_dir() / "autosave"
+        self.session = uuid.uuid4().hex[:12]
+        self.original: str | None = None
+        #: Bumped whenever the slot is dropped or moves: a write prepared before that is stale and skipped.
+        self.generation = 0
+
+    def _stem(self) -> str:
+        key = self.original or f"untitled-{self.session}"
+        return hashlib.sha1(key.encode()).hexdigest()[:16]
+
+    @property
+    def path(self) -> Path:
+        return self.folder / f"{self._stem()}.vnet.yaml"
+
+    @property
+    def meta_path(self) -> Path:
+        return self.folder / f"{self._stem()}.json"
+
+    def follow(self, original: str | None) -> None:
+        """The window now edits ``original`` (after open or save as): drop the old slot, use the new one."""
+        self.discard()
+        self.original = str(Path(original).resolve()) if original else None
+
+    def write(self, text: str, generation: int | None = None) -> Path | None:
+        """Write the slot (from any thread); ``None`` when the slot changed since ``generation`` was read."""
+        if generation is not None and generation != self.generation:
+            return None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path, text)
+        meta = {"original": self.original, "saved_at": time.time(), "pid": os.getpid(), "session": self.session}
+        atomic_write(self.meta_path, json.dumps(meta))
+        return self.path
+
+    def discard(self) -> None:
+        self.generation += 1
+        for p in (self.path, self.meta_path):
+            p.unlink(missing_ok=True)
+
+    def left_behind(self) -> list[Autosaved]:
+        """Autosaves from sessions that ended without saving, newer than the file they belong to."""
+        found: list[Autosaved] = []
+        for meta_path in sorted(self.folder.glob("*.json")):
+            design = meta_path.parent / f"{meta_path.stem}.vnet.yaml"
+            try:
+                meta = json.loads(meta_path.read_text())
+            except (OSError, ValueError):
+                continue
+            if not design.exists() or meta.get("session") == self.session or _running_elsewhere(meta.get("pid")):
+                continue
+            original = meta.get("original")
+            saved_at = float(meta.get("saved_at", design.stat().st_mtime))
+            if original and Path(original).exists() and Path(original).stat().st_mtime >= saved_at:
+                continue
+            found.append(Autosaved(design, meta_path, original, saved_at))
+        return found
+
+    @staticmethod
+    def forget(saved: Autosaved) -> None:
+        saved.path.unlink(missing_ok=True)
+        saved.meta.unlink(missing_ok=True)

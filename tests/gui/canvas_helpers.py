@@ -1,0 +1,102 @@
+"""Driving the designer like a person does: a window fixture, mouse drags and clicks on the canvas, typing
+into the inspector. Every helper goes through Qt events on the real widgets, not through the editor."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QComboBox, QLineEdit, QMessageBox
+
+from vnetbench.gui.mainwindow import MainWindow
+
+REAL_DISPLAY = bool(os.environ.get("DISPLAY")) and os.environ.get("QT_QPA_PLATFORM", "xcb") not in (
+    "offscreen", "minimal")
+needs_display = pytest.mark.skipif(not REAL_DISPLAY, reason="a real QDrag needs an X server (run under xvfb-run)")
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "userdata"
+    monkeypatch.setenv("VNETBENCH_DATA_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def window(qtbot, data_dir):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.questions = []
+    win.ask_unsaved = lambda: win.questions.append("unsaved") or QMessageBox.StandardButton.Discard
+    win.ask_restore = lambda saved: win.questions.append("restore") or False
+    win.tell_error = lambda title, message: win.questions.append(f"{title}: {message}")
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()  # shortcuts (a window-wide context) need the active window
+    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    yield win
+    win.close()
+
+
+def viewport_point(win: MainWindow, scene_pos: QPointF) -> QPoint:
+    """Where a scene point is on the canvas viewport, scrolling it into view first."""
+    view = win.view
+    point = view.mapFromScene(scene_pos)
+    if not view.viewport().rect().adjusted(10, 10, -10, -10).contains(point):
+        view.centerOn(scene_pos)
+        point = view.mapFromScene(scene_pos)
+    return point
+
+
+def mouse_drag(win: MainWindow, start: QPointF, end: QPointF,
+               modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier, steps: int = 6) -> None:
+    """Press at ``start``, move in steps, release at ``end`` (scene points), on the canvas viewport."""
+    viewport = win.view.viewport()
+    a = viewport_point(win, start)
+    b = win.view.mapFromScene(end)
+    if not viewport.rect().contains(b):  # both ends must be visible: fit the design first
+        win.view.fit()
+        a, b = win.view.mapFromScene(start), win.view.mapFromScene(end)
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, modifiers, a)
+    for i in range(1, steps + 1):
+        p = a + (b - a) * (i / steps)
+        QTest.mouseMove(viewport, p)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifiers, b)
+
+
+def click(win: MainWindow, pos: QPointF, modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    QTest.mouseClick(win.view.viewport(), Qt.MouseButton.LeftButton, modifiers, viewport_point(win, pos))
+
+
+def centre(win: MainWindow, oid: str) -> QPointF:
+    return win.scene.node_rect(oid).center()
+
+
+def handle(win: MainWindow, oid: str) -> QPointF:
+    return win.scene.handles[oid].scenePos()
+
+
+def type_into(win: MainWindow, field: str, text: str) -> QLineEdit:
+    """Select-all, type ``text`` and press Enter in the inspector's field (as a person edits it)."""
+    widget = win.inspector.fields[field]
+    assert isinstance(widget, QLineEdit), field
+    widget.setFocus()
+    widget.selectAll()
+    QTest.keyClick(widget, Qt.Key.Key_Backspace)
+    QTest.keyClicks(widget, text)
+    QTest.keyClick(widget, Qt.Key.Key_Return)
+    return widget
+
+
+def choose(win: MainWindow, field: str, label: str) -> None:
+    """Pick an entry of an inspector combo box by its text (through the popup's keyboard path)."""
+    combo = win.inspector.fields[field]
+    assert isinstance(combo, QComboBox), field
+    row = combo.findText(label)
+    assert row >= 0, f"{label!r} not offered in {field}: {[combo.itemText(i) for i in range(combo.count())]}"
+    combo.setCurrentIndex(row)
+    combo.activated.emit(row)
