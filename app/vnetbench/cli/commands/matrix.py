@@ -1,0 +1,53 @@
+"""``vnetbench matrix FILE``: the verdict for every ordered pair of VMs and physical hosts."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+
+from ...predict import Engine, Verdict
+from ...predict.calibration import CalibrationError
+from ..common import load_design, print_json
+from ..main import EXIT_OK, CliError
+
+SHORT = {Verdict.IN_HOST: "H", Verdict.IN_HOST_ROUTED: "HR", Verdict.VIA_PHYSICAL: "P",
+         Verdict.ROUTED_VIA_PHYSICAL: "PR", Verdict.BLOCKED: "X", Verdict.UNREACHABLE: "-"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("matrix", help="the verdict for every pair of VMs (all-pairs matrix)",
+                              description="Predict every ordered pair on equivalence classes.")
+    p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print {endpoints, verdicts: [[...]]} as JSON")
+    out.add_argument("--csv", action="store_true", help="print src,dst,verdict rows as CSV")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        engine = Engine(load_design(args.file))
+    except CalibrationError as exc:
+        raise CliError(f"calibration: {exc}") from None
+    matrix = engine.matrix()
+    index = engine.network.index
+    names = [index.get(e).name for e in matrix.endpoints]
+    if args.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(["src", "dst", "verdict"])
+        for src, dst, verdict in matrix.rows():
+            if src != dst:
+                writer.writerow([index.get(src).name, index.get(dst).name, str(verdict)])
+        return EXIT_OK
+    grid = [[str(matrix.verdict(a, b)) if a != b else None for b in matrix.endpoints] for a in matrix.endpoints]
+    if args.json:
+        print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid})
+        return EXIT_OK
+    width = max((len(n) for n in names), default=4)
+    print(" " * width + "  " + " ".join(f"{i + 1:>3}" for i in range(len(names))))
+    for i, (name, row) in enumerate(zip(names, grid)):
+        cells = " ".join(f"{SHORT[Verdict(v)] if v else '.':>3}" for v in row)
+        print(f"{name:<{width}}  {cells}   {i + 1}")
+    print("\n" + "  ".join(f"{s}={v}" for v, s in SHORT.items()) + "  .=itself")
+    return EXIT_OK

@@ -1,0 +1,84 @@
+"""Calibration profiles: the costs estimates are computed from, read from data files that name their sources.
+
+A profile lives in ``resources/calibration/<name>.yaml`` (or any path). ``published`` holds the figures of the
+seed articles; a measured run can be written as a profile of its own with the same keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from .. import resources_dir
+
+DEFAULT_PROFILE = "published"
+
+
+class CalibrationError(ValueError):
+    """A profile file is missing or lacks a figure; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    name: str
+    vnic_mbps: dict[str, float]
+    pnic_efficiency: float
+    paravirtual_types: frozenset[str]
+    emulated_forwarding_cap_mbps: float
+    latency_us: dict[str, float]
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def vnic(self, nic_type: str | None) -> float:
+        return self.vnic_mbps.get(nic_type or "vmxnet3", self.vnic_mbps.get("vmxnet3", 10000.0))
+
+    def latency(self, kind: str) -> float:
+        return self.latency_us.get(kind, 0.0)
+
+    @property
+    def source(self) -> str:
+        return f"{self.name} ({', '.join(self.sources) or 'no sources named'})"
+
+
+def _value(data: dict, key: str, where: str) -> float:
+    item = data.get(key)
+    if isinstance(item, dict):
+        item = item.get("value")
+    if not isinstance(item, (int, float)) or isinstance(item, bool):
+        raise CalibrationError(f"{where}: {key} needs a number (write `{key}: {{value: N, source: ...}}`)")
+    return float(item)
+
+
+def _path(name: str) -> Path:
+    candidate = Path(name)
+    if candidate.suffix in (".yaml", ".yml"):
+        return candidate
+    return resources_dir() / "calibration" / f"{name}.yaml"
+
+
+@cache
+def load_profile(name: str = DEFAULT_PROFILE) -> Calibration:
+    path = _path(name)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CalibrationError(f"calibration profile {name!r} not found at {path}") from None
+    except yaml.YAMLError as exc:
+        raise CalibrationError(f"{path}: not readable YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{path}: a profile is a mapping of figures")
+    where = str(path)
+    vnics = data.get("vnic_mbps") or {}
+    fwd = data.get("forwarding_vm") or {}
+    lat = data.get("latency_us") or {}
+    return Calibration(
+        name=str(data.get("name") or name),
+        vnic_mbps={k: _value(vnics, k, f"{where}: vnic_mbps") for k in vnics},
+        pnic_efficiency=_value(data, "pnic_efficiency", where),
+        paravirtual_types=frozenset(fwd.get("paravirtual_types") or ()),
+        emulated_forwarding_cap_mbps=_value(fwd, "emulated_cap_mbps", f"{where}: forwarding_vm"),
+        latency_us={k: _value(lat, k, f"{where}: latency_us") for k in lat},
+        sources={str(k): str(v) for k, v in (data.get("sources") or {}).items()},
+    )

@@ -1,0 +1,592 @@
+"""The walk for one flow (SEMANTICS.md section 4) over a compiled ``Network``, one direction at a time.
+
+L3 decision at the sender, L2 delivery over segments, gateways that route and apply their rules, the NSX DFW
+at both vNICs. ``Walker.flow`` runs both directions and combines them into a ``Prediction``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..model.objects import Action, PortMode
+from ..model.vlan import VlanError, parse_ranges
+from .calibration import Calibration
+from .network import Device, Network, Point
+from .result import Estimate, Hop, Prediction, Trace, Verdict
+from .rules import Party, evaluate
+
+#: A loop guard: no sane design routes a packet through more gateways than this.
+MAX_ROUTED = 8
+
+IN_HOST, PHYSICAL = 1, 2
+
+
+@dataclass
+class Leg:
+    """L2 delivery between two segments."""
+
+    ok: bool
+    code: int = 0                       # 0 none, IN_HOST, PHYSICAL
+    blocked: bool = False
+    hops: list[Hop] = field(default_factory=list)
+    pnics: list[str] = field(default_factory=list)
+    segments: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    stateful: list[str] = field(default_factory=list)
+    capacity: list[tuple[float, str]] = field(default_factory=list)
+    latency: float = 0.0
+    reason: str = ""
+
+
+@dataclass
+class Walk:
+    """What one direction collected so far."""
+
+    src: str
+    dst: str
+    hops: list[Hop] = field(default_factory=list)
+    pnics: list[str] = field(default_factory=list)
+    routed_by: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    segments: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    stateful: list[str] = field(default_factory=list)
+    capacity: list[tuple[float, str]] = field(default_factory=list)
+    latency: float = 0.0
+    delivered: bool = False
+    blocked: bool = False
+    nat: bool = False
+
+    def add_leg(self, leg: Leg) -> None:
+        self.hops += leg.hops
+        self.pnics += leg.pnics
+        self.segments += [s for s in leg.segments if not self.segments or self.segments[-1] != s]
+        self.rules += leg.rules
+        self.stateful += leg.stateful
+        self.capacity += leg.capacity
+        self.latency += leg.latency
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.blocked:
+            return Verdict.BLOCKED
+        if not self.delivered:
+            return Verdict.UNREACHABLE
+        if self.pnics:
+            return Verdict.ROUTED_VIA_PHYSICAL if self.routed_by else Verdict.VIA_PHYSICAL
+        return Verdict.IN_HOST_ROUTED if self.routed_by else Verdict.IN_HOST
+
+
+class Walker:
+    def __init__(self, network: Network, calibration: Calibration) -> None:
+        self.net = network
+        self.cal = calibration
+        self.dfw = network.topology.nsx.dfw
+
+    # --- L2 ----------------------------------------------------------------------------------------
+
+    def l2_code(self, a: int, b: int) -> int:
+        """Reachability from the segment labels: 0 none, IN_HOST, PHYSICAL (bridge domains need ``leg``)."""
+        sa, sb = self.net.segments[a], self.net.segments[b]
+        if sa.local == sb.local:
+            return IN_HOST
+        if sa.domain != sb.domain or (sa.attachment != -1 and sa.attachment == sb.attachment):
+            return 0
+        return PHYSICAL
+
+    def _l2_reason(self, a: int, b: int) -> str:
+        net = self.net
+        sa, sb = net.segments[a], net.segments[b]
+        if sa.domain == sb.domain and sa.attachment == sb.attachment != -1:
+            port_id, vlan = net.attachments[sa.attachment]
+            port = net.port[port_id]
+            return (f"{sa.name} and {sb.name} both reach the physical network through port {port.name} of "
+                    f"{net.port_switch[port_id].name}, which has no hairpin (reflective relay), so frames "
+                    f"cannot come back out of the port they entered")
+        problems = sa.problems + [p for p in sb.problems if p not in sa.problems]
+        if problems:
+            return "; ".join(problems)
+        missing = self._missing_trunks(a, b)
+        if missing:
+            return "; ".join(missing)
+        return f"no L2 path joins {sa.name} and {sb.name}"
+
+    def _wire(self, seg_id: int) -> int | None:
+        """The physical segment a segment's frames reach (itself when physical), if any."""
+        net = self.net
+        if net.segments[seg_id].physical:
+            return seg_id
+        for _, peer, data in net.graph.edges(seg_id, data=True):
+            if data["kind"] == "uplink":
+                return peer
+        return None
+
+    def _missing_trunks(self, a: int, b: int) -> list[str]:
+        """Why two wired segments do not meet: different VLANs, or inter-switch ports on the way between their
+        switches that do not carry the VLAN (a chain of trunks needs it on every one)."""
+        net = self.net
+        wa, wb = self._wire(a), self._wire(b)
+        if wa is None or wb is None:
+            return []
+        pa, pb = net.segments[wa], net.segments[wb]
+        if pa.vlan != pb.vlan:
+            return [f"{net.segments[a].name} reaches {pa.name} but {net.segments[b].name} reaches {pb.name}"]
+        try:
+            path = nx.shortest_path(net.switch_graph, pa.object_id, pb.object_id)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return [f"no cable joins {net.name_of(pa.object_id)} and {net.name_of(pb.object_id)}"]
+        out = []
+        for x, y in zip(path, path[1:]):
+            for port_id in net.switch_graph.edges[x, y]["ports"]:
+                port = net.port[port_id]
+                if not port.up:
+                    out.append(f"port {port.name} of {net.port_switch[port_id].name} is down")
+                    continue
+                try:
+                    allowed = parse_ranges(port.allowed) if port.mode is PortMode.TRUNK else ()
+                except VlanError:
+                    allowed = ()
+                carried = any(lo <= pa.vlan <= hi for lo, hi in allowed) if port.mode is PortMode.TRUNK \
+                    else port.access_vlan == pa.vlan
+                if not carried:
+                    out.append(f"port {port.name} of {net.port_switch[port_id].name} does not allow VLAN {pa.vlan}")
+        return out
+
+    def leg(self, a: int, b: int, src: Party, dst: Party, proto: str | None, port: int | None,
+            reply: bool = False) -> Leg:
+        net = self.net
+        sa = net.segments[a]
+        code = self.l2_code(a, b)
+        if a == b:
+            return Leg(True, IN_HOST, hops=[self._seg_hop(a)], segments=[sa.name],
+                       latency=self.cal.latency("switch"))
+        if code == 0 and not (sa.has_bridge and sa.domain == net.segments[b].domain):
+            return Leg(False, reason=self._l2_reason(a, b))
+        try:
+            path = nx.bidirectional_shortest_path(net.graph, a, b)
+        except nx.NetworkXNoPath:
+            return Leg(False, reason=self._l2_reason(a, b))
+        leg = Leg(True)
+        entered: dict[int, tuple[str, bool]] = {}
+        for i, node in enumerate(path):
+            seg = net.segments[node]
+            if not seg.name.endswith("overlay"):
+                leg.hops.append(self._seg_hop(node))
+                leg.segments.append(seg.name)
+                leg.latency += self.cal.latency("physical_switch" if seg.physical else "switch")
+            if i + 1 == len(path):
+                break
+            nxt = path[i + 1]
+            data = net.graph.edges[node, nxt]
+            kind = data["kind"]
+            if kind == "uplink":
+                pnic = net.pnic[data["pnic"]]
+                port_obj = net.port[data["port"]]
+                pnic_hop = Hop("pnic", pnic.id, f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}",
+                               f"{pnic.speed_mbps} Mbit/s")
+                port_hop = Hop("port", port_obj.id, f"{net.port_switch[port_obj.id].name} {port_obj.name}",
+                               "hairpin" if port_obj.hairpin else "")
+                going_out = not seg.physical
+                leg.hops += [pnic_hop, port_hop] if going_out else [port_hop, pnic_hop]
+                leg.pnics.append(pnic.id)
+                leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, pnic_hop.name))
+                leg.latency += self.cal.latency("pnic")
+                if going_out:
+                    entered[nxt] = (port_obj.id, data["hairpin"])
+                elif entered.get(node) == (port_obj.id, False):
+                    leg.ok = False
+                    leg.reason = (f"{port_obj.name} of {net.port_switch[port_obj.id].name} would have to send the "
+                                  f"frame back out of the port it came in on, and it has no hairpin")
+                    return leg
+            elif kind == "trunk":
+                pa, pb = (net.port[p] for p in data["ports"])
+                if net.port_switch[pa.id].id != seg.object_id:
+                    pa, pb = pb, pa
+                leg.hops += [Hop("port", pa.id, f"{net.port_switch[pa.id].name} {pa.name}", "trunk"),
+                             Hop("port", pb.id, f"{net.port_switch[pb.id].name} {pb.name}", "trunk")]
+            elif kind == "overlay":
+                pnic = net.pnic[data["pnic"]]
+                name = f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}"
+                leg.hops.append(Hop("pnic", pnic.id, name, "overlay transport"))
+                if not seg.name.endswith("overlay"):
+                    leg.hops.append(Hop("overlay", seg.object_id, f"{net.segments[nxt].name} tunnel", "VXLAN/Geneve"))
+                leg.pnics.append(pnic.id)
+                leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, name))
+                leg.latency += self.cal.latency("pnic") + self.cal.latency("overlay")
+            elif kind == "bridge":
+                bridge = net.bridges[data["bridge"]]
+                vm = bridge.vm
+                leg.hops.append(Hop("firewall", vm.id, vm.name, "bridged"))
+                leg.latency += self.cal.latency("firewall")
+                leg.capacity.append((self._forwarding_capacity([str(n.type) for n in vm.vnics]), vm.name))
+                if not bridge.security_ok:
+                    leg.blocked = True
+                    leg.reason = bridge.security_problem
+                    return leg
+                fwd = vm.forwarding
+                if fwd.stateful:
+                    leg.stateful.append(vm.id)
+                if reply and fwd.stateful:
+                    continue  # a reply passes a stateful firewall on the connection's state
+                allowed, which = evaluate(fwd.rules, fwd.default_policy, src, dst, proto, port)
+                leg.rules.append(f"{vm.name}: {which}")
+                if not allowed:
+                    leg.blocked = True
+                    leg.reason = f"bridged firewall {vm.name} drops it ({which})"
+                    return leg
+        leg.code = PHYSICAL if leg.pnics else IN_HOST
+        return leg
+
+    def _seg_hop(self, seg_id: int) -> Hop:
+        seg = self.net.segments[seg_id]
+        return Hop("physical_switch" if seg.physical else "switch", seg.object_id, seg.name)
+
+    def _forwarding_capacity(self, types) -> float:
+        """A forwarding VM moves traffic as fast as its vNICs, but emulated drivers cap it (seed 000)."""
+        types = [t for t in types if t] or ["vmxnet3"]
+        cap = min(self.cal.vnic(t) for t in types)
+        if any(t not in self.cal.paravirtual_types for t in types):
+            cap = min(cap, self.cal.emulated_forwarding_cap_mbps)
+        return cap
+
+    # --- parties and endpoints ------------------------------------------------------------------------
+
+    def party(self, point: Point) -> Party:
+        ids = {point.owner, point.nic}
+        if point.portgroup:
+            ids.add(point.portgroup)
+        return Party(point.ip, frozenset(ids))
+
+    def dfw_check(self, point: Point, src: Party, dst: Party, proto: str | None, port: int | None,
+                  where: str) -> tuple[bool, str, int]:
+        """DFW at one vNIC: the rules applied to it, first match, default policy; (allowed, text, rule count)."""
+        ids = self.party(point).ids | ({self.net.segments[point.segment].object_id} if point.segment is not None else set())
+        rules = [r for r in self.dfw.rules if not r.applied_to or ids & set(r.applied_to)]
+        allowed, which = evaluate(rules, self.dfw.default_policy, src, dst, proto, port)
+        return allowed, f"DFW at {point.name} ({where}): {which}", len(rules)
+
+    def choose_source(self, points: list[Point], dst_ip: ipaddress.IPv4Address | None) -> Point | None:
+        usable = [p for p in points if p.segment is not None and p.iface is not None]
+        if dst_ip is not None:
+            for p in usable:
+                if dst_ip in p.iface.network:
+                    return p
+        for p in usable:
+            if p.gateway is not None:
+                return p
+        return usable[0] if usable else (points[0] if points else None)
+
+    # --- one direction -------------------------------------------------------------------------------
+
+    def direction(self, src_id: str, dst_id: str, proto: str | None, port: int | None,
+                  only_dst: Point | None = None, reply: bool = False) -> tuple[Walk, Point | None, Point | None]:
+        """Walk src -> dst; tries each of dst's interfaces and keeps the first that delivers.
+
+        A ``reply`` is the answer of a conversation: stateful firewalls (and a stateful DFW) pass it on the
+        connection's state instead of their rules, stateless ones see an ephemeral port (no port)."""
+        if reply:
+            port = None
+        dst_points = [only_dst] if only_dst is not None else self.net.points.get(dst_id, [])
+        if len(dst_points) > 1:  # a person means the address nearest to the source: one in a shared subnet first
+            nets = [p.iface.network for p in self.net.points.get(src_id, []) if p.iface is not None and p.segment is not None]
+            dst_points = sorted(dst_points, key=lambda p: not (p.segment is not None and p.ip is not None
+                                                               and any(p.ip in n for n in nets)))
+        first: tuple[Walk, Point | None, Point | None] | None = None
+        for dst_point in dst_points or [None]:
+            result = self._direction(src_id, dst_id, dst_point, proto, port, reply)
+            if result[0].delivered:
+                return result
+            if first is None:
+                first = result
+        return first
+
+    def _direction(self, src_id: str, dst_id: str, dst_point: Point | None, proto: str | None,
+                   port: int | None, reply: bool = False) -> tuple[Walk, Point | None, Point | None]:
+        net = self.net
+        walk = Walk(src_id, dst_id)
+        src_points = net.points.get(src_id, [])
+        dst_name = net.name_of(dst_id)
+        src_name = net.name_of(src_id)
+        if dst_point is None or dst_point.iface is None:
+            walk.reasons.append(f"{dst_name} has no IPv4 address to send to")
+            return walk, None, dst_point
+        dst_ip = dst_point.ip
+        src_point = self.choose_source(src_points, dst_ip)
+        if src_point is None:
+            walk.reasons.append(f"{src_name} has no network adapter")
+            return walk, None, dst_point
+        for point in (src_point, dst_point):
+            if point.problem:
+                walk.reasons.append(point.problem)
+                return walk, src_point, dst_point
+        if src_point.iface is None:
+            walk.reasons.append(f"{src_point.name} has no IPv4 address")
+            return walk, src_point, dst_point
+        src_party, dst_party = self.party(src_point), self.party(dst_point)
+        walk.hops.append(Hop("vnic" if src_point.nic_type else "host_nic", src_point.nic, src_point.name,
+                             str(src_point.iface)))
+        if src_point.portgroup and net.index.kind(src_point.portgroup) == "portgroup":
+            walk.hops.append(Hop("portgroup", src_point.portgroup, net.index.get(src_point.portgroup).name))
+        if src_point.nic_type:
+            walk.capacity.append((self.cal.vnic(src_point.nic_type), f"{src_point.name} ({src_point.nic_type})"))
+        if dst_point.nic_type:
+            walk.capacity.append((self.cal.vnic(dst_point.nic_type), f"{dst_point.name} ({dst_point.nic_type})"))
+        dfw_on = net.dfw_active and not (reply and self.dfw.stateful)
+        dfw_here = dfw_on and src_point.nic_type is not None
+        if dfw_here:
+            ok, text, count = self.dfw_check(src_point, src_party, dst_party, proto, port, "out")
+            walk.rules.append(text)
+            walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
+            if not ok:
+                walk.blocked = True
+                walk.reasons.append(f"the NSX distributed firewall drops it at {src_point.name}: {text}")
+                return walk, src_point, dst_point
+        dst_seg = net.segments[dst_point.segment]
+        if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment:
+            walk.reasons.append(f"{dst_name} sits behind {self._nat_inside[dst_seg.object_id]}, which hides it "
+                                f"from outside (no port forwarding is modelled)")
+            return walk, src_point, dst_point
+
+        seg, network = src_point.segment, src_point.iface.network
+        if dst_ip not in network:
+            if src_point.gateway is None:
+                walk.reasons.append(f"{dst_name} ({dst_ip}) is outside {src_point.name}'s subnet {network} and "
+                                    f"{src_point.name} has no default gateway")
+                return walk, src_point, dst_point
+            if src_point.gateway not in network:
+                walk.reasons.append(f"{src_point.name}'s gateway {src_point.gateway} is outside its subnet "
+                                    f"{network}, so it has no route to {dst_ip}")
+                return walk, src_point, dst_point
+            entry = self.gateway_entry(walk, seg, src_point.gateway)
+            if entry is None:
+                return walk, src_point, dst_point
+            device, point, in_seg = entry
+            leg = self.leg(seg, in_seg, src_party, dst_party, proto, port, reply)
+            walk.add_leg(leg)
+            if leg.blocked or not leg.ok:
+                walk.blocked = leg.blocked
+                walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})")
+                return walk, src_point, dst_point
+            seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
+            if seg is None:
+                return walk, src_point, dst_point
+        leg = self.leg(seg, dst_point.segment, src_party, dst_party, proto, port, reply)
+        walk.add_leg(leg)
+        if leg.blocked or not leg.ok:
+            walk.blocked = leg.blocked
+            walk.reasons.append(leg.reason)
+            return walk, src_point, dst_point
+        if dfw_on and dst_point.nic_type is not None:
+            ok, text, count = self.dfw_check(dst_point, src_party, dst_party, proto, port, "in")
+            walk.rules.append(text)
+            walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
+            if not ok:
+                walk.blocked = True
+                walk.reasons.append(f"the NSX distributed firewall drops it at {dst_point.name}: {text}")
+                return walk, src_point, dst_point
+        if dst_point.portgroup and net.index.kind(dst_point.portgroup) == "portgroup":
+            walk.hops.append(Hop("portgroup", dst_point.portgroup, net.index.get(dst_point.portgroup).name))
+        walk.hops.append(Hop("vnic" if dst_point.nic_type else "host_nic", dst_point.nic, dst_point.name,
+                             str(dst_point.iface)))
+        walk.delivered = True
+        return walk, src_point, dst_point
+
+    @property
+    def _nat_inside(self) -> dict[str, str]:
+        """Hosted NAT switches (their device id is the switch id) by the NAT service's name."""
+        return {d.id: d.name for d in self.net.devices if d.kind == "nat"}
+
+    def gateway_entry(self, walk: Walk, seg: int, gateway: ipaddress.IPv4Address) -> tuple[Device, Point, int] | None:
+        """The device owning ``gateway`` and the segment a frame from ``seg`` reaches it on (a DLR: its
+        instance on the frame's host)."""
+        net = self.net
+        owners = net.by_address.get(gateway, [])
+        if not owners:
+            if gateway in net.host_addresses:
+                walk.reasons.append(f"the gateway {gateway} is {net.host_addresses[gateway]}; the host does not "
+                                    f"route for that network")
+            else:
+                walk.reasons.append(f"nothing in the design has the gateway address {gateway}")
+            return None
+        device, point = owners[0]
+        host = net.segments[seg].host
+        in_seg = net.dlr_segment(point, host) if device.kind == "dlr" else point.segment
+        if in_seg is None:
+            walk.reasons.append(point.problem or (f"{device.name} has no instance on "
+                                                  f"{net.host_name(host) if host else 'the physical network'}"))
+            return None
+        return device, point, in_seg
+
+    def route(self, walk: Walk, device: Device, point: Point, in_seg: int, dst_ip: ipaddress.IPv4Address,
+              src: Party, dst: Party, proto: str | None, port: int | None, reply: bool = False) -> int | None:
+        """From arriving at ``device`` until the last gateway sends the packet onto the target's network:
+        the segment it leaves on, or None (reasons and verdict recorded in ``walk``)."""
+        net = self.net
+        seen: set[str] = set()
+        for _ in range(MAX_ROUTED):
+            if device.id in seen:
+                walk.reasons.append(f"the packet to {dst_ip} comes back to {device.name}: a routing loop")
+                return None
+            seen.add(device.id)
+            host = net.segments[in_seg].host
+            own = next((p for p in device.points if p.ip == dst_ip and p.segment is not None), None)
+            if own is not None and device.kind in ("firewall", "router", "edge"):
+                return own.segment  # addressed to the gateway itself: received, not forwarded
+            kind = {"router": "router", "firewall": "firewall", "edge": "router", "dlr": "dlr", "nat": "nat"}[device.kind]
+            walk.hops += [Hop("router_interface", point.nic, point.name, str(point.iface)),
+                          Hop(kind, device.id, device.name, "routes")]
+            walk.routed_by.append(device.name)
+            walk.latency += self.cal.latency(kind)
+            if device.kind in ("firewall", "router", "edge") and device.host is not None:
+                walk.capacity.append((self._forwarding_capacity(device.nic_types), device.name))
+            stateful = device.stateful and device.kind in ("firewall", "router", "edge")
+            if stateful:
+                walk.stateful.append(device.id)
+            if (device.rules or device.default_policy is Action.DENY) and not (reply and stateful):
+                allowed, which = evaluate(device.rules, device.default_policy, src, dst, proto, port)
+                walk.rules.append(f"{device.name}: {which}")
+                if not allowed:
+                    walk.blocked = True
+                    walk.reasons.append(f"{device.name} drops it ({which})")
+                    return None
+            out = self._out(walk, device, host, dst_ip)
+            if out is None:
+                return None
+            seg, network, next_hop = out
+            if next_hop is None:
+                return seg
+            entry = self.gateway_entry(walk, seg, next_hop)
+            if entry is None:
+                return None
+            device, point, in_seg = entry
+            leg = self.leg(seg, in_seg, src, dst, proto, port, reply)
+            walk.add_leg(leg)
+            if leg.blocked or not leg.ok:
+                walk.blocked = leg.blocked
+                walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {next_hop})")
+                return None
+        walk.reasons.append(f"the packet to {dst_ip} passes more than {MAX_ROUTED} gateways: a routing loop")
+        return None
+
+    def _out(self, walk: Walk, device: Device, host: str | None,
+             dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
+        net = self.net
+
+        def seg_of(p: Point) -> int | None:
+            return net.dlr_segment(p, host) if device.kind == "dlr" else p.segment
+
+        if device.kind == "nat":
+            walk.nat = True
+            inside, outside = device.points[0], device.points[1]
+            if inside.iface is not None and dst_ip in inside.iface.network:
+                return inside.segment, inside.iface.network, None
+            if outside.segment is None:
+                walk.reasons.append(outside.problem or f"{device.name} has no way out of the host")
+                return None
+            walk.hops.append(Hop("nat", device.id, device.name, "translates the source address"))
+            return self._nat_out(walk, device, outside, dst_ip)
+        for p in device.points:
+            if p.iface is not None and dst_ip in p.iface.network and seg_of(p) is not None:
+                walk.hops.append(Hop("router_interface", p.nic, p.name, str(p.iface)))
+                return seg_of(p), p.iface.network, None
+        best = None
+        for prefix, via in device.routes:
+            if dst_ip in prefix and (best is None or prefix.prefixlen > best[0].prefixlen):
+                best = (prefix, via)
+        if best is not None:
+            for p in device.points:
+                if p.iface is not None and best[1] in p.iface.network and seg_of(p) is not None:
+                    walk.hops.append(Hop("router_interface", p.nic, p.name, str(p.iface)))
+                    return seg_of(p), p.iface.network, best[1]
+            walk.reasons.append(f"{device.name}'s route to {best[0]} points at {best[1]}, which is on none of its "
+                                f"interfaces")
+            return None
+        walk.reasons.append(f"{device.name} has no interface in {dst_ip}'s network and no route to it")
+        return None
+
+    def _nat_out(self, walk: Walk, device: Device, outside: Point,
+                 dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
+        """The host sends the translated packet on its own LAN: directly when the target is there, else to a
+        router on that LAN (the host's default gateway)."""
+        net = self.net
+        for pts in net.points.values():
+            for p in pts:
+                if p.iface is not None and p.ip == dst_ip and p.segment is not None \
+                        and self.l2_code(outside.segment, p.segment):
+                    return outside.segment, p.iface.network, None
+        for dev in net.devices:
+            if dev.kind != "router":
+                continue
+            for p in dev.points:
+                if p.segment is not None and p.iface is not None and self.l2_code(outside.segment, p.segment):
+                    return outside.segment, p.iface.network, p.iface.ip
+        walk.reasons.append(f"{dst_ip} is neither on {device.name}'s host network nor behind a router there")
+        return None
+
+    # --- both directions -------------------------------------------------------------------------------
+
+    def trace(self, walk: Walk) -> Trace:
+        verdict = walk.verdict
+        if walk.delivered and not walk.blocked:
+            cap, bottleneck = min(walk.capacity, default=(None, ""), key=lambda c: c[0])
+            estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source)
+        else:
+            estimate = Estimate(None, None, "", self.cal.source)
+        reasons = list(walk.reasons)
+        if walk.delivered and not reasons:
+            reasons.append(self._explain(walk))
+        return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
+                     tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate)
+
+    def _explain(self, walk: Walk) -> str:
+        where = "inside the host" if not walk.pnics else f"through {len(walk.pnics)} pNIC crossing(s)"
+        if walk.routed_by:
+            return f"routed by {', '.join(walk.routed_by)}, delivered {where}"
+        if not walk.pnics and len(walk.segments) <= 1:
+            return f"both sit on {walk.segments[0] if walk.segments else 'one segment'}: one virtual switch delivers it"
+        return f"delivered at L2 {where}"
+
+    def flow(self, src_id: str, dst_id: str, proto: str | None = None, port: int | None = None) -> Prediction:
+        fwd_walk, src_point, dst_point = self.direction(src_id, dst_id, proto, port)
+        if fwd_walk.nat and fwd_walk.delivered:
+            rev_walk = self._mirror(fwd_walk)
+        else:
+            rev_walk, _, _ = self.direction(dst_id, src_id, proto, port, only_dst=src_point,
+                                            reply=proto not in ("udp", "icmp"))
+        forward, reverse = self.trace(fwd_walk), self.trace(rev_walk)
+        return combine(forward, reverse, fwd_walk.stateful, rev_walk.stateful, proto, self.net)
+
+    def _mirror(self, walk: Walk) -> Walk:
+        """Replies to a NATed flow return through the NAT's connection tracking, along the same path."""
+        rev = Walk(walk.dst, walk.src, hops=walk.hops[::-1], pnics=walk.pnics[::-1], routed_by=walk.routed_by[::-1],
+                   rules=list(walk.rules), segments=walk.segments[::-1], stateful=list(walk.stateful),
+                   capacity=list(walk.capacity), latency=walk.latency, delivered=True, nat=True)
+        rev.reasons.append("replies return through the NAT's connection tracking")
+        return rev
+
+
+def combine(forward: Trace, reverse: Trace, fwd_stateful: list[str], rev_stateful: list[str], proto: str | None,
+            net: Network) -> Prediction:
+    """The flow's answer: one-way protocols take the forward direction; a conversation (TCP, or no protocol
+    given) needs both, and a stateful firewall that sees only one direction drops it."""
+    if proto in ("udp", "icmp"):
+        return Prediction(forward, reverse, forward.verdict, forward.reasons)
+    if not forward.verdict.delivered:
+        return Prediction(forward, reverse, forward.verdict, forward.reasons)
+    if not reverse.verdict.delivered:
+        return Prediction(forward, reverse, reverse.verdict,
+                          tuple(f"the reply cannot come back: {r}" for r in reverse.reasons))
+    one_way = sorted(set(fwd_stateful) ^ set(rev_stateful))
+    if one_way:
+        names = ", ".join(net.name_of(i) for i in one_way)
+        return Prediction(forward, reverse, Verdict.BLOCKED,
+                          (f"stateful firewall {names} sees only one direction of the conversation (asymmetric "
+                           f"return path), so it drops it",))
+    pnic = bool(forward.pnics or reverse.pnics)
+    routed = bool(forward.routed_by or reverse.routed_by)
+    verdict = {(False, False): Verdict.IN_HOST, (False, True): Verdict.IN_HOST_ROUTED,
+               (True, False): Verdict.VIA_PHYSICAL, (True, True): Verdict.ROUTED_VIA_PHYSICAL}[(pnic, routed)]
+    return Prediction(forward, reverse, verdict, forward.reasons)

@@ -1,0 +1,80 @@
+"""The predict, matrix and diff commands on the bundled examples."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+
+import pytest
+
+from vnetbench import resources_dir
+from vnetbench.cli.main import main
+from vnetbench.model import load, save
+
+FOUR = resources_dir() / "examples" / "esx-four-cases.vnet.yaml"
+EXAMPLES = sorted((resources_dir() / "examples").glob("*.vnet.yaml"))
+
+
+def test_predict_prints_numbered_hops_verdict_and_estimate(capsys):
+    assert main(["predict", str(FOUR), "--from", "web01", "--to", "db01"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "web01 -> db01: routed-via-physical"
+    assert "   1  vnic             web01/eth0" in out
+    assert "router           core-sw1-l3" in out
+    assert "estimate: 920 Mbit/s, bottleneck esx01/vmnic0" in out
+    assert "pNICs crossed: pnic-esx01-vmnic0, pnic-esx01-vmnic0" in out
+
+
+def test_predict_json_with_protocol(capsys):
+    assert main(["predict", str(FOUR), "--from", "web01", "--to", "web02", "--proto", "tcp", "--port", "5201",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "in-host"
+    assert data["forward"]["crosses_pnic"] is False
+    assert data["forward"]["estimate"]["throughput_mbps"] > 0
+
+
+def test_predict_unknown_name_suggests_and_exits_2(capsys):
+    assert main(["predict", str(FOUR), "--from", "web1", "--to", "db01"]) == 2
+    err = capsys.readouterr().err
+    assert "no VM or physical host named 'web1'" in err and "web01" in err
+
+
+@pytest.mark.parametrize("design", EXAMPLES, ids=lambda p: p.name)
+def test_matrix_answers_on_every_example(design, capsys):
+    assert main(["matrix", str(design), "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    topology = load(design)
+    n = len(topology.vms) + len(topology.physical_hosts)
+    assert len(rows) == n * (n - 1)
+    assert {r["verdict"] for r in rows} <= {"in-host", "in-host-routed", "via-physical", "routed-via-physical",
+                                           "blocked", "unreachable"}
+
+
+def test_matrix_json_and_grid(capsys):
+    assert main(["matrix", str(FOUR), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    i, j = data["names"].index("web01"), data["names"].index("bak01")
+    assert data["verdicts"][i][j] == "via-physical"
+    assert data["verdicts"][i][i] is None
+    assert main(["matrix", str(FOUR)]) == 0
+    assert "PR=routed-via-physical" in capsys.readouterr().out
+
+
+def test_diff_reports_what_changed_and_why(tmp_path, capsys):
+    old = tmp_path / "old.vnet.yaml"
+    shutil.copy(FOUR, old)
+    assert main(["diff", str(old), str(old)]) == 0
+    assert "no pair changed" in capsys.readouterr().out
+    topology = load(FOUR)
+    bak = next(sw for sw in topology.switches if sw.name == "vSwitch1")
+    bak.uplinks = []
+    new = tmp_path / "new.vnet.yaml"
+    save(topology, new)
+    assert main(["diff", str(old), str(new), "--json"]) == 1
+    changes = json.loads(capsys.readouterr().out)
+    pair = next(c for c in changes if c["src"] == "vm-web01" and c["dst"] == "vm-bak01")
+    assert (pair["before"], pair["after"]) == ("via-physical", "unreachable")
+    assert any("vSwitch1 has no uplink" in w for w in pair["what"])
