@@ -1,0 +1,351 @@
+"""The installers: desktop entry, MIME type, AppStream metadata, icon, PyInstaller spec and the two shell recipes.
+
+No PyInstaller build and no AppImage here (minutes each): the spec is executed against recording stand-ins for
+PyInstaller's build classes, and the AppImage recipe runs against a fake bundle and a fake appimagetool.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from vnetbench.model import fileformat
+
+ROOT = Path(__file__).resolve().parents[2]
+DESKTOP_DIR = ROOT / "resources" / "desktop"
+APP_ID = "io.vnetbench.Vnetbench"
+DESKTOP_FILE = DESKTOP_DIR / f"{APP_ID}.desktop"
+MIME_FILE = DESKTOP_DIR / f"{APP_ID}.xml"
+METAINFO_FILE = DESKTOP_DIR / f"{APP_ID}.metainfo.xml"
+ICON_FILE = DESKTOP_DIR / "vnetbench.svg"
+SPEC_FILE = ROOT / "packaging" / "pyinstaller" / "vnetbench.spec"
+RUNTIME_HOOK = SPEC_FILE.parent / "rthook_subprocess_env.py"
+INSTALL_SCRIPT = ROOT / "packaging" / "install-desktop.sh"
+APPIMAGE_SCRIPT = ROOT / "packaging" / "appimage" / "build-appimage.sh"
+MIME_TYPE = "application/x-vnetbench-design"
+SMI = "{http://www.freedesktop.org/standards/shared-mime-info}"
+EXAMPLES = sorted((ROOT / "resources" / "examples").glob("*.vnet.yaml"))
+
+
+def pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def desktop_entry() -> dict[str, str]:
+    lines = DESKTOP_FILE.read_text().splitlines()
+    assert lines[0] == "[Desktop Entry]"
+    return dict(line.split("=", 1) for line in lines[1:] if line and not line.startswith("#"))
+
+
+def need(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        pytest.skip(f"{tool} is not installed (scripts/setup.sh installs it)")
+    return path
+
+
+# --- desktop entry and AppStream metadata ------------------------------------------------------------------
+
+def test_desktop_file_passes_desktop_file_validate():
+    proc = subprocess.run([need("desktop-file-validate"), str(DESKTOP_FILE)], capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout + proc.stderr
+
+
+def test_desktop_file_starts_the_gui_launcher_with_the_design_type_and_icon():
+    entry = desktop_entry()
+    gui_scripts = pyproject()["project"]["gui-scripts"]
+    assert entry["Exec"] == "vnetbench-gui %f"
+    assert gui_scripts["vnetbench-gui"] == "vnetbench.gui.app:main"
+    assert MIME_TYPE in entry["MimeType"].split(";")
+    assert entry["Icon"] == ICON_FILE.stem
+
+
+def test_metainfo_passes_appstream_validation():
+    proc = subprocess.run([need("appstreamcli"), "validate", "--no-net", str(METAINFO_FILE)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_metainfo_names_the_desktop_file_the_type_and_the_version():
+    root = ET.parse(METAINFO_FILE).getroot()
+    assert root.findtext("id") == APP_ID
+    assert root.findtext("launchable") == DESKTOP_FILE.name
+    assert root.find("launchable").get("type") == "desktop-id"
+    assert root.findtext("provides/mediatype") == MIME_TYPE
+    assert root.find("releases/release").get("version") == pyproject()["project"]["version"]
+
+
+# --- MIME type ---------------------------------------------------------------------------------------------
+
+def mime_type_element() -> ET.Element:
+    root = ET.parse(MIME_FILE).getroot()
+    assert root.tag == f"{SMI}mime-info"
+    types_ = root.findall(f"{SMI}mime-type")
+    assert [t.get("type") for t in types_] == [MIME_TYPE]
+    return types_[0]
+
+
+def magic_matches(element: ET.Element, data: bytes) -> bool:
+    """shared-mime-info's string match, for the "start:end" offset ranges the file uses."""
+    for match in element.iter(f"{SMI}match"):
+        assert match.get("type") == "string"
+        start, _, end = match.get("offset").partition(":")
+        window = data[int(start): int(end or start) + len(match.get("value"))]
+        if match.get("value").encode() in window:
+            return True
+    return False
+
+
+def test_mime_globs_are_the_design_suffixes():
+    globs = {g.get("pattern") for g in mime_type_element().findall(f"{SMI}glob")}
+    assert globs == {"*.vnet.yaml", "*.vnet.json"}
+    assert EXAMPLES, "resources/examples holds no designs"
+    for example in EXAMPLES:
+        assert any(fnmatch.fnmatch(example.name, g) for g in globs), example.name
+    for other in ("report.yaml", "design.vnet.yml.bak", "vnet.json"):
+        assert not any(fnmatch.fnmatch(other, g) for g in globs), other
+
+
+def test_mime_magic_recognises_saved_designs_and_nothing_else():
+    element = mime_type_element()
+    for example in EXAMPLES:
+        design = fileformat.load(example)
+        for fmt in ("yaml", "json"):
+            saved = fileformat.dumps(design, fmt).encode()
+            assert magic_matches(element, saved), f"{example.name} saved as {fmt}"
+        assert magic_matches(element, example.read_bytes()), example.name
+    assert not magic_matches(element, b"name: not a design\nhosts: []\n")
+    assert not magic_matches(element, b'{"name": "a package.json", "version": "1.0"}')
+
+
+def test_update_mime_database_maps_the_suffixes_to_the_type(tmp_path):
+    update = need("update-mime-database")
+    (tmp_path / "packages").mkdir()
+    shutil.copy(MIME_FILE, tmp_path / "packages")
+    subprocess.run([update, str(tmp_path)], check=True, capture_output=True)
+    globs2 = (tmp_path / "globs2").read_text()
+    assert f"{MIME_TYPE}:*.vnet.yaml" in globs2
+    assert f"{MIME_TYPE}:*.vnet.json" in globs2
+
+
+# --- icon --------------------------------------------------------------------------------------------------
+
+def test_icon_is_a_square_svg_that_qt_renders():
+    root = ET.parse(ICON_FILE).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    x, y, width, height = (float(v) for v in root.get("viewBox").split())
+    assert (x, y) == (0, 0) and width == height > 0
+    QtSvg = pytest.importorskip("PySide6.QtSvg")
+    renderer = QtSvg.QSvgRenderer(str(ICON_FILE))
+    assert renderer.isValid()
+    assert renderer.defaultSize().width() == renderer.defaultSize().height() == int(width)
+
+
+# --- PyInstaller spec --------------------------------------------------------------------------------------
+
+class Recorder:
+    """Stands in for one of PyInstaller's build classes and remembers how the spec called it."""
+
+    def __init__(self, calls: list, kind: str):
+        self.calls, self.kind = calls, kind
+
+    def __call__(self, *args, **kwargs):
+        call = types.SimpleNamespace(kind=self.kind, args=args, kwargs=kwargs, pure=[], scripts=[],
+                                     binaries=[], datas=kwargs.get("datas", []))
+        self.calls.append(call)
+        return call
+
+
+def run_spec(monkeypatch) -> list:
+    hooks = types.ModuleType("PyInstaller.utils.hooks")
+    hooks.copy_metadata = lambda name: [(f"/site-packages/{name}-0.1.0.dist-info", f"{name}-0.1.0.dist-info")]
+    hooks.collect_submodules = lambda package: [package]
+    for name in ("PyInstaller", "PyInstaller.utils"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "PyInstaller.utils.hooks", hooks)
+    calls: list = []
+    namespace = {"SPECPATH": str(SPEC_FILE.parent), "__file__": str(SPEC_FILE)}
+    namespace.update({kind: Recorder(calls, kind) for kind in ("Analysis", "PYZ", "EXE", "COLLECT")})
+    exec(compile(SPEC_FILE.read_text(), str(SPEC_FILE), "exec"), namespace)
+    return calls
+
+
+def test_spec_compiles_and_every_path_it_names_exists(monkeypatch):
+    calls = run_spec(monkeypatch)
+    analyses = [c for c in calls if c.kind == "Analysis"]
+    assert len(analyses) == 2
+    for analysis in analyses:
+        for script in analysis.args[0]:
+            assert Path(script).is_file(), script
+        for folder in analysis.kwargs["pathex"]:
+            assert Path(folder).is_dir(), folder
+        for source, _dest in analysis.kwargs["datas"]:
+            if not source.startswith("/site-packages/"):
+                assert Path(source).exists(), source
+        assert [Path(hook).name for hook in analysis.kwargs["runtime_hooks"]] == [RUNTIME_HOOK.name]
+    names = {c.kwargs["name"] for c in calls if c.kind == "EXE"}
+    assert names == {"vnetbench-gui", "vnetbench"}
+    assert [c.kwargs["name"] for c in calls if c.kind == "COLLECT"] == ["vnetbench"]
+
+
+def test_spec_bundles_all_resources_the_metadata_and_the_plugins(monkeypatch):
+    analysis = next(c for c in run_spec(monkeypatch) if c.kind == "Analysis")
+    datas = dict(analysis.kwargs["datas"])
+    bundled = {Path(source).name for source in datas if source.startswith(str(ROOT / "resources"))}
+    assert bundled == {p.name for p in (ROOT / "resources").iterdir() if p.is_dir()}
+    for source, dest in datas.items():
+        if source.startswith(str(ROOT / "resources")):
+            assert dest == f"share/vnetbench/{Path(source).name}"
+    assert "vnetbench-0.1.0.dist-info" in datas.values(), "entry points need vnetbench's metadata"
+    plugins = {value.split(":")[0] for value in pyproject()["project"]["entry-points"]["vnetbench.backends"].values()}
+    assert plugins <= set(analysis.kwargs["hiddenimports"])
+    assert "vnetbench" in analysis.kwargs["hiddenimports"]
+
+
+@pytest.mark.parametrize("script, table, name", [("vnetbench_gui.py", "gui-scripts", "vnetbench-gui"),
+                                                 ("vnetbench_cli.py", "scripts", "vnetbench")])
+def test_entry_scripts_call_the_pyproject_entry_points(script, table, name):
+    module, func = pyproject()["project"][table][name].split(":")
+    tree = ast.parse((SPEC_FILE.parent / script).read_text())
+    imports = [(n.module, a.name) for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names]
+    assert (module, func) in imports
+
+
+def test_frozen_layout_finds_the_resources(tmp_path):
+    """Frozen, sys.prefix is the bundle's data folder: resources_dir() must find share/vnetbench there."""
+    internal = tmp_path / "bundle" / "_internal"
+    (internal / "vnetbench").mkdir(parents=True)
+    shutil.copy(ROOT / "app" / "vnetbench" / "__init__.py", internal / "vnetbench" / "__init__.py")
+    (internal / "share" / "vnetbench" / "icons").mkdir(parents=True)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); sys.prefix = sys.argv[1]; "
+            "import vnetbench; print(vnetbench.resources_dir())")
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(internal)], capture_output=True, text=True,
+                          check=True)
+    assert Path(proc.stdout.strip()) == internal / "share" / "vnetbench"
+
+
+@pytest.mark.parametrize("caller, child", [({"LD_LIBRARY_PATH_ORIG": "/opt/mine"}, "/opt/mine"), ({}, "<unset>")])
+def test_runtime_hook_gives_child_processes_the_callers_library_path(caller, child):
+    """As the bootloader leaves it: the bundle on LD_LIBRARY_PATH, the caller's value (if any) in ..._ORIG."""
+    env = {"PATH": os.environ["PATH"], "LD_LIBRARY_PATH": "/bundle/_internal", **caller}
+    code = ("import runpy, subprocess, sys; runpy.run_path(sys.argv[1]); "
+            "subprocess.run(['sh', '-c', 'echo ${LD_LIBRARY_PATH-<unset>} ${LD_LIBRARY_PATH_ORIG-<unset>}'])")
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(RUNTIME_HOOK)], env=env, capture_output=True,
+                          text=True, check=True)
+    assert proc.stdout.split() == [child, "<unset>"]
+
+
+# --- install-desktop.sh ------------------------------------------------------------------------------------
+
+def fake_launcher(folder: Path, name: str, says: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f'#!/bin/sh\necho "{says} $*"\n')
+    path.chmod(0o755)
+    return path
+
+
+def test_install_desktop_installs_for_the_user_and_uninstalls_cleanly(tmp_path):
+    data = tmp_path / "data home"
+    launcher = fake_launcher(tmp_path / "opt" / "vnetbench", "vnetbench-gui", "gui")
+    env = {**os.environ, "XDG_DATA_HOME": str(data)}
+    subprocess.run(["bash", str(INSTALL_SCRIPT), "--exec", str(launcher)], env=env, check=True,
+                   capture_output=True)
+    installed = [data / "applications" / DESKTOP_FILE.name, data / "mime" / "packages" / MIME_FILE.name,
+                 data / "icons" / "hicolor" / "scalable" / "apps" / ICON_FILE.name,
+                 data / "metainfo" / METAINFO_FILE.name]
+    for path in installed:
+        assert path.is_file(), path
+    desktop = installed[0].read_text()
+    assert f'Exec="{launcher}" %f' in desktop
+    assert f"TryExec={launcher}" in desktop
+    if shutil.which("desktop-file-validate"):
+        subprocess.run(["desktop-file-validate", str(installed[0])], check=True)
+    if shutil.which("update-mime-database"):
+        assert f"{MIME_TYPE}:*.vnet.yaml" in (data / "mime" / "globs2").read_text()
+    if shutil.which("update-desktop-database"):
+        assert f"{MIME_TYPE}={DESKTOP_FILE.name};" in (data / "applications" / "mimeinfo.cache").read_text()
+
+    subprocess.run(["bash", str(INSTALL_SCRIPT), "--uninstall"], env=env, check=True, capture_output=True)
+    for path in installed:
+        assert not path.exists(), path
+    leftovers = [p for p in data.rglob("*") if p.is_file() and "vnetbench" in p.read_text(errors="replace")]
+    assert leftovers == []
+
+
+def test_install_desktop_refuses_a_launcher_that_is_not_there(tmp_path):
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    proc = subprocess.run(["bash", str(INSTALL_SCRIPT), "--exec", str(tmp_path / "nope")], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--exec" in proc.stderr and "vnetbench-gui" in proc.stderr
+    assert not (tmp_path / "applications").exists()
+
+
+# --- AppImage recipe ---------------------------------------------------------------------------------------
+
+def fake_bundle(tmp_path: Path) -> Path:
+    dist = tmp_path / "dist" / "vnetbench"
+    fake_launcher(dist, "vnetbench-gui", "gui")
+    fake_launcher(dist, "vnetbench", "cli")
+    return dist
+
+
+def appimage(tmp_path: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    argv = ["bash", str(APPIMAGE_SCRIPT), "--appdir", str(tmp_path / "AppDir"),
+            "--output", str(tmp_path / "out" / "vnetbench.AppImage"), *extra]
+    return subprocess.run(argv, env=env, capture_output=True, text=True)
+
+
+def test_appimage_recipe_stops_clearly_without_appimagetool(tmp_path):
+    dist = fake_bundle(tmp_path)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if shutil.which("appimagetool", path=env["PATH"]):
+        pytest.skip("appimagetool is installed in /usr/bin here")
+    proc = appimage(tmp_path, "--dist", str(dist), env=env)
+    assert proc.returncode == 3, proc.stderr
+    assert "appimagetool not found" in proc.stderr and "APPIMAGETOOL=" in proc.stderr
+    appdir = tmp_path / "AppDir"
+    for name in ("AppRun", DESKTOP_FILE.name, ICON_FILE.name, ".DirIcon",
+                 "usr/lib/vnetbench/vnetbench-gui", f"usr/share/mime/packages/{MIME_FILE.name}",
+                 f"usr/share/metainfo/{METAINFO_FILE.name}"):
+        assert (appdir / name).exists(), name
+    assert not (tmp_path / "out").exists()
+
+    def run(**extra: str) -> str:
+        return subprocess.run([str(appdir / "AppRun"), "a.vnet.yaml"], env={**env, **extra}, capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    assert run() == "gui a.vnet.yaml"
+    assert run(ARGV0="/home/me/bin/vnetbench") == "cli a.vnet.yaml"
+
+
+def test_appimage_recipe_hands_the_appdir_to_appimagetool(tmp_path):
+    dist = fake_bundle(tmp_path)
+    record = tmp_path / "tool-args"
+    tool = tmp_path / "tools" / "appimagetool"
+    tool.parent.mkdir()
+    tool.write_text(f'#!/bin/sh\necho "$ARCH $*" > "{record}"\n')
+    tool.chmod(0o755)
+    proc = appimage(tmp_path, "--dist", str(dist), env={**os.environ, "APPIMAGETOOL": str(tool)})
+    assert proc.returncode == 0, proc.stderr
+    arch, *args = record.read_text().split()
+    assert arch == os.uname().machine
+    assert args[-2:] == [str(tmp_path / "AppDir"), str(tmp_path / "out" / "vnetbench.AppImage")]
+
+
+def test_appimage_recipe_asks_for_the_pyinstaller_build_first(tmp_path):
+    proc = appimage(tmp_path, "--dist", str(tmp_path / "missing"))
+    assert proc.returncode == 2
+    assert "pyinstaller --noconfirm packaging/pyinstaller/vnetbench.spec" in proc.stderr
+    assert not (tmp_path / "AppDir").exists()
