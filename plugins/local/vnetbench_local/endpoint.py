@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
@@ -26,6 +28,18 @@ class LabCommand(RunningCommand):
         self._err: list[str] = []
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
+        self._wait_until_inside()
+
+    def _wait_until_inside(self, timeout: float = 5.0) -> None:
+        """Return once the process has joined the lab's network namespace (or ended).
+
+        Until ``nsenter`` has switched namespaces the process is still out on the host, where a teardown
+        that looks for the lab's processes would miss it and leave it running: so "started" means "inside".
+        """
+        ours = _net_ns(os.getpid())
+        deadline = time.monotonic() + timeout
+        while self._proc.poll() is None and _net_ns(self._proc.pid) == ours and time.monotonic() < deadline:
+            time.sleep(0.002)
 
     def _read_stderr(self) -> None:
         assert self._proc.stderr is not None
@@ -56,6 +70,13 @@ class LabCommand(RunningCommand):
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
+
+
+def _net_ns(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/net")
+    except OSError:
+        return None
 
 
 class LabEndpoint(Endpoint):
