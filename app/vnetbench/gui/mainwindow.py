@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from .. import resources_dir
 from ..model import Topology, TopologyFileError, load, save
 from ..model.fileformat import dumps
+from .backend_import import BackendImporter
 from .canvas.layout import fill_layout
 from .canvas.scene import DesignScene
 from .canvas.view import DesignView
@@ -44,7 +45,9 @@ CLIPBOARD_MIME = "application/x-vnetbench-objects"
 UNDO_LIMIT = 1000  # steps of history kept: a long session stays bounded in memory
 AUTOSAVE_INTERVAL_MS = 30_000
 AUTOSAVE_AFTER_EDIT_MS = 2_000
-FILE_FILTER = "vnetbench designs (*.vnet.yaml *.yaml *.yml *.json);;All files (*)"
+OPEN_FILTER = "vnetbench designs (*.vnet.yaml *.yaml *.yml *.vnet.json *.json);;All files (*)"
+#: Saving as JSON keeps the same content; it opens much faster for very large designs.
+SAVE_FILTER = "vnetbench design (*.vnet.yaml);;vnetbench design as JSON, for large designs (*.vnet.json);;All files (*)"
 #: Docks built by other parts of the GUI: (module, class, area, shown at start). A module not there yet is
 #: skipped. The measure dock is tall, so it waits in the View menu until wanted.
 DOCKS = [
@@ -193,6 +196,8 @@ class MainWindow(QMainWindow):
         self.a_open = self._action("&Open…", self.open_dialog, K.Open)
         self.a_save = self._action("&Save", self.save, K.Save)
         self.a_save_as = self._action("Save &As…", self.save_as, K.SaveAs)
+        self.backend_importer = BackendImporter(self, self)
+        self.a_import_backend = self._action("Import from &Backend…", self.backend_importer.start)
         self.a_quit = self._action("&Quit", self.close, QKeySequence.keyBindings(K.Quit) or ["Ctrl+Q"])
         self.a_undo = stack.createUndoAction(self, "&Undo")
         self.a_undo.setShortcuts(QKeySequence.keyBindings(K.Undo))
@@ -234,6 +239,7 @@ class MainWindow(QMainWindow):
         for example in self.examples():
             action = self.examples_menu.addAction(example.name.removesuffix(".vnet.yaml"))
             action.triggered.connect(lambda _=False, p=str(example): self.open_example(p))
+        file_menu.addAction(self.a_import_backend)
         file_menu.addSeparator()
         file_menu.addActions([self.a_save, self.a_save_as])
         self.exporter = self._build_exporter()
@@ -329,12 +335,12 @@ class MainWindow(QMainWindow):
 
     def ask_save_path(self) -> str | None:
         start = self.path or str(Path.home() / f"{self.workbench.topology.name or 'design'}.vnet.yaml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self, "Save design", start, SAVE_FILTER)
         return path or None
 
     def ask_open_path(self) -> str | None:
         path, _ = QFileDialog.getOpenFileName(self, "Open design", str(Path(self.path or Path.home()).parent),
-                                              FILE_FILTER)
+                                              OPEN_FILTER)
         return path or None
 
     def tell_error(self, title: str, message: str) -> None:
@@ -416,6 +422,14 @@ class MainWindow(QMainWindow):
         self.workbench.status.emit(f"Example {Path(path).name}: save it to keep your changes")
         return True
 
+    def open_imported(self, topology: Topology, source: str) -> None:
+        """A design read from a backend opens untitled and counts as unsaved until saved."""
+        self.set_design(topology, None)
+        self.restored = True
+        self._update_title()
+        self.workbench.status.emit(f"Imported {len(topology.vms)} VMs and {len(topology.switches)} switches "
+                                   f"from {source}: save the design to keep it")
+
     def save(self) -> bool:
         if not self.path:
             return self.save_as()
@@ -455,7 +469,7 @@ class MainWindow(QMainWindow):
         if not self.modified or (self._autosaving is not None and self._autosaving.running):
             return None
         snapshot, generation, slot = self.workbench.snapshot(), self.autosave.generation, self.autosave
-        task = Task(lambda progress, cancel: slot.write(dumps(snapshot()), generation))
+        task = Task(lambda progress, cancel: slot.write(dumps(snapshot(), "json"), generation))
         task.failed.connect(lambda exc: self.workbench.status.emit(f"Autosave failed: {exc}"))
         self._autosaving = task
         task.start()
