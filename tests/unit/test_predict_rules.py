@@ -353,4 +353,4 @@ def test_same_subnet_in_two_vlans_names_where_each_lands():
     d.vm("b", h2, s2.portgroups[1], "10.0.0.2/24")
     p = d.predict("a", "b")
     assert p.verdict is Verdict.UNREACHABLE
-    assert p.reasons[0] == "esx1/vSwitch0 VLAN 10 reaches sw1 VLAN 10 but esx2/vSwitch0 VLAN 20 reaches sw1 VLAN 20"
+    assert p.reasons[-1] == "esx1/vSwitch0 VLAN 10 reaches sw1 VLAN 10 but esx2/vSwitch0 VLAN 20 reaches sw1 VLAN 20."

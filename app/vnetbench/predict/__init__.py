@@ -1,7 +1,9 @@
 """Path prediction: how traffic between two endpoints travels and why (SEMANTICS.md), without Qt.
 
 ``predict`` answers one pair; ``Engine`` caches the compiled network, answers the all-pairs ``Matrix`` on
-equivalence classes and recomputes after edits; ``diff`` compares two designs pair by pair.
+equivalence classes and recomputes after edits; ``diff`` compares two designs pair by pair. A single pair's
+reasons tell every decision of the walk in one sentence each, by name (``explain``); the matrix and what-if
+keep only the reasons of failures, so they never pay for the wording.
 
 Where SEMANTICS.md is silent the engine does what the platforms do:
 - No protocol given means a conversation: both directions must deliver. Rules that name a protocol or port

@@ -51,7 +51,7 @@ class Engine:
         proto = proto.lower() if proto else None
         if proto == "any":
             proto = None
-        return self.walker.flow(self.resolve(src), self.resolve(dst), proto, port)
+        return self.walker.flow(self.resolve(src), self.resolve(dst), proto, port, explain=True)
 
     def matrix(self) -> Matrix:
         if self._matrix is None and self._builder is not None and self._moved:

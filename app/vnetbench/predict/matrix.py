@@ -58,7 +58,7 @@ class Matrix:
 
     def prediction(self, src_id: str, dst_id: str) -> Prediction:
         self._pos(src_id), self._pos(dst_id)
-        return self.engine_walker.flow(src_id, dst_id)
+        return self.engine_walker.flow(src_id, dst_id, explain=True)
 
     def rows(self) -> Iterator[tuple[str, str, Verdict]]:
         for i, src in enumerate(self.endpoints):

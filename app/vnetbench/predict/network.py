@@ -237,7 +237,7 @@ class Network:
         self._uplink(seg_id, sw, host, vlan)
         return seg_id
 
-    def _teaming(self, sw: Any, host: str | None, vlan: int | None) -> list:
+    def teaming(self, sw: Any, host: str | None, vlan: int | None) -> list:
         """The uplink order for this segment: a portgroup override (the first portgroup in that VLAN), else the switch's."""
         order = sw.uplinks
         for pg in sw.portgroups:
@@ -261,7 +261,7 @@ class Network:
             return by_host.get(host, [])
         return [u for u in order if self.host_of_pnic.get(u.pnic) == host]
 
-    def _pnic_port(self, pnic_id: str) -> Port | None:
+    def pnic_port(self, pnic_id: str) -> Port | None:
         for peer in self.peers.get(pnic_id, ()):
             if peer in self.port:
                 return self.port[peer]
@@ -274,21 +274,27 @@ class Network:
             for up in uplinks:
                 if up.standby is not standby:
                     continue
-                pnic = self.pnic.get(up.pnic)
-                if pnic is None:
-                    problems.append(f"uplink {up.pnic} is not a pNIC of this host")
-                    continue
-                port = self._pnic_port(pnic.id)
-                if not pnic.up:
-                    problems.append(f"{self.host_name(self.host_of_pnic.get(pnic.id))}/{pnic.name} is down")
-                elif port is None:
-                    problems.append(f"{self.host_name(self.host_of_pnic.get(pnic.id))}/{pnic.name} is not cabled to a switch port")
-                elif not port.up:
-                    problems.append(f"port {port.name} of {self.port_switch[port.id].name} is down")
-                else:
+                problem = self.uplink_problem(up)
+                if problem is None:
                     return up
+                problems.append(problem)
         if seg is not None:
             seg.problems.extend(problems)
+        return None
+
+    def uplink_problem(self, up: Any) -> str | None:
+        """Why this uplink cannot carry traffic (down, not cabled, its port down), or None when it can."""
+        pnic = self.pnic.get(up.pnic)
+        if pnic is None:
+            return f"uplink {up.pnic} is not a pNIC of this host"
+        port = self.pnic_port(pnic.id)
+        name = f"{self.host_name(self.host_of_pnic.get(pnic.id))}/{pnic.name}"
+        if not pnic.up:
+            return f"{name} is down"
+        if port is None:
+            return f"{name} is not cabled to a switch port"
+        if not port.up:
+            return f"port {port.name} of {self.port_switch[port.id].name} is down"
         return None
 
     def accept(self, port: Port, tag: int | None) -> tuple[int | None, str]:
@@ -328,7 +334,7 @@ class Network:
         kind = sw.kind
         if kind in (SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT, SwitchKind.MACVTAP):
             return  # no L2 uplink (macvtap attaches per guest; NSX tunnels; hosted-only and NAT stay in the host)
-        uplinks = self._teaming(sw, host, vlan)
+        uplinks = self.teaming(sw, host, vlan)
         if kind is SwitchKind.HOSTED_BRIDGED and not uplinks and host:
             uplinks = [_Uplink(p.id) for p in self.host_pnics(host)[:1]]
         if not uplinks:
@@ -339,7 +345,7 @@ class Network:
             seg.problems.append(f"every uplink of {sw.name} is down, so its traffic stays in the host")
             return
         tag = up.vlan if kind is SwitchKind.LINUX_BRIDGE else vlan
-        self._attach(seg_id, up.pnic, self._pnic_port(up.pnic), tag)
+        self._attach(seg_id, up.pnic, self.pnic_port(up.pnic), tag)
 
     # --- compile -----------------------------------------------------------------------------------
 
@@ -455,7 +461,7 @@ class Network:
             return seg_id
         up = self.active_uplink(uplinks, seg)
         if up is not None:
-            self._attach(seg_id, up.pnic, self._pnic_port(up.pnic), up.vlan, reflect=mode is not MacvtapMode.PRIVATE)
+            self._attach(seg_id, up.pnic, self.pnic_port(up.pnic), up.vlan, reflect=mode is not MacvtapMode.PRIVATE)
         return seg_id
 
     def _wire_point(self, owner: str, nic_id: str, name: str, ip: str | None, gateway: str | None,
@@ -586,7 +592,7 @@ class Network:
         else:
             out.segment = self.segment(("nat-outside", sw.id), f"{self.host_name(host)} host network", host, False,
                                        sw.id, None)
-            self._attach(out.segment, up.pnic, self._pnic_port(up.pnic), None)
+            self._attach(out.segment, up.pnic, self.pnic_port(up.pnic), None)
         device.points.append(out)
         self._add_device(device)
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from ..model.objects import Action, PortMode
+from ..model.objects import Action, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanError, parse_ranges
 from .calibration import Calibration
+from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
 from .result import Estimate, Hop, Prediction, Trace, Verdict
 from .rules import Party, evaluate
@@ -39,6 +40,8 @@ class Leg:
     capacity: list[tuple[float, str]] = field(default_factory=list)
     latency: float = 0.0
     reason: str = ""
+    path: list[int] = field(default_factory=list)          # the segments walked, for the explanation
+    checks: dict[int, str] = field(default_factory=dict)   # bridge index -> the rule that passed it ("" = state)
 
 
 @dataclass
@@ -59,6 +62,11 @@ class Walk:
     delivered: bool = False
     blocked: bool = False
     nat: bool = False
+    events: list[tuple] | None = None   # the walk's decisions, recorded only to explain a single pair
+
+    def note(self, *event) -> None:
+        if self.events is not None:
+            self.events.append(event)
 
     def add_leg(self, leg: Leg) -> None:
         self.hops += leg.hops
@@ -103,6 +111,10 @@ class Walker:
         if sa.domain == sb.domain and sa.attachment == sb.attachment != -1:
             port_id, vlan = net.attachments[sa.attachment]
             port = net.port[port_id]
+            sw = net.typed(sa.object_id, "switch")
+            if sw is not None and sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.PRIVATE:
+                return (f"macvtap {sw.name} is in private mode: guests on the same pNIC never reach each other, "
+                        f"whether port {port.name} of {net.port_switch[port_id].name} has hairpin or not")
             return (f"{sa.name} and {sb.name} both reach the physical network through port {port.name} of "
                     f"{net.port_switch[port_id].name}, which has no hairpin (reflective relay), so frames "
                     f"cannot come back out of the port they entered")
@@ -162,14 +174,14 @@ class Walker:
         code = self.l2_code(a, b)
         if a == b:
             return Leg(True, IN_HOST, hops=[self._seg_hop(a)], segments=[sa.name],
-                       latency=self.cal.latency("switch"))
+                       latency=self.cal.latency("switch"), path=[a])
         if code == 0 and not (sa.has_bridge and sa.domain == net.segments[b].domain):
             return Leg(False, reason=self._l2_reason(a, b))
         try:
             path = nx.bidirectional_shortest_path(net.graph, a, b)
         except nx.NetworkXNoPath:
             return Leg(False, reason=self._l2_reason(a, b))
-        leg = Leg(True)
+        leg = Leg(True, path=path)
         entered: dict[int, tuple[str, bool]] = {}
         for i, node in enumerate(path):
             seg = net.segments[node]
@@ -230,9 +242,11 @@ class Walker:
                 if fwd.stateful:
                     leg.stateful.append(vm.id)
                 if reply and fwd.stateful:
+                    leg.checks[data["bridge"]] = ""
                     continue  # a reply passes a stateful firewall on the connection's state
                 allowed, which = evaluate(fwd.rules, fwd.default_policy, src, dst, proto, port)
                 leg.rules.append(f"{vm.name}: {which}")
+                leg.checks[data["bridge"]] = which
                 if not allowed:
                     leg.blocked = True
                     leg.reason = f"bridged firewall {vm.name} drops it ({which})"
@@ -282,7 +296,8 @@ class Walker:
     # --- one direction -------------------------------------------------------------------------------
 
     def direction(self, src_id: str, dst_id: str, proto: str | None, port: int | None,
-                  only_dst: Point | None = None, reply: bool = False) -> tuple[Walk, Point | None, Point | None]:
+                  only_dst: Point | None = None, reply: bool = False,
+                  explain: bool = False) -> tuple[Walk, Point | None, Point | None]:
         """Walk src -> dst; tries each of dst's interfaces and keeps the first that delivers.
 
         A ``reply`` is the answer of a conversation: stateful firewalls (and a stateful DFW) pass it on the
@@ -296,7 +311,7 @@ class Walker:
                                                                and any(p.ip in n for n in nets)))
         first: tuple[Walk, Point | None, Point | None] | None = None
         for dst_point in dst_points or [None]:
-            result = self._direction(src_id, dst_id, dst_point, proto, port, reply)
+            result = self._direction(src_id, dst_id, dst_point, proto, port, reply, explain)
             if result[0].delivered:
                 return result
             if first is None:
@@ -304,9 +319,10 @@ class Walker:
         return first
 
     def _direction(self, src_id: str, dst_id: str, dst_point: Point | None, proto: str | None,
-                   port: int | None, reply: bool = False) -> tuple[Walk, Point | None, Point | None]:
+                   port: int | None, reply: bool = False,
+                   explain: bool = False) -> tuple[Walk, Point | None, Point | None]:
         net = self.net
-        walk = Walk(src_id, dst_id)
+        walk = Walk(src_id, dst_id, events=[] if explain else None)
         src_points = net.points.get(src_id, [])
         dst_name = net.name_of(dst_id)
         src_name = net.name_of(src_id)
@@ -339,6 +355,7 @@ class Walker:
         if dfw_here:
             ok, text, count = self.dfw_check(src_point, src_party, dst_party, proto, port, "out")
             walk.rules.append(text)
+            walk.note("dfw", src_point, "out", text, ok)
             walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
             if not ok:
                 walk.blocked = True
@@ -351,6 +368,8 @@ class Walker:
             return walk, src_point, dst_point
 
         seg, network = src_point.segment, src_point.iface.network
+        walk.note("l3", src_point, dst_point, dst_ip in network)
+        sender: tuple = ("vm", src_point)
         if dst_ip not in network:
             if src_point.gateway is None:
                 walk.reasons.append(f"{dst_name} ({dst_ip}) is outside {src_point.name}'s subnet {network} and "
@@ -366,6 +385,7 @@ class Walker:
             device, point, in_seg = entry
             leg = self.leg(seg, in_seg, src_party, dst_party, proto, port, reply)
             walk.add_leg(leg)
+            walk.note("leg", leg, sender, ("gateway", device, point, src_point.gateway, True))
             if leg.blocked or not leg.ok:
                 walk.blocked = leg.blocked
                 walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})")
@@ -373,8 +393,10 @@ class Walker:
             seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
             if seg is None:
                 return walk, src_point, dst_point
+            sender = ("device",)
         leg = self.leg(seg, dst_point.segment, src_party, dst_party, proto, port, reply)
         walk.add_leg(leg)
+        walk.note("leg", leg, sender, ("dest", dst_point))
         if leg.blocked or not leg.ok:
             walk.blocked = leg.blocked
             walk.reasons.append(leg.reason)
@@ -382,6 +404,7 @@ class Walker:
         if dfw_on and dst_point.nic_type is not None:
             ok, text, count = self.dfw_check(dst_point, src_party, dst_party, proto, port, "in")
             walk.rules.append(text)
+            walk.note("dfw", dst_point, "in", text, ok)
             walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
             if not ok:
                 walk.blocked = True
@@ -434,6 +457,7 @@ class Walker:
             host = net.segments[in_seg].host
             own = next((p for p in device.points if p.ip == dst_ip and p.segment is not None), None)
             if own is not None and device.kind in ("firewall", "router", "edge"):
+                walk.note("own", device, own)
                 return own.segment  # addressed to the gateway itself: received, not forwarded
             kind = {"router": "router", "firewall": "firewall", "edge": "router", "dlr": "dlr", "nat": "nat"}[device.kind]
             walk.hops += [Hop("router_interface", point.nic, point.name, str(point.iface)),
@@ -445,6 +469,7 @@ class Walker:
             stateful = device.stateful and device.kind in ("firewall", "router", "edge")
             if stateful:
                 walk.stateful.append(device.id)
+            which = None
             if (device.rules or device.default_policy is Action.DENY) and not (reply and stateful):
                 allowed, which = evaluate(device.rules, device.default_policy, src, dst, proto, port)
                 walk.rules.append(f"{device.name}: {which}")
@@ -452,10 +477,13 @@ class Walker:
                     walk.blocked = True
                     walk.reasons.append(f"{device.name} drops it ({which})")
                     return None
+            elif reply and stateful:
+                which = ""
             out = self._out(walk, device, host, dst_ip)
             if out is None:
                 return None
-            seg, network, next_hop = out
+            seg, network, next_hop, out_point = out
+            walk.note("route", device, point, in_seg, out_point, seg, next_hop, which)
             if next_hop is None:
                 return seg
             entry = self.gateway_entry(walk, seg, next_hop)
@@ -464,6 +492,7 @@ class Walker:
             device, point, in_seg = entry
             leg = self.leg(seg, in_seg, src, dst, proto, port, reply)
             walk.add_leg(leg)
+            walk.note("leg", leg, ("device",), ("gateway", device, point, next_hop, False))
             if leg.blocked or not leg.ok:
                 walk.blocked = leg.blocked
                 walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {next_hop})")
@@ -472,7 +501,9 @@ class Walker:
         return None
 
     def _out(self, walk: Walk, device: Device, host: str | None,
-             dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
+             dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None,
+                                                     Point] | None:
+        """Where ``device`` sends the packet: (segment, its network, next hop or None, the interface)."""
         net = self.net
 
         def seg_of(p: Point) -> int | None:
@@ -482,16 +513,17 @@ class Walker:
             walk.nat = True
             inside, outside = device.points[0], device.points[1]
             if inside.iface is not None and dst_ip in inside.iface.network:
-                return inside.segment, inside.iface.network, None
+                return inside.segment, inside.iface.network, None, inside
             if outside.segment is None:
                 walk.reasons.append(outside.problem or f"{device.name} has no way out of the host")
                 return None
             walk.hops.append(Hop("nat", device.id, device.name, "translates the source address"))
-            return self._nat_out(walk, device, outside, dst_ip)
+            found = self._nat_out(walk, device, outside, dst_ip)
+            return (*found, outside) if found is not None else None
         for p in device.points:
             if p.iface is not None and dst_ip in p.iface.network and seg_of(p) is not None:
                 walk.hops.append(Hop("router_interface", p.nic, p.name, str(p.iface)))
-                return seg_of(p), p.iface.network, None
+                return seg_of(p), p.iface.network, None, p
         best = None
         for prefix, via in device.routes:
             if dst_ip in prefix and (best is None or prefix.prefixlen > best[0].prefixlen):
@@ -500,7 +532,7 @@ class Walker:
             for p in device.points:
                 if p.iface is not None and best[1] in p.iface.network and seg_of(p) is not None:
                     walk.hops.append(Hop("router_interface", p.nic, p.name, str(p.iface)))
-                    return seg_of(p), p.iface.network, best[1]
+                    return seg_of(p), p.iface.network, best[1], p
             walk.reasons.append(f"{device.name}'s route to {best[0]} points at {best[1]}, which is on none of its "
                                 f"interfaces")
             return None
@@ -535,7 +567,10 @@ class Walker:
             estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source)
         else:
             estimate = Estimate(None, None, "", self.cal.source)
-        reasons = list(walk.reasons)
+        if walk.events is not None:
+            reasons = Narrator(self.net).tell(walk.events) + [r if r.endswith(".") else r + "." for r in walk.reasons]
+        else:
+            reasons = list(walk.reasons)
         if walk.delivered and not reasons:
             reasons.append(self._explain(walk))
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
@@ -549,42 +584,50 @@ class Walker:
             return f"both sit on {walk.segments[0] if walk.segments else 'one segment'}: one virtual switch delivers it"
         return f"delivered at L2 {where}"
 
-    def flow(self, src_id: str, dst_id: str, proto: str | None = None, port: int | None = None) -> Prediction:
-        fwd_walk, src_point, dst_point = self.direction(src_id, dst_id, proto, port)
+    def flow(self, src_id: str, dst_id: str, proto: str | None = None, port: int | None = None,
+             explain: bool = False) -> Prediction:
+        """Both directions of one flow. ``explain`` narrates every decision in the reasons (one pair asked by
+        a person); the matrix and what-if walk without it and keep only the reasons of failures."""
+        fwd_walk, src_point, dst_point = self.direction(src_id, dst_id, proto, port, explain=explain)
         if fwd_walk.nat and fwd_walk.delivered:
             rev_walk = self._mirror(fwd_walk)
         else:
             rev_walk, _, _ = self.direction(dst_id, src_id, proto, port, only_dst=src_point,
-                                            reply=proto not in ("udp", "icmp"))
+                                            reply=proto not in ("udp", "icmp"), explain=explain)
         forward, reverse = self.trace(fwd_walk), self.trace(rev_walk)
-        return combine(forward, reverse, fwd_walk.stateful, rev_walk.stateful, proto, self.net)
+        return combine(forward, reverse, fwd_walk, rev_walk, proto, self.net)
 
     def _mirror(self, walk: Walk) -> Walk:
         """Replies to a NATed flow return through the NAT's connection tracking, along the same path."""
         rev = Walk(walk.dst, walk.src, hops=walk.hops[::-1], pnics=walk.pnics[::-1], routed_by=walk.routed_by[::-1],
                    rules=list(walk.rules), segments=walk.segments[::-1], stateful=list(walk.stateful),
-                   capacity=list(walk.capacity), latency=walk.latency, delivered=True, nat=True)
+                   capacity=list(walk.capacity), latency=walk.latency, delivered=True, nat=True,
+                   events=[] if walk.events is not None else None)
         rev.reasons.append("replies return through the NAT's connection tracking")
         return rev
 
 
-def combine(forward: Trace, reverse: Trace, fwd_stateful: list[str], rev_stateful: list[str], proto: str | None,
-            net: Network) -> Prediction:
+def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, proto: str | None, net: Network) -> Prediction:
     """The flow's answer: one-way protocols take the forward direction; a conversation (TCP, or no protocol
-    given) needs both, and a stateful firewall that sees only one direction drops it."""
+    given) needs both, and a stateful firewall that sees only one direction drops it. An explained flow
+    keeps the forward story in front of a failed reply's reason."""
     if proto in ("udp", "icmp"):
         return Prediction(forward, reverse, forward.verdict, forward.reasons)
     if not forward.verdict.delivered:
         return Prediction(forward, reverse, forward.verdict, forward.reasons)
+    story = forward.reasons if fwd.events is not None else ()
     if not reverse.verdict.delivered:
+        failure = rev.reasons or list(reverse.reasons)
         return Prediction(forward, reverse, reverse.verdict,
-                          tuple(f"the reply cannot come back: {r}" for r in reverse.reasons))
-    one_way = sorted(set(fwd_stateful) ^ set(rev_stateful))
+                          story + tuple(f"the reply cannot come back: {r}" for r in failure))
+    one_way = sorted(set(fwd.stateful) ^ set(rev.stateful))
     if one_way:
         names = ", ".join(net.name_of(i) for i in one_way)
-        return Prediction(forward, reverse, Verdict.BLOCKED,
-                          (f"stateful firewall {names} sees only one direction of the conversation (asymmetric "
-                           f"return path), so it drops it",))
+        asym = (f"stateful firewall {names} sees only one direction of the conversation (asymmetric "
+                f"return path), so it drops it",)
+        if fwd.events is not None:
+            asym = (asymmetry(net, fwd, rev, one_way), asym[0][:1].upper() + asym[0][1:] + ".")
+        return Prediction(forward, reverse, Verdict.BLOCKED, story + asym)
     pnic = bool(forward.pnics or reverse.pnics)
     routed = bool(forward.routed_by or reverse.routed_by)
     verdict = {(False, False): Verdict.IN_HOST, (False, True): Verdict.IN_HOST_ROUTED,

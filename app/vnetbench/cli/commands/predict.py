@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ...predict import Engine, Prediction, Trace
+from ...predict.network import Network
 from ...predict.calibration import CalibrationError
 from ..common import load_design, print_json
 from ..main import EXIT_OK, EXIT_USAGE, CliError
@@ -22,17 +23,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _trace_lines(title: str, trace: Trace) -> list[str]:
+def pnic_name(net: Network, pnic_id: str) -> str:
+    """``esx01/vmnic0`` for a pNIC id (the id itself if the design does not know it)."""
+    pnic = net.pnic.get(pnic_id)
+    return f"{net.host_name(net.host_of_pnic[pnic_id])}/{pnic.name}" if pnic is not None else pnic_id
+
+
+def _trace_lines(title: str, trace: Trace, net: Network, told: tuple[str, ...] = ()) -> list[str]:
     lines = [f"{title}: {trace.verdict}"]
     for i, hop in enumerate(trace.hops, 1):
         detail = f"  ({hop.detail})" if hop.detail else ""
         lines.append(f"  {i:2d}  {hop.kind:<16} {hop.name}{detail}")
-    lines.append(f"  pNICs crossed: {', '.join(trace.pnics) or 'none'}")
+    lines.append(f"  pNICs crossed: {', '.join(pnic_name(net, p) for p in trace.pnics) or 'none'}")
     lines.append(f"  routed by: {', '.join(trace.routed_by) or 'nothing (switched only)'}")
     for rule in trace.rules:
         lines.append(f"  rule: {rule}")
-    for reason in trace.reasons:
-        lines.append(f"  why: {reason}")
+    if trace.reasons and trace.reasons == told:
+        lines.append("  why: as above")
+    elif trace.reasons:
+        lines.append("  why:")
+        lines += [f"    - {reason}" for reason in trace.reasons]
     est = trace.estimate
     if est.throughput_mbps is not None:
         lines.append(f"  estimate: {est.throughput_mbps:,.0f} Mbit/s, bottleneck {est.bottleneck}; "
@@ -40,13 +50,13 @@ def _trace_lines(title: str, trace: Trace) -> list[str]:
     return lines
 
 
-def render(p: Prediction, src_name: str, dst_name: str) -> str:
+def render(p: Prediction, src_name: str, dst_name: str, net: Network) -> str:
     lines = [f"{src_name} -> {dst_name}: {p.verdict}"]
-    lines += [f"  {r}" for r in p.reasons]
+    lines += [f"  - {r}" for r in p.reasons]
     lines.append("")
-    lines += _trace_lines("forward", p.forward)
+    lines += _trace_lines("forward", p.forward, net, p.reasons)
     lines.append("")
-    lines += _trace_lines("reply", p.reverse)
+    lines += _trace_lines("reply", p.reverse, net)
     return "\n".join(lines)
 
 
@@ -66,5 +76,5 @@ def run(args: argparse.Namespace) -> int:
         print_json(p.to_dict())
     else:
         index = engine.network.index
-        print(render(p, index.get(src).name, index.get(dst).name))
+        print(render(p, index.get(src).name, index.get(dst).name, engine.network))
     return EXIT_OK

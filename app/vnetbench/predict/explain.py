@@ -1,0 +1,452 @@
+"""The plain-language story of one walk: one short sentence per decision, in order, naming objects by name.
+
+The walker records its decisions as small events only when a person asks about one pair
+(``Walker.flow(explain=True)``); the matrix and what-if never pay for the wording. The narrator turns them
+into sentences afterwards, so a sentence can look ahead (a router that sends a frame back out of the port
+it came in on is only known once the next leg is walked). Events:
+
+- ``("l3", src_point, dst_point, inside)``: the sender's L3 decision;
+- ``("leg", leg, sender, receiver)``: an L2 delivery; sender ``("vm", point)`` or ``("device",)``,
+  receiver ``("gateway", device, point, address, first)`` or ``("dest", point)``;
+- ``("route", device, in_point, in_seg, out_point, out_seg, next_hop, which)``: a gateway routed it
+  (``which``: the rule that matched, ``""`` when a reply passed on state, None without rules);
+- ``("own", device, point)``: addressed to the gateway itself;
+- ``("dfw", point, "out" | "in", text, allowed)``: the NSX distributed firewall at a vNIC.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.objects import MacvtapMode, PortMode, SwitchKind
+from ..model.vlan import VlanError, VlanMode, parse_vlan
+from .network import Network, Point, Segment
+
+_TAGGING = (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)
+_ROUTED_BACK = "the port it came in on (a routed frame may; a switched one may not)"
+
+
+#: Sentences opening with one of these words start with our wording, not with an object's name (never recased).
+_OWN_WORDS = frozenset({"the", "macvtap", "port", "portgroup", "bridged", "crosses", "comes", "enters", "reaches"})
+
+
+def _and(items: list[str]) -> str:
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + (", and " if any(", " in i for i in items) else " and ") + items[-1]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if text.split(" ", 1)[0] in _OWN_WORDS:
+        text = text[:1].upper() + text[1:]
+    return text + ("" if text.endswith(".") else ".")
+
+
+def _rule(which: str | None) -> str:
+    """How a firewall's rules judged the packet, as a clause."""
+    if which is None:
+        return ""
+    if which == "":
+        return "the reply passes on the connection's state (stateful)"
+    if which.startswith("default policy"):
+        return f"no rule matches, so its default policy ({which.removeprefix('default policy ')}) lets it through"
+    return f"{which} matches"
+
+
+class Narrator:
+    def __init__(self, net: Network) -> None:
+        self.net = net
+        self.entered: str | None = None   # the physical port the frame last entered the physical network on
+
+    # --- names ------------------------------------------------------------------------------------------
+
+    def who(self, point: Point) -> str:
+        return self.net.name_of(point.owner)
+
+    def owner(self, point: Point) -> str:
+        """Whose subnet: the VM, or its vNIC when it has several."""
+        return point.name if len(self.net.points.get(point.owner, ())) > 1 else self.who(point)
+
+    def itf(self, point: Point) -> str:
+        return point.name.split("/", 1)[-1]
+
+    def sw(self, seg: Segment) -> str:
+        return self.net.name_of(seg.object_id)
+
+    def host(self, seg: Segment) -> str:
+        return self.net.host_name(seg.host)
+
+    def pnic(self, pnic_id: str) -> str:
+        pnic = self.net.pnic.get(pnic_id)
+        return pnic.name if pnic is not None else pnic_id
+
+    def port(self, port_id: str) -> str:
+        return f"port {self.net.port[port_id].name} of {self.net.port_switch[port_id].name}"
+
+    def kind(self, seg: Segment) -> SwitchKind | None:
+        sw = self.net.typed(seg.object_id, "switch")
+        return sw.kind if sw is not None else None
+
+    def vlan(self, seg: Segment) -> str:
+        if seg.vlan is not None:
+            return f"VLAN {seg.vlan}"
+        return "VLAN none (untagged)" if self.kind(seg) in _TAGGING else ""
+
+    def portgroup(self, point: Point) -> str | None:
+        if point.portgroup and self.net.index.kind(point.portgroup) == "portgroup":
+            return self.net.index.get(point.portgroup).name
+        return None
+
+    # --- the story ----------------------------------------------------------------------------------------
+
+    def tell(self, events: list[tuple]) -> list[str]:
+        out: list[str] = []
+        shared: tuple[Point, Point] | None = None
+        for i, event in enumerate(events):
+            kind = event[0]
+            ahead = events[i + 1] if i + 1 < len(events) else None
+            if kind == "l3":
+                _, src, dst, inside = event
+                if inside and ahead is not None and ahead[0] == "leg" and ahead[1].ok and not ahead[1].blocked:
+                    shared = (src, dst)  # told together with the delivery
+                elif inside or (src.gateway is not None and src.gateway in src.iface.network):
+                    out.append(self.l3(src, dst, inside))  # (a missing or foreign gateway is the failure)
+            elif kind == "leg":
+                _, leg, sender, receiver = event
+                if leg.ok and not leg.blocked:
+                    out += self.leg(leg, sender, receiver, shared)
+                shared = None
+            elif kind == "route":
+                out.append(self.route(event, ahead))
+            elif kind == "own":
+                _, device, point = event
+                out.append(f"{point.ip} is {device.name}'s own address ({self.itf(point)}), so {device.name} "
+                           f"receives it itself")
+            elif kind == "dfw":
+                _, point, where, text, ok = event
+                if ok:
+                    which = text.partition("): ")[2]
+                    way = "on the way out" if where == "out" else "on the way in"
+                    out.append(f"the NSX distributed firewall checks {point.name} {way}: {_rule(which)}")
+        return [_sentence(s) for s in out]
+
+    def l3(self, src: Point, dst: Point, inside: bool) -> str:
+        a, b, network = self.who(src), self.who(dst), src.iface.network
+        if inside:
+            return (f"{b} ({dst.ip}) is inside {self.owner(src)}'s subnet {network}, so {a} sends it directly, "
+                    f"without a router")
+        return (f"{b} ({dst.ip}) is outside {self.owner(src)}'s subnet {network}, so {a} sends it to its gateway "
+                f"{src.gateway}")
+
+    # --- L2 legs ------------------------------------------------------------------------------------------
+
+    def leg(self, leg: Any, sender: tuple, receiver: tuple, shared: tuple[Point, Point] | None) -> list[str]:
+        net = self.net
+        first, last = net.segments[leg.path[0]], net.segments[leg.path[-1]]
+        pre, groups = self.movement(leg)
+        if sender[0] == "vm":
+            pre = self.trunk_guest(sender[1], first) + pre
+        groups.append([c for c in [self.delivery(leg, receiver)] if c])
+        moves = "; ".join(_and(g) for g in groups if g)
+        one = len(leg.path) == 1
+        if shared is not None:
+            return pre + [self.shared(shared[0], shared[1], leg, moves)]
+        if receiver[0] == "gateway":
+            _, device, point, address, is_first = receiver
+            what = f"{'the gateway' if is_first else 'the next hop'} {address} is {device.name}'s"
+            if device.kind == "dlr":
+                return pre + [f"{what} interface {self.itf(point)}, and {device.name} has an instance in "
+                              f"{self.host(last)}'s kernel, so the frame reaches it without leaving {self.host(last)}"]
+            if device.kind == "router":
+                where = ", outside the host" if not first.physical else ""
+                if first.physical and one:
+                    where = f", in the same VLAN {first.vlan} of {self.sw(first)}"
+                return pre + [f"{what} interface {self.itf(point)}{where}" + (f": {moves}" if moves else "")]
+            if device.kind == "nat":
+                return pre + [f"{what} address on {self.sw(last)} in {self.host(last)}: {self.sw(last)} hands it to "
+                              f"the NAT service without leaving the host"]
+            if one:
+                return pre + [f"{what} leg {self.itf(point)}, in the same segment ({first.name}): {self.sw(first)} "
+                              f"hands the frame to {device.name} without leaving {self.host(first)}"]
+            return pre + [f"{what} leg {self.itf(point)} on {self.host(last)}: {moves}"]
+        if one and first.physical:
+            return pre + [f"{self.sw(first)} delivers it to {self.who(receiver[1])}{self.wire_port(receiver[1])} in "
+                          f"VLAN {first.vlan}"]
+        if one:
+            dst = receiver[1]
+            pg = self.portgroup(dst)
+            on = f" on portgroup {pg}" if pg else ""
+            return pre + [f"{self.sw(first)} delivers it to {self.who(dst)}{on} without leaving {self.host(first)}"]
+        return pre + [moves] if moves else pre
+
+    def trunk_guest(self, point: Point, seg: Segment) -> list[str]:
+        """A guest on a trunk portgroup chooses its VLAN itself (SEMANTICS 2)."""
+        pg = self.net.typed(point.portgroup, "portgroup")
+        sw = self.net.typed(seg.object_id, "switch")
+        if pg is None or sw is None:
+            return []
+        try:
+            trunk = parse_vlan(pg.vlan, sw.kind).mode is VlanMode.TRUNK
+        except VlanError:
+            return []
+        if not trunk:
+            return []
+        if seg.vlan is None:
+            return [_sentence(f"{self.who(point)} sends untagged frames on trunk portgroup {pg.name}, so they join "
+                              f"{sw.name}'s untagged (VLAN none) segment")]
+        return [_sentence(f"{self.who(point)} tags its frames VLAN {seg.vlan} itself on trunk portgroup {pg.name}")]
+
+    def shared(self, src: Point, dst: Point, leg: Any, moves: str) -> str:
+        """The first leg of two endpoints in one subnet: why the frame stays in the host or leaves it."""
+        net = self.net
+        a, b = self.who(src), self.who(dst)
+        sa, sb = net.segments[src.segment], net.segments[dst.segment]
+        both = f"{a} and {b} share subnet {src.iface.network}"
+        if len(leg.path) == 1 and sa.physical:
+            return f"{both} and sit in VLAN {sa.vlan} of {self.sw(sa)}: one segment, so {self.sw(sa)} delivers it"
+        if len(leg.path) == 1:
+            pa, pb = self.portgroup(src), self.portgroup(dst)
+            vlan = self.vlan(sa)
+            if pa and pa == pb:
+                where = f"portgroup {pa} of {self.sw(sa)}" + (f", {vlan}" if vlan else "")
+            elif pa and pb:
+                where = f"sit on portgroups {pa} and {pb} of {self.sw(sa)}" + (f", both {vlan}" if vlan else "")
+            elif self.kind(sa) is SwitchKind.MACVTAP:
+                where = f"sit on macvtap {self.sw(sa)} in bridge mode"
+            else:
+                where = f"sit on {self.sw(sa)}"
+            return (f"{both} and {where}: one segment, so {self.sw(sa)} delivers it without leaving "
+                    f"{self.host(sa)}")
+        if sa.physical or sb.physical:
+            return f"{both}: {moves}"
+        if not leg.pnics:
+            return f"{both} but sit in different segments: {moves}"
+        if sa.host != sb.host:
+            if sa.object_id == sb.object_id and self.kind(sa) is SwitchKind.VDS:
+                return (f"{both} and {self.vlan(sa)} of vDS {self.sw(sa)}, but run on {self.host(sa)} and "
+                        f"{self.host(sb)}: a vDS has one instance per host, joined only through the physical "
+                        f"network, so {moves}")
+            if sa.object_id == sb.object_id and self.kind(sa) is SwitchKind.NSX_SEGMENT:
+                return f"{both} on {self.sw(sa)} but run on {self.host(sa)} and {self.host(sb)}, so {moves}"
+            return f"{both} but run on different hosts ({self.host(sa)}, {self.host(sb)}), so {moves}"
+        if sa.object_id != sb.object_id:
+            vlan = f" and VLAN {sa.vlan}" if sa.vlan is not None and sa.vlan == sb.vlan else ""
+            return (f"{both}{vlan} but sit on different virtual switches ({self.sw(sa)}, {self.sw(sb)}); virtual "
+                    f"switches never link to each other inside a host, so {moves}")
+        return f"{both} on {self.sw(sa)}, but {moves}"
+
+    def movement(self, leg: Any) -> tuple[list[str], list[list[str]]]:
+        """Sentences that come first (teaming) and the clauses of the leg's way, grouped (a group per stage)."""
+        net = self.net
+        path = leg.path
+        pre: list[str] = []
+        groups: list[list[str]] = [[]]
+        phys: list[int] = [path[0]] if net.segments[path[0]].physical else []
+        trunks: list[str] = []
+        exit_port: str | None = None
+        exit_host: str | None = None
+        for x, y in zip(path, path[1:]):
+            data = net.graph.edges[x, y]
+            kind = data["kind"]
+            sx, sy = net.segments[x], net.segments[y]
+            if kind == "uplink" and not sx.physical:
+                pre += self.teaming(sx, data["pnic"])
+                groups[-1].append(self.exit(sx, sy, data))
+                exit_port, exit_host = data["port"], sx.host
+                self.entered = data["port"]
+                phys, trunks = [y], []
+            elif kind == "uplink":
+                pnic = self.pnic(data["pnic"])
+                if data["port"] == exit_port:
+                    if len({net.segments[p].object_id for p in phys}) > 1:
+                        groups[-1].append(self.crossing(phys, trunks))
+                    groups.append([f"{self.port(data['port'])} has hairpin on, so the switch reflects it back in "
+                                   f"through {pnic}"])
+                elif exit_port is None:
+                    if len(phys) > 1:
+                        groups[-1].append(self.crossing(phys, trunks))
+                    groups[-1].append(f"{self.vlan(sx) or 'the frame'} reaches {self.host(sy)}'s {self.sw(sy)} "
+                                      f"through {pnic}")
+                else:
+                    groups[-1].append(self.crossing(phys, trunks))
+                    groups[-1].append(f"comes back in through {pnic}" if sy.host == exit_host
+                                      else f"enters {self.host(sy)} through {pnic}")
+                exit_port, exit_host, phys = None, None, []
+            elif kind == "trunk":
+                pa, pb = (net.port[p] for p in data["ports"])
+                trunks.append(f"{pa.name}/{pb.name}")
+                phys.append(y)
+            elif kind == "overlay":
+                if sy.name.endswith("overlay"):
+                    groups[-1].append(f"{self.host(sx)} encapsulates the frame (VXLAN/Geneve) for NSX overlay segment "
+                                      f"{self.sw(sx)} and sends it out of its transport pNIC {self.pnic(data['pnic'])}")
+                else:
+                    groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it")
+            elif kind == "bridge":
+                bridge = net.bridges[data["bridge"]]
+                text = (f"bridged firewall {bridge.vm.name} joins {sx.name} and {sy.name} at L2 (promiscuous mode "
+                        f"and forged transmits are accepted on its portgroups)")
+                rule = _rule(leg.checks.get(data["bridge"]))
+                groups.append([text + (f", and {rule}" if rule else "")])
+                groups.append([])
+            elif kind == "patch":
+                groups[-1].append(f"the patch between {self.sw(sx)} and {self.sw(sy)} joins them")
+        if phys and exit_port is not None:
+            who = "it " if groups[-1] and groups[-1][-1].startswith("macvtap") else ""
+            text = f"{who}reaches {net.port_switch[exit_port].name} on port {net.port[exit_port].name}"
+            rest = [p for p in phys if net.segments[p].object_id != net.port_switch[exit_port].id]
+            groups[-1].append(text + f" in VLAN {net.segments[phys[0]].vlan}"
+                              + (f", then {self.crossing(rest, trunks)}" if rest else ""))
+        elif len({net.segments[p].object_id for p in phys}) > 1:
+            groups[-1].append(self.crossing(phys, trunks))
+        return pre, groups
+
+    def crossing(self, phys: list[int], trunks: list[str]) -> str:
+        segs = [self.net.segments[p] for p in phys]
+        names = list(dict.fromkeys(self.sw(s) for s in segs))
+        vlans = {s.vlan for s in segs}
+        if len(vlans) == 1:
+            text = f"crosses {_and(names)} in VLAN {segs[0].vlan}"
+        else:
+            text = "crosses " + _and([f"{self.sw(s)} in VLAN {s.vlan}" for s in segs])
+        return text + (f" over the trunk {', '.join(trunks)}" if trunks else "")
+
+    def exit(self, sx: Segment, sy: Segment, data: dict) -> str:
+        """The frame leaving a host: through which pNIC, in what role, with what tag."""
+        net = self.net
+        pnic = self.pnic(data["pnic"])
+        sw = net.typed(sx.object_id, "switch")
+        port = net.port[data["port"]]
+        if sw is not None and sw.kind is SwitchKind.MACVTAP:
+            mode = sw.macvtap_mode or MacvtapMode.VEPA
+            label = "VEPA" if mode is MacvtapMode.VEPA else str(mode)
+            return f"macvtap in {label} mode sends every frame out of {pnic}"
+        if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT:
+            return f"the frame leaves {self.host(sx)} through {pnic}"
+        role = f"{self.host(sx)}'s pNIC"
+        tag = None
+        if sw is not None:
+            for up in net.teaming(sw, sx.host, sx.vlan):
+                if up.pnic == data["pnic"]:
+                    role = f"{sw.name}'s {'standby' if up.standby else 'active'} uplink"
+                    tag = getattr(up, "vlan", None) if sw.kind is SwitchKind.LINUX_BRIDGE else sx.vlan
+        if tag is None and sw is not None and sw.kind not in (*_TAGGING, SwitchKind.LINUX_BRIDGE):
+            how = ""
+        elif tag is not None:
+            how = f", tagged VLAN {tag}"
+        elif port.mode is PortMode.ACCESS:
+            how = f", untagged, into access port {port.name}'s VLAN {sy.vlan}"
+        else:
+            how = f", untagged, which trunk port {port.name} carries in its native VLAN {sy.vlan}"
+        return f"the frame leaves {self.host(sx)} through {pnic}, {role}{how}"
+
+    def teaming(self, seg: Segment, pnic_id: str) -> list[str]:
+        """Why the uplink in use is not the first choice (an active one down: the standby takes over)."""
+        net = self.net
+        sw = net.typed(seg.object_id, "switch")
+        if sw is None or sw.kind not in (*_TAGGING, SwitchKind.LINUX_BRIDGE, SwitchKind.HOSTED_BRIDGED):
+            return []
+        order = net.teaming(sw, seg.host, seg.vlan)
+        chosen = next((u for u in order if u.pnic == pnic_id), None)
+        if chosen is None:
+            return []
+        at = order.index(chosen)
+
+        def tried_first(i: int, u: Any) -> bool:
+            return (not u.standby or i < at) if chosen.standby else (not u.standby and i < at)
+
+        skipped = [u for i, u in enumerate(order) if u is not chosen and tried_first(i, u) and net.uplink_problem(u)]
+        if not skipped:
+            return []
+        what = []
+        for u in skipped:
+            problem = net.uplink_problem(u) or ""
+            name = f"{self.pnic(u.pnic)} ({'standby' if u.standby else 'active'})"
+            if problem.startswith("port "):
+                what.append(f"{name} plugs into {problem.removesuffix(' is down')}, which is down")
+            else:
+                what.append(f"{name} {problem.split(' ', 1)[-1]}")
+        role = "standby" if chosen.standby else "next active"
+        return [_sentence(f"{_and(what)}, so {sw.name} uses its {role} uplink {self.pnic(pnic_id)}")]
+
+    def delivery(self, leg: Any, receiver: tuple) -> str:
+        """Who takes the frame at the end of a leg that moved."""
+        net = self.net
+        if len(leg.path) == 1:
+            return ""
+        last = net.segments[leg.path[-1]]
+        if receiver[0] == "dest":
+            point = receiver[1]
+            if last.physical:
+                return f"{self.sw(last)} delivers it to {self.who(point)}{self.wire_port(point)}"
+            pg = self.portgroup(point)
+            return f"{'portgroup ' + pg if pg else self.sw(last)} delivers it to {self.who(point)}"
+        _, device, point, _, _ = receiver
+        if device.kind in ("router", "dlr"):
+            return ""
+        pg = self.portgroup(point)
+        return f"{'portgroup ' + pg if pg else self.sw(last)} delivers it to {device.name}"
+
+    def wire_port(self, point: Point) -> str:
+        """`` on port X`` for an endpoint cabled to a physical switch port."""
+        port = next((p for p in self.net.peers.get(point.nic, ()) if p in self.net.port), None)
+        return f" on port {self.net.port[port].name}" if port else ""
+
+    # --- routing -------------------------------------------------------------------------------------------
+
+    def route(self, event: tuple, ahead: tuple | None) -> str:
+        net = self.net
+        _, device, in_point, in_seg, out_point, out_seg, next_hop, which = event
+        a, b = net.segments[in_seg], net.segments[out_seg]
+        host = self.host(a)
+        between = self.between(a, b, in_point, out_point)
+        if device.kind == "router":
+            text = f"{device.name} routes it {between}"
+            if ahead is not None and ahead[0] == "leg" and ahead[1].ok and len(ahead[1].path) > 1:
+                x, y = ahead[1].path[:2]
+                data = net.graph.edges[x, y]
+                if net.segments[x].physical and data["kind"] == "uplink":
+                    text += f" and sends it {'back ' if data['port'] == self.entered else ''}out of " \
+                            f"{net.port[data['port']].name}"
+                    text += f", {_ROUTED_BACK}" if data["port"] == self.entered else ""
+        elif device.kind == "dlr":
+            text = (f"{device.name} routes it {between} in {host}'s kernel (a DLR has an instance on every member "
+                    f"host), so routing does not leave {host}")
+        elif device.kind == "nat":
+            if out_point is device.points[0]:
+                text = f"{device.name} routes it into {out_point.iface.network}"
+            else:
+                text = (f"{device.name} on {host} translates the source address to the host's own and sends it out "
+                        f"on {host}'s network")
+        elif not a.physical and not b.physical and a.host == b.host == device.host:
+            legs = f"{self.vlan(a)} and {self.vlan(b)}" if a.vlan is not None and b.vlan is not None \
+                and a.vlan != b.vlan else f"{in_point.iface.network} and {out_point.iface.network}"
+            text = f"{device.name} has legs in {legs} on {host} and routes between them inside the host"
+        else:
+            text = f"{device.name} (a VM on {self.net.host_name(device.host)}) routes it {between}"
+        if next_hop is not None:
+            routes = [prefix for prefix, via in device.routes if via == next_hop]
+            prefix = max(routes, key=lambda r: r.prefixlen) if routes else None
+            why = "its default route" if prefix is not None and prefix.prefixlen == 0 else f"its route to {prefix}"
+            text += f", and passes it to the next hop {next_hop}" + (f" ({why})" if prefix is not None else "")
+        rule = _rule(which)
+        return text + (f"; {rule}" if rule else "")
+
+    def between(self, a: Segment, b: Segment, pa: Point, pb: Point) -> str:
+        if a.vlan is not None and b.vlan is not None and a.vlan != b.vlan:
+            return f"from VLAN {a.vlan} to VLAN {b.vlan}"
+        if pa.iface is not None and pb.iface is not None and pa.iface.network != pb.iface.network:
+            return f"from {pa.iface.network} to {pb.iface.network}"
+        return f"from {self.sw(a)} to {self.sw(b)}"
+
+
+def asymmetry(net: Network, fwd: Any, rev: Any, one_way: list[str]) -> str:
+    """Which direction misses the stateful firewall, and which way the other one goes instead."""
+    parts = []
+    for fid in one_way:
+        name = net.name_of(fid)
+        this, other, walk = ("request", "reply", rev) if fid in fwd.stateful else ("reply", "request", fwd)
+        how = f"through {', '.join(walk.routed_by)}" if walk.routed_by else "directly at L2"
+        parts.append(f"the {this} passes {name}, but the {other} goes {how}, without it")
+    return _sentence("; ".join(parts))
