@@ -5,29 +5,19 @@ from __future__ import annotations
 import ipaddress
 import os
 import shutil
-import subprocess
-import threading
 import time
-from collections.abc import Iterator
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
+from vnetbench.backends.process import ProcessCommand
 
 from .context import Context
 
 
-class LabCommand(RunningCommand):
+class LabCommand(ProcessCommand):
     """A process in a lab namespace. ``nsenter`` and ``taskset`` exec in place, so the PID is the command's."""
 
     def __init__(self, argv: list[str], full_argv: list[str]) -> None:
-        self.argv = argv
-        try:
-            self._proc = subprocess.Popen(full_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True, bufsize=1)
-        except OSError as exc:
-            raise BackendError(f"cannot start {argv[0]}: {exc}", "install it on this machine") from None
-        self._err: list[str] = []
-        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
-        self._reader.start()
+        super().__init__(argv, full_argv)
         self._wait_until_inside()
 
     def _wait_until_inside(self, timeout: float = 5.0) -> None:
@@ -40,36 +30,6 @@ class LabCommand(RunningCommand):
         deadline = time.monotonic() + timeout
         while self._proc.poll() is None and _net_ns(self._proc.pid) == ours and time.monotonic() < deadline:
             time.sleep(0.002)
-
-    def _read_stderr(self) -> None:
-        assert self._proc.stderr is not None
-        for line in self._proc.stderr:
-            self._err.append(line)
-
-    def lines(self) -> Iterator[str]:
-        assert self._proc.stdout is not None
-        for line in self._proc.stdout:
-            yield line.rstrip("\n")
-
-    def wait(self, timeout: float | None = None) -> int:
-        try:
-            code = self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise TimeoutError(f"{self.argv[0]} still runs after {timeout} s") from None
-        self._reader.join(1)
-        return code
-
-    def stderr(self) -> str:
-        return "".join(self._err)
-
-    def terminate(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(2)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
 
 
 def _net_ns(pid: int) -> str | None:

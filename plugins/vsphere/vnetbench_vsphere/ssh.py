@@ -15,11 +15,12 @@ import shutil
 import subprocess
 import tempfile
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import keyring
 from vnetbench.backends.contract import BackendError, Endpoint, RunningCommand
+from vnetbench.backends.process import ProcessCommand
 
 SSH_KEY_SERVICE = "vnetbench-ssh"
 
@@ -44,30 +45,11 @@ def ssh_argv(address: str, settings: Mapping[str, Any], key_file: str | None, re
     return argv + [f"{settings.get('ssh_user', 'root')}@{address}", "--", remote]
 
 
-class SshCommand(RunningCommand):
+class SshCommand(ProcessCommand):
+    """The local ssh client; closing its stdin tells the remote side (see ``remote_script``) to stop the probe."""
+
     def __init__(self, argv: list[str], ssh: list[str]) -> None:
-        self.argv = argv
-        self._proc = subprocess.Popen(ssh, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True, bufsize=1)
-        self._stderr: str | None = None
-
-    def lines(self) -> Iterator[str]:
-        assert self._proc.stdout is not None
-        for line in self._proc.stdout:
-            yield line.rstrip("\n")
-
-    def wait(self, timeout: float | None = None) -> int:
-        try:
-            return self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise TimeoutError(f"{self.argv[0]} still runs after {timeout} s") from None
-
-    def stderr(self) -> str:
-        if self._stderr is None:
-            assert self._proc.stderr is not None
-            self._proc.wait()
-            self._stderr = self._proc.stderr.read()
-        return self._stderr
+        super().__init__(argv, ssh, stdin=subprocess.PIPE)
 
     def terminate(self) -> None:
         if self._proc.poll() is not None:
@@ -77,8 +59,7 @@ class SshCommand(RunningCommand):
         try:
             self._proc.wait(3)
         except subprocess.TimeoutExpired:
-            self._proc.terminate()
-            self._proc.wait(3)
+            super().terminate()
 
 
 class SshEndpoint(Endpoint):
