@@ -6,6 +6,14 @@ and a result per change. Applying an unchanged design plans nothing. Every objec
 marked as managed by vnetbench (a name prefix, a custom attribute, a tag, metadata), and ``teardown`` removes
 only marked objects. Measurements reach a deployed VM through ``endpoint(vm_id)``.
 
+Connecting is generic too, so the GUI needs no knowledge of any plugin: a backend declares the settings it
+needs (``settings_fields``), and a secret among them (a password) is typed by the user for one session or
+kept in the OS keyring under ``keyring_service`` / ``secret_account(settings)``, never in a design file, the
+GUI's settings or a log. A server whose certificate no authority vouches for raises ``UntrustedCertificate``
+with its SHA-256 fingerprint; the user compares it and, only if they say yes, it is passed back as the
+setting ``trust_fingerprint`` and pinned. A pinned certificate that changed raises ``CertificateChanged``,
+which no setting overrides.
+
 Backends never import the GUI or another plugin; they import this module and the model only.
 """
 
@@ -38,6 +46,31 @@ class Unsupported(BackendError):
                          "change those objects or choose another backend")
 
 
+class UntrustedCertificate(BackendError):
+    """The server's certificate is signed by no trusted authority and not pinned yet.
+
+    ``fingerprint`` (SHA-256, ``AB:CD:..``) is what the user must compare with the one the server shows;
+    connecting again with the setting ``trust_fingerprint`` set to it trusts and pins it.
+    """
+
+    def __init__(self, server: str, fingerprint: str, hint: str = "") -> None:
+        self.server, self.fingerprint = server, fingerprint
+        super().__init__(f"the certificate of {server} is not signed by a trusted authority; "
+                         f"its SHA-256 fingerprint is {fingerprint}",
+                         hint or "compare it with the one the server shows, then trust it "
+                                 "(--trust-fingerprint FINGERPRINT on the command line)")
+
+
+class CertificateChanged(BackendError):
+    """The server's certificate differs from the one pinned: refused, since someone may be listening in."""
+
+    def __init__(self, server: str, pinned: str, current: str, hint: str) -> None:
+        self.server, self.pinned, self.current = server, pinned, current
+        now = f", now {current}" if current else ""
+        super().__init__(f"WARNING: the certificate of {server} changed since you trusted it (pinned {pinned}{now}); "
+                         "someone may be intercepting the connection", hint)
+
+
 class Cancelled(BackendError):
     def __init__(self) -> None:
         super().__init__("cancelled by the user")
@@ -56,6 +89,30 @@ class Capabilities:
     import_inventory: bool = False
     measure: bool = True
     needs_credentials: bool = False
+
+
+TRUST_SETTING = "trust_fingerprint"
+"""The setting that trusts a certificate: the fingerprint of an ``UntrustedCertificate`` the user accepted."""
+
+
+class SettingKind(StrEnum):
+    TEXT = "text"
+    URL = "url"
+    USER = "user"
+    SECRET = "secret"  # typed for one session or kept in the OS keyring; never saved elsewhere
+    BOOL = "bool"
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """One setting a backend needs to connect, so a GUI can ask for it without knowing the backend."""
+
+    name: str
+    label: str
+    kind: SettingKind = SettingKind.TEXT
+    default: str | bool = ""
+    help: str = ""
+    required: bool = False
 
 
 class Op(StrEnum):
@@ -195,12 +252,24 @@ class Backend(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     capabilities: ClassVar[Capabilities]
+    #: What the user gives to connect (none for the local lab); settings outside it go in as given.
+    settings_fields: ClassVar[tuple[SettingField, ...]] = ()
+    #: The OS keyring service that holds this backend's secrets (``keyring set SERVICE ACCOUNT``).
+    keyring_service: ClassVar[str] = ""
+
+    @classmethod
+    def secret_account(cls, settings: Mapping[str, Any]) -> str:
+        """The keyring account a secret for these settings is kept under (``BackendError`` if they are bad)."""
+        return f"{settings.get('user', '')}@{settings.get('url', '')}"
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         self.settings: dict[str, Any] = dict(settings or {})
 
     def connect(self) -> None:
-        """Open the connection (reading secrets from the OS keyring); the local lab needs none."""
+        """Open the connection; the local lab needs none.
+
+        A ``SettingKind.SECRET`` setting is taken from ``settings`` when the user typed it for this session,
+        else from the OS keyring. May raise ``UntrustedCertificate`` or ``CertificateChanged``."""
 
     def close(self) -> None:
         """Release the connection."""

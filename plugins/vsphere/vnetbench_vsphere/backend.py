@@ -18,13 +18,15 @@ from vnetbench.backends.contract import (
     Op,
     Plan,
     ProgressFn,
+    SettingField,
+    SettingKind,
     Unsupported,
 )
 from vnetbench.model import Index, SwitchKind, Topology
 
 from . import marking
 from .apply import Applier
-from .connection import Connection
+from .connection import KEYRING_SERVICE, Connection, keyring_account, parse_url
 from .importer import to_topology
 from .inventory import Inventory, read_inventory
 from .planner import SUPPORTED_NICS, Planner, teardown_changes
@@ -34,7 +36,8 @@ from .ssh import SshEndpoint
 class VSphereBackend(Backend):
     """vCenter or a standalone ESXi host.
 
-    Settings: ``url``, ``user`` (password from the OS keyring), ``trust_fingerprint``, ``pin_file``,
+    Settings: ``url``, ``user``, ``password`` (typed for one session; else from the OS keyring),
+    ``trust_fingerprint``, ``pin_file``,
     ``datacenter``, ``datastore``, ``template`` (clone VMs from it instead of creating empty shells),
     ``memory_mb``, and for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``.
     """
@@ -44,6 +47,18 @@ class VSphereBackend(Backend):
     capabilities = Capabilities(switch_kinds=frozenset({SwitchKind.VSS, SwitchKind.VDS}), vlan_trunks=True,
                                 firewalls=True, bridged_firewalls=True, nsx=False, physical_network=False,
                                 import_inventory=True, measure=True, needs_credentials=True)
+    settings_fields = (
+        SettingField("url", "Server", SettingKind.URL, "", "vCenter or ESXi address, like https://vc.example/sdk",
+                     required=True),
+        SettingField("user", "User", SettingKind.USER, "", "like administrator@vsphere.local", required=True),
+        SettingField("password", "Password", SettingKind.SECRET, "",
+                     f"kept in the OS keyring (service {KEYRING_SERVICE}) when remembered, never in the design"),
+    )
+    keyring_service = KEYRING_SERVICE
+
+    @classmethod
+    def secret_account(cls, settings: Mapping[str, Any]) -> str:
+        return keyring_account(str(settings.get("user") or ""), parse_url(str(settings.get("url") or "")))
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)

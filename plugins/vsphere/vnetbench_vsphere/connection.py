@@ -1,8 +1,9 @@
 """One authenticated pyvmomi session to a vCenter or ESXi host.
 
 Why this module exists: connecting is where users get stuck (wrong address, self-signed certificates,
-passwords), so every failure becomes one ``BackendError`` sentence with a fix, and the password is read
-from the OS keyring at login and never stored, logged or put in a message.
+passwords), so every failure becomes one ``BackendError`` sentence with a fix. The password is the one typed
+in the GUI for this session (setting ``password``, held in memory only) or else read from the OS keyring at
+login; it is never stored, logged or put in a message.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import keyring
+from keyring.errors import KeyringError
 from pyVim.connect import Disconnect, SmartConnect
 from pyVmomi import vim
 from pyVmomi.Security import ThumbprintMismatchException
-from vnetbench.backends.contract import BackendError
+from vnetbench.backends import contract
+from vnetbench.backends.contract import TRUST_SETTING, BackendError, CertificateChanged
 
 from .trust import PinStore, normalize, pretty
 
@@ -72,15 +75,12 @@ def fingerprint_of(der: bytes) -> str:
     return hashlib.sha256(der).hexdigest()
 
 
-class UntrustedCertificate(BackendError):
-    """A certificate no CA vouches for and nobody pinned yet; ``fingerprint`` is what the user must confirm."""
+class UntrustedCertificate(contract.UntrustedCertificate):
+    """The contract's error, for a vSphere ``Server``: ``fingerprint`` is what the user must confirm."""
 
     def __init__(self, server: Server, fingerprint: str) -> None:
-        self.fingerprint = pretty(fingerprint)
-        super().__init__(
-            f"the certificate of {server.hostport} is not signed by a trusted authority; "
-            f"its SHA-256 fingerprint is {self.fingerprint}",
-            "compare it with the one vCenter shows, then trust it with --trust-fingerprint FINGERPRINT")
+        super().__init__(server.hostport, pretty(fingerprint),
+                         "compare it with the one vCenter shows, then trust it with --trust-fingerprint FINGERPRINT")
 
 
 def _socket_error(server: Server, exc: OSError) -> BackendError:
@@ -132,7 +132,8 @@ class Connection:
         self.user = str(settings.get("user") or "")
         if not self.user:
             raise BackendError("no vSphere user given", "pass --user, like administrator@vsphere.local")
-        self.trust = settings.get("trust_fingerprint")
+        self.trust = settings.get(TRUST_SETTING)
+        self._typed_password = settings.get("password") or None  # typed in the GUI for this session only
         self.pins = PinStore(settings.get("pin_file"))
         self.timeout = float(settings.get("timeout", 20))
         self.si: Any = None
@@ -153,9 +154,8 @@ class Connection:
         key = self.server.hostport
         pinned = self.pins.get(key)
         if pinned and pinned != current:
-            raise BackendError(
-                f"WARNING: the certificate of {key} changed since you trusted it "
-                f"(pinned {pretty(pinned)}, now {pretty(current)}); someone may be intercepting the connection",
+            raise CertificateChanged(
+                key, pretty(pinned), pretty(current),
                 f"if the server got a new certificate on purpose, delete the entry {key!r} from {self.pins.path} "
                 "and trust the new fingerprint")
         if not pinned:
@@ -177,10 +177,15 @@ class Connection:
         assert self._tls is not None
         context, thumbprint = self._tls
         account = keyring_account(self.user, self.server)
-        password = keyring.get_password(KEYRING_SERVICE, account)
+        try:
+            password = self._typed_password or keyring.get_password(KEYRING_SERVICE, account)
+        except KeyringError as exc:
+            raise BackendError(f"the OS keyring cannot be read ({type(exc).__name__})",
+                               "type the password when connecting, or set up a keyring (Secret Service, "
+                               "KWallet)") from None
         if password is None:
             raise BackendError(f"no password for {account} in the OS keyring",
-                               f"store it once: keyring set {KEYRING_SERVICE} {account}")
+                               f"store it once: keyring set {KEYRING_SERVICE} {account} (or type it when connecting)")
         try:
             self.si = SmartConnect(host=self.server.host, port=self.server.port, path=self.server.path,
                                    user=self.user, pwd=password, sslContext=context, thumbprint=thumbprint,
@@ -189,8 +194,8 @@ class Connection:
             raise BackendError(f"login to {self.server.hostport} as {self.user} failed: wrong user name or password",
                                f"update the keyring entry {KEYRING_SERVICE} {account}") from None
         except ThumbprintMismatchException:
-            raise BackendError(f"WARNING: the certificate of {self.server.hostport} changed during login",
-                               "someone may be intercepting the connection; try again later") from None
+            raise CertificateChanged(self.server.hostport, pretty(thumbprint or "0" * 64), "",
+                                     "it changed during login; try again later") from None
         except OSError as exc:
             raise _socket_error(self.server, exc) from None
         except vim.fault.VimFault as exc:

@@ -4,7 +4,9 @@ Backends come from ``vnetbench.backends.discover()`` (the local lab first and pr
 failed to load stays in the list, greyed, with its error as the tooltip. Planning, applying and tearing
 down run as ``worker.Task``s with a progress bar and a Cancel button. Afterwards the state of each design
 object goes to the canvas through ``workbench.deployStateChanged``. Failures are shown as the backend's
-message and hint, never as a traceback.
+message and hint, never as a traceback. A backend that declares ``settings_fields`` (a server, a user, a
+password) is connected through ``connect.ConnectDialog`` before its first operation; the free-text line
+then carries only further settings (``datastore=...``), never a password.
 """
 
 from __future__ import annotations
@@ -19,24 +21,15 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout,
                                QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...backends import (Backend, BackendError, CancelToken, Cancelled, ChangeResult, DeployState,
-                         ObjectState, Op, Plan, PluginInfo, ProgressFn, Unsupported, discover)
+                         ObjectState, Op, Plan, PluginInfo, ProgressFn, discover)
 from ...model import Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
+from ..connect import ConnectDialog, describe_error, describe_target
 from ..workbench import Workbench
 from ..worker import Task
 
 OP_SYMBOLS = {Op.CREATE: "+", Op.UPDATE: "~", Op.DELETE: "−"}
 OP_COLORS = {Op.CREATE: "#009E73", Op.UPDATE: "#0072B2", Op.DELETE: "#D55E00"}
-
-
-def describe_error(error: BaseException) -> str:
-    """What the user reads when a backend call fails: the message and the fix, never a traceback."""
-    if isinstance(error, Unsupported):
-        return ("This backend cannot build the design:\n• " + "\n• ".join(error.reasons)
-                + f"\n{error.hint.capitalize()}.")
-    if isinstance(error, BackendError):
-        return error.message + (f"\nWhat to do: {error.hint}." if error.hint else "")
-    return f"Unexpected {type(error).__name__}: {error}"
 
 
 def parse_settings(text: str) -> dict[str, str]:
@@ -99,6 +92,16 @@ class DeployDock(QDockWidget):
         self._plan_revision = -1
 
         self.backend_box = QComboBox()
+        self.connect_dialog: ConnectDialog | None = None
+        self.connection = QLabel("not connected")
+        self.connect_button = QPushButton("Connect…")
+        self.connect_button.setToolTip("Choose the server and sign in")
+        self.connection_row = QWidget()
+        row = QHBoxLayout(self.connection_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.connection, 1)
+        row.addWidget(self.connect_button)
+        self.settings_label = QLabel("Settings")
         self.settings = QLineEdit()
         self.settings.setClearButtonEnabled(True)
         self.plan_button = QPushButton("Plan")
@@ -120,9 +123,10 @@ class DeployDock(QDockWidget):
         self.changes.setRootIsDecorated(False)
         self.changes.setUniformRowHeights(True)
 
-        top = QFormLayout()
+        top = self.form = QFormLayout()
         top.addRow("Backend", self.backend_box)
-        top.addRow("Settings", self.settings)
+        top.addRow("Connection", self.connection_row)
+        top.addRow(self.settings_label, self.settings)
         buttons = QHBoxLayout()
         for button in (self.plan_button, self.apply_button, self.teardown_button, self.cancel_button):
             buttons.addWidget(button)
@@ -139,6 +143,7 @@ class DeployDock(QDockWidget):
         self._fill_backends()
         self.backend_box.currentIndexChanged.connect(self._backend_chosen)
         self.settings.textChanged.connect(lambda _text: self._close_backend())
+        self.connect_button.clicked.connect(lambda: self.ask_connect(None))
         self.plan_button.clicked.connect(self.start_plan)
         self.apply_button.clicked.connect(self.start_apply)
         self.teardown_button.clicked.connect(self.start_teardown)
@@ -178,7 +183,12 @@ class DeployDock(QDockWidget):
 
     def _describe_settings(self) -> None:
         info = self.info
-        if info is not None and info.backend is not None and info.backend.capabilities.needs_credentials:
+        fields = bool(info is not None and info.backend is not None and info.backend.settings_fields)
+        self.form.setRowVisible(self.connection_row, fields)
+        self.settings_label.setText("More settings" if fields else "Settings")
+        if fields:
+            self.settings.setPlaceholderText("further settings (optional): key=value, … like datastore=LocalDS_0")
+        elif info is not None and info.backend is not None and info.backend.capabilities.needs_credentials:
             self.settings.setPlaceholderText("url=https://server/sdk, user=name  (the password comes from the "
                                              "OS keyring)")
         else:
@@ -199,6 +209,39 @@ class DeployDock(QDockWidget):
             except BackendError:
                 pass
             self._backend = None
+        self.connection.setText("not connected")
+
+    def _needs_dialog(self) -> bool:
+        info = self.info
+        return self._backend is None and info is not None and info.backend is not None \
+            and bool(info.backend.settings_fields)
+
+    def ask_connect(self, then: Callable[[], None] | None) -> ConnectDialog | None:
+        """Open the connect dialog for the chosen backend; once connected, carry on with ``then``."""
+        info = self.info
+        extra = self._settings()
+        if info is None or info.backend is None or extra is None or self.task is not None:
+            return None
+        dialog = ConnectDialog(info.backend, self, extra)
+        dialog.connected.connect(lambda backend: self._use(backend, then))
+        dialog.finished.connect(lambda _result: self._dialog_closed(dialog))
+        self.connect_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _dialog_closed(self, dialog: ConnectDialog) -> None:
+        if self.connect_dialog is dialog:
+            self.connect_dialog = None
+        dialog.deleteLater()
+
+    def _use(self, backend: Backend, then: Callable[[], None] | None) -> None:
+        self._close_backend()
+        self._backend = backend
+        self.connection.setText(f"connected: {describe_target(type(backend), backend.settings)}")
+        if then is None:
+            self.message.setText("Connected. Plan to see what applying would change.")
+        else:
+            then()
 
     def _connected(self, settings: dict[str, str]) -> Backend:
         """The chosen backend, connected (called on the worker thread; one task runs at a time)."""
@@ -214,6 +257,9 @@ class DeployDock(QDockWidget):
     # --- the three operations -----------------------------------------------------------------------
 
     def start_plan(self) -> None:
+        if self._needs_dialog():
+            self.ask_connect(self.start_plan)
+            return
         snapshot, settings = self.workbench.snapshot(), self._settings()
         revision = self.workbench.document.revision
         if settings is not None:
@@ -221,6 +267,9 @@ class DeployDock(QDockWidget):
                       lambda plan: self._planned(plan, revision))
 
     def start_apply(self) -> None:
+        if self._needs_dialog():
+            self.ask_connect(self.start_apply)
+            return
         snapshot, settings = self.workbench.snapshot(), self._settings()
         if settings is None:
             return
@@ -238,6 +287,9 @@ class DeployDock(QDockWidget):
         self._run("Applying…", work, self._applied)
 
     def start_teardown(self) -> None:
+        if self._needs_dialog():
+            self.ask_connect(self.start_teardown)
+            return
         snapshot, settings = self.workbench.snapshot(), self._settings()
         if settings is None:
             return
@@ -296,6 +348,7 @@ class DeployDock(QDockWidget):
             button.setEnabled(ready)
         self.backend_box.setEnabled(not busy)
         self.settings.setEnabled(not busy)
+        self.connect_button.setEnabled(not busy)
         self.cancel_button.setEnabled(busy)
 
     def _failed(self, error: BaseException) -> None:
