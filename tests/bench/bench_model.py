@@ -30,17 +30,19 @@ def timed(fn, *args, repeat: int = 3):
 
 
 def main(sizes: list[int]) -> None:
-    print(f"{'VMs':>6} {'hosts':>6} {'objects':>8} {'file KiB':>9} {'save ms':>8} {'load ms':>8} {'validate ms':>12}"
-          "  problems")
+    print(f"{'VMs':>6} {'hosts':>6} {'objects':>8} {'file KiB':>9} {'save ms':>8} {'load ms':>8} {'json load ms':>13}"
+          f" {'validate ms':>12}  problems")
     for vms in sizes:
         topology = generate(vms=vms, hosts=max(2, vms // 20))
         save_s, text = timed(dumps, topology)
         load_s, loaded = timed(loads, text)
+        json_s, from_json = timed(loads, dumps(topology, "json"))
+        assert from_json == loaded
         check_s, problems = timed(validate, loaded)
         objects = text.count("\n- id:") + text.count("  id:")
         kinds = Counter(p.severity for p in problems)
         print(f"{vms:>6} {len(topology.hosts):>6} {objects:>8} {len(text.encode()) / 1024:>9.0f} {save_s * 1e3:>8.0f} "
-              f"{load_s * 1e3:>8.0f} {check_s * 1e3:>12.1f}  {kinds['error']} errors, {kinds['warning']} warnings")
+              f"{load_s * 1e3:>8.0f} {json_s * 1e3:>13.0f} {check_s * 1e3:>12.1f}  {kinds['error']} errors, {kinds['warning']} warnings")
 
 
 if __name__ == "__main__":

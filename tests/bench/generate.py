@@ -75,17 +75,25 @@ def generate(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
                 segments[g].append((f"dv{v}", v))
         t.vms.append(fw)
         firewalls[group] = fw
+    used: dict[tuple[int, int], int] = {}  # addresses handed out per subnet: every VM gets a unique one
+
+    def next_host(v: int, group: int = -1) -> int:
+        used[v, group] = used.get((v, group), 0) + 1
+        return used[v, group]
+
     for i in range(vms):
         h = rnd.randrange(hosts)
         pg, v = rnd.choice(segments[h])
+        group = h // FIREWALL_EVERY
+        if v >= 118 and used.get((v, group), 0) >= 253:  # that firewall's /24 is full: use the routed VLANs
+            pg, v = rnd.choice([(p, tag) for p, tag in segments[h] if 0 < tag < 118] or [(f"dv{110}", 110)])
         name = f"vm{i:05d}"
-        if v == 0:
-            ip, gw = f"192.168.{(i >> 8) & 255}.{i & 255 or 1}/16", None
-        elif v >= 118:
-            group = h // FIREWALL_EVERY
-            ip, gw = f"10.{v}.{group}.{1 + i % 250}/24", f"10.{v}.{group}.254"
+        if v >= 118:
+            ip, gw = f"10.{v}.{group}.{next_host(v, group)}/24", f"10.{v}.{group}.254"
         else:
-            ip, gw = f"10.{v}.{(i >> 8) & 255}.{i & 255 or 1}/16", f"10.{v}.255.254"
+            n = next_host(v)
+            host_part = f"{n // 254}.{n % 254 + 1}"
+            ip, gw = (f"192.168.{host_part}/16", None) if v == 0 else (f"10.{v}.{host_part}/16", f"10.{v}.255.254")
         vm = VM(name, name, f"esx{h:04d}", vnics=[VNic(f"{name}.eth0", "eth0", rnd.choice(NIC_TYPES), pg, ip=ip,
                                                          gateway=gw)])
         t.vms.append(vm)
