@@ -284,9 +284,6 @@ class NoteItem(QGraphicsItem):
 
 
 #: Link styles: (colour, width, dash).
-#: Straight pieces a link is cut into for partial repaints.
-LINK_SEGMENTS = 24
-
 LINK_STYLES = {
     "net": ("#2e8b57", 1.8, False),     # vNIC to its portgroup or switch
     "uplink": ("#1b8a8f", 2.0, True),   # vSwitch to the pNIC it uses
@@ -305,17 +302,29 @@ def link_pen(style: str, selected: bool, detailed: bool) -> QPen:
     return pen
 
 
+#: A partial repaint looks at a link in this many pieces, each with its own bounding box, and strokes a piece
+#: in the area as this many straight lines.
+LINK_PIECES = 4
+PIECE_LINES = 6
+
+
 class LinkItem(QGraphicsItem):
-    """A connection drawn between two anchors; ``key`` is a link id or ``net:``/``up:``/``dlr:`` + ids."""
+    """A connection drawn between two anchors; ``key`` is a link id or ``net:``/``up:``/``dlr:`` + ids.
+
+    A long curve has a large bounding box, so Qt asks hundreds of links to paint when a small area changes
+    (every frame of a drag) though few of them pass through it; and a stroke costs along its whole length even
+    where the clip hides it. So a partial repaint looks at the link piece by piece (each piece of the curve lies
+    in the box of its own control points) and strokes straight lines only through the pieces in the area."""
 
     def __init__(self, key: str, style: str, a: str, b: str) -> None:
         super().__init__()
         self.key, self.style, self.a, self.b = key, style, a, b
         self.oid = key
         self.path = QPainterPath()
+        self.line = QLineF()
         self.bounds = QRectF()
         self.ends: tuple = ()
-        self.segments: list[tuple[float, float, float, float, QLineF]] = []  # bounding box + piece
+        self._pieces: list[list] = []  # [left, top, right, bottom, t0, t1, lines or None] per piece
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)  # for the exposed rect
         self.setZValue(2)
@@ -333,27 +342,36 @@ class LinkItem(QGraphicsItem):
         else:
             path.cubicTo(QPointF(p1.x(), p1.y() + dy), QPointF(p2.x(), p2.y() - dy), p2)
         self.path = path
+        self.line = QLineF(p1, p2)
         self.bounds = path.controlPointRect().adjusted(-4, -4, 4, 4)
-        self.segments = []  # cut into pieces only when a partial repaint needs them
+        self._pieces = []  # worked out only when a partial repaint needs them
 
-    def _pieces(self) -> list[tuple[float, float, float, float, QLineF]]:
-        """The link as straight pieces with their bounding boxes (the same curve ``set_ends`` drew)."""
-        if not self.segments:
-            x1, y1, x2, y2 = self.ends
-            dy = (y2 - y1) * 0.5
-            straight = abs(dy) < 20
-            points = []
-            for i in range(LINK_SEGMENTS + 1):
-                t = i / LINK_SEGMENTS
-                if straight:
-                    points.append((x1 + (x2 - x1) * t, y1 + (y2 - y1) * t))
-                else:  # cubic Bezier with control points (x1, y1 + dy) and (x2, y2 - dy)
-                    u = 1 - t
-                    a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
-                    points.append((a * x1 + b * x1 + c * x2 + d * x2, a * y1 + b * (y1 + dy) + c * (y2 - dy) + d * y2))
-            self.segments = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]),
-                              QLineF(p[0], p[1], q[0], q[1])) for p, q in zip(points, points[1:])]
-        return self.segments
+    def _controls(self) -> tuple:
+        x1, y1, x2, y2 = self.ends
+        dy = (y2 - y1) * 0.5
+        if abs(dy) < 20:
+            return (x1, y1), (x1, y1), (x2, y2), (x2, y2)  # the straight line, as a cubic
+        return (x1, y1), (x1, y1 + dy), (x2, y2 - dy), (x2, y2)
+
+    def pieces(self) -> list[list]:
+        """The curve cut at equal steps of its parameter, each piece boxed by its own control points (plus the
+        pen's reach): a piece of a Bezier curve lies inside the hull of its control points."""
+        if not self._pieces:
+            controls = self._controls()
+            n = LINK_PIECES
+            ends = [bezier(controls, i / n) for i in range(n + 1)]
+            k = 1 / (3 * n)  # a piece's inner control points sit along the tangents at its ends
+            for i, ((ax, ay, adx, ady), (bx, by, bdx, bdy)) in enumerate(zip(ends, ends[1:])):
+                xs, ys = (ax, ax + adx * k, bx - bdx * k, bx), (ay, ay + ady * k, by - bdy * k, by)
+                self._pieces.append([min(xs) - 5, min(ys) - 5, max(xs) + 5, max(ys) + 5, i / n, (i + 1) / n, None])
+        return self._pieces
+
+    def _lines(self, piece: list) -> list[QLineF]:
+        if piece[6] is None:
+            controls, t0, t1 = self._controls(), piece[4], piece[5]
+            points = [bezier(controls, t0 + (t1 - t0) * j / PIECE_LINES) for j in range(PIECE_LINES + 1)]
+            piece[6] = [QLineF(p[0], p[1], q[0], q[1]) for p, q in zip(points, points[1:])]
+        return piece[6]
 
     def boundingRect(self) -> QRectF:
         return self.bounds
@@ -364,17 +382,30 @@ class LinkItem(QGraphicsItem):
         return stroker.createStroke(self.path)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        detailed = lod(option, painter) >= OVERVIEW_LOD
-        painter.setPen(link_pen(self.style, self.isSelected(), detailed))
-        if detailed:
-            exposed = option.exposedRect
-            if exposed.contains(self.bounds):
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawPath(self.path)
-            else:  # a long link crossing the view: stroke only the pieces that show, not its whole length
-                left, top = exposed.left() - 5, exposed.top() - 5
-                right, bottom = exposed.right() + 5, exposed.bottom() + 5
-                painter.drawLines([line for x1, y1, x2, y2, line in self._pieces()
-                                   if x2 >= left and x1 <= right and y2 >= top and y1 <= bottom])
-        elif self.ends:  # overview: a straight hairline is all the eye can tell apart
-            painter.drawLine(QPointF(self.ends[0], self.ends[1]), QPointF(self.ends[2], self.ends[3]))
+        if not self.ends:
+            return  # not routed yet
+        exposed = option.exposedRect
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < OVERVIEW_LOD:
+            painter.setPen(link_pen(self.style, self.isSelected(), False))
+            painter.drawLine(self.line)  # overview: a straight hairline is all the eye can tell apart
+        elif exposed.contains(self.bounds):
+            painter.setPen(link_pen(self.style, self.isSelected(), True))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self.path)
+        else:
+            left, top, right, bottom = exposed.getCoords()
+            lines = [line for piece in self.pieces() if piece[2] >= left and piece[0] <= right
+                     and piece[3] >= top and piece[1] <= bottom for line in self._lines(piece)]
+            if lines:
+                painter.setPen(link_pen(self.style, self.isSelected(), True))
+                painter.drawLines(lines)
+
+
+def bezier(controls: tuple, t: float) -> tuple[float, float, float, float]:
+    """Point and derivative (x, y, dx/dt, dy/dt) at ``t`` of the cubic Bezier curve with these control points."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = controls
+    u = 1 - t
+    a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+    e, f, g = 3 * u * u, 6 * u * t, 3 * t * t
+    return (a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3,
+            e * (x1 - x0) + f * (x2 - x1) + g * (x3 - x2), e * (y1 - y0) + f * (y2 - y1) + g * (y3 - y2))

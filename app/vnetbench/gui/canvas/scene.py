@@ -7,10 +7,11 @@ is in progress do items move ahead of the model; the release pushes the move as 
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QGuiApplication, QPainterPath, QPen
 from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
 from ...model import Change, Place, Topology
@@ -92,6 +93,10 @@ class DesignScene(QGraphicsScene):
         self._move: _Move | None = None
         self._link: _LinkDrag | None = None
         self._resize: _Resize | None = None
+        self._gc_held = False
+        self._gc_watchdog = QTimer(self)
+        self._gc_watchdog.setInterval(1000)
+        self._gc_watchdog.timeout.connect(self._check_gc_hold)
         self.deploy_states: dict = {}
         self.overview = False  # zoomed far out: handles hidden, so Qt does not even visit them
         self._sync_timer = QTimer(self)
@@ -551,10 +556,12 @@ class DesignScene(QGraphicsScene):
             line.setZValue(Z["drag"])
             self.addItem(line)
             self._link = _LinkDrag(item, line, event.scenePos())
+            self._hold_gc()
             event.accept()
             return
         if isinstance(item, (NodeItem, NoteItem)) and item.frame and not ctrl and self.in_grip(item, event.scenePos()):
             self._resize = _Resize(item, event.scenePos(), QRectF(item.size))
+            self._hold_gc()
             event.accept()
             return
         if isinstance(item, (NodeItem, NoteItem, LinkItem)):
@@ -565,6 +572,7 @@ class DesignScene(QGraphicsScene):
                 item.setSelected(True)
             if not isinstance(item, LinkItem) and item.isSelected():
                 self._begin_move(event.scenePos())
+                self._hold_gc()
                 self._move.pressed, self._move.additive = item, ctrl
             event.accept()
             return
@@ -646,7 +654,27 @@ class DesignScene(QGraphicsScene):
         self.reroute(move.origins)
         self.overlay.refresh()
 
+    def _hold_gc(self) -> None:
+        """No cyclic garbage collection during a gesture: a full one over a large design takes about 100 ms, a
+        visible stall mid-drag. Reference counting still frees memory; collection resumes on release, or within
+        a second of the buttons coming up if the release never reaches the scene (a lost mouse grab)."""
+        if gc.isenabled():
+            gc.disable()
+            self._gc_held = True
+            self._gc_watchdog.start()
+
+    def _release_gc(self) -> None:
+        if self._gc_held:
+            self._gc_held = False
+            self._gc_watchdog.stop()
+            gc.enable()
+
+    def _check_gc_hold(self) -> None:
+        if QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
+            self._release_gc()
+
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        self._release_gc()
         if self._link is not None:
             drag, self._link = self._link, None
             self.removeItem(drag.line)
