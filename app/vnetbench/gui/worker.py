@@ -76,11 +76,23 @@ class Task(QObject):
 
     def _run(self) -> None:
         try:
-            result = self._fn(self._progressed.emit, self.token)
+            result = self._fn(self._report_progress, self.token)
         except BaseException as exc:  # noqa: BLE001 - every failure is delivered to the GUI, never lost in a thread
-            self._returned.emit(exc, False)
+            self._emit(self._returned, exc, False)
         else:
-            self._returned.emit(result, True)
+            self._emit(self._returned, result, True)
+
+    def _report_progress(self, done: int, total: int, message: str) -> None:
+        self._emit(self._progressed, done, total, message)
+
+    def _emit(self, signal: Any, *args: Any) -> None:
+        """Emit from the worker thread unless the application has already destroyed this object (at exit a
+        daemon thread can outlive it; there is nobody left to tell)."""
+        if isValid(self):
+            try:
+                signal.emit(*args)
+            except RuntimeError:
+                pass  # deleted between the check and the emit
 
     @Slot(int, int, str)
     def _on_progress(self, done: int, total: int, message: str) -> None:
