@@ -10,7 +10,7 @@ from __future__ import annotations
 
 # The verdict palette itself lives with the exporters (which may not import the GUI), so the canvas and
 # every exported picture draw a verdict in the same colour.
-from ..export.style import UNKNOWN_COLOR, VERDICT_COLORS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS  # noqa: F401
+from ..export.style import UNKNOWN_COLOR, VERDICT_COLORS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS  # noqa: F401 - re-exported
 
 #: verdict -> what a person reads.
 VERDICT_LABELS: dict[str, str] = {

@@ -402,3 +402,9 @@ class Topology:
     links: list[Link] = field(default_factory=list)
     nsx: Nsx = field(default_factory=Nsx)
     layout: Layout = field(default_factory=Layout)
+
+
+#: The model's vocabulary: every class and constant above (what ``from vnetbench.model import *`` gives).
+__all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES",
+           *(name for name, value in dict(globals()).items()
+             if isinstance(value, type) and value.__module__ == __name__)]
