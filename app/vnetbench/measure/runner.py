@@ -107,7 +107,6 @@ class Runner:
         self.commands: list[str] = []
         self._started: list[_Watched] = []
         self._queue: queue.Queue = queue.Queue()
-        self._t0 = 0.0
         self._done_s = 0.0
 
     # --- entry point -------------------------------------------------------------------------------------
@@ -115,7 +114,6 @@ class Runner:
     def run(self) -> Measurement:
         tool = self.spec.kind.tool
         started = time.time()
-        self._t0 = time.monotonic()
         status, error, summary = RunStatus.OK, "", {}
         try:
             self._check_programs(tool)

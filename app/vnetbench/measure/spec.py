@@ -7,7 +7,7 @@ small-packet rate (seed 001). A spec is plain data so it can be stored with the 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -131,9 +131,6 @@ class TestSpec:
             raise SpecError(f"kind {data['kind']!r} is unknown: use one of "
                             + ", ".join(k.value for k in TestKind)) from None
         return cls(**{**data, "kind": kind})
-
-    def with_(self, **changes: Any) -> TestSpec:
-        return replace(self, **changes)
 
 
 @dataclass(frozen=True)

@@ -46,9 +46,6 @@ class Document:
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
-    def unsubscribe(self, listener: Listener) -> None:
-        self._listeners.remove(listener)
-
     def _announce(self, change: Change) -> None:
         self.revision += 1
         for listener in list(self._listeners):

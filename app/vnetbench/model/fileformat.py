@@ -28,7 +28,6 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader, _Dumper = yaml.SafeLoader, yaml.SafeDumper
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
-SUFFIXES = (".vnet.yaml", ".yaml", ".yml", ".json")
 
 
 class TopologyFileError(FormatError):
