@@ -26,7 +26,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from ..model import SwitchKind, Topology
+from ..model import ForwardMode, SwitchKind, Topology, VmRole
+from ..model.vlan import VlanError, VlanMode, parse_vlan
+
+
+def _vlan_mode(value: int | str, kind: SwitchKind) -> VlanMode | None:
+    """The VLAN mode of a portgroup, or None when the value is invalid (validation reports that)."""
+    try:
+        return parse_vlan(value, kind).mode
+    except VlanError:
+        return None
 
 
 class BackendError(Exception):
@@ -78,7 +87,12 @@ class Cancelled(BackendError):
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a backend can do; the GUI greys out what is missing and ``plan`` refuses it."""
+    """What a backend can build; ``Backend.unsupported`` refuses a design that needs more, before any change.
+
+    ``physical_network`` only informs: a backend without it (vSphere) builds the virtual side and leaves the
+    physical switches and routers of the design to the admin. ``import_inventory``, ``measure`` and
+    ``needs_credentials`` tell the GUI which actions to offer.
+    """
 
     switch_kinds: frozenset[SwitchKind]
     vlan_trunks: bool = True
@@ -276,10 +290,24 @@ class Backend(ABC):
 
     def unsupported(self, design: Topology) -> list[str]:
         """Reasons this backend cannot build ``design`` (empty when it can). ``plan`` raises on any."""
+        can = self.capabilities
         reasons = []
         for sw in design.switches:
-            if sw.kind not in self.capabilities.switch_kinds:
+            if sw.kind not in can.switch_kinds:
                 reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which {self.title} cannot build")
+            for pg in sw.portgroups:
+                if not can.vlan_trunks and _vlan_mode(pg.vlan, sw.kind) is VlanMode.TRUNK:
+                    reasons.append(f"portgroup {pg.name!r} is a VLAN trunk, which {self.title} cannot build")
+        for vm in design.vms:
+            if vm.role is VmRole.VM:
+                continue
+            if not can.firewalls:
+                reasons.append(f"{vm.name!r} is a {vm.role.value} VM, and {self.title} cannot deploy forwarding VMs")
+            elif vm.forwarding.mode is ForwardMode.BRIDGED and not can.bridged_firewalls:
+                reasons.append(f"{vm.name!r} is a bridged firewall, which {self.title} cannot build")
+        if not can.nsx and (design.nsx.dlrs or design.nsx.dfw.rules):
+            reasons.append(f"the design uses NSX (logical routers or distributed firewall rules), which "
+                           f"{self.title} cannot build")
         return reasons
 
     @abstractmethod
