@@ -3,6 +3,7 @@
 No Qt here; the GUI dock and the CLI drive the same ``measure()`` and ``RunStore``.
 """
 
+from .ab import Side, default_labels, labelled, prepare_side, ratio, run_sides, via
 from .compare import Comparison, Flag, compare, save_calibration
 from .context import design_digest, make_run, snapshot
 from .result import Measurement, Run, RunStatus, Sample
@@ -11,5 +12,6 @@ from .spec import SWEEP_SIZES, Scenario, SpecError, TestKind, TestSpec, Variant
 from .store import RunStore, StoreError, data_dir
 
 __all__ = ["SWEEP_SIZES", "Comparison", "Flag", "Measurement", "ProbeFailure", "Run", "RunStatus", "RunStore",
-           "Runner", "Sample", "Scenario", "SpecError", "StoreError", "TestKind", "TestSpec", "Variant", "compare",
-           "data_dir", "design_digest", "make_run", "measure", "save_calibration", "snapshot"]
+           "Runner", "Sample", "Scenario", "Side", "SpecError", "StoreError", "TestKind", "TestSpec", "Variant",
+           "compare", "data_dir", "default_labels", "design_digest", "labelled", "make_run", "measure",
+           "prepare_side", "ratio", "run_sides", "save_calibration", "snapshot", "via"]

@@ -62,14 +62,16 @@ class Comparison:
                 "ratio": self.ratio, "verdict": self.verdict,
                 "flags": [{"severity": f.severity, "message": f.message} for f in self.flags]}
 
-    def lines(self) -> list[str]:
-        """What a person reads: the figure beside the estimate, then each flag."""
+    def figure(self) -> str:
+        """The measurement beside the prediction's estimate, without the metric's name."""
         measured = f"{self.measured:.6g} {self.unit}" if self.measured is not None else "no result"
         estimate = f"{self.estimate:.6g} {self.unit}" if self.estimate is not None else "none"
         ratio = f" ({self.ratio:.2f}x)" if self.ratio is not None else ""
-        out = [f"{self.metric}: measured {measured}; predicted {self.verdict or 'nothing'}, estimate {estimate}{ratio}"]
-        out += [f"{f.severity.upper()}: {f.message}" for f in self.flags]
-        return out
+        return f"measured {measured}; predicted {self.verdict or 'nothing'}, estimate {estimate}{ratio}"
+
+    def lines(self) -> list[str]:
+        """What a person reads: the figure beside the estimate, then each flag."""
+        return [f"{self.metric}: {self.figure()}", *(f"{f.severity.upper()}: {f.message}" for f in self.flags)]
 
 
 def _fmt(v: float) -> str:

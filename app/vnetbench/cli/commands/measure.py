@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from ...backends import BackendError, Endpoint
-from ...measure import (Measurement, Run, RunStatus, RunStore, Scenario, SpecError, TestKind, TestSpec, Variant,
-                        compare, make_run, measure)
+from ...backends import BackendError
+from ...measure import (Run, RunStatus, RunStore, Scenario, Side, SpecError, TestKind, TestSpec, Variant, compare,
+                        default_labels, labelled, prepare_side, ratio, run_sides, via)
 from ...measure.result import summary_lines
-from ...model import Index, Topology
+from ...model import Index
 from ...predict import predict
 from ..backend_options import add_backend_options, open_backend, run_cancellable
 from ..common import load_design, print_json
@@ -58,18 +56,19 @@ def _spec(args: argparse.Namespace) -> TestSpec:
     return spec
 
 
-def _endpoint_id(design: Topology, name: str, option: str) -> str:
+def _side(backend: Any, spec: TestSpec, variant: Variant, options: tuple[str, str]) -> Side:
+    design = load_design(variant.design)
+    for name, option in zip((variant.src, variant.dst), options):
+        try:
+            Index(design).endpoint(name)
+        except LookupError as exc:
+            raise CliError(f"{option}: {exc.args[0]}", EXIT_USAGE) from None
     try:
-        return Index(design).endpoint(name).id
-    except LookupError as exc:
-        raise CliError(f"{option}: {exc.args[0]}", EXIT_USAGE) from None
-
-
-def _endpoints(backend: Any, design: Topology, path: str, ids: tuple[str, str]) -> tuple[Endpoint, Endpoint]:
-    try:
-        return backend.endpoint(design, ids[0]), backend.endpoint(design, ids[1])
+        return prepare_side(backend, design, variant,
+                            lambda d, a, b: predict(d, a, b, proto=spec.proto).to_dict())
     except BackendError as exc:
-        hint = "" if "lab up" in str(exc) else f"; measuring needs the design deployed (`vnetbench lab up {path}`)"
+        hint = "" if "lab up" in str(exc) else \
+            f"; measuring needs the design deployed (`vnetbench lab up {variant.design}`)"
         raise CliError(f"{exc}{hint}", EXIT_BACKEND) from None
 
 
@@ -97,28 +96,6 @@ class ProgressBar:
             sys.stderr.write("\n")
 
 
-def _measure_variant(args: argparse.Namespace, spec: TestSpec, path: str, src: str, dst: str,
-                     label: str, store: RunStore | None) -> Run:
-    design = load_design(path)
-    ids = (_endpoint_id(design, src, "--from"), _endpoint_id(design, dst, "--to"))
-    backend = open_backend(args)
-    try:
-        src_ep, dst_ep = _endpoints(backend, design, path, ids)
-        prediction = predict(design, ids[0], ids[1], proto=spec.proto).to_dict()
-        bar = ProgressBar(f"{label + ': ' if label else ''}{src} -> {dst}")
-        try:
-            measurement: Measurement = run_cancellable(
-                lambda token: measure(spec, src_ep, dst_ep, cancel=token, progress=bar))
-        finally:
-            bar.close()
-    finally:
-        backend.close()
-    result = make_run(measurement, design, ids[0], ids[1], prediction, backend=args.backend, label=label)
-    if store is not None:
-        store.add(result)
-    return result
-
-
 def _print_run(result: Run) -> None:
     stored = "stored" if result.id is not None else "not stored"
     print(f"{result.title}  ({stored}, {result.design_name})")
@@ -144,18 +121,36 @@ def run(args: argparse.Namespace) -> int:
     spec = _spec(args)
     store = None if args.no_store else RunStore()
     variants = [Variant("", args.file, args.src, args.dst)]
+    options = [("--from", "--to")]
     if args.versus or args.versus_from or args.versus_to:
-        second = Variant("", args.versus or args.file, args.versus_from or args.src, args.versus_to or args.dst)
-        variants = _labelled([variants[0], second])
+        variants.append(Variant("", args.versus or args.file, args.versus_from or args.src,
+                                args.versus_to or args.dst))
+        options.append(("--versus-from" if args.versus_from else "--from",
+                        "--versus-to" if args.versus_to else "--to"))
+    backend = open_backend(args)
+    try:
+        sides = [_side(backend, spec, v, o) for v, o in zip(variants, options)]
+        if len(sides) > 1:
+            sides = labelled(sides, default_labels(variants[0], variants[1], (via(sides[0].prediction),
+                                                                              via(sides[1].prediction))))
+            try:
+                Scenario(spec, tuple(s.variant for s in sides)).check()
+            except SpecError as exc:
+                raise CliError(str(exc), EXIT_USAGE) from None
+        bar = ProgressBar(f"{args.src} -> {args.dst}" if len(sides) == 1 else "A/B")
         try:
-            Scenario(spec, tuple(variants)).check()
-        except SpecError as exc:
-            raise CliError(str(exc), EXIT_USAGE) from None
-    results = [_measure_variant(args, spec, v.design, v.src, v.dst, v.label, store) for v in variants]
+            results = run_cancellable(lambda token: run_sides(spec, sides, backend_name=args.backend, store=store,
+                                                              cancel=token, progress=bar))
+        finally:
+            bar.close()
+    finally:
+        backend.close()
+    if not results:
+        raise CliError("cancelled before anything was measured", EXIT_NO)
     comparisons = [compare(r) for r in results]
     if args.json:
         print_json([{"run": r.to_dict(), "comparison": c.to_dict()} for r, c in zip(results, comparisons)]
-                   if len(results) > 1 else {"run": results[0].to_dict(), "comparison": comparisons[0].to_dict()})
+                   if len(variants) > 1 else {"run": results[0].to_dict(), "comparison": comparisons[0].to_dict()})
     else:
         for r in results:
             _print_run(r)
@@ -165,18 +160,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_NO if bad else EXIT_OK
 
 
-def _labelled(variants: list[Variant]) -> list[Variant]:
-    """A and B, named by their file when the designs differ, else by their pair."""
-    a, b = variants
-    if a.design != b.design:
-        return [replace(a, label=f"A {Path(a.design).name}"), replace(b, label=f"B {Path(b.design).name}")]
-    return [replace(a, label=f"A {a.src}->{a.dst}"), replace(b, label=f"B {b.src}->{b.dst}")]
-
-
 def _print_ab(results: list[Run]) -> None:
-    a, b = results[0].headline(), results[1].headline()
-    if a[0] is None or b[0] is None:
+    (a, unit), b = results[0].headline(), results[1].headline()[0]
+    r = ratio(results[0], results[1])
+    if r is None or a is None or b is None:
         print("A/B: no comparison (a variant has no result)")
         return
-    print(f"A/B: {results[0].label} {a[0]:.6g} {a[1]}  vs  {results[1].label} {b[0]:.6g} {b[1]}  "
-          f"(B/A = {b[0] / a[0]:.3f})" if a[0] else "A/B: A measured 0")
+    print(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})")

@@ -5,11 +5,16 @@ probe runs, samples cross to the GUI thread through a queued signal and are plot
 every 0.5 s, sockperf every 0.25 s). The finished run is stored; the history lists stored runs, and
 selecting several overlays them. Final figures sit beside the prediction's estimate, with contradictions
 flagged in red. A failed probe shows its reason (not installed, no route, refused, timeout).
+
+A/B mode runs the same test on variant A (the current pair) and variant B (another pair, or the same pair in
+another deployed design) back to back through ``measure.run_sides`` (the code behind ``measure --versus``),
+then shows both side by side: a two-column table with the ratio B/A, and both curves overlaid.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
@@ -20,12 +25,15 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDockWid
                                QWidget)
 
 from ...backends import Backend, BackendError, backend_class, discover
-from ...measure import (Run, RunStatus, RunStore, Sample, StoreError, TestKind, TestSpec, compare, make_run,
-                        measure, save_calibration)
+from ...measure import (Run, RunStatus, RunStore, Sample, Scenario, StoreError, TestKind, TestSpec, Variant, compare,
+                        default_labels, make_run, measure, prepare_side, ratio, run_sides, save_calibration, via)
 from ...measure.compare import CalibrationWriteError
 from ...measure.result import summary_lines
+from ...model import Topology, load
+from ...predict import predict
 from ..workbench import Workbench
 from ..worker import Task
+from .ab import ABControls, ABTable
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 #: Curve colours for overlaid runs (the live run is the first).
@@ -38,6 +46,8 @@ class _SampleBridge(QObject):
     """Lives on the GUI thread; the worker emits, the dock receives queued."""
 
     sample = Signal(object)
+    #: An A/B side starts: its index, label and prediction.
+    side = Signal(int, str, object)
 
 
 def _escape(text: str) -> str:
@@ -62,7 +72,7 @@ def describe_run(run: Run) -> str:
 def describe_headline(run: Run) -> str:
     """One line per run of an overlay: its figure beside the prediction, and whether they contradict."""
     comparison = compare(run)
-    figure = comparison.lines()[0].split(": ", 1)[1]
+    figure = comparison.figure()
     flag = " <span style='color:#c0392b'><b>CONTRADICTION</b></span>" if comparison.contradicts else ""
     return f"<b>#{run.id}</b> {_escape(run.src_name)} → {_escape(run.dst_name)}: {_escape(figure)}{flag}"
 
@@ -72,6 +82,9 @@ class MeasureDock(QDockWidget):
 
     #: A run finished (stored or not), on the GUI thread.
     runFinished = Signal(object)
+    #: An A/B comparison ended, on the GUI thread: the list of its runs (B missing if cancelled during A), or
+    #: None when it could not start (B not deployed, an unknown name).
+    abFinished = Signal(object)
 
     def __init__(self, workbench: Workbench, parent: QWidget | None = None, store: RunStore | None = None) -> None:
         super().__init__("Measure", parent)
@@ -85,6 +98,10 @@ class MeasureDock(QDockWidget):
         self.live_times: list[float] = []   # when each live sample reached the plot (monotonic seconds)
         self._bridge = _SampleBridge(self)
         self._bridge.sample.connect(self._on_sample)
+        self._bridge.side.connect(self._on_side)
+        self.ab_runs: list[Run] = []
+        self.ab_ratio: float | None = None
+        self._ab_spec: TestSpec | None = None
 
         self.src_box, self.dst_box = QComboBox(), QComboBox()
         self.use_selection = QPushButton("Use selection")
@@ -118,6 +135,10 @@ class MeasureDock(QDockWidget):
         self._live_curve: Any = None
         self._estimate: float | None = None
 
+        self.ab = ABControls()
+        self.ab_table = ABTable()
+        self.ab_table.hide()
+
         self.history = QListWidget()
         self.history.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.export_button = QPushButton("Export…")
@@ -148,6 +169,7 @@ class MeasureDock(QDockWidget):
         left.setContentsMargins(4, 4, 4, 4)
         left.addLayout(form)
         left.addLayout(buttons)
+        left.addWidget(self.ab)
         left.addWidget(self.progress)
         left.addWidget(self.result, 1)
 
@@ -163,7 +185,11 @@ class MeasureDock(QDockWidget):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(controls)
-        splitter.addWidget(self.plot)
+        self._middle = QSplitter(Qt.Orientation.Vertical)
+        self._middle.addWidget(self.plot)
+        self._middle.addWidget(self.ab_table)
+        self._middle.setStretchFactor(0, 1)
+        splitter.addWidget(self._middle)
         splitter.addWidget(side)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([330, 640, 400])
@@ -173,6 +199,13 @@ class MeasureDock(QDockWidget):
         self.protocol.currentIndexChanged.connect(self._kind_changed)
         self.measure_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
+        self.ab.run_button.clicked.connect(self.start_ab)
+        self.ab.toggled.connect(self._refresh_ab_labels)
+        self.ab.toggled.connect(lambda on: self.ab.run_button.setEnabled(on and not self.running))
+        self.ab.mode.currentIndexChanged.connect(self._refresh_ab_labels)
+        self.ab.file.textChanged.connect(self._refresh_ab_labels)
+        for box in (self.src_box, self.dst_box, self.ab.src_box, self.ab.dst_box):
+            box.currentIndexChanged.connect(self._refresh_ab_labels)
         self.use_selection.clicked.connect(self._use_selection)
         self.history.itemSelectionChanged.connect(self._history_selected)
         self.export_button.clicked.connect(self._export_clicked)
@@ -193,7 +226,7 @@ class MeasureDock(QDockWidget):
 
     def _fill_pairs(self, *_change: object) -> None:
         endpoints = self._endpoints()
-        for box in (self.src_box, self.dst_box):
+        for box in (self.src_box, self.dst_box, self.ab.src_box, self.ab.dst_box):
             current = box.currentData()
             box.blockSignals(True)
             box.clear()
@@ -202,8 +235,9 @@ class MeasureDock(QDockWidget):
             index = box.findData(current)
             box.setCurrentIndex(index if index >= 0 else 0)
             box.blockSignals(False)
-        if self.dst_box.count() > 1 and self.dst_box.currentIndex() == self.src_box.currentIndex():
-            self.dst_box.setCurrentIndex(1)
+        for src_box, dst_box in ((self.src_box, self.dst_box), (self.ab.src_box, self.ab.dst_box)):
+            if dst_box.count() > 1 and dst_box.currentIndex() == src_box.currentIndex():
+                dst_box.setCurrentIndex(1)
 
     def set_pair(self, src_id: str, dst_id: str) -> None:
         """Measure between these endpoints next (the matrix, the path dock or the canvas asked for them)."""
@@ -286,6 +320,7 @@ class MeasureDock(QDockWidget):
                 store.add(run)
             return run
 
+        self.ab_table.hide()
         self._begin_live(spec, prediction)
         self.result.setText(f"Measuring {self.src_box.currentText()} → {self.dst_box.currentText()}: "
                             f"{_escape(spec.label())}…")
@@ -307,13 +342,15 @@ class MeasureDock(QDockWidget):
 
     def _set_busy(self, busy: bool) -> None:
         self.measure_button.setEnabled(not busy)
+        self.ab.run_button.setEnabled(not busy and self.ab.isChecked())
         self.cancel_button.setEnabled(busy)
         self.progress.setVisible(busy)
         if busy:
             self.progress.setValue(0)
             self.progress.setFormat("starting…")
 
-    def _begin_live(self, spec: TestSpec, prediction: dict[str, Any]) -> None:
+    def _begin_live(self, spec: TestSpec, prediction: dict[str, Any], title: str | None = None,
+                    color: str = COLORS[0]) -> None:
         self.history.blockSignals(True)
         self.history.clearSelection()
         self.history.blockSignals(False)
@@ -322,10 +359,11 @@ class MeasureDock(QDockWidget):
         self.plot.setLogMode(x=False, y=False)
         self.plot.setLabel("bottom", "time", units="s")
         self.plot.setLabel("left", spec.kind.unit)
-        self.plot.setTitle(f"{self.src_box.currentText()} → {self.dst_box.currentText()}: {spec.label()} (live)")
+        pair = f"{self.src_box.currentText()} → {self.dst_box.currentText()}"
+        self.plot.setTitle(title or f"{pair}: {spec.label()} (live)")
         self.plot.setXRange(0, spec.total_seconds, padding=0.02)
-        self._live_curve = self.plot.plot([], [], pen=pg.mkPen(COLORS[0], width=2), symbol="o", symbolSize=5,
-                                          symbolBrush=COLORS[0], name="live")
+        self._live_curve = self.plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
+                                          symbolBrush=color, name="live")
         trace = prediction.get("reverse" if spec.reverse else "forward") or {}
         self._estimate = (trace.get("estimate") or {}).get("throughput_mbps") if spec.kind.unit == "Mbit/s" else None
         self._draw_estimate(self._estimate, prediction.get("verdict", ""))
@@ -362,6 +400,134 @@ class MeasureDock(QDockWidget):
     def _show_error(self, message: str) -> None:
         self.result.setText(f"<span style='color:#c0392b'>{_escape(message)}</span>")
 
+    # --- A/B ---------------------------------------------------------------------------------------------
+
+    def _design_a(self) -> str:
+        """Variant A's design, named by the main window's file when there is one."""
+        path = getattr(self.parent(), "path", None)
+        return str(path) if path else (self.workbench.topology.name or "this design")
+
+    def _ab_variants(self) -> tuple[Variant, Variant]:
+        pair_a = (self.src_box.currentText(), self.dst_box.currentText())
+        design_a = self._design_a()
+        return Variant("", design_a, *pair_a), self.ab.variant_b(design_a, pair_a)
+
+    def _ab_defaults(self, a: Variant, b: Variant) -> tuple[str, str]:
+        """Default labels (shared with ``measure --versus``): file names, "via fw01", or the pairs."""
+        routed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        if not self.ab.by_file:
+            try:
+                routed = tuple(via(self.workbench.engine.predict(v.src, v.dst).to_dict())  # type: ignore[assignment]
+                               for v in (a, b))
+            except LookupError:
+                pass
+        return default_labels(a, b, routed, arrow="→")
+
+    def _refresh_ab_labels(self, *_args: object) -> None:
+        if self.ab.isChecked() and self.src_box.count():
+            self.ab.labels(self._ab_defaults(*self._ab_variants()))
+
+    def start_ab(self) -> None:
+        """Run the test on A, then on B (the Run A/B button); both runs are stored under their labels."""
+        if self.running:
+            return
+        a, b = self._ab_variants()
+        if self.src_box.currentData() == self.dst_box.currentData():
+            self._show_error("Pick two different VMs for variant A.")
+            return
+        if self.ab.by_file and not b.design:
+            self._show_error("Pick the design file of variant B (Browse…); it must be deployed too.")
+            return
+        if not self.ab.by_file and (b.src, b.dst) == (a.src, a.dst):
+            self._show_error("Variant B is the same pair as A: pick another pair, or another design file.")
+            return
+        if not self.ab.by_file and b.src == b.dst:
+            self._show_error("Pick two different VMs for variant B.")
+            return
+        label_a, label_b = self.ab.labels(self._ab_defaults(a, b))
+        a, b = Variant(label_a, a.design, a.src, a.dst), Variant(label_b, b.design, b.src, b.dst)
+        spec = self.spec()
+        try:
+            Scenario(spec, (a, b)).check()
+            backend = self._backend()
+        except (ValueError, BackendError) as exc:
+            self._show_error(str(exc))
+            return
+        snapshot = self.workbench.snapshot()
+        backend_name = getattr(backend, "name", "")
+        bridge, store, by_file = self._bridge, self.store, self.ab.by_file
+
+        def predictor(design: Topology, src: str, dst: str) -> dict[str, Any]:
+            return predict(design, src, dst, proto=spec.proto).to_dict()
+
+        def work(progress: Any, cancel: Any) -> list[Run]:
+            design_a = snapshot()
+            side_a = prepare_side(backend, design_a, a, predictor)
+            try:
+                design_b = load(b.design) if by_file else design_a
+                side_b = prepare_side(backend, design_b, b, predictor)
+            except BackendError as exc:
+                raise BackendError(f"variant B ({Path(b.design).name}): {exc.message}",
+                                   "deploy design B too (open it and Deploy, or `vnetbench lab up FILE`), "
+                                   "then run the A/B again" if by_file else exc.hint) from None
+            except (ValueError, LookupError) as exc:
+                raise LookupError(f"variant B ({Path(b.design).name}): {exc.args[0] if exc.args else exc}") \
+                    from None
+            return run_sides(spec, [side_a, side_b], backend_name=backend_name, store=store, cancel=cancel,
+                             on_sample=bridge.sample.emit, progress=progress,
+                             on_side=lambda n, side: bridge.side.emit(n, side.variant.label, side.prediction))
+
+        self.ab_table.hide()
+        self.ab_runs, self.ab_ratio, self._ab_spec = [], None, spec
+        self.result.setText(f"A/B: {_escape(label_a)} then {_escape(label_b)}: {_escape(spec.label())}…")
+        self.task = Task(work)
+        self.task.progress.connect(self._on_progress)
+        self.task.succeeded.connect(self._on_ab_done)
+        self.task.failed.connect(self._on_ab_failed)
+        self._set_busy(True)
+        self.task.start()
+
+    def _on_side(self, n: int, label: str, prediction: Any) -> None:
+        assert self._ab_spec is not None
+        title = f"{'AB'[n]}: {label}: {self._ab_spec.label()} (live)"
+        self._begin_live(self._ab_spec, prediction or {}, title=title, color=COLORS[n])
+
+    def _on_ab_done(self, runs: list[Run]) -> None:
+        self._set_busy(False)
+        self.ab_runs = runs
+        self.ab_ratio = ratio(runs[0], runs[1]) if len(runs) == 2 else None
+        note = ""
+        if not runs:
+            note = "cancelled before A started"
+        elif runs[-1].status == RunStatus.CANCELLED:
+            note = f"cancelled during {'AB'[len(runs) - 1]}" + ("; B did not run" if len(runs) == 1 else "")
+        self.ab_table.show_runs(runs, self.ab_ratio, note)
+        self.ab_table.show()
+        table_h = self.ab_table.fitted_height()
+        self._middle.setSizes([max(self._middle.height() - table_h, 150), table_h])
+        stored = [r for r in runs if r.id is not None]
+        self.refresh_history()
+        if stored:
+            self.history.blockSignals(True)
+            for i in range(self.history.count()):
+                item = self.history.item(i)
+                item.setSelected(item.data(RUN_ROLE) in [r.id for r in stored])
+            self.history.blockSignals(False)
+            self.show_runs(stored)   # A then B, overlaid in distinct colours with a legend
+            self.result.setText("<br>".join(map(describe_headline, stored)))
+        if len(stored) == 2:
+            self.plot.setTitle(f"A/B: {runs[0].label} vs {runs[1].label}: {runs[0].spec.label()}")
+        if note:
+            self.result.setText(f"A/B {_escape(note)}." + (f"<br>{describe_run(runs[0])}" if runs else ""))
+        self.abFinished.emit(runs)
+        ratio_text = f"B/A = {self.ab_ratio:.3f}" if self.ab_ratio is not None else "no ratio"
+        self.workbench.status.emit(f"A/B {note or 'done: ' + ratio_text}")
+
+    def _on_ab_failed(self, exc: BaseException) -> None:
+        self._set_busy(False)
+        self._show_error(str(exc))
+        self.abFinished.emit(None)
+
     # --- history and overlays ----------------------------------------------------------------------------
 
     def refresh_history(self, select: int | None = None) -> None:
@@ -372,8 +538,9 @@ class MeasureDock(QDockWidget):
             figure = (f"{value:.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}") if value is not None \
                 else run.status
             stamp = time.strftime("%m-%d %H:%M", time.localtime(run.started))
+            label = f"  [{run.label}]" if run.label else ""
             item = QListWidgetItem(f"#{run.id} {stamp}  {run.src_name}→{run.dst_name}  {run.spec.kind.value}  "
-                                   f"{figure}")
+                                   f"{figure}{label}")
             item.setData(RUN_ROLE, run.id)
             item.setToolTip(run.title)
             self.history.addItem(item)
