@@ -8,6 +8,7 @@ import sys
 from PySide6.QtWidgets import QApplication
 
 from .. import __version__
+from .collector import GuiThreadCollector
 from .mainwindow import MainWindow
 
 
@@ -19,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("vnetbench")
     app.setOrganizationName("vnetbench")
     app.setApplicationVersion(__version__)
+    GuiThreadCollector(app)  # Qt objects must never be destroyed by a collection in a worker thread
     window = MainWindow()
     window.show()
     restored = window.offer_restore()

@@ -1,0 +1,42 @@
+"""Cyclic garbage collection on the GUI thread only.
+
+Python runs its cycle collector in whichever thread happens to allocate at the moment a threshold is crossed.
+When that is a worker (unpickling a design snapshot, say) and the garbage holds Qt objects, their destructors
+run off the GUI thread: Qt forbids that, and shiboken deadlocks waiting for the GIL (seen in CI). So while
+the designer runs, automatic collection is off and this timer does the same work on the GUI thread, by the
+same thresholds. It also waits while a mouse button is down, so a drag never stalls on a full collection
+(about 90 ms on a 5,000-object design).
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+
+
+class GuiThreadCollector(QObject):
+    def __init__(self, parent: QObject | None = None, interval_ms: int = 250) -> None:
+        super().__init__(parent)
+        self.thresholds = gc.get_threshold()
+        gc.disable()
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.collect_if_due)
+        self._timer.start()
+        self.destroyed.connect(gc.enable)
+
+    def collect_if_due(self) -> int | None:
+        """Collect the oldest generation whose count passed its threshold; returns it (None: nothing due)."""
+        if QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            return None
+        due = None
+        for generation, (count, threshold) in enumerate(zip(gc.get_count(), self.thresholds)):
+            if threshold and count > threshold:
+                due = generation
+            else:
+                break
+        if due is not None:
+            gc.collect(due)
+        return due
