@@ -1,19 +1,32 @@
-"""Realistic large designs for benchmarks: racks of ESXi hosts, two physical switch tiers, firewall VMs.
+"""Realistic large designs for benchmarks, in four shapes (``SHAPES``: name -> ``fn(vms, hosts, seed)``).
 
-Each host has vSwitch0 (VLANs 100-104) and vSwitch1 (105-109) on their own pNICs, sometimes an internal
-vSwitch2 without uplinks, and one vDS across all hosts (VLANs 110-119). Top-of-rack switches (one per 20
-hosts) trunk up to core1, an L3 switch whose SVIs route VLANs 100-117; core2 hangs off core1. VLANs 118/119
-are split into one /24 pair per firewall VM, which routes between them with a few rules. Importable:
-``generate(vms, hosts, seed)``.
+- ``racks`` (``generate``): each host has vSwitch0 (VLANs 100-104) and vSwitch1 (105-109) on their own pNICs,
+  sometimes an internal vSwitch2 without uplinks, and one vDS across all hosts (VLANs 110-119). Top-of-rack
+  switches (one per 20 hosts) trunk up to core1, an L3 switch whose SVIs route VLANs 100-117; core2 hangs off
+  core1. VLANs 118/119 are split into one /24 pair per firewall VM, which routes between them with a few rules.
+  Its VMs fall into a few thousand equivalence classes.
+- ``microseg``: the racks design under an NSX distributed firewall in the microsegmentation style: one rule
+  applied to each VM (inbound or outbound, some with ports) plus 300 shared rules between tiers in both
+  directions, default deny. Every VM answers differently.
+- ``firewalls``: zones of VMs behind routed firewall VMs (one per 25 hosts) that hold one /32 rule per VM
+  behind them, a transit VLAN to a core router with a static route per zone, shared services on the core.
+- ``diverse``: four pods of racks with 100 VLANs each, every rack carrying its own subset and every host
+  port pruned to the host's VLANs; a distribution L3 switch per pod and static routes between pods over a
+  transit VLAN; a vSS and a per-pod vDS on every host; NSX segments with a DLR across two pods.
+
+Importable: ``generate(vms, hosts, seed)`` and ``SHAPES``.
 """
 
 from __future__ import annotations
 
 import random
 
+from collections.abc import Callable
+
 from vnetbench.model.objects import (
-    VM, Action, Forwarding, ForwardMode, Host, Link, PhysicalRouter, PhysicalSwitch, PNic, Port, PortMode,
-    Portgroup, Proto, RouterInterface, Rule, Switch, SwitchKind, Topology, Uplink, VmRole, VNic,
+    VM, Action, DfwRule, Dlr, DlrInterface, Forwarding, ForwardMode, Host, Link, PhysicalRouter, PhysicalSwitch,
+    PNic, Port, PortMode, Portgroup, Proto, Route, RouterInterface, Rule, Switch, SwitchKind, Topology, Uplink,
+    VmRole, VNic,
 )
 
 FIREWALL_EVERY = 50   # one firewall VM per this many hosts
@@ -100,8 +113,233 @@ def generate(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
     return t
 
 
-def _trunk(t: Topology, a: PhysicalSwitch, b: PhysicalSwitch, name: str) -> None:
-    pa, pb = Port(f"{a.id}.{name}", f"{name}-up", PortMode.TRUNK), Port(f"{b.id}.{name}", f"{name}-down", PortMode.TRUNK)
+def _trunk(t: Topology, a: PhysicalSwitch, b: PhysicalSwitch, name: str, allowed: str = "all") -> None:
+    pa = Port(f"{a.id}.{name}", f"{name}-up", PortMode.TRUNK, allowed=allowed)
+    pb = Port(f"{b.id}.{name}", f"{name}-down", PortMode.TRUNK, allowed=allowed)
     a.ports.append(pa)
     b.ports.append(pb)
     t.links.append(Link(f"trunk.{a.id}.{b.id}", pa.id, pb.id))
+
+
+# --- microsegmentation: a DFW rule per VM ---------------------------------------------------------------
+
+SHARED_RULES = 300
+
+
+def microseg(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    """The racks design under an NSX DFW: one rule applied to each VM plus ``SHARED_RULES`` between tiers."""
+    t = generate(vms, hosts, seed)
+    t.id, t.name = f"microseg-{vms}-{hosts}", f"microsegmented: {vms} VMs on {hosts} hosts"
+    rnd = random.Random(seed + 1)
+    tiers = [f"10.{v}.0.0/16" for v in range(100, 118)]
+    ports = [22, 443, 3306, "8000-8100"]
+    shared: list[DfwRule] = [DfwRule(Action.ALLOW, tier, tier, name=f"intra-{tier}") for tier in tiers]
+    while len(shared) < SHARED_RULES:
+        i = len(shared)
+        a, b = rnd.sample(tiers, 2)
+        kind = i % 5
+        if kind == 0:      # tier to tier, both directions
+            shared += [DfwRule(Action.ALLOW, a, b, name=f"t{i}"), DfwRule(Action.ALLOW, b, a, name=f"t{i}r")]
+        elif kind == 1:    # a service port between tiers: says nothing about traffic in general
+            shared.append(DfwRule(Action.ALLOW, a, b, Proto.TCP, rnd.choice(ports), name=f"svc{i}"))
+        elif kind == 2:    # one /24 of a tier kept out of another
+            net = a.replace(".0.0/16", f".{rnd.randrange(3)}.0/24")
+            shared += [DfwRule(Action.DENY, net, b, name=f"deny{i}"), DfwRule(Action.DENY, b, net, name=f"deny{i}r")]
+        elif kind == 3:    # applied to one distributed portgroup only
+            shared.append(DfwRule(Action.ALLOW, "any", a, applied_to=[f"dv{rnd.randrange(110, 120)}"], name=f"pg{i}"))
+        else:
+            shared.append(DfwRule(Action.ALLOW, a, "any", Proto.UDP, 53, name=f"dns{i}"))
+    per_vm: list[DfwRule] = []
+    plain = [vm for vm in t.vms if vm.role is VmRole.VM]
+    for i, vm in enumerate(plain):
+        ip = vm.vnics[0].ip.split("/")[0]
+        other = plain[rnd.randrange(len(plain))].id
+        kind = i % 6
+        rule = (DfwRule(Action.ALLOW, rnd.choice(tiers), vm.id) if kind == 0 else
+                DfwRule(Action.ALLOW, vm.id, rnd.choice(tiers)) if kind == 1 else
+                DfwRule(Action.DENY, f"{ip}/32", rnd.choice(tiers).replace(".0.0/16", f".{rnd.randrange(3)}.0/24"))
+                if kind == 2 else
+                DfwRule(Action.ALLOW, "any", ip, Proto.TCP, 443) if kind == 3 else
+                DfwRule(Action.DENY, other, vm.id) if kind == 4 else
+                DfwRule(Action.ALLOW, vm.id, "any", Proto.UDP, 123))
+        rule.name, rule.applied_to = f"vm-{vm.name}", [vm.id]
+        per_vm.append(rule)
+    t.nsx.dfw.rules = per_vm + shared
+    t.nsx.dfw.default_policy = Action.DENY
+    return t
+
+
+# --- routed firewall VMs with a /32 rule per VM ---------------------------------------------------------
+
+ZONE_HOSTS = 25   # one firewall VM and zone per this many hosts
+
+
+def firewalls(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    """Zones behind routed firewall VMs holding a /32 rule per VM; a core router joins the zones."""
+    rnd = random.Random(seed)
+    t = Topology(id=f"firewalls-{vms}-{hosts}", name=f"firewalls: {vms} VMs on {hosts} hosts")
+    zones = max(1, hosts // ZONE_HOSTS)
+    transit, services = 999, 998
+    zone_vlans = [[200 + 4 * z + k for k in range(4)] for z in range(zones)]
+    vlans = [transit, services] + [v for vs in zone_vlans for v in vs]
+    core = PhysicalSwitch("core", "core")
+    t.physical_switches.append(core)
+    t.physical_routers.append(PhysicalRouter("core-l3", "core-l3", switch="core", interfaces=[
+        RouterInterface("core-l3.transit", f"Vlan{transit}", "10.254.255.254/16", transit),
+        RouterInterface("core-l3.services", f"Vlan{services}", "10.253.255.254/16", services)],
+        routes=[Route(f"10.{z}.0.0/16", f"10.254.0.{z + 1}") for z in range(zones)]))
+    dvs = Switch("dvs", "dvs", SwitchKind.VDS, portgroups=[Portgroup(f"dv{v}", f"dv-{v}", v) for v in vlans])
+    t.switches.append(dvs)
+    tor = core
+    for h in range(hosts):
+        if h % 20 == 0:
+            tor = PhysicalSwitch(f"tor{h // 20}", f"tor{h // 20}")
+            t.physical_switches.append(tor)
+            _trunk(t, tor, core, f"u{h // 20}")
+        name = f"esx{h:04d}"
+        t.hosts.append(Host(name, name, pnics=[PNic(f"{name}.vmnic0", "vmnic0", 10_000)]))
+        port = Port(f"{tor.id}.{name}", f"Te1/{h % 20}", PortMode.TRUNK)
+        tor.ports.append(port)
+        t.links.append(Link(f"l.{name}", f"{name}.vmnic0", port.id))
+        dvs.members.append(name)
+        dvs.uplinks.append(Uplink(f"{name}.vmnic0"))
+    fws = []
+    for z in range(zones):
+        fw = VM(f"fw{z}", f"fw{z}", f"esx{z * ZONE_HOSTS:04d}", role=VmRole.FIREWALL, forwarding=Forwarding(
+            ForwardMode.ROUTED, z % 4 != 3, Action.DENY,
+            [Rule(Action.ALLOW, f"10.{z}.0.0/16", f"10.{z}.0.0/16", name="intra-zone"),
+             Rule(Action.DENY, "any", "any", Proto.ICMP, name="no-ping"),
+             Rule(Action.ALLOW, "10.253.0.0/16", f"10.{z}.0.0/16", Proto.TCP, 53, name="dns")]))
+        fw.vnics = [VNic(f"fw{z}.eth0", "eth0", network=f"dv{transit}", ip=f"10.254.0.{z + 1}/16",
+                         gateway="10.254.255.254")]
+        fw.vnics += [VNic(f"fw{z}.eth{k + 1}", f"eth{k + 1}", network=f"dv{v}", ip=f"10.{z}.{4 * k}.1/22")
+                     for k, v in enumerate(zone_vlans[z])]
+        t.vms.append(fw)
+        fws.append(fw)
+    used: dict[tuple[int, int], int] = {}
+    for i in range(vms):
+        h = rnd.randrange(hosts)
+        name = f"vm{i:05d}"
+        if rnd.random() < 0.1:   # shared services, routed by the core itself
+            n = used[-1, 0] = used.get((-1, 0), 0) + 1
+            nic = VNic(f"{name}.eth0", "eth0", rnd.choice(NIC_TYPES), f"dv{services}",
+                       ip=f"10.253.{n // 250}.{n % 250 + 1}/16", gateway="10.253.255.254")
+        else:
+            z = min(h // ZONE_HOSTS, zones - 1)
+            k = rnd.randrange(4)
+            n = used[z, k] = used.get((z, k), 0) + 1
+            ip = f"10.{z}.{4 * k + (n + 1) // 256}.{(n + 1) % 256}"
+            nic = VNic(f"{name}.eth0", "eth0", rnd.choice(NIC_TYPES), f"dv{zone_vlans[z][k]}", ip=f"{ip}/22",
+                       gateway=f"10.{z}.{4 * k}.1")
+            other = rnd.randrange(zones)
+            kind = i % 5
+            fws[z].forwarding.rules.append(
+                Rule(Action.ALLOW, f"{ip}/32", "any", name=f"out-{name}") if kind == 0 else
+                Rule(Action.ALLOW, "10.253.0.0/16", f"{ip}/32", name=f"svc-{name}") if kind == 1 else
+                Rule(Action.DENY, "any", f"{ip}/32", Proto.TCP, 22, name=f"ssh-{name}") if kind == 2 else
+                Rule(Action.ALLOW, f"{ip}/32", "10.253.0.0/16", Proto.TCP, 443, name=f"web-{name}") if kind == 3 else
+                Rule(Action.ALLOW, f"10.{other}.0.0/16", f"{ip}/32", name=f"from-{other}-{name}"))
+        t.vms.append(VM(name, name, f"esx{h:04d}", vnics=[nic]))
+    return t
+
+
+# --- structural diversity: hundreds of VLANs, pruned trunks, routers with static routes, vDS and NSX -----
+
+PODS = 4
+POD_VLANS = 100
+NSX_SEGMENTS = 20
+
+
+def diverse(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    """Pods of racks with their own VLANs, pruned per port, routed per pod and between pods (see above)."""
+    rnd = random.Random(seed)
+    t = Topology(id=f"diverse-{vms}-{hosts}", name=f"diverse: {vms} VMs on {hosts} hosts")
+    transit = 999
+    core = PhysicalSwitch("core", "core")
+    t.physical_switches.append(core)
+    dists, dvses = [], []
+    for p in range(PODS):
+        dist = PhysicalSwitch(f"dist{p}", f"dist{p}")
+        t.physical_switches.append(dist)
+        _trunk(t, dist, core, f"d{p}", allowed=str(transit))
+        dists.append(dist)
+        svis = [RouterInterface(f"r{p}.v{v}", f"Vlan{_pod_vlan(p, v)}", f"10.{100 + p}.{v}.254/24", _pod_vlan(p, v))
+                for v in range(POD_VLANS)]
+        svis.append(RouterInterface(f"r{p}.transit", f"Vlan{transit}", f"10.255.255.{p + 1}/24", transit))
+        t.physical_routers.append(PhysicalRouter(f"dist{p}-l3", f"dist{p}-l3", switch=dist.id, interfaces=svis,
+                                                 routes=[Route(f"10.{100 + q}.0.0/16", f"10.255.255.{q + 1}")
+                                                         for q in range(PODS) if q != p]))
+        dvs = Switch(f"dvs{p}", f"dvs-pod{p}", SwitchKind.VDS,
+                     portgroups=[Portgroup(f"dvs{p}.v{v}", f"pod{p}-{_pod_vlan(p, v)}", _pod_vlan(p, v))
+                                 for v in range(POD_VLANS)])
+        t.switches.append(dvs)
+        dvses.append(dvs)
+    nsx_hosts: list[str] = []
+    host_vlans: list[tuple[int, list[int], list[int]]] = []   # per host: pod, vSwitch0 VLANs, dvs VLANs
+    tor, rack_vlans = core, []
+    for h in range(hosts):
+        p = h * PODS // hosts
+        name = f"esx{h:04d}"
+        if h % 20 == 0 or tor.id.split(".")[0] != f"pod{p}":
+            rack_vlans = sorted(rnd.sample(range(POD_VLANS), rnd.randint(15, 30)))
+            tor = PhysicalSwitch(f"pod{p}.tor{h // 20}", f"pod{p}-tor{h // 20}")
+            t.physical_switches.append(tor)
+            _trunk(t, tor, dists[p], f"up{h // 20}", allowed=",".join(str(_pod_vlan(p, v)) for v in rack_vlans))
+        host = Host(name, name, pnics=[PNic(f"{name}.vmnic{i}", f"vmnic{i}", 10_000) for i in range(3)])
+        t.hosts.append(host)
+        mine = rnd.sample(rack_vlans, rnd.randint(6, min(12, len(rack_vlans))))
+        local, dist_vlans = mine[:len(mine) // 2], mine[len(mine) // 2:]
+        for i, carried in enumerate((local, dist_vlans)):
+            allowed = [_pod_vlan(p, v) for v in carried if rnd.random() > 0.03]   # now and then one is forgotten
+            port = Port(f"{tor.id}.{name}.{i}", f"Te1/{h % 20}/{i}", PortMode.TRUNK,
+                        allowed=",".join(map(str, allowed)) or "1")
+            tor.ports.append(port)
+            t.links.append(Link(f"l.{name}.{i}", f"{name}.vmnic{i}", port.id))
+        port = Port(f"{tor.id}.{name}.2", f"Te1/{h % 20}/2", PortMode.ACCESS, access_vlan=transit - 1)
+        tor.ports.append(port)
+        t.links.append(Link(f"l.{name}.2", f"{name}.vmnic2", port.id))
+        t.switches.append(Switch(f"{name}.vs0", "vSwitch0", host=name, uplinks=[Uplink(f"{name}.vmnic0")],
+                                 portgroups=[Portgroup(f"{name}.vs0.v{v}", f"VLAN{_pod_vlan(p, v)}", _pod_vlan(p, v))
+                                             for v in local]))
+        dvses[p].members.append(name)
+        dvses[p].uplinks.append(Uplink(f"{name}.vmnic1"))
+        if p < 2:
+            nsx_hosts.append(name)
+        host_vlans.append((p, local, dist_vlans))
+    segments = [Switch(f"ls{s}", f"ls-app{s}", SwitchKind.NSX_SEGMENT, members=list(nsx_hosts),
+                       uplinks=[Uplink(f"{h}.vmnic2") for h in nsx_hosts],
+                       portgroups=[Portgroup(f"ls{s}.pg", f"ls-app{s}")]) for s in range(NSX_SEGMENTS)]
+    t.switches += segments
+    t.nsx.dlrs.append(Dlr("dlr", "dlr-app", [DlrInterface(f"dlr.lif{s}", f"lif{s}", f"ls{s}", f"172.16.{s}.1/24")
+                                              for s in range(NSX_SEGMENTS)]))
+    used: dict[tuple, int] = {}
+    for i in range(vms):
+        h = rnd.randrange(hosts)
+        p, local, dist_vlans = host_vlans[h]
+        name = f"vm{i:05d}"
+        host = f"esx{h:04d}"
+        roll = rnd.random()
+        if roll < 0.1 and host in nsx_hosts:
+            s = rnd.randrange(NSX_SEGMENTS)
+            n = used[s] = used.get(s, 0) + 1
+            nic = VNic(f"{name}.eth0", "eth0", rnd.choice(NIC_TYPES), f"ls{s}.pg",
+                       ip=f"172.16.{s}.{n % 250 + 2}/24" if n < 250 else f"172.17.{s}.{n % 250 + 2}/16",
+                       gateway=f"172.16.{s}.1")
+        else:
+            on_dvs = rnd.random() < 0.5
+            v = rnd.choice(dist_vlans if on_dvs else local)
+            n = used[p, v] = used.get((p, v), 0) + 1
+            network = f"dvs{p}.v{v}" if on_dvs else f"{host}.vs0.v{v}"
+            ip = f"10.{100 + p}.{v}.{n}/24" if n < 254 else f"10.{110 + p}.{v}.{n % 250 + 1}/24"
+            nic = VNic(f"{name}.eth0", "eth0", rnd.choice(NIC_TYPES), network, ip=ip,
+                       gateway=f"10.{100 + p}.{v}.254" if roll > 0.02 else None)
+        t.vms.append(VM(name, name, host, vnics=[nic]))
+    return t
+
+
+def _pod_vlan(pod: int, index: int) -> int:
+    return 1000 + POD_VLANS * pod + index
+
+
+SHAPES: dict[str, Callable[[int, int, int], Topology]] = {
+    "racks": generate, "microseg": microseg, "firewalls": firewalls, "diverse": diverse}

@@ -1,5 +1,9 @@
 """``vnetbench`` entry point: one sub-command per module in ``vnetbench.cli.commands``.
 
+Start-up is lazy: the parser lists every command from ``commands.SUMMARIES`` but imports only the module of
+the command being run, so ``vnetbench --version`` loads no numpy, networkx, Qt or measurement code, and each
+command pays only for what it uses.
+
 Exit codes: 0 success, 1 the answer is "no" (problems found, a test failed), 2 bad input or usage,
 3 a backend or environment failure. Errors go to stderr as one plain sentence, never a traceback.
 """
@@ -11,10 +15,7 @@ import importlib
 import sys
 
 from .. import __version__
-
-#: Sub-command modules, each with ``register(subparsers)`` that sets ``func(args) -> int``.
-COMMANDS = ["validate", "show", "predict", "matrix", "diff", "lab", "measure", "runs", "export", "demo", "gui",
-            "deploy", "teardown", "import"]
+from .commands import SUMMARIES
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_BACKEND = 0, 1, 2, 3
 
@@ -27,25 +28,29 @@ class CliError(Exception):
         self.code = code
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with ``command``'s module registered in full and every other command as a listed name."""
     parser = argparse.ArgumentParser(
         prog="vnetbench",
         description="Design virtual networks, predict how traffic between VMs travels, deploy, measure, export.")
     parser.add_argument("--version", action="version", version=f"vnetbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f".commands.{name}", __package__)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.endswith(f"commands.{name}"):
-                continue  # that command is not built yet
-            raise
-        module.register(sub)
+    for name, summary in SUMMARIES.items():
+        if name == command:
+            importlib.import_module(f".commands.{name}", __package__).register(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
 
 
+def _command(argv: list[str]) -> str | None:
+    """The sub-command named on the command line: the first word that is not an option."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -164,7 +164,7 @@ def mermaid(topology: Topology, out: str | os.PathLike, options: Options | None 
 def matrix_csv(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
     from .matrix import matrix_csv as text, verdict_table
 
-    return Exported(write_text(out, text(verdict_table(topology, (options or Options()).engine))), "matrix-csv")
+    return Exported(write_bytes(out, text(verdict_table(topology, (options or Options()).engine))), "matrix-csv")
 
 
 def matrix_json(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:

@@ -97,12 +97,7 @@ def inventory(topology: Topology) -> dict[str, Any]:
 
 def default_pairs(table: VerdictTable) -> list[tuple[str, str]]:
     """One example pair per verdict, in the matrix's order."""
-    seen: dict[str, tuple[str, str]] = {}
-    for r, row in enumerate(table.grid):
-        for c, verdict in enumerate(row):
-            if verdict and verdict not in seen:
-                seen[verdict] = (table.ids[r], table.ids[c])
-    return list(seen.values())[:MAX_DEFAULT_PATHS]
+    return table.first_pairs()[:MAX_DEFAULT_PATHS]
 
 
 def _estimate_text(estimate: Any) -> str:
@@ -184,11 +179,12 @@ def context(topology: Topology, options: Any, embed: Embed, engine: Any = None) 
     if table.ids:
         n = len(table.ids)
         image = None
+        grid = table.grid if n <= MAX_HEATMAP else ()   # beyond that only the counts are shown
         if MAX_MATRIX_TABLE < n <= MAX_HEATMAP:
-            image = embed("heatmap", lambda fmt, scale: heatmap_picture(table.names, table.grid, fmt,
-                                                                        "Verdict matrix", scale), n * 26 + 200)
+            image = embed("heatmap", lambda fmt, scale: heatmap_picture(table.names, grid, fmt, "Verdict matrix",
+                                                                        scale), n * 26 + 200)
         matrix = {"names": table.names, "counts": sorted(table.counts().items(), key=_verdict_order),
-                  "rows": list(zip(table.names, table.grid)) if n <= MAX_MATRIX_TABLE else [], "image": image}
+                  "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image}
     predictions = []
     for a, b in options.pairs or default_pairs(table):
         try:

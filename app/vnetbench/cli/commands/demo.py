@@ -27,7 +27,7 @@ CODES = {"in-host": "H", "in-host-routed": "HR", "via-physical": "P", "routed-vi
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "demo", help="headless demo: validate, describe and (if available) predict a design",
+        "demo",
         description=f"Validate and describe a design, then print its verdict matrix. Without FILE it uses the "
                     f"bundled example {DEFAULT_EXAMPLE}.")
     p.add_argument("file", metavar="FILE", nargs="?", help="design file (default: a bundled example)")

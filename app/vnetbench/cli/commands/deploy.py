@@ -13,7 +13,7 @@ from ..main import EXIT_NO, EXIT_OK
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "deploy", help="plan and apply a design on a backend",
+        "deploy",
         description="Compare the design with what the backend holds, show the changes, and apply them. "
                     "Applying an unchanged design changes nothing. Ctrl-C stops between changes.")
     parser.add_argument("file", help="design file (.vnet.yaml)")

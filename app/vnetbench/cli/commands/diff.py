@@ -11,7 +11,7 @@ from ..main import EXIT_NO, EXIT_OK, CliError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("diff", help="what-if: pairs whose verdict, path or estimate changed",
+    p = subparsers.add_parser("diff",
                               description="Compare two designs pair by pair. Exit 1 when something changed.")
     p.add_argument("old", metavar="OLD", help="the design before (.vnet.yaml)")
     p.add_argument("new", metavar="NEW", help="the design after (.vnet.yaml)")

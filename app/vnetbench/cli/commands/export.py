@@ -12,7 +12,7 @@ from ..main import EXIT_BACKEND, EXIT_OK, CliError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "export", help="write a diagram, draw.io/DOT/Mermaid, the verdict matrix, results or a report",
+        "export",
         description="Export a design for documentation. Pictures are drawn headless (no window needed).")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
     p.add_argument("--format", "-f", required=True, choices=list(FORMATS), metavar="FORMAT",

@@ -12,7 +12,7 @@ from ..main import EXIT_BACKEND, CliError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("gui", help="open the designer window",
+    parser = subparsers.add_parser("gui",
                                    description="Open the drag-and-drop designer, optionally with a design file.")
     parser.add_argument("file", nargs="?", help="a design to open (.vnet.yaml)")
     parser.set_defaults(func=run)

@@ -12,7 +12,7 @@ from ..main import EXIT_OK
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "import", help="read a backend's inventory into a design file",
+        "import",
         description="Read hosts, switches, portgroups and VMs from a backend (vSphere) into a design that "
                     "opens on the canvas.")
     add_backend_options(parser, default=None)

@@ -20,7 +20,7 @@ from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "lab", help="deploy a design as a local lab of network namespaces",
+        "lab",
         description="Deploy a design on this machine: a network namespace per VM, router, firewall, physical "
                     "switch and host; a bridge per segment; a veth per vNIC. Works as root and rootless "
                     "(inside a user namespace).")

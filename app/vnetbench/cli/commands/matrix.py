@@ -16,7 +16,7 @@ SHORT = {Verdict.IN_HOST: "H", Verdict.IN_HOST_ROUTED: "HR", Verdict.VIA_PHYSICA
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("matrix", help="the verdict for every pair of VMs (all-pairs matrix)",
+    p = subparsers.add_parser("matrix",
                               description="Predict every ordered pair on equivalence classes.")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
     out = p.add_mutually_exclusive_group()

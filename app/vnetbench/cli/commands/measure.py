@@ -24,7 +24,7 @@ from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("measure", help="measure between two deployed VMs and compare with the prediction",
+    p = subparsers.add_parser("measure",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="the design file (deployed with `vnetbench lab up FILE`)")
     p.add_argument("--from", dest="src", required=True, metavar="A", help="source VM (name or id)")

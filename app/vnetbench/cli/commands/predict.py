@@ -12,7 +12,7 @@ from ..main import EXIT_OK, EXIT_USAGE, CliError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("predict", help="predict how traffic between two VMs (or physical hosts) travels",
+    p = subparsers.add_parser("predict",
                               description="Walk one flow in both directions and explain the verdict.")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
     p.add_argument("--from", dest="src", required=True, metavar="A", help="source VM or physical host (name or id)")

@@ -21,7 +21,7 @@ from ..main import EXIT_OK, EXIT_USAGE, CliError
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("runs", help="list, show, export and import stored measurements",
+    p = subparsers.add_parser("runs",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--limit", type=int, default=0, help="list at most this many runs")

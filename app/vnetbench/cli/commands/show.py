@@ -18,7 +18,7 @@ from ..main import EXIT_OK
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "show", help="summarize a design: hosts, pNICs, switches, portgroups, VMs, the physical network",
+        "show",
         description="Print an inventory of a design file.")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
     p.add_argument("--json", action="store_true", help="print the inventory as JSON")

@@ -13,7 +13,7 @@ from .deploy import change_data, print_results
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "teardown", help="remove what vnetbench deployed",
+        "teardown",
         description="Remove the objects vnetbench created for the design in FILE (or, with --all, for every "
                     "design). Objects vnetbench did not create are never touched.")
     parser.add_argument("file", nargs="?", help="design file whose deployment to remove")

@@ -11,7 +11,7 @@ from ..main import EXIT_NO, EXIT_OK
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "validate", help="check a design for problems (exit 0 clean or warnings only, 1 errors, 2 unreadable)",
+        "validate",
         description="Check a design: VLANs per switch kind, names, references, cabling, vNIC types per guest OS, "
                     "addresses and gateways, duplicates per segment, firewall security policy.")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
