@@ -17,7 +17,7 @@ from .calibration import Calibration
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
 from .result import Estimate, Hop, Prediction, Trace, Verdict
-from .rules import Party, evaluate
+from .rules import Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
 MAX_ROUTED = 8
@@ -93,6 +93,13 @@ class Walker:
         self.net = network
         self.cal = calibration
         self.dfw = network.topology.nsx.dfw
+        self.rulebook = RuleBook(self.dfw)
+
+    def judge(self, owner: str, rules: list, default: Action, src: Party, dst: Party, proto: str | None,
+              port: int | None) -> tuple[bool, str]:
+        """A firewall's verdict on a packet (first match, then its default policy); ``owner`` is the id of
+        the router, firewall VM or bridged VM whose rules they are (the matrix records who judges)."""
+        return self.rulebook.evaluate(rules, default, src, dst, proto, port)
 
     # --- L2 ----------------------------------------------------------------------------------------
 
@@ -244,7 +251,7 @@ class Walker:
                 if reply and fwd.stateful:
                     leg.checks[data["bridge"]] = ""
                     continue  # a reply passes a stateful firewall on the connection's state
-                allowed, which = evaluate(fwd.rules, fwd.default_policy, src, dst, proto, port)
+                allowed, which = self.judge(vm.id, fwd.rules, fwd.default_policy, src, dst, proto, port)
                 leg.rules.append(f"{vm.name}: {which}")
                 leg.checks[data["bridge"]] = which
                 if not allowed:
@@ -278,9 +285,8 @@ class Walker:
                   where: str) -> tuple[bool, str, int]:
         """DFW at one vNIC: the rules applied to it, first match, default policy; (allowed, text, rule count)."""
         ids = self.party(point).ids | ({self.net.segments[point.segment].object_id} if point.segment is not None else set())
-        rules = [r for r in self.dfw.rules if not r.applied_to or ids & set(r.applied_to)]
-        allowed, which = evaluate(rules, self.dfw.default_policy, src, dst, proto, port)
-        return allowed, f"DFW at {point.name} ({where}): {which}", len(rules)
+        allowed, which, count = self.rulebook.dfw_evaluate(ids, src, dst, proto, port)
+        return allowed, f"DFW at {point.name} ({where}): {which}", count
 
     def choose_source(self, points: list[Point], dst_ip: ipaddress.IPv4Address | None) -> Point | None:
         usable = [p for p in points if p.segment is not None and p.iface is not None]
@@ -471,7 +477,7 @@ class Walker:
                 walk.stateful.append(device.id)
             which = None
             if (device.rules or device.default_policy is Action.DENY) and not (reply and stateful):
-                allowed, which = evaluate(device.rules, device.default_policy, src, dst, proto, port)
+                allowed, which = self.judge(device.id, device.rules, device.default_policy, src, dst, proto, port)
                 walk.rules.append(f"{device.name}: {which}")
                 if not allowed:
                     walk.blocked = True

@@ -1,0 +1,157 @@
+"""A firewall's first-match verdict for many (key, other) pairs of interface points at once.
+
+The matrix asks one rule list (a routed firewall's, a bridged firewall's, the NSX DFW at the source or at the
+destination) about millions of pairs. Walking the rule list per pair is what made rule-per-VM designs take
+minutes. Instead each rule is two sets of points: the *key* side (the points the table is read for: the
+source of a firewall's rule, the vNIC a DFW rule is applied at and matches) and the *other* side. Then:
+
+- points that belong to exactly the same wide sets are one *group* (key side) or *atom* (other side): the
+  "atomic predicates" of network verifiers. Rules whose both sides are wide fill a small first-match table
+  group x atom;
+- a rule naming a few keys (a rule per VM) gives each of those keys a row of its own in that table;
+- a rule naming a few others under a wide key set is a *column exception*, and one naming a few of both a
+  *cell exception*; both are merged by rule order where a query meets them.
+
+A query is then two gathers from a boolean table plus its exceptions. The table answers what
+``rules.evaluate`` answers for every pair (the property tests compare them); the caller decides which rules
+can match at all (``rules.generic``) and turns specs into point sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+#: A rule side matching at most this many points is listed point by point instead of joining the partition.
+NARROW = 4
+
+
+def _partition(n: int, sets: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Split points 0..n-1 by membership in ``sets``: (part of each point, membership[distinct set, part],
+    which distinct set each of ``sets`` is)."""
+    distinct: dict[bytes, int] = {}
+    which = [distinct.setdefault(s.tobytes(), len(distinct)) for s in sets]
+    if not distinct:
+        return np.zeros(n, dtype=np.int32), np.zeros((0, 1), dtype=bool), which
+    member = np.zeros((n, len(distinct)), dtype=bool)
+    for s, w in zip(sets, which):
+        member[s, w] = True
+    packed = np.packbits(member, axis=1)
+    rows = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1])))[:, 0]
+    _, first, part = np.unique(rows, return_index=True, return_inverse=True)
+    return part.astype(np.int32).ravel(), member[first].T.copy(), which
+
+
+class FirstMatch:
+    """The first-match verdicts of one rule list over ``n`` points (see the module docstring).
+
+    ``keys[r]`` and ``others[r]`` are the sorted point indices rule r matches on each side, ``allow[r]`` its
+    action; ``enforced`` marks the keys the list applies at (the others are always allowed), None for all.
+    """
+
+    def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool],
+                 default_allow: bool, enforced: np.ndarray | None = None) -> None:
+        self.n = n
+        rules = len(keys)
+        self.none = rules                       # the index of "no rule matched": the default policy
+        self.dtype = np.int16 if rules < np.iinfo(np.int16).max else np.int32
+        self.act = np.append(np.asarray(allow, dtype=bool), default_allow)
+        self.enforced = enforced
+        wide_k = [r for r in range(rules) if len(keys[r]) > NARROW]
+        wide_o = [r for r in range(rules) if len(others[r]) > NARROW]
+        self.group, kmember, kwhich = _partition(n, [keys[r] for r in wide_k])
+        self.atom, omember, owhich = _partition(n, [others[r] for r in wide_o])
+        kset = dict(zip(wide_k, kwhich))
+        oset = dict(zip(wide_o, owhich))
+        self.kmember = kmember                   # [distinct wide key set, group]
+        groups, atoms = kmember.shape[1], omember.shape[1]
+
+        table = np.full((groups, atoms), self.none, dtype=self.dtype)
+        for r in reversed(range(rules)):         # both sides wide: earlier rules paint over later ones
+            if r in kset and r in oset:
+                table[np.ix_(np.flatnonzero(kmember[kset[r]]), np.flatnonzero(omember[oset[r]]))] = r
+
+        # a few keys, many others: those keys get rows of their own
+        own = [r for r in range(rules) if r not in kset and r in oset and len(keys[r])]
+        self.gid = self.group.copy()
+        if own:
+            pk = np.concatenate([keys[r] for r in own])
+            pr = np.concatenate([np.full(len(keys[r]), r) for r in own])
+            order = np.lexsort((pr, pk))
+            pk, pr = pk[order], pr[order]
+            own_keys, starts = np.unique(pk, return_index=True)
+            cand = np.where(omember[[oset[r] for r in pr]], pr[:, None], self.none).astype(self.dtype)
+            rows = np.minimum(table[self.group[own_keys]], np.minimum.reduceat(cand, starts, axis=0))
+            self.gid[own_keys] = groups + np.arange(len(own_keys))
+            table = np.vstack([table, rows])
+        self.table = table
+        self.allowed_table = self.act[table]
+        self.allowed_table_t = np.ascontiguousarray(self.allowed_table.T)
+
+        # a few others under many keys: column exceptions (key side as a group mask), by column then rule
+        cols = sorted((int(o), r) for r in range(rules) if r in kset and r not in oset for o in others[r])
+        self.col_rule = np.array([r for _, r in cols], dtype=np.int64)
+        self.col_kset = np.array([kset[r] for _, r in cols], dtype=np.int64)
+        self.col_of, self.col_ptr = np.unique(np.array([o for o, _ in cols], dtype=np.int64), return_index=True)
+        self.col_ptr = np.append(self.col_ptr, len(cols))
+        # a few of both: cell exceptions, each cell with its first rule
+        cells = sorted({(int(k), int(o)): r for r in reversed(range(rules)) if r not in kset and r not in oset
+                        for k in keys[r] for o in others[r]}.items())
+        self.cell_key = np.array([k for (k, _), _ in cells], dtype=np.int64)
+        self.cell_other = np.array([o for (_, o), _ in cells], dtype=np.int64)
+        self.cell_rule = np.array([r for _, r in cells], dtype=np.int64)
+
+    def allowed(self, keys: np.ndarray, others: np.ndarray, transpose: bool = False) -> np.ndarray:
+        """Whether the list lets (key, other) pass, for every key x other: shape [keys, others], or
+        [others, keys] with ``transpose``."""
+        if transpose:
+            out = self.allowed_table_t[:, self.gid[keys]][self.atom[others]]
+            view = out.T
+        else:
+            out = self.allowed_table[:, self.atom[others]][self.gid[keys]]
+            view = out
+        if len(self.col_of) or len(self.cell_key):
+            self._exceptions(keys, others, view)
+        if self.enforced is not None:
+            view[~self.enforced[keys], :] = True
+        return out
+
+    def _positions(self, points: np.ndarray) -> np.ndarray:
+        pos = np.full(self.n, -1, dtype=np.int64)
+        pos[points] = np.arange(len(points))
+        return pos
+
+    def _exceptions(self, keys: np.ndarray, others: np.ndarray, view: np.ndarray) -> None:
+        """Merge the column and cell exceptions that fall inside keys x others into ``view`` [keys, others]."""
+        kpos, opos = self._positions(keys), self._positions(others)
+        columns = np.flatnonzero(opos[self.col_of] >= 0)          # exception columns among the others
+        if len(columns):
+            idx = self.table[self.gid[keys]][:, self.atom[self.col_of[columns]]]
+            self._merge_columns(columns, self.group[keys][None, :], idx.T, per_row=False)
+            view[:, opos[self.col_of[columns]]] = self.act[idx]
+        cells = np.flatnonzero((kpos[self.cell_key] >= 0) & (opos[self.cell_other] >= 0))
+        if len(cells):
+            k, o = self.cell_key[cells], self.cell_other[cells]
+            idx = self.table[self.gid[k], self.atom[o]][:, None]
+            at = np.searchsorted(self.col_of, o)
+            hit = (at < len(self.col_of)) & (self.col_of[np.minimum(at, len(self.col_of) - 1)] == o) \
+                if len(self.col_of) else np.zeros(len(o), dtype=bool)
+            if hit.any():
+                sub = idx[hit]
+                self._merge_columns(at[hit], self.group[k[hit]][:, None], sub, per_row=True)
+                idx[hit] = sub
+            view[kpos[k], opos[o]] = self.act[np.minimum(idx[:, 0], self.cell_rule[cells])]
+
+    def _merge_columns(self, columns: np.ndarray, groups: np.ndarray, idx: np.ndarray, per_row: bool) -> None:
+        """Lower ``idx`` (in place; one row per entry of ``columns``) to the column exceptions whose key set
+        holds the key's group: ``groups`` is one row for all (``per_row`` False) or one per row. Exceptions
+        are taken one layer (the l-th of each column) at a time."""
+        counts = self.col_ptr[columns + 1] - self.col_ptr[columns]
+        for layer in range(int(counts.max(initial=0))):
+            rows = np.flatnonzero(counts > layer)
+            pair = self.col_ptr[columns[rows]] + layer
+            rule = self.col_rule[pair][:, None]
+            member = self.kmember[self.col_kset[pair][:, None], groups[rows] if per_row else groups]
+            sub = idx[rows]
+            idx[rows] = np.where(member & (rule < sub), rule, sub)
