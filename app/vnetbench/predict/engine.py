@@ -1,21 +1,33 @@
-"""The prediction engine: a compiled network plus the walk, cached, with the all-pairs matrix and edits.
+"""The prediction engine: a compiled network plus the walk, cached, with the all-pairs matrix kept current.
 
 ``Engine`` is what the GUI and the CLI hold. It compiles the design once (segments, graph, devices), answers
-single pairs by walking, and the matrix on equivalence classes. After an edit ``changed`` recompiles the
-network (cheap) and keeps the class answers whose inputs did not change.
+single pairs by walking, and the matrix on equivalence classes. After an edit (``changed``, fed by the
+document) the next ``matrix()`` recomputes only what the edit can change:
+
+- an edit that moves VMs' interfaces (a portgroup's VLAN, a vNIC's network, a VM's host): the compiled network
+  is patched and those VMs' classes get new rows and columns;
+- a firewall or DFW rule added, removed or changed: only pairs whose ends the rule names (on the smaller of
+  its two sides, or the vNICs a DFW rule is applied at) can answer differently, so those endpoints' classes
+  get new rows and columns;
+- anything else: the network is compiled again (lazily, when next used) and the matrix rebuilt.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ..model.document import Change
-from ..model.objects import Portgroup, Topology, VNic
+from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rule, Topology, VmRole, VNic
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
 from .matrix import Matrix, MatrixBuilder
 from .network import Network
 from .result import Prediction
+from .rules import generic
 from .walk import Walker
+
+#: Rule fields whose change can alter a verdict (a name only changes the wording).
+_RULE_FIELDS = frozenset({"action", "src", "dst", "proto", "port", "applied_to"})
 
 
 class Engine:
@@ -23,13 +35,28 @@ class Engine:
         self.topology = topology
         self._matrix: Matrix | None = None
         self._builder: MatrixBuilder | None = None
-        self._moved: set[str] = set()
+        self._affected: set[str] = set()     # endpoints whose rows and columns the next matrix recomputes
+        self._moved: set[str] = set()        # of those, the ones whose interfaces moved
+        self._rules = False                  # whether a rule changed since the last matrix
         self._compile()
 
     def _compile(self) -> None:
-        self.network = Network(self.topology)
+        self._network = Network(self.topology)
         self.calibration = self._profile()
-        self.walker = Walker(self.network, self.calibration)
+        self._walker = Walker(self._network, self.calibration)
+        self._stale = False
+
+    @property
+    def network(self) -> Network:
+        if self._stale:
+            self._compile()
+        return self._network
+
+    @property
+    def walker(self) -> Walker:
+        if self._stale:
+            self._compile()
+        return self._walker
 
     def _profile(self) -> Calibration:
         """The design's calibration profile; the published one (saying why) when it cannot be read, so a
@@ -54,43 +81,118 @@ class Engine:
         return self.walker.flow(self.resolve(src), self.resolve(dst), proto, port, explain=True)
 
     def matrix(self) -> Matrix:
-        if self._matrix is None and self._builder is not None and self._moved:
-            self._matrix = self._builder.update(self.walker, self._moved)
-            self._moved = set()
+        """Every pair's verdict; after edits, recomputed only where they can change answers."""
+        walker = self.walker
+        if self._matrix is None and self._builder is not None and (self._affected or self._rules):
+            self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
         if self._matrix is None:
-            self._builder = MatrixBuilder(self.walker)
+            self._builder = MatrixBuilder(walker)
             self._matrix = self._builder.build()
+        self._affected, self._moved, self._rules = set(), set(), False
         return self._matrix
 
+    # --- edits ------------------------------------------------------------------------------------------
+
     def changed(self, change: Change) -> None:
-        """An edit happened. When it only moved some VMs' interfaces (a portgroup's VLAN, a vNIC's network),
-        patch the compiled network and, at the next ``matrix()``, recompute just those VMs' classes;
-        otherwise recompile (cheap next to the matrix) and rebuild."""
-        moved = self._moved_by(change)
-        if moved is not None and self.network.refresh(moved):
-            if moved:  # a portgroup nobody is on changes no answer
-                self._moved |= moved
-                self._matrix = None
-            return
+        """An edit happened (already applied to the design): note what the next ``matrix()`` recomputes."""
         if change.op == "reset":
             self.topology = change.obj
-        self._compile()
-        self._builder = None
-        self._moved = set()
-        self._matrix = None
+            self._rebuild()
+            return
+        if self._stale:
+            return  # a rebuild is due anyway, and reads the design as it is then
+        moved = self._moved_by(change)
+        if moved is not None:
+            if self._network.refresh(moved):
+                self._moved |= moved
+                self._affected |= moved
+                if moved:   # a portgroup nobody is on changes no answer
+                    self._matrix = None
+            else:
+                self._rebuild()
+            return
+        if not self._rule_edit(change):
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        self._stale = True
+        self._builder = self._matrix = None
+        self._affected, self._moved, self._rules = set(), set(), False
 
     def _moved_by(self, change: Change) -> set[str] | None:
         """The VMs whose interfaces an edit moves, when that is all it does; None for any other edit."""
         if change.op != "set":
             return None
+        net = self._network
         if isinstance(change.obj, Portgroup) and change.field in ("vlan", "native_vlan") and change.obj.uplinks is None:
             if any(itf.network == change.obj.id for dlr in self.topology.nsx.dlrs for itf in dlr.interfaces):
                 return None  # a DLR interface sits on it: the router moves too
-            return set(self.network.on_network.get(change.obj.id, ()))
+            return set(net.on_network.get(change.obj.id, ()))
         if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan"):
-            owner = self.network.index.parent(change.obj.id)
+            owner = net.index.parent(change.obj.id)
             return {owner.id} if owner is not None else None
+        if isinstance(change.obj, VM) and change.field == "host" and change.obj.role is VmRole.VM:
+            return {change.obj.id}
         return None
+
+    def _rule_edit(self, change: Change) -> bool:
+        """Take in a firewall or DFW rule edit incrementally; False when it needs a rebuild (a firewall that
+        starts or stops judging at all, a rule list the compiled network does not know)."""
+        if change.op == "set" and isinstance(change.obj, (Rule, DfwRule)):
+            if change.field not in _RULE_FIELDS:
+                self._network_rules_changed()
+                return True
+            owner = self._owner_of(change.obj)
+            before = replace(change.obj, **{change.field: change.old})
+            rules = [before, change.obj]
+        elif change.op in ("insert", "remove") and change.field == "rules" and isinstance(change.owner, (Forwarding, Dfw)):
+            owner = change.owner
+            rules = [change.obj]
+        else:
+            return False
+        if owner is None:
+            return False
+        vm = next((vm for vm in self.topology.vms if vm.forwarding is owner), None)
+        if isinstance(owner, Forwarding) and (vm is None or vm.role is VmRole.VM):
+            self._network_rules_changed()   # rules of a VM that does not forward judge nothing
+            return True
+        if not self._judging_unchanged(owner, vm):
+            return False
+        self._network_rules_changed(vm)
+        if self._builder is None:
+            return True
+        live = [r for r in rules if generic(r)]
+        if live:
+            self._affected |= self._builder.named(live, dfw=isinstance(owner, Dfw))
+            self._rules = True
+            self._matrix = None
+        return True
+
+    def _owner_of(self, rule: Any) -> Forwarding | Dfw | None:
+        if any(r is rule for r in self.topology.nsx.dfw.rules):
+            return self.topology.nsx.dfw
+        return next((vm.forwarding for vm in self.topology.vms if any(r is rule for r in vm.forwarding.rules)), None)
+
+    def _judging_unchanged(self, owner: Forwarding | Dfw, vm: VM | None) -> bool:
+        """Whether the firewall judges traffic exactly when it did before (the walks recorded who judges)."""
+        judging = bool(owner.rules) or owner.default_policy is Action.DENY
+        net = self._network
+        if isinstance(owner, Dfw):
+            return judging == net.dfw_active
+        device = next((d for d in net.devices if d.id == vm.id), None)
+        if device is not None:
+            return judging == bool(device.rules or device.default_policy is Action.DENY)
+        return any(b.vm is vm for b in net.bridges)
+
+    def _network_rules_changed(self, vm: VM | None = None) -> None:
+        """Rules changed in place: the compiled network's copy of a firewall's list and the walker's compiled
+        rule lists follow."""
+        net = self._network
+        if vm is not None:
+            for device in net.devices:
+                if device.id == vm.id:
+                    device.rules = list(vm.forwarding.rules)
+        self._walker.rulebook.forget()
 
 
 def predict(topology: Topology, src: str, dst: str, proto: str | None = None, port: int | None = None) -> Prediction:

@@ -25,6 +25,16 @@ import numpy as np
 
 #: A rule side matching at most this many points is listed point by point instead of joining the partition.
 NARROW = 4
+#: Column exceptions become atoms of their own while the table stays under this many cells.
+_FOLD = 8_000_000
+
+
+def take(table: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``table[rows][:, cols]`` as a C-ordered array, through the smaller intermediate (``np.take`` is several
+    times faster than fancy indexing here)."""
+    if table.shape[0] * len(cols) <= len(rows) * table.shape[1]:
+        return np.take(np.take(table, cols, axis=1), rows, axis=0)
+    return np.take(np.take(table, rows, axis=0), cols, axis=1)
 
 
 def _partition(n: int, sets: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -75,6 +85,7 @@ class FirstMatch:
         # a few keys, many others: those keys get rows of their own
         own = [r for r in range(rules) if r not in kset and r in oset and len(keys[r])]
         self.gid = self.group.copy()
+        row_group = np.arange(groups)            # each table row's group (own rows: their key's)
         if own:
             pk = np.concatenate([keys[r] for r in own])
             pr = np.concatenate([np.full(len(keys[r]), r) for r in own])
@@ -85,9 +96,7 @@ class FirstMatch:
             rows = np.minimum(table[self.group[own_keys]], np.minimum.reduceat(cand, starts, axis=0))
             self.gid[own_keys] = groups + np.arange(len(own_keys))
             table = np.vstack([table, rows])
-        self.table = table
-        self.allowed_table = self.act[table]
-        self.allowed_table_t = np.ascontiguousarray(self.allowed_table.T)
+            row_group = np.concatenate([row_group, self.group[own_keys]])
 
         # a few others under many keys: column exceptions (key side as a group mask), by column then rule
         cols = sorted((int(o), r) for r in range(rules) if r in kset and r not in oset for o in others[r])
@@ -95,21 +104,33 @@ class FirstMatch:
         self.col_kset = np.array([kset[r] for _, r in cols], dtype=np.int64)
         self.col_of, self.col_ptr = np.unique(np.array([o for o, _ in cols], dtype=np.int64), return_index=True)
         self.col_ptr = np.append(self.col_ptr, len(cols))
+        if len(self.col_of) and table.shape[0] * (table.shape[1] + len(self.col_of)) <= _FOLD:
+            # few enough: each such column becomes an atom of its own, merged with its rules once
+            extra = table[:, self.atom[self.col_of]]
+            self._merge_columns(np.arange(len(self.col_of)), row_group[None, :], extra.T, per_row=False)
+            self.atom = self.atom.copy()
+            self.atom[self.col_of] = table.shape[1] + np.arange(len(self.col_of))
+            table = np.hstack([table, extra])
+            self.col_of = np.zeros(0, dtype=np.int64)
+        self.table = table
+        self.allowed_table = self.act[table]
+        self.allowed_table_t = np.ascontiguousarray(self.allowed_table.T)
         # a few of both: cell exceptions, each cell with its first rule
         cells = sorted({(int(k), int(o)): r for r in reversed(range(rules)) if r not in kset and r not in oset
                         for k in keys[r] for o in others[r]}.items())
         self.cell_key = np.array([k for (k, _), _ in cells], dtype=np.int64)
         self.cell_other = np.array([o for (_, o), _ in cells], dtype=np.int64)
         self.cell_rule = np.array([r for _, r in cells], dtype=np.int64)
+        self._kpos, self._opos = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
 
     def allowed(self, keys: np.ndarray, others: np.ndarray, transpose: bool = False) -> np.ndarray:
         """Whether the list lets (key, other) pass, for every key x other: shape [keys, others], or
         [others, keys] with ``transpose``."""
         if transpose:
-            out = self.allowed_table_t[:, self.gid[keys]][self.atom[others]]
+            out = take(self.allowed_table_t, self.atom[others], self.gid[keys])
             view = out.T
         else:
-            out = self.allowed_table[:, self.atom[others]][self.gid[keys]]
+            out = take(self.allowed_table, self.gid[keys], self.atom[others])
             view = out
         if len(self.col_of) or len(self.cell_key):
             self._exceptions(keys, others, view)
@@ -117,14 +138,17 @@ class FirstMatch:
             view[~self.enforced[keys], :] = True
         return out
 
-    def _positions(self, points: np.ndarray) -> np.ndarray:
-        pos = np.full(self.n, -1, dtype=np.int64)
-        pos[points] = np.arange(len(points))
-        return pos
-
     def _exceptions(self, keys: np.ndarray, others: np.ndarray, view: np.ndarray) -> None:
         """Merge the column and cell exceptions that fall inside keys x others into ``view`` [keys, others]."""
-        kpos, opos = self._positions(keys), self._positions(others)
+        kpos, opos = self._kpos, self._opos      # scratch: position of each point in keys / others, else -1
+        kpos[keys], opos[others] = np.arange(len(keys)), np.arange(len(others))
+        try:
+            self._merge(keys, others, view, kpos, opos)
+        finally:
+            kpos[keys], opos[others] = -1, -1
+
+    def _merge(self, keys: np.ndarray, others: np.ndarray, view: np.ndarray, kpos: np.ndarray,
+               opos: np.ndarray) -> None:
         columns = np.flatnonzero(opos[self.col_of] >= 0)          # exception columns among the others
         if len(columns):
             idx = self.table[self.gid[keys]][:, self.atom[self.col_of[columns]]]

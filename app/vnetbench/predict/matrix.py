@@ -1,35 +1,51 @@
-"""The all-pairs verdict matrix, computed on equivalence classes.
+"""The all-pairs verdict matrix, on equivalence classes, kept current after edits.
 
 Two endpoints are in one class when every input the walk reads about them is equal: their segment, subnet,
-gateway, which networks their address falls in (subnets, routes, rule CIDRs) and which rule names they answer
-to. Members of a class answer alike, so the matrix stores one byte per class pair plus the endpoint -> class
-map (10,000 VMs never become 100 million Python objects).
+gateway, the innermost of the design's networks holding their address (subnets, routes, rule addresses: these
+nest, so the innermost says which of them all hold it) and the object names rules give them. Members of a
+class answer alike, so the matrix stores one byte per class pair plus the endpoint -> class map. A rule per VM
+makes every VM its own class; the cost then lies in computing the class table, which ``vector`` does block by
+block without walking pairs.
 
-Class pairs are answered in one of two ways, both derived from the same walk:
-- classes with one interface (and, interface by interface, those with several) by the vectorised tables of
-  ``vector``, when no bridged firewall sits in their L2 domain and no NAT serves them;
-- every other pair by walking one representative pair.
-The property tests check both against ``Engine.predict`` on random designs.
+Class pairs are answered three ways, all derived from the same walk:
+- classes whose endpoint has one interface, by ``Vector.flows`` in square tiles (each tile's two directions
+  computed once and combined both ways);
+- endpoints with several interfaces, interface by interface from the same flows (choosing the interface the
+  walk chooses);
+- classes behind a bridged firewall or a hosted NAT, and pairs of multi-interface endpoints, by walking one
+  representative pair.
+
+After an edit (``update``) only the rows and columns of the classes whose inputs changed are computed; the
+others keep their cells. The property tests check every path against ``Engine.predict`` on random designs,
+and the incrementally kept matrix against a fresh one after random edits.
 """
 
 from __future__ import annotations
 
-import ipaddress
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..model.objects import VmRole
-from .network import Network, Point
+from .network import Point
 from .result import VERDICTS, Prediction, Verdict
-from .vector import BLOCKED, UNREACH, Vector, combine
+from .routes import BLOCKED, UNREACH, Prefixes, network_key, routed_networks
+from .rules import parse_spec
+from .vector import Vector, combine
 from .walk import Walker
+
+SINGLE, COMPOUND, SCALAR, DEAD = range(4)
+#: Square tiles of single classes computed at a time (bounds the temporaries to a few tens of MB).
+TILE = 1024
 
 
 @dataclass(frozen=True)
 class Matrix:
-    """Verdicts for every ordered endpoint pair: ``classes[i]`` is endpoint i's class, ``table`` class x class."""
+    """Verdicts for every ordered endpoint pair: ``classes[i]`` is endpoint i's class, ``table`` class x class.
+
+    A matrix never changes once handed out; ``prediction`` walks one pair with its full explanation."""
 
     endpoints: tuple[str, ...]
     classes: np.ndarray = field(repr=False, compare=False)
@@ -80,158 +96,137 @@ class Matrix:
 
 
 class _Keys:
-    """Per-interface identity: which design networks hold its address, which rule names it answers to."""
+    """What makes endpoints answer alike: per point, its place and the innermost design network holding its
+    address; the names rules call it by."""
 
-    def __init__(self, net: Network) -> None:
+    def __init__(self, walker: Walker, vec: Vector) -> None:
+        net = walker.net
         topo = net.topology
-        nets: set[ipaddress.IPv4Network] = set()
+        networks = routed_networks(net.devices)
         names: set[str] = set()
-        rule_lists = [d.rules for d in net.devices] + [b.vm.forwarding.rules for b in net.bridges] + [topo.nsx.dfw.rules]
-        for rules in rule_lists:
+        for rules in _rule_lists(net):
             for rule in rules:
                 for spec in (rule.src, rule.dst):
-                    spec = (spec or "any").strip()
-                    try:
-                        nets.add(ipaddress.ip_network(spec, strict=False))
-                    except ValueError:
-                        names.add(spec)
+                    parsed = parse_spec(spec)
+                    if parsed.lo is not None:
+                        networks.add((parsed.lo, 32 - (parsed.hi - parsed.lo).bit_length()))
+                    elif not parsed.everything:
+                        names.add(parsed.name)
                 names.update(getattr(rule, "applied_to", ()))
-        for d in net.devices:
-            nets.update(p for p, _ in d.routes)
-            nets.update(p.iface.network for p in d.points if p.iface is not None)
-        for points in net.points.values():
-            nets.update(p.iface.network for p in points if p.iface is not None)
+        networks.update(network_key(p.iface.network) for p in vec.points if p.iface is not None)
+        self.universe = (frozenset(networks), frozenset(names), topo.nsx.dfw.default_policy)
         self.names = frozenset(names)
-        self.device_ips = frozenset(net.by_address)
-        self.nets = sorted((int(n.network_address), int(n.netmask)) for n in nets if n.version == 4)
+        self.innermost = Prefixes(networks).longest(vec.ip)
 
-        self.addr = np.array([a for a, _ in self.nets], dtype=np.int64)
-        self.mask = np.array([m for _, m in self.nets], dtype=np.int64)
-        self._sig: dict[int, bytes] = {}
-        self.prime([p for pts in net.points.values() for p in pts])
-
-    def prime(self, points: list[Point]) -> None:
-        """Compute the address signatures of many points in one vectorised pass."""
-        ips = sorted({int(p.ip) for p in points if p.ip is not None} - self._sig.keys())
-        if not ips or not len(self.addr):
-            self._sig.update({ip: b"" for ip in ips})
-            return
-        values = np.array(ips, dtype=np.int64)[:, None]
-        member = np.packbits((values & self.mask[None, :]) == self.addr[None, :], axis=1)
-        self._sig.update(zip(ips, (row.tobytes() for row in member)))
-
-    def known(self, ip: ipaddress.IPv4Address) -> bool:
-        """Whether the address was in the design when the keys were made (its signature is comparable)."""
-        return int(ip) in self._sig
-
-    def ip_sig(self, ip: ipaddress.IPv4Address | None) -> bytes:
-        """Which of the design's networks hold this address (as a bit string)."""
-        if ip is None:
-            return b""
-        value = int(ip)
-        sig = self._sig.get(value)
-        if sig is None:
-            sig = self._sig[value] = np.packbits((value & self.mask) == self.addr).tobytes() if len(self.addr) else b""
-        return sig
-
-    def point_key(self, net: Network, p: Point) -> tuple:
-        ids = {p.owner, p.nic, p.portgroup} & self.names
+    def point(self, vec: Vector, i: int) -> tuple:
+        p = vec.points[i]
         return (p.segment, p.iface.network if p.iface else None, p.gateway, p.problem, p.nic_type is None,
-                self.ip_sig(p.ip), frozenset(ids), self.device_address(p))
-
-    def device_address(self, p: Point) -> object:
-        """A gateway's own address answers differently from its neighbours' (it is received, not routed)."""
-        return p.ip if p.ip in self.device_ips else None
+                int(self.innermost[i]), frozenset({p.owner, p.nic, p.portgroup} & self.names))
 
 
-SINGLE, COMPOUND, SCALAR, DEAD = range(4)
+def _rule_lists(net) -> list[list]:  # noqa: ANN001 - a Network
+    return [d.rules for d in net.devices] + [b.vm.forwarding.rules for b in net.bridges] + [net.topology.nsx.dfw.rules]
 
 
 class MatrixBuilder:
-    """Builds the matrix and keeps what it was made from, so an edit that only moved some VMs' interfaces
-    recomputes just their classes' rows and columns (``update``)."""
+    """Builds the matrix and keeps what it was made from, so that after an edit only the classes whose
+    inputs changed get new rows and columns (``update``)."""
 
     def __init__(self, walker: Walker) -> None:
         self.walker = walker
         self.net = walker.net
+        self._handed: weakref.ref | None = None
 
     # --- full build ------------------------------------------------------------------------------
 
     def build(self) -> Matrix:
         net = self.net
-        self.keys = keys = _Keys(net)
         self.endpoints = [vm.id for vm in net.topology.vms] + [ph.id for ph in net.topology.physical_hosts]
         self.position = {e: i for i, e in enumerate(self.endpoints)}
         self.forwarding = {vm.id for vm in net.topology.vms if vm.role is not VmRole.VM}
-        class_of: dict[tuple, int] = {}
-        reps: list[str] = []
-        seconds: list[str | None] = []
-        members = np.empty(len(self.endpoints), dtype=np.int32)
-        for i, eid in enumerate(self.endpoints):
-            key = self._key(eid)
-            c = class_of.get(key)
-            if c is None:
-                c = class_of[key] = len(reps)
-                reps.append(eid)
-                seconds.append(None)
-            elif seconds[c] is None:
-                seconds[c] = eid
-            members[i] = c
-        # number the classes single first, then compound, scalar, dead; one subnet's classes side by side
-        kinds = [self._kind(eid) for eid in reps]
-        order = sorted(range(len(reps)), key=lambda c: (kinds[c], self._network_rank(reps[c])))
-        renumber = np.empty(len(reps), dtype=np.int32)
-        renumber[order] = np.arange(len(reps), dtype=np.int32)
-        self.members = renumber[members] if len(members) else members
-        self.reps = [reps[c] for c in order]
-        self.seconds = [seconds[c] for c in order]
+        points: list[Point] = []
+        self.points_of: dict[str, list[int]] = {}
+        self.owner_of_point: list[str] = []
+        for eid in self.endpoints:
+            own = net.points.get(eid, [])
+            self.points_of[eid] = list(range(len(points), len(points) + len(own)))
+            self.owner_of_point += [eid] * len(own)
+            points += own
+        self.vec = Vector(self.walker, points)
+        self.keys = _Keys(self.walker, self.vec)
+        keys = [self._key(e) for e in self.endpoints]
+        first: dict[tuple, int] = {}
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        reps = list(first.values())
+        kinds = [self._kind(self.endpoints[i]) for i in reps]
+        # number the classes single first (by start and subnet, so tiles share routed ways), then compound,
+        # scalar, dead
+        order = sorted(range(len(reps)), key=lambda c: (kinds[c], self._rank(self.endpoints[reps[c]])))
+        self.k = k = len(reps)
+        self.reps = [self.endpoints[reps[c]] for c in order]
         self.kinds = [kinds[c] for c in order]
-        self.class_of = {key: int(renumber[c]) for key, c in class_of.items()}
-        self.key_of = {c: key for key, c in self.class_of.items()}
-        self.k = k = len(self.reps)
+        self.class_keys = [keys[reps[c]] for c in order]
+        self.class_of = {key: c for c, key in enumerate(self.class_keys)}
+        self.members = np.array([self.class_of[key] for key in keys], dtype=np.int32)
         self.count = np.bincount(self.members, minlength=k).astype(np.int64)
         cap = k + _spare(k)
         self.table = np.full((cap, cap), UNREACH, dtype=np.int8)
         self.self_table = np.full(cap, UNREACH, dtype=np.int8)
         singles = self.kinds.count(SINGLE)
-        self.pt_of = np.full(cap, -1, dtype=np.int64)
-        self.pt_of[:singles] = np.arange(singles)
-        points: list[Point] = [net.points[self.reps[c]][0] for c in range(singles)]
-        self.compound_points: dict[int, list[int]] = {}
-        for c in range(k):
-            if self.kinds[c] != COMPOUND:
-                continue
-            idx = []
-            for p in net.points[self.reps[c]]:
-                if p.segment is not None and p.iface is not None:
-                    idx.append(len(points))
-                    points.append(p)
-                else:
-                    idx.append(-1)
-            self.compound_points[c] = idx
-        self.vec = Vector(self.walker, points, keys, spare=_spare(k))
-        if singles:
-            vec = self.vec
-            block = slice(0, singles)
-            self.table[block, block] = combine(vec.fwd[block, block], vec.state[block, block],
-                                                vec.reply[block, block].T, vec.rstate[block, block].T)
-            self.self_table[:singles] = np.diagonal(self.table)[:singles]
-        self._others(list(range(singles)), full=True)
+        self._tiles(singles)
+        self._fill_others(list(range(k)), list(range(k)), fresh=set(range(k)))
         return self._matrix()
+
+    def _tiles(self, singles: int) -> None:
+        """The single classes against each other, tile by tile: each tile's flows are computed once, the
+        reply direction laid out like the forward one."""
+        vec = self.vec
+        pts = self._points(range(singles))
+        differ = vec.replies_differ
+        for a in range(0, singles, TILE):
+            ia = slice(a, min(a + TILE, singles))
+            for b in range(a, singles, TILE):
+                ib = slice(b, min(b + TILE, singles))
+                pa, pb = pts[ia], pts[ib]
+                f_ab, s_ab = vec.flows(pa, pb, False)
+                if differ:
+                    self.table[ia, ib] = combine(f_ab, s_ab, *vec.flows(pb, pa, True, by_dst=True))
+                    if b != a:
+                        f_ba, s_ba = vec.flows(pb, pa, False)
+                        self.table[ib, ia] = combine(f_ba, s_ba, *vec.flows(pa, pb, True, by_dst=True))
+                    continue
+                f_ba, s_ba = vec.flows(pb, pa, False, by_dst=True)     # laid out [a, b]
+                self.table[ia, ib] = combine(f_ab, s_ab, f_ba, s_ba)
+                if b != a:
+                    self.table[ib, ia] = combine(f_ba, s_ba, f_ab, s_ab).T
+        self.self_table[:singles] = np.diagonal(self.table)[:singles]
 
     def _matrix(self) -> Matrix:
         k = self.k
-        return Matrix(tuple(self.endpoints), self.members.copy(), self.table[:k, :k], self.self_table[:k].copy(),
-                      self.walker)
+        matrix = Matrix(tuple(self.endpoints), self.members.copy(), self.table[:k, :k], self.self_table[:k].copy(),
+                        self.walker)
+        self._handed = weakref.ref(matrix)
+        return matrix
 
     def _key(self, eid: str) -> tuple:
-        key = tuple(self.keys.point_key(self.net, p) for p in self.net.points.get(eid, ()))
+        key = tuple(self.keys.point(self.vec, i) for i in self.points_of[eid])
         return key + ((eid,) if eid in self.forwarding else ())
 
-    def _network_rank(self, eid: str) -> tuple:
-        points = self.net.points.get(eid, ())
-        itf = points[0].iface if points else None
-        return (int(itf.network.network_address), itf.network.prefixlen) if itf else (0, 0)
+    def _point(self, c: int) -> int:
+        """The point of a single class (its representative's one interface)."""
+        return self.points_of[self.reps[c]][0]
+
+    def _points(self, classes) -> np.ndarray:  # noqa: ANN001 - an iterable of class numbers
+        return np.array([self.points_of[self.reps[c]][0] for c in classes], dtype=np.int64)
+
+    def _rank(self, eid: str) -> tuple:
+        pts = self.points_of[eid]
+        if not pts:
+            return (0, 0, 0)
+        i = pts[0]
+        vec = self.vec
+        return (int(vec.start[i]), int(vec.net_of[i]), int(vec.seg[i]))
 
     def _kind(self, eid: str) -> int:
         net = self.net
@@ -244,127 +239,257 @@ class MatrixBuilder:
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 
-    def _others(self, single_classes: list[int], full: bool) -> None:
-        """Cells between the given single classes and every compound, scalar and dead class."""
-        vec, walker, reps = self.vec, self.walker, self.reps
+    # --- rows and columns of some classes -------------------------------------------------------------
+
+    def _fill_singles(self, new: list[int], live: list[int]) -> None:
+        """Rows and columns of the ``new`` single classes against the ``live`` single classes."""
+        if not new or not live:
+            return
+        vec = self.vec
+        pn, pl = self._points(new), self._points(live)
+        differ = vec.replies_differ
+        rows, cols = np.array(new), np.array(live)
+        self.table[rows[:, None], cols[None, :]] = combine(*vec.flows(pn, pl, False), *vec.flows(pl, pn, differ, True))
+        self.table[cols[:, None], rows[None, :]] = combine(*vec.flows(pl, pn, False), *vec.flows(pn, pl, differ, True))
+        self.self_table[rows] = self.table[rows, rows]
+
+    def _fill_others(self, new: list[int], live: list[int], fresh: set[int]) -> None:
+        """Cells between the ``new`` classes and the ``live`` ones that involve a multi-interface, walked or
+        dead class (single x single cells come from ``_tiles`` / ``_fill_singles``). ``fresh``: classes
+        whose self cells are still to compute."""
         code = {v: i for i, v in enumerate(VERDICTS)}
-        cols = np.array(single_classes, dtype=np.int64)
-        pts = self.pt_of[cols]
-        for c, idx in self.compound_points.items():
-            if not len(cols):
-                break
-            usable = [x for x in idx if x >= 0]
-            ch = vec.choose(usable, pts)
-            self.table[c, cols] = combine(vec.fwd[ch, pts], vec.state[ch, pts], vec.reply[pts, ch],
-                                           vec.rstate[pts, ch])
-            # as destination: its interfaces in a subnet of the source's first, then the others; the first
-            # that delivers (``Walker.direction``)
-            cand = np.array([vec.fwd[pts, x] if x >= 0 else np.full(len(pts), UNREACH, np.int8) for x in idx])
-            same = np.array([vec.inside[vec.net_of[pts], x] if x >= 0 else np.zeros(len(pts), bool) for x in idx])
-            delivered = cand < BLOCKED
-            near, far = delivered & same, delivered & ~same
-            sel = np.where(near.any(axis=0), near.argmax(axis=0),
-                           np.where(far.any(axis=0), far.argmax(axis=0), np.where(same.any(axis=0), same.argmax(axis=0), 0)))
-            chosen = np.array(idx, dtype=np.int64)[sel]
-            f = cand[sel, np.arange(len(pts))]
-            st = np.where(chosen >= 0, vec.state[pts, np.where(chosen >= 0, chosen, 0)], 0)
-            self.table[cols, c] = combine(f, st, vec.reply[ch, pts], vec.rstate[ch, pts])
-        walked = [c for c in range(self.k) if self.kinds[c] in (COMPOUND, SCALAR)]
-        for c in walked:
-            targets = range(self.k) if full else single_classes
-            for d in targets:
-                if d == c or self.kinds[d] == DEAD or (self.kinds[c] == COMPOUND and self.kinds[d] == SINGLE):
-                    continue
-                self.table[c, d] = code[walker.flow(reps[c], reps[d]).verdict]
-                self.table[d, c] = code[walker.flow(reps[d], reps[c]).verdict]
-            if full:
+        walker, reps, kinds = self.walker, self.reps, self.kinds
+        new_set = set(new)
+        live_singles = [c for c in live if kinds[c] == SINGLE]
+        new_singles = [c for c in new if kinds[c] == SINGLE]
+        special_new = [c for c in new if kinds[c] != SINGLE]
+        special_live = [c for c in live if kinds[c] != SINGLE and c not in new_set]
+        for c in special_new + special_live:
+            targets = live_singles if c in new_set else new_singles
+            if kinds[c] == COMPOUND and targets:
+                self._compound(c, np.array(targets, dtype=np.int64))
+        walked: set[tuple[int, int]] = set()
+        for c in special_new + special_live:
+            others = live if c in new_set else new
+            if kinds[c] == COMPOUND:   # with single classes: interface by interface above
+                others = [d for d in others if kinds[d] != SINGLE]
+            for d in others:
+                if c != d and self._walked(c, d):
+                    walked.update(((c, d), (d, c)))
+        for a, b in walked:
+            self.table[a, b] = code[walker.flow(reps[a], reps[b]).verdict]
+        for c in fresh:
+            if kinds[c] == DEAD:
+                self.self_table[c] = UNREACH
+            elif kinds[c] != SINGLE:
                 self.self_table[c] = code[walker.flow(reps[c], reps[c]).verdict]
-                other = self.seconds[c]
+                other = self._second(c)
                 self.table[c, c] = code[walker.flow(reps[c], other).verdict] if other else self.self_table[c]
-        for c in range(self.k):
-            if self.kinds[c] == DEAD:
-                self.table[c, cols] = UNREACH
-                self.table[cols, c] = UNREACH
+
+    def _walked(self, c: int, d: int) -> bool:
+        """Whether the cells between classes c and d come from walking their representatives."""
+        kinds = {self.kinds[c], self.kinds[d]}
+        return DEAD not in kinds and (SCALAR in kinds or kinds == {COMPOUND})
+
+    def _second(self, c: int) -> str | None:
+        """Another member of class c, if it has one."""
+        members = np.flatnonzero(self.members == c)
+        others = [self.endpoints[i] for i in members[:2] if self.endpoints[i] != self.reps[c]]
+        return others[0] if others else None
+
+    def _compound(self, c: int, singles: np.ndarray) -> None:
+        """A multi-interface class against single classes, choosing interfaces as ``Walker.direction`` does."""
+        vec = self.vec
+        idx = [i if vec.usable[i] else -1 for i in self.points_of[self.reps[c]]]
+        usable = [x for x in idx if x >= 0]
+        pts = self._points(singles)
+        n = len(pts)
+        # as source: the interface in the destination's subnet, else the first with a gateway
+        fallback = next((x for x in usable if self.vec.points[x].gateway is not None), usable[0])
+        ch = np.full(n, fallback, dtype=np.int64)
+        for x in reversed(usable):
+            ch = np.where(vec.inside[vec.net_of[x], pts], x, ch)
+        out_f, out_s = np.empty(n, np.int8), np.zeros(n, np.int64)
+        back_f, back_s = np.empty(n, np.int8), np.zeros(n, np.int64)   # the replies of flows towards c
+        for x in usable:
+            sel = np.flatnonzero(ch == x)
+            if len(sel):
+                (f, s), (r, rs) = vec.flows(np.array([x]), pts[sel], False), vec.flows(pts[sel], np.array([x]), True)
+                out_f[sel], back_f[sel] = f[0], r[:, 0]
+                if s is not None:
+                    out_s[sel], back_s[sel] = s[0], rs[:, 0]
+        # c as destination: the sender tries c's interfaces in a subnet it shares first, the first that delivers
+        cand = np.full((len(idx), n), UNREACH, dtype=np.int8)
+        cand_s = np.zeros((len(idx), n), dtype=np.int64)
+        same = np.zeros((len(idx), n), dtype=bool)
+        for j, x in enumerate(idx):
+            if x >= 0:
+                f, s = vec.flows(pts, np.array([x]), False)
+                cand[j], same[j] = f[:, 0], vec.inside[vec.net_of[pts], x]
+                if s is not None:
+                    cand_s[j] = s[:, 0]
+        delivered = cand < BLOCKED
+        near, far = delivered & same, delivered & ~same
+        sel = np.where(near.any(axis=0), near.argmax(axis=0),
+                       np.where(far.any(axis=0), far.argmax(axis=0),
+                                np.where(same.any(axis=0), same.argmax(axis=0), 0)))
+        cols = np.arange(n)
+        # the reply from c goes out of the interface c chooses for that source
+        reply_f, reply_s = np.empty(n, np.int8), np.zeros(n, np.int64)
+        for x in usable:
+            pick = np.flatnonzero(ch == x)
+            if len(pick):
+                r, rs = vec.flows(np.array([x]), pts[pick], True)
+                reply_f[pick] = r[0]
+                if rs is not None:
+                    reply_s[pick] = rs[0]
+        stateful = vec.stateful
+        self.table[c, singles] = combine(out_f, out_s if stateful else None, back_f, back_s if stateful else None)
+        self.table[singles, c] = combine(cand[sel, cols], cand_s[sel, cols] if stateful else None, reply_f,
+                                         reply_s if stateful else None)
 
     # --- incremental ---------------------------------------------------------------------------------
 
-    def update(self, walker: Walker, moved: set[str]) -> Matrix | None:
-        """The matrix after ``moved`` endpoints' interfaces changed (and nothing else), or None when the
-        edit needs a full build (a new kind of class, an address outside the known networks, no room)."""
+    def _writable(self) -> None:
+        """A matrix handed out never changes: copy the table before the first change after handing it out."""
+        if self._handed is not None and self._handed() is not None:
+            self.table = self.table.copy()
+        self._handed = None
+
+    def update(self, walker: Walker, moved: set[str], affected: set[str], rules: bool) -> Matrix | None:
+        """The matrix after edits where only pairs with an ``affected`` endpoint can answer differently:
+        ``moved`` endpoints' interfaces changed place, and ``rules`` says whether firewall or DFW rules
+        changed. None when the edit needs a full build."""
+        if any(e not in self.position or e in self.forwarding for e in moved):
+            return None
+        if any(len(walker.net.points.get(e, ())) != len(self.points_of[e]) for e in moved):
+            return None
+        self._use(walker)
+        if moved:
+            self.vec.move({i: p for e in moved for i, p in zip(self.points_of[e], self.net.points[e])})
+        rekey = False
+        if rules:
+            self.vec.forget_rules()
+            keys = _Keys(walker, self.vec)
+            rekey = keys.universe != self.keys.universe
+            self.keys = keys
+        return self._reclass(affected, rekey)
+
+    def named(self, rules: list, dfw: bool) -> set[str]:
+        """The endpoints whose pairs a change of these rules can affect: the smaller of a rule's two sides
+        (its cells lie in side x other side, both ways round), or for a DFW rule the vNICs it is applied at
+        among both sides."""
+        sets = self.vec.sets
+        points: set[int] = set()
+        for rule in rules:
+            src, dst = sets.match(rule.src), sets.match(rule.dst)
+            sides = [src, dst]
+            if dfw:
+                at = sets.applied(rule.applied_to)
+                sides.append(np.union1d(np.intersect1d(src, at), np.intersect1d(dst, at)))
+            points.update(min(sides, key=len).tolist())
+        return {self.owner_of_point[i] for i in points}
+
+    def _use(self, walker: Walker) -> None:
         self.walker, self.net = walker, walker.net
         self.vec.walker, self.vec.net = walker, walker.net
-        fresh: dict[tuple, list[str]] = {}
-        for eid in moved:
-            if eid not in self.position or eid in self.forwarding:
-                return None
-            points = self.net.points.get(eid, ())
-            if any(p.ip is not None and not self.keys.known(p.ip) for p in points):
-                return None
-            key = self._key(eid)
+
+    def _reclass(self, affected: set[str], rekey: bool) -> Matrix:
+        """Give the ``affected`` endpoints classes by their new keys (a class with untouched members and that
+        key, else a new one), split classes whose untouched members no longer share a key (the rules name
+        something new), and compute the new classes' rows and columns."""
+        self._writable()
+        new_keys = {self.position[e]: self._key(e) for e in affected if e in self.position}
+        if rekey:
+            self._split(set(new_keys))
+        fresh: list[int] = []
+        groups: dict[tuple, list[int]] = {}
+        for i, key in new_keys.items():
+            groups.setdefault(key, []).append(i)
+        untouched = self.count.copy()
+        np.subtract.at(untouched, self.members[list(new_keys)], 1)
+        for key, idx in groups.items():
             c = self.class_of.get(key)
-            if c is not None and self.kinds[c] != SINGLE and self._kind(eid) == SINGLE:
-                return None
-            fresh.setdefault(key, []).append(eid)
-        self.table = self.table.copy()  # the matrix handed out before keeps its own answers
-        touched: list[int] = []
-        for key, eids in fresh.items():
-            kind = self._kind(eids[0])
-            old = self.members[[self.position[e] for e in eids]]
-            np.subtract.at(self.count, old, 1)
-            c = self.class_of.get(key)
-            if c is None:
-                if kind != SINGLE:
-                    return None
-                c = self._new_single(key, eids[0])
-                if c is None:
-                    return None
-                touched.append(c)
-            elif self.count[c] == 0 and kind == SINGLE:
-                self.reps[c] = eids[0]
-            self.members[[self.position[e] for e in eids]] = c
-            self.count[c] += len(eids)
-        if self.vec.state_overflow:
-            return None
-        if touched:
-            self._refresh_singles(touched)
+            if c is not None and untouched[c] > 0:   # its cells hold for every endpoint with that key
+                self._assign(idx, c)
+                continue
+            c = self._new_class(key, self.endpoints[idx[0]], self._kind(self.endpoints[idx[0]]))
+            self._assign(idx, c)
+            fresh.append(c)
+        for c in range(self.k):   # a representative that left: another member stands for its class
+            if self.count[c] and self.members[self.position[self.reps[c]]] != c:
+                self.reps[c] = self.endpoints[int(np.flatnonzero(self.members == c)[0])]
+        live = [c for c in range(self.k) if self.count[c]]
+        fresh = [c for c in fresh if self.count[c]]
+        self._fill_singles([c for c in fresh if self.kinds[c] == SINGLE], [c for c in live if self.kinds[c] == SINGLE])
+        self._fill_others(fresh, live, set(fresh))
         return self._matrix()
 
-    def _new_single(self, key: tuple, eid: str) -> int | None:
-        """A class for a new key: an emptied single class's slot, else one more row (within the spare room)."""
-        free = [c for c in range(self.k) if self.kinds[c] == SINGLE and self.count[c] == 0]
-        if free:
-            c = free[0]
-            del self.class_of[self.key_of[c]]
-            p = int(self.pt_of[c])
+    def _split(self, affected: set[int]) -> None:
+        """Split the classes whose untouched members now have different keys; each part keeps the cells."""
+        for c in range(self.k):
+            if self.count[c] == 0:
+                continue
+            members = [i for i in np.flatnonzero(self.members == c).tolist() if i not in affected]
+            groups: dict[tuple, list[int]] = {}
+            for i in members:
+                groups.setdefault(self._key(self.endpoints[i]), []).append(i)
+            if not groups:
+                continue
+            (key, idx), *rest = groups.items()
+            self.class_keys[c] = key
+            if self.reps[c] not in {self.endpoints[i] for i in idx}:
+                self.reps[c] = self.endpoints[idx[0]]
+            for key, idx in rest:
+                d = self._new_class(key, self.endpoints[idx[0]], self.kinds[c])
+                self.table[d, :self.k] = self.table[c, :self.k]
+                self.table[:self.k, d] = self.table[:self.k, c]
+                self.table[d, d], self.self_table[d] = self.table[c, c], self.self_table[c]
+                self._assign(idx, d)
+        self.class_of = {}
+        for c in range(self.k):
+            if self.count[c]:
+                self.class_of.setdefault(self.class_keys[c], c)
+
+    def _assign(self, idx: list[int], c: int) -> None:
+        old = self.members[idx]
+        np.subtract.at(self.count, old, 1)
+        for d in np.unique(old):
+            if self.count[d] == 0 and self.class_of.get(self.class_keys[d]) == d:
+                del self.class_of[self.class_keys[d]]
+        self.members[idx] = c
+        self.count[c] += len(idx)
+
+    def _new_class(self, key: tuple, rep: str, kind: int) -> int:
+        """A class slot for a new key: an emptied class's, else one more (growing the table when full)."""
+        free = np.flatnonzero(self.count[:self.k] == 0)
+        if len(free):
+            c = int(free[0])
+            if self.class_of.get(self.class_keys[c]) == c:
+                del self.class_of[self.class_keys[c]]
         else:
-            if self.k >= len(self.self_table) or self.vec.n >= self.vec.cap:
-                return None
             c = self.k
+            if c >= len(self.self_table):
+                self._grow()
             self.k += 1
-            self.kinds.append(SINGLE)
-            self.reps.append(eid)
-            self.seconds.append(None)
+            self.reps.append(rep)
+            self.kinds.append(kind)
+            self.class_keys.append(key)
             self.count = np.append(self.count, 0)
-            p = self.vec.n
-        self.class_of[key] = c
-        self.key_of[c] = key
-        self.reps[c] = eid
-        self.pt_of[c] = p
-        self.vec.set_point(p, self.net.points[eid][0])
+        self.reps[c], self.kinds[c], self.class_keys[c] = rep, kind, key
+        self.class_of.setdefault(key, c)
+        self.table[c, :], self.table[:, c] = UNREACH, UNREACH
         return c
 
-    def _refresh_singles(self, classes: list[int]) -> None:
-        vec = self.vec
-        singles = np.array([c for c in range(self.k) if self.kinds[c] == SINGLE], dtype=np.int64)
-        pd = self.pt_of[singles]
-        for c in classes:
-            p = int(self.pt_of[c])
-            self.table[c, singles] = combine(vec.fwd[p, pd], vec.state[p, pd], vec.reply[pd, p], vec.rstate[pd, p])
-            self.table[singles, c] = combine(vec.fwd[pd, p], vec.state[pd, p], vec.reply[p, pd], vec.rstate[p, pd])
-            self.self_table[c] = self.table[c, c]
-        self._others(classes, full=False)
+    def _grow(self) -> None:
+        cap = len(self.self_table)
+        bigger = cap + _spare(cap)
+        table = np.full((bigger, bigger), UNREACH, dtype=np.int8)
+        table[:cap, :cap] = self.table
+        self.table = table
+        self.self_table = np.append(self.self_table, np.full(bigger - cap, UNREACH, dtype=np.int8))
 
 
 def _spare(k: int) -> int:
-    """Room for new classes after edits, so an edit rarely needs a full rebuild."""
+    """Room for new classes after edits, so an edit rarely needs to grow the table."""
     return max(16, k // 50)

@@ -1,0 +1,245 @@
+"""The routed way through a design, for the matrix: from a source's gateway to where the last gateway
+delivers, for every destination at once.
+
+A packet that leaves its subnet goes to its gateway. From there on the way depends only on the *start* (the
+gateway device, and for an NSX DLR the host it routes on) and on where the destination address falls among
+the networks the devices route by (interface subnets, route prefixes, their own addresses): its *route key*,
+the longest such prefix holding it. So ``Walker.route``, the walk itself, is taken once per (start, route
+key) and direction, with a judge that records which firewalls would judge the packet instead of judging it.
+The matrix applies those firewalls' rule tables to the pairs taking that way, and the last leg and the
+first (to the gateway) come from the segment labels.
+
+A start's device that routes a key by none of its networks and routes answers every such key alike (no
+route), so those keys share one walk: an NSX DLR with twenty interfaces walks about twenty keys per host,
+not every subnet of the design.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+import numpy as np
+
+from .network import Device, Point
+from .result import VERDICTS, Verdict
+from .rules import Party
+from .walk import IN_HOST, PHYSICAL, Leg, Walk, Walker
+
+UNREACH, BLOCKED, HOST, HOST_R, PHYS, PHYS_R = (VERDICTS.index(v) for v in (
+    Verdict.UNREACHABLE, Verdict.BLOCKED, Verdict.IN_HOST, Verdict.IN_HOST_ROUTED, Verdict.VIA_PHYSICAL,
+    Verdict.ROUTED_VIA_PHYSICAL))
+#: verdict code from (crossed a pNIC, routed)
+CODE = np.array([[HOST, HOST_R], [PHYS, PHYS_R]], dtype=np.int8)
+#: L2 code (0 none, IN_HOST, PHYSICAL) -> verdict code of an unrouted delivery
+L2_VERDICT = np.array([UNREACH, HOST, PHYS], dtype=np.int8)
+
+_NOBODY = Party(None, frozenset())
+#: chain status: the walk from the start ended without delivering, was blocked for good, or delivered
+LOST, STOPPED, DELIVERED = 0, 1, 2
+
+
+def network_key(network: ipaddress.IPv4Network) -> tuple[int, int]:
+    return int(network.network_address), network.prefixlen
+
+
+class Prefixes:
+    """Longest-prefix match of many addresses against a set of IPv4 networks, each given as (address,
+    prefix length): one sorted table per length."""
+
+    def __init__(self, networks: set[tuple[int, int]]) -> None:
+        self.networks = sorted(networks)
+        self.by_length: list[tuple[int, np.ndarray, np.ndarray]] = []
+        for length in sorted({n for _, n in networks}, reverse=True):
+            ids = np.array([i for i, (_, n) in enumerate(self.networks) if n == length], dtype=np.int32)
+            starts = np.array([self.networks[i][0] for i in ids], dtype=np.int64)
+            self.by_length.append(((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, starts, ids))
+
+    def longest(self, values: np.ndarray) -> np.ndarray:
+        """For each address (an int, -1 for none), the index of the longest network holding it, or -1."""
+        out = np.full(len(values), -1, dtype=np.int32)
+        for mask, starts, ids in self.by_length:
+            keys = values & mask
+            at = np.minimum(np.searchsorted(starts, keys), len(starts) - 1)
+            hit = (starts[at] == keys) & (out < 0) & (values >= 0)
+            out[hit] = ids[at[hit]]
+        return out
+
+
+def routed_networks(devices: list[Device]) -> set[tuple[int, int]]:
+    """The networks devices route by: their interface subnets, their own addresses, their route prefixes."""
+    out: set[tuple[int, int]] = set()
+    for device in devices:
+        out.update(network_key(p.iface.network) for p in device.points if p.iface is not None)
+        out.update((int(p.ip), 32) for p in device.points if p.iface is not None)
+        out.update(network_key(prefix) for prefix, _ in device.routes)
+    return out
+
+
+class _Recorder(Walker):
+    """The walk with every firewall's rules recorded instead of applied (the matrix applies them later), and
+    L2 legs decided by the segment labels alone where no bridged firewall can sit on them: the matrix needs
+    whether a leg delivers and crosses a pNIC, not its hops."""
+
+    def __init__(self, walker: Walker) -> None:
+        super().__init__(walker.net, walker.cal)
+        self.judged: list[str] = []
+
+    def judge(self, owner, rules, default, src, dst, proto, port) -> tuple[bool, str]:  # noqa: ANN001
+        self.judged.append(owner)
+        return True, ""
+
+    def leg(self, a: int, b: int, src: Party, dst: Party, proto: str | None, port: int | None,
+            reply: bool = False) -> Leg:
+        if self.net.segments[a].has_bridge:
+            return super().leg(a, b, src, dst, proto, port, reply)
+        code = IN_HOST if a == b else self.l2_code(a, b)
+        return Leg(code > 0, code, pnics=["crossed"] if code == PHYSICAL else [], reason="no L2 way")
+
+
+@dataclass
+class Chains:
+    """One direction's walks from every start to every route key: arrays [start, key]."""
+
+    status: np.ndarray      # LOST, STOPPED or DELIVERED
+    out_seg: np.ndarray     # the segment the last gateway sends it onto (when DELIVERED)
+    pnic: np.ndarray        # whether the way from the gateway crossed a pNIC
+    judges: np.ndarray      # id of the sequence of firewalls that judge it on the way (0: none)
+    state: np.ndarray       # id of the set of stateful firewalls it passes (0: none)
+
+
+class RoutedWay:
+    """Starts, route keys and the walks between them, for the points of a ``Vector``."""
+
+    def __init__(self, walker: Walker, keys: np.ndarray) -> None:
+        """``keys`` are route-key addresses to know from the start (the points' addresses)."""
+        self.walker = walker
+        self.recorder = _Recorder(walker)
+        net = walker.net
+        self.prefixes = Prefixes(routed_networks(net.devices))
+        self._device_prefixes: dict[str, Prefixes] = {}
+        self.starts: dict[tuple, int] = {}
+        self.start_rep: list[tuple[Device, Point, int]] = []
+        self.key_of: dict[int, int] = {}            # routed network index (-1: none) -> route key
+        self.key_ip: list[int] = []                  # a representative address per route key
+        self.sequences: dict[tuple[str, ...], int] = {(): 0}
+        self.states: dict[frozenset, int] = {frozenset(): 0}
+        self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
+        self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in (np.int8, np.int64, bool, np.int32,
+                                                                                  np.int32))) for reply in (False, True)}
+        self.route_keys(keys)
+
+    # --- route keys and starts ------------------------------------------------------------------------
+
+    def route_keys(self, values: np.ndarray) -> np.ndarray:
+        """The route key of each address (an int; -1 for none gives key -1), adding keys (and their walks)
+        not seen yet. Addresses in no routed network share one key (every router sends them by its
+        default route, if it has one)."""
+        nets = self.prefixes.longest(values)
+        known = values >= 0
+        new = sorted({int(n) for n in nets[known]} - self.key_of.keys())
+        if new:
+            first = {int(n): int(v) for n, v in zip(nets[known], values[known])}
+            for n in new:
+                self.key_of[n] = len(self.key_ip)
+                self.key_ip.append(first[n])
+            self._grow()
+        lookup = np.array([self.key_of.get(n, -1) for n in range(-1, len(self.prefixes.networks))], dtype=np.int32)
+        return np.where(known, lookup[nets + 1], -1).astype(np.int32)
+
+    def start(self, point: Point) -> tuple[int, int]:
+        """(start, whether the leg to the gateway crosses a pNIC) for a point sending off its subnet; start -1
+        when it has no usable gateway (no gateway, outside its subnet, nobody has it, no L2 way to it)."""
+        if point.gateway is None or point.iface is None or point.gateway not in point.iface.network:
+            return -1, 0
+        cached = self._entries.get((point.segment, point.gateway))
+        if cached is not None:
+            return cached
+        walker = self.walker
+        entry = walker.gateway_entry(Walk("", ""), point.segment, point.gateway)
+        found = (-1, 0)
+        if entry is not None and entry[0].kind != "nat":   # NAT users are walked pair by pair (scalar)
+            device, gateway_point, in_seg = entry
+            leg = walker.l2_code(point.segment, in_seg)
+            if leg:
+                key = (device.id, walker.net.segments[in_seg].host if device.kind == "dlr" else None)
+                if key not in self.starts:
+                    self.starts[key] = len(self.start_rep)
+                    self.start_rep.append((device, gateway_point, in_seg))
+                    self._grow()
+                found = (self.starts[key], int(leg == PHYSICAL))
+        self._entries[point.segment, point.gateway] = found
+        return found
+
+    # --- the walks ------------------------------------------------------------------------------------
+
+    def _grow(self) -> None:
+        """Walk the (start, key) cells that new starts or keys added."""
+        old_s, old_k = self.chains[False].status.shape
+        ns, nk = len(self.start_rep), len(self.key_ip)
+        if (ns, nk) == (old_s, old_k):
+            return
+        for reply in (False, True):
+            c = self.chains[reply]
+            for name in ("status", "out_seg", "pnic", "judges", "state"):
+                setattr(c, name, np.pad(getattr(c, name), ((0, ns - old_s), (0, nk - old_k))))
+        for s in range(ns):
+            keys = range(nk) if s >= old_s else range(old_k, nk)
+            if keys:
+                self._walk_start(s, list(keys))
+
+    def _walk_start(self, s: int, keys: list[int]) -> None:
+        device, point, in_seg = self.start_rep[s]
+        if device.id not in self._device_prefixes:
+            self._device_prefixes[device.id] = Prefixes(routed_networks([device]))
+        values = np.array([self.key_ip[k] for k in keys], dtype=np.int64)
+        routed_here = self._device_prefixes[device.id].longest(values) >= 0
+        lost = [k for k, here in zip(keys, routed_here) if not here]
+        for k in [k for k, here in zip(keys, routed_here) if here] + lost[:1]:
+            for reply in (False, True):
+                self._walk(s, k, reply)
+        for k in lost[1:]:   # routed by nothing at the start's device: the one walk of them stands for all
+            for reply in (False, True):
+                c = self.chains[reply]
+                for name in ("status", "out_seg", "pnic", "judges", "state"):
+                    getattr(c, name)[s, k] = getattr(c, name)[s, lost[0]]
+
+    def _walk(self, s: int, k: int, reply: bool) -> None:
+        device, point, in_seg = self.start_rep[s]
+        recorder = self.recorder
+        recorder.judged = []
+        walk = Walk("", "")
+        out = recorder.route(walk, device, point, in_seg, ipaddress.IPv4Address(self.key_ip[k]), _NOBODY, _NOBODY,
+                             None, None, reply)
+        c = self.chains[reply]
+        c.status[s, k] = STOPPED if walk.blocked else (LOST if out is None else DELIVERED)
+        c.out_seg[s, k] = out if out is not None else 0
+        c.pnic[s, k] = bool(walk.pnics)
+        c.judges[s, k] = self.sequences.setdefault(tuple(dict.fromkeys(recorder.judged)), len(self.sequences))
+        c.state[s, k] = self.states.setdefault(frozenset(walk.stateful), len(self.states))
+
+    # --- what the matrix reads ----------------------------------------------------------------------------
+
+    def codes(self, reply: bool, start: int, phys0: np.ndarray, keys: np.ndarray, segs: np.ndarray,
+              l2) -> np.ndarray:  # noqa: ANN001 - l2 is Vector.l2
+        """Verdict codes of the routed way from ``start`` (before any firewall judges) to points with route
+        ``keys`` on segments ``segs``; ``phys0`` says whether the leg to the gateway crossed a pNIC."""
+        c = self.chains[reply]
+        status, out_seg, pnic = c.status[start, keys], c.out_seg[start, keys], c.pnic[start, keys]
+        final = l2(out_seg, segs)
+        ok = (status == DELIVERED) & (final > 0)
+        crossed = (pnic | (final == PHYSICAL) | phys0).astype(np.int8)
+        return np.where(ok, CODE[crossed, 1], np.where(status == STOPPED, BLOCKED, UNREACH)).astype(np.int8)
+
+    def judged_by(self, reply: bool) -> dict[str, list[tuple[int, int]]]:
+        """For each firewall, the (start, key) cells whose way it judges."""
+        c = self.chains[reply]
+        by_sequence: dict[int, tuple[str, ...]] = {i: seq for seq, i in self.sequences.items()}
+        out: dict[str, list[tuple[int, int]]] = {}
+        for s, k in zip(*np.nonzero(c.judges)):
+            for owner in by_sequence[int(c.judges[s, k])]:
+                out.setdefault(owner, []).append((int(s), int(k)))
+        return out
+
+
+assert IN_HOST == 1 and PHYSICAL == 2, "L2_VERDICT indexes by the walk's L2 codes"
