@@ -93,3 +93,43 @@ def random_design(seed: int) -> Design:
     if rnd.random() < 0.5:
         d.phost("srv", d.port(pss[-1], "srv", vlan=rnd.choice(vlans)), f"{nets[10]}.200/24", gws.get(10))
     return d
+
+
+def _specs(d: Design, rnd: random.Random) -> list[str]:
+    """What rules name in a random design: VMs, their addresses, subnets, portgroups, anything."""
+    out = ["any", "10.0.0.0/8", "172.16.0.0/16"]
+    for vm in d.t.vms:
+        out.append(vm.id)
+        for nic in vm.vnics:
+            if nic.ip:
+                out.append(nic.ip.split("/")[0] + rnd.choice(["", "/32", "/28", "/24"]))
+            if nic.network:
+                out.append(nic.network)
+    return out
+
+
+def random_rule(d: Design, rnd: random.Random, dfw: bool):
+    """One rule as microsegmentation or a per-VM firewall writes them: named ends, sometimes a port."""
+    specs = _specs(d, rnd)
+    proto, port = rnd.choice([(Proto.ANY, None)] * 4 + [(Proto.TCP, 443), (Proto.UDP, None), (Proto.TCP, "22,80")])
+    kind = DfwRule if dfw else Rule
+    rule = kind(rnd.choice([Action.ALLOW, Action.DENY]), rnd.choice(specs), rnd.choice(specs), proto, port,
+                name=f"r{rnd.randrange(1000)}")
+    if dfw and rnd.random() < 0.7:
+        rule.applied_to = rnd.sample([vm.id for vm in d.t.vms] + [nic.network for vm in d.t.vms for nic in vm.vnics
+                                                                  if nic.network], 1)
+    return rule
+
+
+def random_rule_design(seed: int) -> Design:
+    """A random design with rules naming VMs one by one: a DFW rule per VM and /32 rules on its firewall."""
+    d = random_design(seed)
+    rnd = random.Random(seed + 1000)
+    if rnd.random() < 0.8:
+        rules = [random_rule(d, rnd, dfw=True) for _ in range(len(d.t.vms) + rnd.randint(0, 6))]
+        d.dfw(rules, rnd.choice([Action.ALLOW, Action.DENY]))
+        d.t.nsx.dfw.stateful = rnd.random() < 0.6
+    for vm in d.t.vms:
+        if vm.role.value != "vm" and vm.forwarding.mode is ForwardMode.ROUTED:
+            vm.forwarding.rules += [random_rule(d, rnd, dfw=False) for _ in range(rnd.randint(1, 8))]
+    return d

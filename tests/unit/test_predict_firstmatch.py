@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vnetbench.predict import firstmatch
-from vnetbench.predict.firstmatch import NARROW, FirstMatch
+from vnetbench.predict.firstmatch import NARROW, FirstMatch, RuleSets
 
 
 def _random_set(rnd: np.random.Generator, n: int) -> np.ndarray:
@@ -50,3 +50,23 @@ def test_first_match_equals_the_rule_by_rule_loop(seed: int, fold: bool, monkeyp
         os_ = rnd.permutation(n)[:int(rnd.integers(1, n + 1))]
         assert (table.allowed(ks, os_) == expected[np.ix_(ks, os_)]).all()
         assert (table.allowed(ks, os_, transpose=True) == expected[np.ix_(ks, os_)].T).all()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_rule_sets_answer_a_few_points_like_the_table(seed: int):
+    rnd = np.random.default_rng(seed)
+    n = int(rnd.integers(1, 50))
+    rules = int(rnd.integers(0, 30))
+    keys = [_random_set(rnd, n) for _ in range(rules)]
+    others = [_random_set(rnd, n) for _ in range(rules)]
+    allow = rnd.random(rules) < 0.5
+    default = bool(rnd.random() < 0.5)
+    enforced = rnd.random(n) < 0.8 if rnd.random() < 0.5 else None
+    few = RuleSets(n, keys, others, allow, default, enforced)
+    expected = _brute(n, keys, others, allow, default, enforced)
+    for _ in range(5):
+        ks = rnd.permutation(n)[:int(rnd.integers(1, 4))]
+        os_ = rnd.permutation(n)[:int(rnd.integers(1, n + 1))]
+        assert (few.allowed(ks, os_) == expected[np.ix_(ks, os_)]).all()
+        assert (few.allowed(os_, ks) == expected[np.ix_(os_, ks)]).all()
+        assert (few.allowed(ks, os_, transpose=True) == expected[np.ix_(ks, os_)].T).all()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
+import random
 
 import pytest
-from random_designs import random_design
+from random_designs import random_design, random_rule, random_rule_design
 
 from vnetbench.model import Change
 from vnetbench.predict import Engine, Verdict
@@ -20,6 +21,71 @@ def test_matrix_equals_per_pair_predict(seed: int):
     for src, dst, verdict in matrix.rows():
         expected = engine.predict(src, dst)
         assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_matrix_equals_per_pair_predict_with_rules_per_vm(seed: int):
+    """Microsegmentation and per-VM firewall rules: every VM its own class, rule tables instead of walks."""
+    d = random_rule_design(seed)
+    engine = Engine(d.t)
+    for src, dst, verdict in engine.matrix().rows():
+        expected = engine.predict(src, dst)
+        assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+
+
+def _random_edit(d, doc, rnd: random.Random) -> None:
+    """One edit an admin makes: a VLAN, a vNIC's portgroup, a vMotion, or a DFW / firewall rule added,
+    removed or changed."""
+    t = d.t
+    pgs = [pg for sw in t.switches for pg in sw.portgroups]
+    plain = [vm for vm in t.vms if vm.role.value == "vm" and vm.vnics]
+    firewalls = [vm for vm in t.vms if vm.role.value != "vm" and vm.forwarding.mode.value == "routed"]
+    kind = rnd.choice(["vlan", "network", "host", "dfw+", "dfw-", "dfw=", "fw+", "fw-", "fw="])
+    if kind == "vlan" and pgs:
+        doc.set(rnd.choice(pgs), "vlan", rnd.choice([10, 20, 30, 0]))
+    elif kind == "network" and plain and pgs:
+        doc.set(rnd.choice(plain).vnics[0], "network", rnd.choice(pgs).id)
+    elif kind == "host" and plain:
+        doc.set(rnd.choice(plain), "host", rnd.choice(t.hosts).id)
+    elif kind.startswith("dfw"):
+        rules = t.nsx.dfw.rules
+        if kind == "dfw+" or not rules:
+            doc.insert(t.nsx.dfw, "rules", random_rule(d, rnd, dfw=True), rnd.randint(0, len(rules)))
+        elif kind == "dfw-":
+            doc.remove(t.nsx.dfw, "rules", rnd.choice(rules))
+        else:
+            other = random_rule(d, rnd, dfw=True)
+            field = rnd.choice(["src", "dst", "action", "applied_to", "proto"])
+            doc.set(rnd.choice(rules), field, getattr(other, field))
+    elif firewalls:
+        fwd = rnd.choice(firewalls).forwarding
+        if kind == "fw+" or not fwd.rules:
+            doc.insert(fwd, "rules", random_rule(d, rnd, dfw=False), rnd.randint(0, len(fwd.rules)))
+        elif kind == "fw-":
+            doc.remove(fwd, "rules", rnd.choice(fwd.rules))
+        else:
+            other = random_rule(d, rnd, dfw=False)
+            field = rnd.choice(["src", "dst", "action", "port"])
+            doc.set(rnd.choice(fwd.rules), field, getattr(other, field))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_incremental_matrix_equals_a_fresh_one_after_random_edits(seed: int):
+    """After any sequence of edits, the matrix the engine keeps current equals a fresh engine's."""
+    from vnetbench.model import Document
+
+    d = random_rule_design(seed) if seed % 2 else random_design(seed)
+    doc = Document(d.t)
+    engine = Engine(d.t)
+    doc.subscribe(engine.changed)
+    engine.matrix()
+    rnd = random.Random(seed)
+    for step in range(8):
+        for _ in range(rnd.randint(1, 3)):   # a burst of edits before the matrix is asked for again
+            _random_edit(d, doc, rnd)
+        kept = list(engine.matrix().rows())
+        fresh = list(Engine(copy.deepcopy(d.t)).matrix().rows())
+        assert kept == fresh, (seed, step, [(a, b, v, w) for (a, b, v), (_, _, w) in zip(kept, fresh) if v is not w][:5])
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -37,7 +37,7 @@ class Engine:
         self._builder: MatrixBuilder | None = None
         self._affected: set[str] = set()     # endpoints whose rows and columns the next matrix recomputes
         self._moved: set[str] = set()        # of those, the ones whose interfaces moved
-        self._rules = False                  # whether a rule changed since the last matrix
+        self._rules: dict[str, list] = {}    # firewall id ("dfw": the DFW) -> its rules edited since
         self._compile()
 
     def _compile(self) -> None:
@@ -88,7 +88,7 @@ class Engine:
         if self._matrix is None:
             self._builder = MatrixBuilder(walker)
             self._matrix = self._builder.build()
-        self._affected, self._moved, self._rules = set(), set(), False
+        self._affected, self._moved, self._rules = set(), set(), {}
         return self._matrix
 
     # --- edits ------------------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ class Engine:
     def _rebuild(self) -> None:
         self._stale = True
         self._builder = self._matrix = None
-        self._affected, self._moved, self._rules = set(), set(), False
+        self._affected, self._moved, self._rules = set(), set(), {}
 
     def _moved_by(self, change: Change) -> set[str] | None:
         """The VMs whose interfaces an edit moves, when that is all it does; None for any other edit."""
@@ -163,8 +163,9 @@ class Engine:
             return True
         live = [r for r in rules if generic(r)]
         if live:
-            self._affected |= self._builder.named(live, dfw=isinstance(owner, Dfw))
-            self._rules = True
+            dfw = isinstance(owner, Dfw)
+            self._affected |= self._builder.named(live, dfw=dfw)
+            self._rules.setdefault("dfw" if dfw else vm.id, []).extend(live)
             self._matrix = None
         return True
 

@@ -179,3 +179,54 @@ class FirstMatch:
             member = self.kmember[self.col_kset[pair][:, None], groups[rows] if per_row else groups]
             sub = idx[rows]
             idx[rows] = np.where(member & (rule < sub), rule, sub)
+
+
+class RuleSets:
+    """The same rule list answered without a table, for a few keys or a few others at a time: each asked
+    point's rules (found in the concatenated sides) are painted over the other side in reverse order, so
+    the first match stays. An edit then costs no table build; a full matrix uses ``FirstMatch``."""
+
+    def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool],
+                 default_allow: bool, enforced: np.ndarray | None = None) -> None:
+        self.n, self.keys, self.others = n, keys, others
+        self.allow = np.asarray(allow, dtype=bool)
+        self.default = default_allow
+        self.enforced = enforced
+        self._flat: dict[int, tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
+
+    def _rules_holding(self, side: int, point: int) -> np.ndarray:
+        """The rules (ascending) whose side 0 (keys) or 1 (others) holds the point. Rules share their set
+        arrays (one per address or name), so each distinct array is searched once."""
+        if side not in self._flat:
+            distinct: dict[int, int] = {}
+            arrays: list[np.ndarray] = []
+            users: list[list[int]] = []
+            for r, points in enumerate(self.keys if side == 0 else self.others):
+                d = distinct.setdefault(id(points), len(arrays))
+                if d == len(arrays):
+                    arrays.append(points)
+                    users.append([])
+                users[d].append(r)
+            flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+            owner = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
+            self._flat[side] = (flat, owner, [np.array(u, dtype=np.int64) for u in users])
+        flat, owner, users = self._flat[side]
+        found = [users[d] for d in owner[flat == point]]
+        return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+    def allowed(self, keys: np.ndarray, others: np.ndarray, transpose: bool = False) -> np.ndarray:
+        """As ``FirstMatch.allowed``; meant for ``keys`` or ``others`` of a few points."""
+        few, many, side = (keys, others, 0) if len(keys) <= len(others) else (others, keys, 1)
+        position = np.full(self.n, -1, dtype=np.int64)
+        position[many] = np.arange(len(many))
+        out = np.full((len(few), len(many)), self.default, dtype=bool)
+        painted = self.others if side == 0 else self.keys
+        for row, point in enumerate(few):
+            for r in self._rules_holding(side, int(point))[::-1]:
+                at = position[painted[r]]
+                out[row, at[at >= 0]] = self.allow[r]
+        if side == 1:
+            out = out.T                                     # [keys, others]
+        if self.enforced is not None:
+            out[~self.enforced[keys], :] = True
+        return np.ascontiguousarray(out.T) if transpose else out

@@ -22,7 +22,6 @@ and the incrementally kept matrix against a fresh one after random edits.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -97,26 +96,33 @@ class Matrix:
 
 class _Keys:
     """What makes endpoints answer alike: per point, its place and the innermost design network holding its
-    address; the names rules call it by."""
+    address; the names rules call it by. After a rule edit the networks and names only grow (a finer key is
+    still sound), so an edit naming nothing new changes no key."""
 
     def __init__(self, walker: Walker, vec: Vector) -> None:
         net = walker.net
-        topo = net.topology
-        networks = routed_networks(net.devices)
-        names: set[str] = set()
+        self.networks = routed_networks(net.devices)
+        self.networks.update(network_key(p.iface.network) for p in vec.points if p.iface is not None)
+        self.names: set[str] = set()
         for rules in _rule_lists(net):
-            for rule in rules:
-                for spec in (rule.src, rule.dst):
-                    parsed = parse_spec(spec)
-                    if parsed.lo is not None:
-                        networks.add((parsed.lo, 32 - (parsed.hi - parsed.lo).bit_length()))
-                    elif not parsed.everything:
-                        names.add(parsed.name)
-                names.update(getattr(rule, "applied_to", ()))
-        networks.update(network_key(p.iface.network) for p in vec.points if p.iface is not None)
-        self.universe = (frozenset(networks), frozenset(names), topo.nsx.dfw.default_policy)
-        self.names = frozenset(names)
-        self.innermost = Prefixes(networks).longest(vec.ip)
+            self.extend(rules)
+        self.innermost = Prefixes(self.networks).longest(vec.ip)
+
+    def extend(self, rules: list) -> bool:
+        """Take in what these rules name; whether that was anything new (then ``refresh``)."""
+        before = (len(self.networks), len(self.names))
+        for rule in rules:
+            for spec in (rule.src, rule.dst):
+                parsed = parse_spec(spec)
+                if parsed.lo is not None:
+                    self.networks.add((parsed.lo, 32 - (parsed.hi - parsed.lo).bit_length()))
+                elif not parsed.everything:
+                    self.names.add(parsed.name)
+            self.names.update(getattr(rule, "applied_to", ()))
+        return before != (len(self.networks), len(self.names))
+
+    def refresh(self, vec: Vector) -> None:
+        self.innermost = Prefixes(self.networks).longest(vec.ip)
 
     def point(self, vec: Vector, i: int) -> tuple:
         p = vec.points[i]
@@ -135,7 +141,6 @@ class MatrixBuilder:
     def __init__(self, walker: Walker) -> None:
         self.walker = walker
         self.net = walker.net
-        self._handed: weakref.ref | None = None
 
     # --- full build ------------------------------------------------------------------------------
 
@@ -206,7 +211,6 @@ class MatrixBuilder:
         k = self.k
         matrix = Matrix(tuple(self.endpoints), self.members.copy(), self.table[:k, :k], self.self_table[:k].copy(),
                         self.walker)
-        self._handed = weakref.ref(matrix)
         return matrix
 
     def _key(self, eid: str) -> tuple:
@@ -350,29 +354,21 @@ class MatrixBuilder:
 
     # --- incremental ---------------------------------------------------------------------------------
 
-    def _writable(self) -> None:
-        """A matrix handed out never changes: copy the table before the first change after handing it out."""
-        if self._handed is not None and self._handed() is not None:
-            self.table = self.table.copy()
-        self._handed = None
-
-    def update(self, walker: Walker, moved: set[str], affected: set[str], rules: bool) -> Matrix | None:
+    def update(self, walker: Walker, moved: set[str], affected: set[str], rules: dict[str, list]) -> Matrix | None:
         """The matrix after edits where only pairs with an ``affected`` endpoint can answer differently:
-        ``moved`` endpoints' interfaces changed place, and ``rules`` says whether firewall or DFW rules
-        changed. None when the edit needs a full build."""
+        ``moved`` endpoints' interfaces changed place, and ``rules`` maps each firewall whose rules changed
+        (its id; "dfw" for the DFW) to the rules edited. None when the edit needs a full build."""
         if any(e not in self.position or e in self.forwarding for e in moved):
             return None
         if any(len(walker.net.points.get(e, ())) != len(self.points_of[e]) for e in moved):
             return None
         self._use(walker)
         if moved:
-            self.vec.move({i: p for e in moved for i, p in zip(self.points_of[e], self.net.points[e])})
-        rekey = False
-        if rules:
-            self.vec.forget_rules()
-            keys = _Keys(walker, self.vec)
-            rekey = keys.universe != self.keys.universe
-            self.keys = keys
+            self.vec.move({i: p for e in moved for i, p in zip(self.points_of[e], self.net.points[e])}, self.keys.names)
+        self.vec.forget_rules(set(rules))
+        rekey = self.keys.extend([r for edited in rules.values() for r in edited])
+        if rekey:
+            self.keys.refresh(self.vec)
         return self._reclass(affected, rekey)
 
     def named(self, rules: list, dfw: bool) -> set[str]:
@@ -398,16 +394,20 @@ class MatrixBuilder:
         """Give the ``affected`` endpoints classes by their new keys (a class with untouched members and that
         key, else a new one), split classes whose untouched members no longer share a key (the rules name
         something new), and compute the new classes' rows and columns."""
-        self._writable()
-        new_keys = {self.position[e]: self._key(e) for e in affected if e in self.position}
-        if rekey:
-            self._split(set(new_keys))
+        touched = {self.position[e] for e in affected if e in self.position}
+        splits = self._split_plan(touched) if rekey else {}
+        needed = self.k + len(touched) + sum(len(parts) - 1 for parts in splits.values())
+        if needed > len(self.self_table):
+            self._grow(needed)
+            splits = self._split_plan(touched) if rekey else {}
+        for c, parts in splits.items():
+            self._split(c, parts)
         fresh: list[int] = []
         groups: dict[tuple, list[int]] = {}
-        for i, key in new_keys.items():
-            groups.setdefault(key, []).append(i)
+        for i in touched:
+            groups.setdefault(self._key(self.endpoints[i]), []).append(i)
         untouched = self.count.copy()
-        np.subtract.at(untouched, self.members[list(new_keys)], 1)
+        np.subtract.at(untouched, self.members[list(touched)], 1)
         for key, idx in groups.items():
             c = self.class_of.get(key)
             if c is not None and untouched[c] > 0:   # its cells hold for every endpoint with that key
@@ -416,40 +416,44 @@ class MatrixBuilder:
             c = self._new_class(key, self.endpoints[idx[0]], self._kind(self.endpoints[idx[0]]))
             self._assign(idx, c)
             fresh.append(c)
-        for c in range(self.k):   # a representative that left: another member stands for its class
-            if self.count[c] and self.members[self.position[self.reps[c]]] != c:
-                self.reps[c] = self.endpoints[int(np.flatnonzero(self.members == c)[0])]
-        live = [c for c in range(self.k) if self.count[c]]
+        reps = np.array([self.position[r] for r in self.reps], dtype=np.int64)
+        for c in np.flatnonzero((self.count[:self.k] > 0) & (self.members[reps] != np.arange(self.k))):
+            self.reps[c] = self.endpoints[int(np.flatnonzero(self.members == c)[0])]   # the representative left
+        live = np.flatnonzero(self.count[:self.k] > 0).tolist()
         fresh = [c for c in fresh if self.count[c]]
         self._fill_singles([c for c in fresh if self.kinds[c] == SINGLE], [c for c in live if self.kinds[c] == SINGLE])
         self._fill_others(fresh, live, set(fresh))
         return self._matrix()
 
-    def _split(self, affected: set[int]) -> None:
-        """Split the classes whose untouched members now have different keys; each part keeps the cells."""
-        for c in range(self.k):
-            if self.count[c] == 0:
-                continue
-            members = [i for i in np.flatnonzero(self.members == c).tolist() if i not in affected]
-            groups: dict[tuple, list[int]] = {}
+    def _split_plan(self, touched: set[int]) -> dict[int, list[tuple[tuple, list[int]]]]:
+        """The classes whose untouched members now have different keys, each with its parts (key, members)."""
+        order = np.argsort(self.members, kind="stable")
+        bounds = np.searchsorted(self.members[order], np.arange(self.k + 1))
+        plan = {}
+        for c in np.flatnonzero(self.count[:self.k] > 1):
+            members = [i for i in order[bounds[c]:bounds[c + 1]].tolist() if i not in touched]
+            parts: dict[tuple, list[int]] = {}
             for i in members:
-                groups.setdefault(self._key(self.endpoints[i]), []).append(i)
-            if not groups:
-                continue
-            (key, idx), *rest = groups.items()
-            self.class_keys[c] = key
-            if self.reps[c] not in {self.endpoints[i] for i in idx}:
-                self.reps[c] = self.endpoints[idx[0]]
-            for key, idx in rest:
-                d = self._new_class(key, self.endpoints[idx[0]], self.kinds[c])
-                self.table[d, :self.k] = self.table[c, :self.k]
-                self.table[:self.k, d] = self.table[:self.k, c]
-                self.table[d, d], self.self_table[d] = self.table[c, c], self.self_table[c]
-                self._assign(idx, d)
-        self.class_of = {}
-        for c in range(self.k):
-            if self.count[c]:
-                self.class_of.setdefault(self.class_keys[c], c)
+                parts.setdefault(self._key(self.endpoints[i]), []).append(i)
+            if len(parts) > 1:
+                plan[int(c)] = list(parts.items())
+        return plan
+
+    def _split(self, c: int, parts: list[tuple[tuple, list[int]]]) -> None:
+        """Split class c; every part keeps its cells (they hold for the untouched pairs)."""
+        (key, idx), *rest = parts
+        if self.class_of.get(self.class_keys[c]) == c:
+            del self.class_of[self.class_keys[c]]
+        self.class_keys[c] = key
+        self.class_of.setdefault(key, c)
+        if self.reps[c] not in {self.endpoints[i] for i in idx}:
+            self.reps[c] = self.endpoints[idx[0]]
+        for key, idx in rest:
+            d = self._new_class(key, self.endpoints[idx[0]], self.kinds[c])
+            self.table[d, :self.k] = self.table[c, :self.k]
+            self.table[:self.k, d] = self.table[:self.k, c]
+            self.table[d, d], self.self_table[d] = self.table[c, c], self.self_table[c]
+            self._assign(idx, d)
 
     def _assign(self, idx: list[int], c: int) -> None:
         old = self.members[idx]
@@ -461,35 +465,45 @@ class MatrixBuilder:
         self.count[c] += len(idx)
 
     def _new_class(self, key: tuple, rep: str, kind: int) -> int:
-        """A class slot for a new key: an emptied class's, else one more (growing the table when full)."""
-        free = np.flatnonzero(self.count[:self.k] == 0)
-        if len(free):
-            c = int(free[0])
-            if self.class_of.get(self.class_keys[c]) == c:
-                del self.class_of[self.class_keys[c]]
-        else:
-            c = self.k
-            if c >= len(self.self_table):
-                self._grow()
-            self.k += 1
-            self.reps.append(rep)
-            self.kinds.append(kind)
-            self.class_keys.append(key)
-            self.count = np.append(self.count, 0)
-        self.reps[c], self.kinds[c], self.class_keys[c] = rep, kind, key
+        """A class for a new key, always a new number: cells of the classes a handed-out matrix shows are never
+        written again, so matrices share the table instead of copying it."""
+        c = self.k
+        assert c < len(self.self_table), "room is made before classes are added (_reclass)"
+        self.k += 1
+        self.reps.append(rep)
+        self.kinds.append(kind)
+        self.class_keys.append(key)
+        self.count = np.append(self.count, 0)
         self.class_of.setdefault(key, c)
-        self.table[c, :], self.table[:, c] = UNREACH, UNREACH
         return c
 
-    def _grow(self) -> None:
-        cap = len(self.self_table)
-        bigger = cap + _spare(cap)
-        table = np.full((bigger, bigger), UNREACH, dtype=np.int8)
-        table[:cap, :cap] = self.table
-        self.table = table
-        self.self_table = np.append(self.self_table, np.full(bigger - cap, UNREACH, dtype=np.int8))
+    def _grow(self, needed: int) -> None:
+        """A bigger table for the classes with members (renumbered), leaving the old one to the matrices
+        handed out."""
+        live = np.flatnonzero(self.count[:self.k] > 0)
+        if len(live) + (needed - self.k) > len(self.self_table) * 3 // 4:
+            cap = len(live) + (needed - self.k) + _spare(needed)
+        else:
+            cap = len(self.self_table)
+        table = np.full((cap, cap), UNREACH, dtype=np.int8)
+        table[:len(live), :len(live)] = np.take(np.take(self.table, live, axis=0), live, axis=1)
+        self_table = np.full(cap, UNREACH, dtype=np.int8)
+        self_table[:len(live)] = self.self_table[live]
+        renumber = np.full(self.k, -1, dtype=np.int32)
+        renumber[live] = np.arange(len(live), dtype=np.int32)
+        self.table, self.self_table = table, self_table
+        self.members = renumber[self.members]
+        self.reps = [self.reps[c] for c in live]
+        self.kinds = [self.kinds[c] for c in live]
+        self.class_keys = [self.class_keys[c] for c in live]
+        self.count = self.count[live]
+        self.k = len(live)
+        self.class_of = {}
+        for c, key in enumerate(self.class_keys):
+            self.class_of.setdefault(key, c)
 
 
 def _spare(k: int) -> int:
-    """Room for new classes after edits, so an edit rarely needs to grow the table."""
-    return max(16, k // 50)
+    """Room for new classes after edits (they always take new numbers), so that growing the table, which
+    copies it, is rare: an eighth more."""
+    return max(64, k // 8)

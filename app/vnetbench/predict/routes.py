@@ -97,6 +97,10 @@ class _Recorder(Walker):
         return Leg(code > 0, code, pnics=["crossed"] if code == PHYSICAL else [], reason="no L2 way")
 
 
+_CHAIN_FIELDS = ("status", "out_seg", "pnic", "routed", "judges", "state")
+_CHAIN_TYPES = (np.int8, np.int64, bool, bool, np.int32, np.int32)
+
+
 @dataclass
 class Chains:
     """One direction's walks from every start to every route key: arrays [start, key]."""
@@ -104,6 +108,7 @@ class Chains:
     status: np.ndarray      # LOST, STOPPED or DELIVERED
     out_seg: np.ndarray     # the segment the last gateway sends it onto (when DELIVERED)
     pnic: np.ndarray        # whether the way from the gateway crossed a pNIC
+    routed: np.ndarray      # whether it was routed (not when addressed to the gateway itself)
     judges: np.ndarray      # id of the sequence of firewalls that judge it on the way (0: none)
     state: np.ndarray       # id of the set of stateful firewalls it passes (0: none)
 
@@ -122,11 +127,11 @@ class RoutedWay:
         self.start_rep: list[tuple[Device, Point, int]] = []
         self.key_of: dict[int, int] = {}            # routed network index (-1: none) -> route key
         self.key_ip: list[int] = []                  # a representative address per route key
+        self._lookup: np.ndarray | None = None       # routed network index + 1 -> route key
         self.sequences: dict[tuple[str, ...], int] = {(): 0}
         self.states: dict[frozenset, int] = {frozenset(): 0}
         self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
-        self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in (np.int8, np.int64, bool, np.int32,
-                                                                                  np.int32))) for reply in (False, True)}
+        self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
         self.route_keys(keys)
 
     # --- route keys and starts ------------------------------------------------------------------------
@@ -144,8 +149,10 @@ class RoutedWay:
                 self.key_of[n] = len(self.key_ip)
                 self.key_ip.append(first[n])
             self._grow()
-        lookup = np.array([self.key_of.get(n, -1) for n in range(-1, len(self.prefixes.networks))], dtype=np.int32)
-        return np.where(known, lookup[nets + 1], -1).astype(np.int32)
+        if new or self._lookup is None:
+            self._lookup = np.array([self.key_of.get(n, -1) for n in range(-1, len(self.prefixes.networks))],
+                                    dtype=np.int32)
+        return np.where(known, self._lookup[nets + 1], -1).astype(np.int32)
 
     def start(self, point: Point) -> tuple[int, int]:
         """(start, whether the leg to the gateway crosses a pNIC) for a point sending off its subnet; start -1
@@ -181,7 +188,7 @@ class RoutedWay:
             return
         for reply in (False, True):
             c = self.chains[reply]
-            for name in ("status", "out_seg", "pnic", "judges", "state"):
+            for name in _CHAIN_FIELDS:
                 setattr(c, name, np.pad(getattr(c, name), ((0, ns - old_s), (0, nk - old_k))))
         for s in range(ns):
             keys = range(nk) if s >= old_s else range(old_k, nk)
@@ -201,7 +208,7 @@ class RoutedWay:
         for k in lost[1:]:   # routed by nothing at the start's device: the one walk of them stands for all
             for reply in (False, True):
                 c = self.chains[reply]
-                for name in ("status", "out_seg", "pnic", "judges", "state"):
+                for name in _CHAIN_FIELDS:
                     getattr(c, name)[s, k] = getattr(c, name)[s, lost[0]]
 
     def _walk(self, s: int, k: int, reply: bool) -> None:
@@ -215,6 +222,7 @@ class RoutedWay:
         c.status[s, k] = STOPPED if walk.blocked else (LOST if out is None else DELIVERED)
         c.out_seg[s, k] = out if out is not None else 0
         c.pnic[s, k] = bool(walk.pnics)
+        c.routed[s, k] = bool(walk.routed_by)
         c.judges[s, k] = self.sequences.setdefault(tuple(dict.fromkeys(recorder.judged)), len(self.sequences))
         c.state[s, k] = self.states.setdefault(frozenset(walk.stateful), len(self.states))
 
@@ -229,7 +237,8 @@ class RoutedWay:
         final = l2(out_seg, segs)
         ok = (status == DELIVERED) & (final > 0)
         crossed = (pnic | (final == PHYSICAL) | phys0).astype(np.int8)
-        return np.where(ok, CODE[crossed, 1], np.where(status == STOPPED, BLOCKED, UNREACH)).astype(np.int8)
+        code = CODE[crossed, c.routed[start, keys].astype(np.int8)]
+        return np.where(ok, code, np.where(status == STOPPED, BLOCKED, UNREACH)).astype(np.int8)
 
     def judged_by(self, reply: bool) -> dict[str, list[tuple[int, int]]]:
         """For each firewall, the (start, key) cells whose way it judges."""

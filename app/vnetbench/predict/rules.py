@@ -155,8 +155,8 @@ class _Compiled:
     def first(self, among: np.ndarray, src: Party, dst: Party, proto: str | None, port: int | None) -> int:
         """The index of the first rule in ``among`` that matches, or -1."""
         hit = among & self.flow_mask(proto, port) & self.matching(0, src) & self.matching(1, dst)
-        found = int(np.argmax(hit))
-        return found if hit[found] else -1
+        found = int(np.argmax(hit)) if len(hit) else -1
+        return found if found >= 0 and hit[found] else -1
 
 
 class RuleBook:

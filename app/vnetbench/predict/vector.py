@@ -20,7 +20,7 @@ import ctypes.util
 
 import numpy as np
 
-from .firstmatch import FirstMatch, take
+from .firstmatch import FirstMatch, RuleSets, take
 from .network import Point
 from .routes import BLOCKED, HOST, HOST_R, PHYS, PHYS_R, UNREACH, RoutedWay
 from .rules import generic, parse_spec
@@ -48,6 +48,10 @@ def _keep_freed_memory() -> None:
 _keep_freed_memory()
 
 
+#: Up to this many points on one side, a query after an edit is answered from the rule sets (no table).
+_FEW = 16
+
+
 class PointSets:
     """The points a rule's address names (``match``) and the vNICs a DFW rule is applied at (``applied``)."""
 
@@ -67,6 +71,22 @@ class PointSets:
         self.everything = np.arange(self.n, dtype=np.int64)
         self._match: dict[str, np.ndarray] = {}
         self._applied: dict[tuple[str, ...], np.ndarray] = {}
+        self._both: dict[tuple, np.ndarray] = {}
+
+    def move(self, i: int, before: tuple[str | None, str | None], after: tuple[str | None, str | None]) -> None:
+        """Point i's portgroup and switch changed from ``before`` to ``after`` (moving keeps its address)."""
+        for names, old, new in ((self.by_name, before[:1], after[:1]), (self.by_target, before, after)):
+            for name in set(old) - set(new) - {None}:
+                names[name] = [j for j in names.get(name, ()) if j != i]
+            for name in set(new) - set(old) - {None}:
+                names.setdefault(name, []).append(i)
+                names[name].sort()
+
+    def forget(self, names: set[str]) -> None:
+        """Drop the cached answers that depend on these names."""
+        self._match = {k: v for k, v in self._match.items() if k not in names}
+        self._applied = {k: v for k, v in self._applied.items() if not set(k) & names}
+        self._both = {k: v for k, v in self._both.items() if k[0] not in names and not set(k[1]) & names}
 
     def match(self, spec: str | None) -> np.ndarray:
         key = spec or ""
@@ -85,10 +105,22 @@ class PointSets:
         return found
 
     def both(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """The points in both sets."""
+        """The points in both sets (sorted arrays)."""
         if a is self.everything or b is self.everything:
             return b if a is self.everything else a
-        return np.intersect1d(a, b, assume_unique=True)
+        small, large = (a, b) if len(a) <= len(b) else (b, a)
+        if not len(small) or not len(large):
+            return small[:0]
+        at = np.minimum(np.searchsorted(large, small), len(large) - 1)
+        return small[large[at] == small]
+
+    def applied_match(self, spec: str | None, targets: list[str]) -> np.ndarray:
+        """The points ``spec`` names among those a DFW rule applied to ``targets`` sits at."""
+        key = (spec or "", tuple(targets))
+        found = self._both.get(key)
+        if found is None:
+            found = self._both[key] = self.both(self.match(spec), self.applied(targets))
+        return found
 
     def applied(self, targets: list[str]) -> np.ndarray:
         key = tuple(targets)
@@ -130,8 +162,10 @@ class Vector:
             if self.usable[i]:
                 self.start[i], self.phys0[i] = self.routes.start(p)
         self.stateful = self._stateful()
+        self.rtype = np.zeros(n, dtype=np.int64)
         self._route_tables()
         self._tables: dict[str, FirstMatch] = {}
+        self._rule_sets: dict[str, RuleSets] = {}
         self._sets: PointSets | None = None
 
     # --- per point --------------------------------------------------------------------------------------
@@ -191,19 +225,33 @@ class Vector:
         they judge it for."""
         routes = self.routes
         starts = len(routes.start_rep)
-        self._transposed: dict[tuple, np.ndarray] = {}
-        self.rtype = np.where(self.start >= 0, 1 + 2 * self.start + self.phys0, 0)
-        keys = np.maximum(self.rkey, 0)
-        self.route, self.states, self.judged = {}, {}, {}
+        self.route, self.states = {}, {}
         for reply in (False, True):
-            route = np.full((1 + 2 * starts, self.n), UNREACH, dtype=np.int8)
-            states = np.zeros((1 + starts, self.n), dtype=np.int8 if len(routes.states) < 128 else np.int32)
-            for s in range(starts):
-                for phys0 in (0, 1):
-                    route[1 + 2 * s + phys0] = routes.codes(reply, s, np.array(bool(phys0)), keys, self.seg, self.l2)
-                states[1 + s] = routes.chains[reply].state[s, keys]
-            route[:, self.rkey < 0] = UNREACH
-            self.route[reply], self.states[reply] = route, states
+            self.route[reply] = np.full((1 + 2 * starts, self.n), UNREACH, dtype=np.int8)
+            self.states[reply] = np.zeros((1 + starts, self.n), dtype=np.int8 if len(routes.states) < 128 else np.int32)
+        for lo in range(0, self.n, 2048):
+            self._route_columns(np.arange(lo, min(lo + 2048, self.n)))
+        self._judges()
+
+    def _route_columns(self, cols: np.ndarray) -> None:
+        """The route tables' columns of some points (all starts at once)."""
+        routes = self.routes
+        self._transposed: dict[tuple, np.ndarray] = {}
+        self.rtype[cols] = np.where(self.start[cols] >= 0, 1 + 2 * self.start[cols] + self.phys0[cols], 0)
+        starts = np.arange(len(routes.start_rep))[:, None]
+        keys, segs = np.maximum(self.rkey[cols], 0)[None, :], self.seg[cols][None, :]
+        for reply in (False, True):
+            route = self.route[reply]
+            for phys0 in (0, 1):
+                route[1 + 2 * starts + phys0, cols[None, :]] = routes.codes(reply, starts, np.bool_(phys0), keys,
+                                                                           segs, self.l2)
+            route[:, cols[self.rkey[cols] < 0]] = UNREACH
+            self.states[reply][1 + starts, cols[None, :]] = routes.chains[reply].state[starts, keys]
+
+    def _judges(self) -> None:
+        routes = self.routes
+        self.judged = {}
+        for reply in (False, True):
             per_start: dict[int, dict[str, list[int]]] = {}
             for owner, cells in routes.judged_by(reply).items():
                 for s, k in cells:
@@ -216,38 +264,47 @@ class Vector:
     @property
     def sets(self) -> PointSets:
         if self._sets is None:
-            switch_of = [self.net.segments[p.segment].object_id if p.segment is not None else None
-                         for p in self.points]
-            self._sets = PointSets(self.points, self.ip, switch_of)
+            self._sets = PointSets(self.points, self.ip, [self._switch_of(p) for p in self.points])
         return self._sets
 
-    def forget_rules(self) -> None:
-        """A rule changed (or which names a point answers to): build the rule tables again when next needed."""
-        self._tables = {}
-        self._sets = None
+    def forget_rules(self, owners: set[str]) -> None:
+        """Rules of these firewalls (ids; "dfw" for the DFW) changed: their tables are built again when needed."""
+        for owner in owners:
+            for name in ("dfw-out", "dfw-in") if owner == "dfw" else (owner,):
+                self._tables.pop(name, None)
+                self._rule_sets.pop(name, None)
 
-    def table(self, owner: str) -> FirstMatch:
+    def table(self, owner: str, asked: int | None = None) -> FirstMatch | RuleSets:
         """The first-match table of a firewall (by id), or of the DFW at the source ("dfw-out") or at the
-        destination ("dfw-in")."""
+        destination ("dfw-in"). ``asked``: how many points one side of the query has; a few are answered
+        from the rule sets without building the table (after an edit)."""
         found = self._tables.get(owner)
-        if found is None:
-            found = self._tables[owner] = self._build_table(owner)
+        if found is not None:
+            return found
+        sets = self._rule_sets.get(owner)
+        if sets is None:
+            sets = self._rule_sets[owner] = RuleSets(*self._sets_of(owner))
+        if asked is not None and asked <= _FEW:
+            return sets
+        found = self._tables[owner] = FirstMatch(sets.n, sets.keys, sets.others, sets.allow, sets.default,
+                                                 sets.enforced)
         return found
 
-    def _build_table(self, owner: str) -> FirstMatch:
+    def _sets_of(self, owner: str) -> tuple:
+        """A rule list as point sets: (n, keys, others, allow, default allow, enforced)."""
         sets = self.sets
         if owner in ("dfw-out", "dfw-in"):
             dfw = self.net.topology.nsx.dfw
             live = [r for r in dfw.rules if generic(r)]
             key_side, other_side = ("src", "dst") if owner == "dfw-out" else ("dst", "src")
-            keys = [sets.both(sets.match(getattr(r, key_side)), sets.applied(r.applied_to)) for r in live]
+            keys = [sets.applied_match(getattr(r, key_side), r.applied_to) for r in live]
             others = [sets.match(getattr(r, other_side)) for r in live]
-            return FirstMatch(self.n, keys, others, [r.action == "allow" for r in live],
-                              dfw.default_policy == "allow", enforced=self.vnic)
+            return (self.n, keys, others, [r.action == "allow" for r in live], dfw.default_policy == "allow",
+                    self.vnic)
         rules, default = self._rules_of(owner)
         live = [r for r in rules if generic(r)]
-        return FirstMatch(self.n, [sets.match(r.src) for r in live], [sets.match(r.dst) for r in live],
-                          [r.action == "allow" for r in live], default == "allow")
+        return (self.n, [sets.match(r.src) for r in live], [sets.match(r.dst) for r in live],
+                [r.action == "allow" for r in live], default == "allow", None)
 
     def _rules_of(self, owner: str) -> tuple[list, object]:
         for device in self.net.devices:
@@ -273,10 +330,11 @@ class Vector:
             if state is not None:
                 state *= ~direct
         dfw = self.net.dfw_active and not (reply and self.net.topology.nsx.dfw.stateful)
-        blocked = ~self.table("dfw-out").allowed(src, dst, by_dst) if dfw else np.zeros(code.shape, dtype=bool)
+        asked = min(len(src), len(dst))
+        blocked = ~self.table("dfw-out", asked).allowed(src, dst, by_dst) if dfw else np.zeros(code.shape, dtype=bool)
         self._judge_ways(src, dst, direct.T if by_dst else direct, reply, blocked.T if by_dst else blocked)
         if dfw:
-            blocked |= (code < BLOCKED) & ~self.table("dfw-in").allowed(dst, src, not by_dst)
+            blocked |= (code < BLOCKED) & ~self.table("dfw-in", asked).allowed(dst, src, not by_dst)
         _blend(code, blocked, BLOCKED)
         return code, state
 
@@ -307,7 +365,9 @@ class Vector:
             for o in np.flatnonzero(hits.any(axis=1)):
                 rows = _compact(np.flatnonzero(starts == s)) if rows is None else rows
                 cols = _compact(np.flatnonzero(hits[o]))
-                drops = ~self.table(owners[o]).allowed(src[rows], dst[cols]) & ~_cells(direct, rows, cols)
+                keys, others = src[rows], dst[cols]
+                drops = ~self.table(owners[o], min(len(keys), len(others))).allowed(keys, others) & \
+                    ~_cells(direct, rows, cols)
                 if isinstance(rows, slice) or isinstance(cols, slice):
                     blocked[rows, cols] |= drops
                 else:
@@ -315,32 +375,44 @@ class Vector:
 
     # --- after an edit that moved some points -------------------------------------------------------------
 
-    def move(self, moved: dict[int, Point]) -> None:
-        """Some points now sit elsewhere (same endpoint, same address or not): recompute their arrays, their
-        column of the route tables, and forget the rule tables when a rule names where they sit."""
+    def move(self, moved: dict[int, Point], named: set[str]) -> None:
+        """Some points now sit elsewhere (same endpoint, same address or not): recompute their arrays and
+        their columns of the route tables; the rule tables only when a rule (``named``: what rules name)
+        names where a point sat or sits now."""
         self._labels()
-        new_keys = False
+        starts, keys = len(self.routes.start_rep), len(self.routes.key_ip)
+        renamed: set[str] = set()
         for i, p in moved.items():
             old = self.points[i]
             self.points[i] = p
             self._place(i, p)
             if self.net_of[i] >= len(self.inside):
-                network = p.iface.network
-                self.inside = np.vstack([self.inside, self._holds(network)[None, :]])
+                self.inside = np.vstack([self.inside, np.zeros((1, self.n), dtype=bool)])
+            ip = int(self.ip[i])
             for network, row in self.networks.items():
                 if network is not None:
-                    self.inside[row, i] = (self.ip[i] >= 0) and (self.ip[i] & int(network.netmask)) == \
-                        int(network.network_address)
-            key = self.routes.route_keys(np.array([self.ip[i]]))[0]
-            new_keys |= key != self.rkey[i]
-            self.rkey[i] = key
+                    self.inside[row, i] = ip >= 0 and ip & int(network.netmask) == int(network.network_address)
             self.start[i], self.phys0[i] = self.routes.start(p) if self.usable[i] else (-1, 0)
-            if (old.portgroup, old.segment) != (p.portgroup, p.segment):
-                self._sets = None
-                self._tables = {}
+            before, after = (old.portgroup, self._switch_of(old)), (p.portgroup, self._switch_of(p))
+            if before != after:
+                renamed.update(before + after)
+                if self._sets is not None:
+                    self._sets.move(i, before, after)
+        points = np.array(sorted(moved), dtype=np.int64)
+        self.rkey[points] = self.routes.route_keys(self.ip[points])
+        renamed.discard(None)
+        if self._sets is not None and renamed:
+            self._sets.forget(renamed)
+        if renamed & named:
+            self._tables, self._rule_sets = {}, {}
+        if (len(self.routes.start_rep), len(self.routes.key_ip)) != (starts, keys):
+            self._route_tables()         # a new start or route key: new rows, new judged columns
+        else:
+            self._route_columns(points)
         self.stateful = self._stateful()
-        self._route_tables()
 
+    def _switch_of(self, p: Point) -> str | None:
+        return self.net.segments[p.segment].object_id if p.segment is not None else None
 
 def _compact(index: np.ndarray) -> np.ndarray | slice:
     """A sorted index as a slice when it is a contiguous run (then reads and writes are views, not gathers)."""
