@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from panel_designs import two_hosts_via_switch
@@ -10,6 +12,7 @@ from vnetbench.gui.workbench import Workbench
 from vnetbench.predict import Verdict
 
 pytestmark = pytest.mark.gui
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 
 
 def _settle(qtbot, dock, before_text):
@@ -70,3 +73,30 @@ def test_baseline_accumulates_edits(qtbot):
     dock.clear_baseline.click()
     assert not dock.clear_baseline.isEnabled()
     assert dock.changes == []
+
+
+def test_changes_are_worded_as_the_admin_made_them(qtbot):
+    """The misplaced app01 (its address and gateway in VLAN 301's subnet, its portgroup in VLAN 300) is
+    fixed by moving its portgroup to VLAN 301: the dock says so and says where its traffic goes now."""
+    from vnetbench.model import load
+
+    design = load(EXAMPLES / "esx-four-cases.vnet.yaml")
+    app01 = next(vm for vm in design.vms if vm.name == "app01")
+    app01.vnics[0].ip, app01.vnics[0].gateway = "10.31.0.21/24", "10.31.0.1"
+    wb = Workbench(design)
+    dock = WhatIfDock(wb)
+    qtbot.addWidget(dock)
+    qtbot.waitUntil(lambda: not dock.computing, timeout=10000)
+    portgroup = next(pg for sw in design.switches for pg in sw.portgroups if pg.name == "VLAN300-B")
+
+    text = dock.summary.text()
+    wb.document.set(portgroup, "vlan", 301)
+    _settle(qtbot, dock, text)
+    why = {(c.src, c.dst): c.what[0] for c in dock.changes}
+    assert why[("vm-app01", "vm-web01")] == \
+        "app01 moved from VLAN 300 to 301: now routed via core-sw1-l3, leaving the host"
+    assert (Verdict.UNREACHABLE, Verdict.ROUTED_VIA_PHYSICAL) in {(c.before, c.after) for c in dock.changes}
+    shown = [dock.tree.topLevelItem(i).text(3) for i in range(dock.tree.topLevelItemCount())]
+    assert why[("vm-app01", "vm-web01")] in shown
+    for sentence in shown:   # never a bare number, a None or a Python repr
+        assert "None" not in sentence and ".0 ->" not in sentence and "<" not in sentence, sentence

@@ -14,6 +14,7 @@ document) the next ``matrix()`` recomputes only what the edit can change:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +27,8 @@ from .result import Prediction
 from .rules import generic
 from .walk import Walker
 
+#: Fields that change how answers are worded or estimated, never a verdict.
+_WORDING_FIELDS = frozenset({"name", "description", "speed_mbps", "calibration"})
 #: Rule fields whose change can alter a verdict (a name only changes the wording).
 _RULE_FIELDS = frozenset({"action", "src", "dst", "proto", "port", "applied_to"})
 
@@ -44,17 +47,17 @@ class Engine:
         self._network = Network(self.topology)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)
-        self._stale = False
+        self._stale = self._stale_words = False
 
     @property
     def network(self) -> Network:
-        if self._stale:
-            self._compile()
+        if self._stale or self._stale_words:
+            self._compile()   # after a rename the same segments and points come back, named anew
         return self._network
 
     @property
     def walker(self) -> Walker:
-        if self._stale:
+        if self._stale or self._stale_words:
             self._compile()
         return self._walker
 
@@ -80,14 +83,19 @@ class Engine:
             proto = None
         return self.walker.flow(self.resolve(src), self.resolve(dst), proto, port, explain=True)
 
-    def matrix(self) -> Matrix:
-        """Every pair's verdict; after edits, recomputed only where they can change answers."""
+    def matrix(self, check: Callable[[], Any] | None = None) -> Matrix:
+        """Every pair's verdict; after edits, recomputed only where they can change answers. ``check`` is
+        called between blocks of work and may raise to stop (the next call starts the matrix afresh)."""
         walker = self.walker
-        if self._matrix is None and self._builder is not None and (self._affected or self._rules):
-            self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
-        if self._matrix is None:
-            self._builder = MatrixBuilder(walker)
-            self._matrix = self._builder.build()
+        try:
+            if self._matrix is None and self._builder is not None and (self._affected or self._rules):
+                self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
+            if self._matrix is None:
+                self._builder = MatrixBuilder(walker, check)
+                self._matrix = self._builder.build()
+        except BaseException:
+            self._builder = self._matrix = None
+            raise
         self._affected, self._moved, self._rules = set(), set(), {}
         return self._matrix
 
@@ -101,6 +109,9 @@ class Engine:
             return
         if self._stale:
             return  # a rebuild is due anyway, and reads the design as it is then
+        if change.op == "set" and change.field in _WORDING_FIELDS:
+            self._stale_words = True   # only explanations and estimates change: recompiled when next asked
+            return
         moved = self._moved_by(change)
         if moved is not None:
             if self._network.refresh(moved):
@@ -128,7 +139,7 @@ class Engine:
             if any(itf.network == change.obj.id for dlr in self.topology.nsx.dlrs for itf in dlr.interfaces):
                 return None  # a DLR interface sits on it: the router moves too
             return set(net.on_network.get(change.obj.id, ()))
-        if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan"):
+        if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan", "type"):
             owner = net.index.parent(change.obj.id)
             return {owner.id} if owner is not None else None
         if isinstance(change.obj, VM) and change.field == "host" and change.obj.role is VmRole.VM:

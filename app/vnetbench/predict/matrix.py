@@ -22,7 +22,7 @@ and the incrementally kept matrix against a fresh one after random edits.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,9 +138,10 @@ class MatrixBuilder:
     """Builds the matrix and keeps what it was made from, so that after an edit only the classes whose
     inputs changed get new rows and columns (``update``)."""
 
-    def __init__(self, walker: Walker) -> None:
+    def __init__(self, walker: Walker, check: Callable[[], object] | None = None) -> None:
         self.walker = walker
         self.net = walker.net
+        self.check = check or (lambda: None)
 
     # --- full build ------------------------------------------------------------------------------
 
@@ -193,6 +194,7 @@ class MatrixBuilder:
             ia = slice(a, min(a + TILE, singles))
             for b in range(a, singles, TILE):
                 ib = slice(b, min(b + TILE, singles))
+                self.check()
                 pa, pb = pts[ia], pts[ib]
                 f_ab, s_ab = vec.flows(pa, pb, False)
                 if differ:
@@ -280,7 +282,9 @@ class MatrixBuilder:
             for d in others:
                 if c != d and self._walked(c, d):
                     walked.update(((c, d), (d, c)))
-        for a, b in walked:
+        for done, (a, b) in enumerate(walked):
+            if not done % 256:
+                self.check()
             self.table[a, b] = code[walker.flow(reps[a], reps[b]).verdict]
         for c in fresh:
             if kinds[c] == DEAD:

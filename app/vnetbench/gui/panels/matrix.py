@@ -1,27 +1,34 @@
 """The matrix panel: every pair of VMs, coloured by verdict, filterable, a click shows that path.
 
 A thousand VMs make a million cells, so no cell is a widget: a ``QTableView`` asks ``MatrixModel`` for the
-cells it paints, and the model reads ``Matrix.verdict`` for those only. The matrix itself is computed on a
-worker thread from a snapshot of the design (with a progress bar), together with the verdicts present in each
-row and column, which the verdict filter needs to hide the endpoints without any matching pair.
+cells it paints, and the model reads ``Matrix.verdict`` for those only.
+
+The matrix and what-if docks share one ``LivePrediction`` per workbench: a ``predict.LiveMatrix`` whose
+engine is fed every edit and updated on a worker thread after each burst of edits (only the rows and
+columns an edit can change are recomputed), together with the verdicts present in each row and column
+(which the verdict filter needs) and, when a what-if dock listens, the pairs whose verdict changed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt,
+                            Signal)
 from PySide6.QtGui import QBrush, QColor, QPainter
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QProgressBar, QStyle, QStyleOptionHeader, QTableView, QVBoxLayout, QWidget)
 
 from ...backends import CancelToken, ProgressFn
-from ...model import Change, Topology
-from ...predict import Engine, Matrix, Verdict
+from ...model import Change
+from ...predict import Engine, Matrix, PairChange, Verdict
+from ...predict.diff import Edit, compare, describe
+from ...predict.live import LiveMatrix
 from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS, verdict_text
-from ..workbench import Workbench, affects_traffic
+from ..workbench import Snapshot, Workbench, affects_traffic
 from ..worker import Latest, Work
 
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
@@ -38,6 +45,17 @@ class MatrixResult:
     row_masks: tuple[int, ...]
     col_masks: tuple[int, ...]
     counts: dict[Verdict, int]
+
+
+@dataclass(frozen=True)
+class Update:
+    """One recomputation after a burst of edits: the matrix, and the pairs whose verdict changed since the
+    matrix it was compared with (None when nobody asked), and how many noted edits it took in."""
+
+    result: MatrixResult
+    changes: list[PairChange] | None
+    edits_seen: int
+    against: Matrix | None = None
 
 
 def verdict_masks(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -58,20 +76,122 @@ def verdict_masks(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
     return row_bits[classes], col_bits[classes]
 
 
-def compute(topology_copy: Topology, progress: ProgressFn, cancel: CancelToken) -> MatrixResult:
-    """All pairs of ``topology_copy`` (a design nothing else holds): runs on a worker thread."""
-    progress(0, 3, "compiling the network")
-    engine = Engine(topology_copy)
-    cancel.check()
-    progress(1, 3, "verdicts for every pair")
-    matrix = engine.matrix()
-    cancel.check()
-    progress(2, 3, "counting")
-    rows, cols = verdict_masks(matrix)
-    names = {vm.id: vm.name for vm in topology_copy.vms}
-    names.update({ph.id: ph.name for ph in topology_copy.physical_hosts})
-    progress(3, 3, "done")
-    return MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts())
+def compute(live: LiveMatrix, progress: ProgressFn, cancel: CancelToken, against: Matrix | None = None,
+            edits: tuple[Edit, ...] = (), seen: int = 0) -> Update | None:
+    """The matrix after the edits so far (on a worker thread), compared with ``against`` when given; None
+    when the design changed meanwhile (ask again)."""
+    progress(0, 3, "verdicts for every pair")
+
+    def work(engine: Any, matrix: Matrix) -> Update:
+        progress(1, 3, "counting")
+        rows, cols = verdict_masks(matrix)
+        topology = engine.topology
+        names = {vm.id: vm.name for vm in topology.vms}
+        names.update({ph.id: ph.name for ph in topology.physical_hosts})
+        progress(2, 3, "comparing")
+        changes = compare(against, matrix, engine.walker, edits) if against is not None else None
+        progress(3, 3, "done")
+        return Update(MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts()),
+                      changes, seen)
+
+    return live.run(work, cancel.check)
+
+
+class LivePrediction(QObject):
+    """The matrix of one workbench's design, kept current off the GUI thread for the matrix and what-if
+    docks (``of(workbench)``). The what-if dock calls ``compare_edits`` and may pin a ``baseline``."""
+
+    started = Signal()
+    progress = Signal(int, int, str)
+    updated = Signal(object)     # an Update
+    failed = Signal(object)
+
+    _shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, workbench: Workbench) -> LivePrediction:
+        found = cls._shared.get(workbench)
+        if found is None:
+            found = cls._shared[workbench] = cls(workbench)
+        return found
+
+    def __init__(self, workbench: Workbench) -> None:
+        super().__init__(workbench)
+        self.workbench = workbench
+        self.live = LiveMatrix(workbench.document)
+        self.latest: Update | None = None                 # the last update shown
+        self.edits: list[Edit] = []                       # noted since then
+        self.comparing = False
+        self.baseline: tuple[Matrix | Snapshot, list[Edit]] | None = None   # and the edits since it
+        self._pinned_at = 0                                # edits noted before the baseline was pinned
+        self._before: Snapshot | None = None              # the design before the first edits, until a matrix
+        self._runner = Latest(300, self)
+        self._runner.started.connect(self.started)
+        self._runner.progress.connect(self.progress)
+        self._runner.succeeded.connect(self._computed)
+        self._runner.failed.connect(self.failed)
+        workbench.designChanged.connect(self._design_changed)
+
+    @property
+    def busy(self) -> bool:
+        return self._runner.busy
+
+    def compare_edits(self) -> None:
+        """From now on every update also lists the pairs whose verdict the edits changed. Until the first
+        matrix exists, a copy of the design stands for the state the first edits are compared with."""
+        self.comparing = True
+        if self.latest is None:
+            self._before = self.workbench.snapshot()
+            self.schedule(0)
+
+    def pin_baseline(self) -> None:
+        """Compare every later update with the design as it is now (its matrix, or a copy while edits are
+        still being taken in)."""
+        now = self.latest.result.matrix if self.latest is not None and not self.edits and not self.busy \
+            else self.workbench.snapshot()
+        self.baseline, self._pinned_at = (now, []), len(self.edits)
+
+    def schedule(self, delay_ms: int | None = None) -> None:
+        self._runner.schedule(self._work, delay_ms)
+
+    def _design_changed(self, change: Change) -> None:
+        if change.op == "reset":
+            self.latest, self.edits, self.baseline = None, [], None
+            self._before = self.workbench.snapshot() if self.comparing else None
+        elif affects_traffic(change):
+            edit = describe(change, self.workbench.topology)
+            if edit is not None:
+                self.edits.append(edit)
+        if affects_traffic(change):
+            self.schedule()
+
+    def _work(self) -> Work:
+        """On the GUI thread once edits settled: what to compare with, and the edits in between."""
+        against: Matrix | Snapshot | None = None
+        edits = tuple(self.edits)
+        if self.comparing and self.baseline is not None:
+            against, edits = self.baseline[0], tuple(self.baseline[1]) + edits[self._pinned_at:]
+        elif self.comparing and edits:
+            against = self.latest.result.matrix if self.latest is not None else self._before
+        seen, live = len(self.edits), self.live
+
+        def work(progress: ProgressFn, cancel: CancelToken) -> Update | None:
+            before = Engine(against()).matrix() if callable(against) else against
+            update = compute(live, progress, cancel, before, edits, seen)
+            return update and replace(update, against=before)
+        return work
+
+    def _computed(self, update: Update | None) -> None:
+        if update is None:   # an edit landed while computing: its turn comes next
+            self.schedule(0)
+            return
+        taken, self.edits = self.edits[:update.edits_seen], self.edits[update.edits_seen:]
+        if self.baseline is not None:   # a baseline kept as a copy is kept as its matrix from now on
+            against = update.against if callable(self.baseline[0]) else self.baseline[0]
+            self.baseline = (against, self.baseline[1] + taken[self._pinned_at:])
+            self._pinned_at = max(0, self._pinned_at - update.edits_seen)
+        self.latest, self._before = update, None
+        self.updated.emit(update)
 
 
 class MatrixModel(QAbstractTableModel):
@@ -231,28 +351,22 @@ class MatrixDock(QDockWidget):
         layout.addWidget(self.view, 1)
         self.setWidget(body)
 
-        self._runner = Latest(300, self)
-        self._runner.started.connect(self._started)
-        self._runner.progress.connect(self._progress)
-        self._runner.succeeded.connect(self._computed)
-        self._runner.failed.connect(self._failed)
+        self.prediction = LivePrediction.of(workbench)
+        self.prediction.started.connect(self._started)
+        self.prediction.progress.connect(self._progress)
+        self.prediction.updated.connect(self._updated)
+        self.prediction.failed.connect(self._failed)
         self.result: MatrixResult | None = None
         self.filter.textChanged.connect(self._refilter)
         self.verdict_filter.currentIndexChanged.connect(self._refilter)
-        workbench.designChanged.connect(self._design_changed)
-        self._runner.schedule(self._work, delay_ms=0)
+        if self.prediction.latest is not None:
+            self._updated(self.prediction.latest)
+        else:
+            self.prediction.schedule(0)
 
     @property
     def computing(self) -> bool:
-        return self._runner.busy
-
-    def _design_changed(self, change: Change) -> None:
-        if affects_traffic(change):
-            self._runner.schedule(self._work)
-
-    def _work(self) -> Work:
-        snapshot = self.workbench.snapshot()
-        return lambda progress, cancel: compute(snapshot(), progress, cancel)
+        return self.prediction.busy
 
     def _started(self) -> None:
         self.progress.setRange(0, 0)
@@ -264,9 +378,9 @@ class MatrixDock(QDockWidget):
         self.progress.setValue(done)
         self.progress.setFormat(message)
 
-    def _computed(self, result: MatrixResult) -> None:
+    def _updated(self, update: Update) -> None:
         self.progress.hide()
-        self.result = result
+        self.result = result = update.result
         self._refilter()
         pairs = sum(result.counts.values())
         parts = [f"{verdict_text(v)}: {n}" for v, n in result.counts.items() if n]

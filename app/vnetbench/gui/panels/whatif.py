@@ -1,14 +1,15 @@
-"""The what-if panel: which pairs an edit changed, and why.
+"""The what-if panel: which pairs an edit changed, and why, in the admin's words.
 
-After each burst of edits (debounced, on a worker thread) the design is compared with the state before it,
-or with a baseline the user pinned ("Set baseline"), by ``vnetbench.predict.diff``. Pairs whose verdict
-changed are listed with the before and after verdicts and the reasons; clicking one shows its path.
+After each burst of edits the shared ``LivePrediction`` (see the matrix panel) updates the matrix
+incrementally and compares it with the matrix before the edits, or with a baseline the user pinned ("Set
+baseline"). Pairs whose verdict changed are listed with the before and after verdicts and a sentence saying
+which edit touched them and what happens now ("app01 moved from VLAN 300 to 301: now routed via
+core-sw1-l3"); clicking one shows its path. A large change lists its first pairs and counts the rest.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -16,12 +17,14 @@ from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QPushButton, QT
                                QVBoxLayout, QWidget)
 
 from ...model import Change
-from ...predict import PairChange, diff
+from ...predict import PairChange
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
-from ..workbench import Snapshot, Workbench, affects_traffic
-from ..worker import Latest, Work
+from ..workbench import Workbench
+from .matrix import LivePrediction, Update
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole
+#: At most this many pairs are listed (a tree of a million rows would stall the window); the rest are counted.
+SHOWN = 500
 
 
 class WhatIfDock(QDockWidget):
@@ -30,8 +33,6 @@ class WhatIfDock(QDockWidget):
         self.setObjectName("WhatIfDock")
         self.workbench = workbench
         self.changes: list[PairChange] = []
-        self._previous: Snapshot = workbench.snapshot()
-        self._baseline: Snapshot | None = None
         self._baseline_time = ""
 
         self.against = QLabel()
@@ -61,9 +62,10 @@ class WhatIfDock(QDockWidget):
         layout.addWidget(self.tree, 1)
         self.setWidget(body)
 
-        self._runner = Latest(300, self)
-        self._runner.succeeded.connect(self._compared)
-        self._runner.failed.connect(self._failed)
+        self.prediction = LivePrediction.of(workbench)
+        self.prediction.compare_edits()
+        self.prediction.updated.connect(self._updated)
+        self.prediction.failed.connect(self._failed)
         self.set_baseline.clicked.connect(self.pin_baseline)
         self.clear_baseline.clicked.connect(self.unpin_baseline)
         workbench.designChanged.connect(self._design_changed)
@@ -71,55 +73,40 @@ class WhatIfDock(QDockWidget):
 
     @property
     def computing(self) -> bool:
-        return self._runner.busy
+        return self.prediction.busy
 
     def pin_baseline(self) -> None:
         """Compare with the design as it is now until the baseline is cleared."""
-        self._baseline = self.workbench.snapshot()
+        self.prediction.pin_baseline()
         self._baseline_time = time.strftime("%H:%M:%S")
         self._show_against()
         self._show([], "Baseline set: edits from now on are compared with it.")
 
     def unpin_baseline(self) -> None:
-        self._baseline = None
-        self._previous = self.workbench.snapshot()
+        self.prediction.baseline = None
         self._show_against()
         self._show([], "Each edit is now compared with the state before it.")
 
     def _show_against(self) -> None:
-        pinned = self._baseline is not None
+        pinned = self.prediction.baseline is not None
         self.against.setText(f"Compared with the baseline set at {self._baseline_time}." if pinned
                              else "Compared with the state before the last edit.")
         self.clear_baseline.setEnabled(pinned)
 
     def _design_changed(self, change: Change) -> None:
         if change.op == "reset":
-            self._previous = self.workbench.snapshot()
-            self._baseline = None
             self._show_against()
             self._show([], "A new design: no edit yet.")
-        elif affects_traffic(change):
-            self._runner.schedule(self._work)
 
-    def _work(self) -> Work:
-        before = self._baseline if self._baseline is not None else self._previous
-        after = self.workbench.snapshot()
-
-        def work(progress: Any, cancel: Any) -> tuple[Snapshot, list[PairChange]]:
-            return after, diff(before(), after())
-        return work
-
-    def _compared(self, outcome: tuple[Snapshot, list[PairChange]]) -> None:
-        after, changes = outcome
-        self._previous = after
+    def _updated(self, update: Update) -> None:
+        if update.changes is None:
+            return
+        changes = update.changes
         verdicts = [c for c in changes if c.before != c.after]
-        others = len(changes) - len(verdicts)
-        if verdicts:
-            text = f"{len(verdicts)} pair{'s' if len(verdicts) != 1 else ''} changed verdict."
-        else:
-            text = "No pair changed verdict."
-        if others:
-            text += f" {others} more changed path or estimate only."
+        text = (f"{len(verdicts)} pair{'s' if len(verdicts) != 1 else ''} changed verdict." if verdicts
+                else "No pair changed verdict.")
+        if len(verdicts) > SHOWN:
+            text += f" The first {SHOWN} are listed."
         self._show(verdicts, text)
 
     def _failed(self, error: BaseException) -> None:
@@ -131,7 +118,7 @@ class WhatIfDock(QDockWidget):
         self.tree.clear()
         index = self.workbench.document.index
         items = []
-        for change in changes:
+        for change in changes[:SHOWN]:
             src = getattr(index.get(change.src), "name", change.src)
             dst = getattr(index.get(change.dst), "name", change.dst)
             item = QTreeWidgetItem([f"{src} → {dst}", verdict_text(change.before), verdict_text(change.after),

@@ -1,0 +1,60 @@
+"""The all-pairs matrix of a design being edited, kept current for a worker thread.
+
+The designer edits its document on the GUI thread; the matrix and what-if docks need the matrix after every
+burst of edits, without the GUI thread ever waiting on it. ``LiveMatrix`` holds one ``Engine`` over the
+document's design. Edits are noted as they happen (the document calls ``edited`` on the editing thread, after
+applying them); ``run`` on a worker thread feeds them to the engine in order, so the matrix is updated
+incrementally (only the rows and columns an edit can change), and then runs the caller's work on the engine
+and matrix while nothing else touches them.
+
+The engine reads the design while the user may go on editing it. So ``run`` compares the document's
+revision before and after: if an edit landed meanwhile, the engine may have read part of it, so it is
+rebuilt next time and this result is reported as stale (None), to be asked for again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..model.document import Change, Document
+from .engine import Engine
+from .matrix import Matrix
+
+T = TypeVar("T")
+
+
+class LiveMatrix:
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self._engine: Engine | None = None
+        self._edits: list[Change] = []
+        self._lock = threading.Lock()
+        document.subscribe(self.edited)
+
+    def edited(self, change: Change) -> None:
+        """An edit was applied (called on the editing thread)."""
+        self._edits.append(change)
+
+    def run(self, work: Callable[[Engine, Matrix], T], check: Callable[[], Any] | None = None) -> T | None:
+        """Bring the matrix up to date and return ``work(engine, matrix)``, or None when the design changed
+        meanwhile. ``check`` is called now and then and may raise to stop (then the engine starts afresh)."""
+        with self._lock:
+            revision = self.document.revision
+            edits, self._edits = self._edits, []
+            try:
+                if self._engine is None or any(c.op == "reset" for c in edits):
+                    self._engine = Engine(self.document.topology)
+                else:
+                    for change in edits:
+                        self._engine.changed(change)
+                matrix = self._engine.matrix(check)
+                result = work(self._engine, matrix)
+            except BaseException:
+                self._engine = None
+                raise
+            if self.document.revision != revision:
+                self._engine = None
+                return None
+            return result
