@@ -14,6 +14,17 @@ def _random_set(rnd: np.random.Generator, n: int) -> np.ndarray:
     return np.sort(rnd.choice(n, size=min(size, n), replace=False)).astype(np.int64)
 
 
+def _random_rule_list(rnd: np.random.Generator) -> tuple:
+    """(points, key sets, other sets, actions, default, enforced keys or None) of a random rule list."""
+    n = int(rnd.integers(1, 50))
+    rules = int(rnd.integers(0, 30))
+    keys = [_random_set(rnd, n) for _ in range(rules)]
+    others = [_random_set(rnd, n) for _ in range(rules)]
+    allow = rnd.random(rules) < 0.5
+    default = bool(rnd.random() < 0.5)
+    return n, keys, others, allow, default, rnd.random(n) < 0.8 if rnd.random() < 0.5 else None
+
+
 def _brute(n, keys, others, allow, default, enforced) -> np.ndarray:
     out = np.full((n, n), default, dtype=bool)
     decided = np.zeros((n, n), dtype=bool)
@@ -34,15 +45,9 @@ def test_first_match_equals_the_rule_by_rule_loop(seed: int, fold: bool, monkeyp
     if not fold:  # keep column exceptions as exceptions, as a large table does
         monkeypatch.setattr(firstmatch, "_FOLD", 0)
     rnd = np.random.default_rng(seed)
-    n = int(rnd.integers(1, 50))
-    rules = int(rnd.integers(0, 30))
-    keys = [_random_set(rnd, n) for _ in range(rules)]
-    others = [_random_set(rnd, n) for _ in range(rules)]
-    allow = rnd.random(rules) < 0.5
-    default = bool(rnd.random() < 0.5)
-    enforced = rnd.random(n) < 0.8 if rnd.random() < 0.5 else None
-    table = FirstMatch(n, keys, others, allow, default, enforced)
-    expected = _brute(n, keys, others, allow, default, enforced)
+    rule_list = _random_rule_list(rnd)
+    n = rule_list[0]
+    table, expected = FirstMatch(*rule_list), _brute(*rule_list)
     everything = np.arange(n)
     assert (table.allowed(everything, everything) == expected).all()
     for _ in range(5):  # any subsets, in any order, either way round
@@ -55,15 +60,9 @@ def test_first_match_equals_the_rule_by_rule_loop(seed: int, fold: bool, monkeyp
 @pytest.mark.parametrize("seed", range(30))
 def test_rule_sets_answer_a_few_points_like_the_table(seed: int):
     rnd = np.random.default_rng(seed)
-    n = int(rnd.integers(1, 50))
-    rules = int(rnd.integers(0, 30))
-    keys = [_random_set(rnd, n) for _ in range(rules)]
-    others = [_random_set(rnd, n) for _ in range(rules)]
-    allow = rnd.random(rules) < 0.5
-    default = bool(rnd.random() < 0.5)
-    enforced = rnd.random(n) < 0.8 if rnd.random() < 0.5 else None
-    few = RuleSets(n, keys, others, allow, default, enforced)
-    expected = _brute(n, keys, others, allow, default, enforced)
+    rule_list = _random_rule_list(rnd)
+    n = rule_list[0]
+    few, expected = RuleSets(*rule_list), _brute(*rule_list)
     for _ in range(5):
         ks = rnd.permutation(n)[:int(rnd.integers(1, 4))]
         os_ = rnd.permutation(n)[:int(rnd.integers(1, n + 1))]

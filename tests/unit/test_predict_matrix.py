@@ -162,3 +162,35 @@ def test_document_edits_reach_the_engine_like_the_gui_sends_them():
     doc.set(pg, "vlan", 30 if pg.vlan != 30 else 10)
     doc.remove(d.t, "vms", d.t.vms[-1])
     assert list(engine.matrix().rows()) == list(Engine(copy.deepcopy(d.t)).matrix().rows())
+
+
+def test_what_changed_is_said_in_the_admins_words():
+    """Estimates read as rates with units and are left out when a side has none; edits are told as made."""
+    from pathlib import Path
+
+    from vnetbench.model import Change, load
+    from vnetbench.predict import diff
+    from vnetbench.predict.diff import compare, describe
+
+    design = load(Path(__file__).resolve().parents[2] / "resources" / "examples" / "esx-four-cases.vnet.yaml")
+    before = copy.deepcopy(design)
+    web01 = next(vm for vm in design.vms if vm.name == "web01")
+    web01.vnics[0].type = "e1000"
+    what = {(c.src, c.dst): c.what for c in diff(before, design)}
+    assert what[("vm-web01", "vm-web02")] == \
+        ("throughput estimate 20.9 Gbit/s -> 9.24 Gbit/s (bottleneck web01/eth0 (e1000))",)
+
+    portgroup = next(pg for sw in design.switches for pg in sw.portgroups if pg.name == "VLAN300-A")
+    engine = Engine(design)
+    old_matrix = engine.matrix()
+    portgroup.vlan = 302
+    edit = Change("set", portgroup, "vlan", old=300, new=302)
+    engine.changed(edit)
+    changes, total = compare(old_matrix, engine.matrix(), engine.walker, [describe(edit, design)])
+    assert total == len(changes) and compare(old_matrix, engine.matrix(), engine.walker, [], limit=3)[0][3:] == []
+    words = {(c.src, c.dst): c.what[0] for c in changes}
+    assert words[("vm-web01", "vm-db01")].startswith("web01 moved from VLAN 300 to 302: now unreachable: ")
+    assert words[("vm-app01", "vm-web02")].startswith("web02 moved from VLAN 300 to 302: now unreachable")
+    for sentences in [*what.values(), *([w] for w in words.values())]:
+        for sentence in sentences:
+            assert "None" not in sentence and ".0 ->" not in sentence, sentence

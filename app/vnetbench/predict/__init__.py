@@ -26,9 +26,20 @@ Where SEMANTICS.md is silent the engine does what the platforms do:
   every VM vNIC its rules are applied to.
 """
 
+from typing import Any
+
 from .diff import diff
 from .engine import Engine, predict
-from .matrix import Matrix
 from .result import Estimate, Hop, PairChange, Prediction, Trace, Verdict
 
 __all__ = ["Engine", "Estimate", "Hop", "Matrix", "PairChange", "Prediction", "Trace", "Verdict", "diff", "predict"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Matrix`` loads numpy: imported when first used, so one prediction starts without it."""
+    if name != "Matrix":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .matrix import Matrix
+
+    globals()["Matrix"] = Matrix
+    return Matrix

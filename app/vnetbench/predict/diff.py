@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..model.document import Change
 from ..model.objects import VM, DfwRule, Portgroup, Rule, Topology, VNic
 from .result import VERDICTS, PairChange, Prediction, Verdict
@@ -176,6 +174,8 @@ def _why(before: Prediction, after: Prediction) -> tuple[str, ...]:
 def _joint(mo: Any, mn: Any) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
     """Endpoints present in both matrices grouped by (class before, class after), and the verdict codes of
     every joint class pair before and after."""
+    import numpy as np  # with the matrices: a single prediction never loads it
+
     pos_o = {e: i for i, e in enumerate(mo.endpoints)}
     pos_n = {e: i for i, e in enumerate(mn.endpoints)}
     joint: dict[tuple[int, int], list[str]] = {}
@@ -192,6 +192,8 @@ def _joint(mo: Any, mn: Any) -> tuple[list[list[str]], np.ndarray, np.ndarray]:
 def diff(old_topology: Topology, new_topology: Topology) -> list[PairChange]:
     """Every ordered pair of distinct endpoints whose verdict, path or estimate differs between the designs."""
     from .engine import Engine
+
+    import numpy as np
 
     old, new = Engine(old_topology), Engine(new_topology)
     mo, mn = old.matrix(), new.matrix()
@@ -216,23 +218,30 @@ def diff(old_topology: Topology, new_topology: Topology) -> list[PairChange]:
 # --- one design, before and after edits ------------------------------------------------------------------------
 
 
-def compare(before: Any, after: Any, walker: Any, edits: Sequence[Edit]) -> list[PairChange]:
+def compare(before: Any, after: Any, walker: Any, edits: Sequence[Edit],
+            limit: int | None = None) -> tuple[list[PairChange], int]:
     """The pairs whose verdict differs between two matrices of one design, each saying which edit touched it
-    and what happens now. ``walker`` is the engine's walker for ``after``; ``edits`` the edits between."""
+    and what happens now, and how many there are in all. ``walker`` is the engine's walker for ``after``,
+    ``edits`` the edits between; at most ``limit`` pairs are listed (an edit can change millions)."""
     members, was, is_ = _joint(before, after)
-    rows, cols = np.nonzero(was != is_)
+    rows, cols = (was != is_).nonzero()
+    sizes = [len(m) for m in members]
+    total = sum(sizes[a] * sizes[b] - (sizes[a] if a == b else 0) for a, b in zip(rows.tolist(), cols.tolist()))
     changes: list[PairChange] = []
     for worded, (a, b) in enumerate(zip(rows.tolist(), cols.tolist())):
         if a == b and len(members[a]) < 2:
             continue
+        if limit is not None and len(changes) >= limit:
+            break
         src, dst = members[a][0], members[b][1 if a == b else 0]
-        edit = _edit_for(edits, src, dst).about(src, dst)
-        what = f"{edit}: {now(walker.flow(src, dst))}" if worded < WORD_BUDGET else edit
-        changes += [PairChange(x, y, VERDICTS[was[a, b]], VERDICTS[is_[a, b]], (what,))
-                    for x in members[a] for y in members[b] if x != y]
-    changes += _one_sided(after, [e for e in after.endpoints if e not in set(before.endpoints)], new=True)
-    changes += _one_sided(before, [e for e in before.endpoints if e not in set(after.endpoints)], new=False)
-    return changes
+        clause = f": {now(walker.flow(src, dst))}" if worded < WORD_BUDGET else ""
+        changes += [PairChange(x, y, VERDICTS[was[a, b]], VERDICTS[is_[a, b]],
+                               (_edit_for(edits, x, y).about(x, y) + clause,))
+                    for x in members[a] for y in members[b] if x != y][:None if limit is None else limit - len(changes)]
+    one_sided = _one_sided(after, [e for e in after.endpoints if e not in set(before.endpoints)], new=True) + \
+        _one_sided(before, [e for e in before.endpoints if e not in set(after.endpoints)], new=False)
+    changes += one_sided[:None if limit is None else max(0, limit - len(changes))]
+    return changes, total + len(one_sided)
 
 
 def _edit_for(edits: Sequence[Edit], src: str, dst: str) -> Edit:

@@ -16,16 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.document import Change
 from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rule, Topology, VmRole, VNic
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
-from .matrix import Matrix, MatrixBuilder
 from .network import Network
 from .result import Prediction
 from .rules import generic
 from .walk import Walker
+
+if TYPE_CHECKING:
+    from .matrix import Matrix, MatrixBuilder
 
 #: Fields that change how answers are worded or estimated, never a verdict.
 _WORDING_FIELDS = frozenset({"name", "description", "speed_mbps", "calibration"})
@@ -36,7 +38,7 @@ _RULE_FIELDS = frozenset({"action", "src", "dst", "proto", "port", "applied_to"}
 class Engine:
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
-        self._matrix: Matrix | None = None
+        self._matrix: Matrix | None = None        # numpy and the matrix code load with the first matrix
         self._builder: MatrixBuilder | None = None
         self._affected: set[str] = set()     # endpoints whose rows and columns the next matrix recomputes
         self._moved: set[str] = set()        # of those, the ones whose interfaces moved
@@ -86,6 +88,8 @@ class Engine:
     def matrix(self, check: Callable[[], Any] | None = None) -> Matrix:
         """Every pair's verdict; after edits, recomputed only where they can change answers. ``check`` is
         called between blocks of work and may raise to stop (the next call starts the matrix afresh)."""
+        from .matrix import MatrixBuilder
+
         walker = self.walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):

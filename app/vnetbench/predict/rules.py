@@ -4,8 +4,9 @@ A flow without a protocol (the matrix's generic "can they talk") matches only ru
 and no port: a rule about tcp/22 says nothing about traffic in general.
 
 A rule's address is parsed once (``parse_spec`` is cached), and a long rule list is compiled once per engine
-state (``RuleBook``) into arrays, so one flow against a firewall holding a rule per VM, or against a DFW with
-ten thousand rules, costs a few vector operations instead of a Python loop over every rule.
+state (``RuleBook``, with ``rulearrays``) into arrays, so one flow against a firewall holding a rule per VM,
+or against a DFW with ten thousand rules, costs a few vector operations instead of a Python loop over every
+rule. Short lists stay plain Python (numpy is not even imported for them).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 from ..model.objects import Action, Proto
 
@@ -115,50 +114,6 @@ def evaluate(rules: Sequence[Any], default: Action, src: Party, dst: Party, prot
     return default is Action.ALLOW, f"default policy {default}"
 
 
-class _Compiled:
-    """One rule list as arrays: which rules a party's address and ids fall under, per side."""
-
-    def __init__(self, rules: Sequence[Any]) -> None:
-        self.rules = list(rules)
-        self.sides = [self._side([parse_spec(getattr(r, side)) for r in self.rules]) for side in ("src", "dst")]
-        self._protos: dict[str | None, np.ndarray] = {}
-        self._ports: dict[int | None, np.ndarray] = {}
-
-    @staticmethod
-    def _side(specs: list[Spec]) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, list[int]]]:
-        everything = np.array([s.everything for s in specs], dtype=bool)
-        lo = np.array([s.lo if s.lo is not None else 1 for s in specs], dtype=np.int64)
-        hi = np.array([s.hi if s.hi is not None else 0 for s in specs], dtype=np.int64)
-        names: dict[str, list[int]] = {}
-        for i, s in enumerate(specs):
-            if not s.everything:
-                names.setdefault(s.name, []).append(i)
-        return everything, lo, hi, names
-
-    def matching(self, side: int, party: Party) -> np.ndarray:
-        everything, lo, hi, names = self.sides[side]
-        hit = everything.copy()
-        if party.ip is not None:
-            value = int(party.ip)
-            hit |= (lo <= value) & (value <= hi)
-        for name in party.ids:
-            hit[names.get(name, [])] = True
-        return hit
-
-    def flow_mask(self, proto: str | None, port: int | None) -> np.ndarray:
-        if proto not in self._protos:
-            self._protos[proto] = np.array([_proto_matches(r, proto) for r in self.rules], dtype=bool)
-        if port not in self._ports:
-            self._ports[port] = np.array([_port_matches(r.port, port) for r in self.rules], dtype=bool)
-        return self._protos[proto] & self._ports[port]
-
-    def first(self, among: np.ndarray, src: Party, dst: Party, proto: str | None, port: int | None) -> int:
-        """The index of the first rule in ``among`` that matches, or -1."""
-        hit = among & self.flow_mask(proto, port) & self.matching(0, src) & self.matching(1, dst)
-        found = int(np.argmax(hit)) if len(hit) else -1
-        return found if found >= 0 and hit[found] else -1
-
-
 class RuleBook:
     """Rule evaluation for single flows, with each long rule list compiled once.
 
@@ -171,13 +126,15 @@ class RuleBook:
         self.forget()
 
     def forget(self) -> None:
-        self._compiled: dict[int, _Compiled] = {}
-        self._applied: tuple[np.ndarray, dict[str, list[int]]] | None = None
+        self._compiled: dict[int, Any] = {}
+        self._applied: Any = None
 
-    def _compile(self, rules: Sequence[Any]) -> _Compiled:
+    def _compile(self, rules: Sequence[Any]) -> Any:
+        from .rulearrays import CompiledRules
+
         compiled = self._compiled.get(id(rules))
         if compiled is None or len(compiled.rules) != len(rules):
-            compiled = self._compiled[id(rules)] = _Compiled(rules)
+            compiled = self._compiled[id(rules)] = CompiledRules(rules)
         return compiled
 
     def evaluate(self, rules: Sequence[Any], default: Action, src: Party, dst: Party, proto: str | None,
@@ -185,35 +142,24 @@ class RuleBook:
         """``evaluate``, compiled for long lists."""
         if len(rules) < _COMPILE_FROM:
             return evaluate(rules, default, src, dst, proto, port)
-        i = self._compile(rules).first(np.ones(len(rules), dtype=bool), src, dst, proto, port)
+        i = self._compile(rules).first(None, src, dst, proto, port)
         if i < 0:
             return default is Action.ALLOW, f"default policy {default}"
         return rules[i].action is Action.ALLOW, describe(rules[i], i)
-
-    def applied(self, ids: Iterable[str]) -> np.ndarray:
-        """Which DFW rules apply at a vNIC named by ``ids``: those applied to nothing in particular (every
-        vNIC), or to one of the ids."""
-        if self._applied is None:
-            everywhere = np.array([not r.applied_to for r in self.dfw.rules], dtype=bool)
-            by_id: dict[str, list[int]] = {}
-            for i, rule in enumerate(self.dfw.rules):
-                for target in dict.fromkeys(rule.applied_to):
-                    by_id.setdefault(target, []).append(i)
-            self._applied = (everywhere, by_id)
-        everywhere, by_id = self._applied
-        mask = everywhere.copy()
-        for target in ids:
-            mask[by_id.get(target, [])] = True
-        return mask
 
     def dfw_evaluate(self, ids: Iterable[str], src: Party, dst: Party, proto: str | None,
                      port: int | None) -> tuple[bool, str, int]:
         """The DFW at one vNIC: first match among the rules applied there, then the default policy;
         (allowed, which, how many rules apply there)."""
         rules, default = self.dfw.rules, self.dfw.default_policy
-        applied = self.applied(ids)
+        ids = set(ids)
+        if len(rules) < _COMPILE_FROM:
+            here = [r for r in rules if not r.applied_to or ids & set(r.applied_to)]
+            return (*evaluate(here, default, src, dst, proto, port), len(here))
+        compiled = self._compile(rules)
+        applied = compiled.applied(ids)
         count = int(applied.sum())
-        i = self._compile(rules).first(applied, src, dst, proto, port)
+        i = compiled.first(applied, src, dst, proto, port)
         if i < 0:
             return default is Action.ALLOW, f"default policy {default}", count
         return rules[i].action is Action.ALLOW, describe(rules[i], int(applied[:i].sum())), count

@@ -21,7 +21,7 @@ import ctypes.util
 import numpy as np
 
 from .firstmatch import FirstMatch, RuleSets, take
-from .network import Point
+from .network import Point, Segment
 from .routes import BLOCKED, HOST, HOST_R, PHYS, PHYS_R, UNREACH, RoutedWay
 from .rules import generic, parse_spec
 from .walk import IN_HOST, PHYSICAL, Walker
@@ -183,7 +183,9 @@ class Vector:
         return (self.ip >= 0) & ((self.ip & int(network.netmask)) == int(network.network_address))
 
     def _labels(self) -> None:
-        segs = self.net.segments
+        """The segment labels as arrays (a design without segments gets one placeholder, which points without
+        a segment index harmlessly)."""
+        segs = self.net.segments or [Segment(0, "", None, False, None)]
         self.seg_local = np.array([s.local for s in segs], dtype=np.int64)
         self.seg_domain = np.array([s.domain for s in segs], dtype=np.int64)
         self.seg_att = np.array([s.attachment for s in segs], dtype=np.int64)

@@ -32,6 +32,8 @@ from ..workbench import Snapshot, Workbench, affects_traffic
 from ..worker import Latest, Work
 
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
+#: The what-if lists at most this many changed pairs (a tree of a million rows would stall the window).
+LISTED = 500
 CELL = 22
 HEADER_HEIGHT = 90
 
@@ -53,7 +55,8 @@ class Update:
     matrix it was compared with (None when nobody asked), and how many noted edits it took in."""
 
     result: MatrixResult
-    changes: list[PairChange] | None
+    changes: list[PairChange] | None   # the first ``LISTED`` of them
+    changed: int                       # how many pairs in all
     edits_seen: int
     against: Matrix | None = None
 
@@ -89,10 +92,11 @@ def compute(live: LiveMatrix, progress: ProgressFn, cancel: CancelToken, against
         names = {vm.id: vm.name for vm in topology.vms}
         names.update({ph.id: ph.name for ph in topology.physical_hosts})
         progress(2, 3, "comparing")
-        changes = compare(against, matrix, engine.walker, edits) if against is not None else None
+        changes, changed = compare(against, matrix, engine.walker, edits, LISTED) if against is not None \
+            else (None, 0)
         progress(3, 3, "done")
         return Update(MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts()),
-                      changes, seen)
+                      changes, changed, seen)
 
     return live.run(work, cancel.check)
 

@@ -4,7 +4,7 @@ After each burst of edits the shared ``LivePrediction`` (see the matrix panel) u
 incrementally and compares it with the matrix before the edits, or with a baseline the user pinned ("Set
 baseline"). Pairs whose verdict changed are listed with the before and after verdicts and a sentence saying
 which edit touched them and what happens now ("app01 moved from VLAN 300 to 301: now routed via
-core-sw1-l3"); clicking one shows its path. A large change lists its first pairs and counts the rest.
+core-sw1-l3"); clicking one shows its path. A large change lists its first pairs (``LISTED``) and counts the rest.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from ...model import Change
 from ...predict import PairChange
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
 from ..workbench import Workbench
-from .matrix import LivePrediction, Update
+from .matrix import LISTED, LivePrediction, Update
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole
-#: At most this many pairs are listed (a tree of a million rows would stall the window); the rest are counted.
-SHOWN = 500
 
 
 class WhatIfDock(QDockWidget):
@@ -101,13 +99,12 @@ class WhatIfDock(QDockWidget):
     def _updated(self, update: Update) -> None:
         if update.changes is None:
             return
-        changes = update.changes
-        verdicts = [c for c in changes if c.before != c.after]
-        text = (f"{len(verdicts)} pair{'s' if len(verdicts) != 1 else ''} changed verdict." if verdicts
+        changed = update.changed
+        text = (f"{changed} pair{'s' if changed != 1 else ''} changed verdict." if changed
                 else "No pair changed verdict.")
-        if len(verdicts) > SHOWN:
-            text += f" The first {SHOWN} are listed."
-        self._show(verdicts, text)
+        if changed > len(update.changes):
+            text += f" The first {LISTED} are listed."
+        self._show(update.changes, text)
 
     def _failed(self, error: BaseException) -> None:
         self.summary.setText(f"Could not compare: {error}")
@@ -118,7 +115,7 @@ class WhatIfDock(QDockWidget):
         self.tree.clear()
         index = self.workbench.document.index
         items = []
-        for change in changes[:SHOWN]:
+        for change in changes:
             src = getattr(index.get(change.src), "name", change.src)
             dst = getattr(index.get(change.dst), "name", change.dst)
             item = QTreeWidgetItem([f"{src} → {dst}", verdict_text(change.before), verdict_text(change.after),
