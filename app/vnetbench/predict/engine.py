@@ -48,20 +48,21 @@ class Engine:
     def _compile(self) -> None:
         self._network = Network(self.topology)
         self.calibration = self._profile()
-        self._walker = Walker(self._network, self.calibration)
-        self._stale = self._stale_words = False
-
-    @property
-    def network(self) -> Network:
-        if self._stale or self._stale_words:
-            self._compile()   # after a rename the same segments and points come back, named anew
-        return self._network
+        self._walker = self._explainer = Walker(self._network, self.calibration)
+        self._stale = False
 
     @property
     def walker(self) -> Walker:
-        if self._stale or self._stale_words:
+        """The walker that tells one pair's story (with the names and estimates as they are now)."""
+        if self._stale:
             self._compile()
-        return self._walker
+        if self._explainer is None:   # renamed since: the matrix keeps its network, the story gets a new one
+            self._explainer = Walker(Network(self.topology), self._profile())
+        return self._explainer
+
+    @property
+    def network(self) -> Network:
+        return self.walker.net
 
     def _profile(self) -> Calibration:
         """The design's calibration profile; the published one (saying why) when it cannot be read, so a
@@ -90,7 +91,9 @@ class Engine:
         called between blocks of work and may raise to stop (the next call starts the matrix afresh)."""
         from .matrix import MatrixBuilder
 
-        walker = self.walker
+        if self._stale:
+            self._compile()
+        walker = self._walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):
                 self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
@@ -101,6 +104,8 @@ class Engine:
             self._builder = self._matrix = None
             raise
         self._affected, self._moved, self._rules = set(), set(), {}
+        if self._matrix.engine_walker is not self.walker:
+            self._matrix = replace(self._matrix, engine_walker=self.walker)
         return self._matrix
 
     # --- edits ------------------------------------------------------------------------------------------
@@ -113,8 +118,10 @@ class Engine:
             return
         if self._stale:
             return  # a rebuild is due anyway, and reads the design as it is then
+        if self._explainer is not self._walker:
+            self._explainer = None    # the story's own network is out of date too
         if change.op == "set" and change.field in _WORDING_FIELDS:
-            self._stale_words = True   # only explanations and estimates change: recompiled when next asked
+            self._explainer = None    # only explanations and estimates change: compiled anew when asked
             return
         moved = self._moved_by(change)
         if moved is not None:
