@@ -211,9 +211,8 @@ class MatrixBuilder:
 
     def _matrix(self) -> Matrix:
         k = self.k
-        matrix = Matrix(tuple(self.endpoints), self.members.copy(), self.table[:k, :k], self.self_table[:k].copy(),
-                        self.walker)
-        return matrix
+        return Matrix(tuple(self.endpoints), self.members.copy(), self.table[:k, :k], self.self_table[:k].copy(),
+                      self.walker)
 
     def _key(self, eid: str) -> tuple:
         key = tuple(self.keys.point(self.vec, i) for i in self.points_of[eid])

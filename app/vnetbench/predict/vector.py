@@ -26,6 +26,7 @@ from .routes import BLOCKED, HOST, HOST_R, PHYS, PHYS_R, UNREACH, RoutedWay
 from .rules import generic, parse_spec
 from .walk import IN_HOST, PHYSICAL, Walker
 
+
 def _keep_freed_memory() -> None:
     """Let glibc keep freed blocks for reuse instead of handing each back to the kernel at once.
 
@@ -415,6 +416,7 @@ class Vector:
 
     def _switch_of(self, p: Point) -> str | None:
         return self.net.segments[p.segment].object_id if p.segment is not None else None
+
 
 def _compact(index: np.ndarray) -> np.ndarray | slice:
     """A sorted index as a slice when it is a contiguous run (then reads and writes are views, not gathers)."""
