@@ -265,7 +265,7 @@ class Fabric:
         name = f"{vm.name}/{nic.name}"
         if not nic.connected:
             return Place(problem=f"{name} is disconnected")
-        if nic.type is NicType.DIRECTPATH:
+        if nic.type == NicType.DIRECTPATH:
             pnic, problem = self.physical_function(vm, nic)
             key = SegmentKey(pnic, vm.host, nic.guest_vlan, nic.id, Switching.DIRECT) if pnic else None
             return Place(key, problem=problem, invalid=bool(problem))
@@ -287,7 +287,7 @@ class Fabric:
         vlan, problem = self.frame_vlan(sw, pg, nic.guest_vlan, name)
         if problem:
             return Place(portgroup=pg_id, problem=problem)
-        if nic.type is NicType.SRIOV:
+        if nic.type == NicType.SRIOV:
             pnic, problem = self.physical_function(vm, nic)
             key = SegmentKey(pnic, host, vlan, switching=Switching.EMBEDDED) if pnic else None
             return Place(key, portgroup=pg_id, problem=problem, invalid=bool(problem))

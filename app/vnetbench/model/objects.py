@@ -45,6 +45,10 @@ class Encapsulation(StrEnum):
     GENEVE = "geneve"
     VXLAN = "vxlan"
 
+    @property
+    def label(self) -> str:
+        return {"geneve": "Geneve", "vxlan": "VXLAN"}[self.value]
+
 
 class MacvtapMode(StrEnum):
     BRIDGE = "bridge"

@@ -403,7 +403,7 @@ class _Checker:
         self.check_mtu(f"{path}.mtu", nic.id, nic.mtu, label)
         self.check_physical_function(path, vm, nic, label)
         pg, sw = None, None
-        if nic.type is NicType.DIRECTPATH:
+        if nic.type == NicType.DIRECTPATH:
             if nic.network is not None:
                 self.error(f"{path}.network", nic.id, f"{label} is a DirectPath adapter, which owns its pNIC and "
                            "takes no network", "remove network; the pNIC's switch port decides where it goes")
@@ -432,7 +432,7 @@ class _Checker:
             if len(users) > 1 and users[0] is not nic:
                 self.error(f"{path}.network", nic.id, f"{label} shares the passthrough macvtap {self.name(sw.id)}",
                            "a passthrough macvtap gives its pNIC to one vNIC; use bridge or vepa mode for several")
-        if nic.type is NicType.SRIOV and not isinstance(pg, Portgroup) and nic.network is not None:
+        if nic.type == NicType.SRIOV and not isinstance(pg, Portgroup) and nic.network is not None:
             self.error(f"{path}.network", nic.id, f"{label} is an SR-IOV adapter on {self.name(nic.network)}, "
                        "but a virtual function takes its VLAN from a portgroup", "connect it to a portgroup")
         if nic.guest_vlan is not None:
@@ -472,7 +472,7 @@ class _Checker:
             self.error(f"{path}.physical_function", nic.id, problem,
                        f"name a pNIC of {self.name(vm.host)} as its physical_function")
             return
-        if nic.type is not NicType.DIRECTPATH:
+        if nic.type != NicType.DIRECTPATH:
             return
         uplink_of = [sw for sw in self.t.switches for u in sw.uplinks if u.pnic == pnic]
         others = [f"{v.name}/{n.name}" for v in self.t.vms for n in v.vnics

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.objects import MacvtapMode, PortMode, SwitchKind
+from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
 
@@ -273,8 +273,13 @@ class Narrator:
                 phys.append(y)
             elif kind == "overlay":
                 if sy.name.endswith("overlay"):
-                    groups[-1].append(f"{self.host(sx)} encapsulates the frame (VXLAN/Geneve) for NSX overlay segment "
-                                      f"{self.sw(sx)} and sends it out of its transport pNIC {self.pnic(data['pnic'])}")
+                    sw = net.typed(sx.object_id, "switch")
+                    enc = (sw.encapsulation or Encapsulation.GENEVE).label
+                    wire = net.transports.get(sx.host)
+                    tag = f", tagged transport VLAN {wire.tag}" if wire is not None and wire.tag is not None else ""
+                    groups[-1].append(f"{self.host(sx)} encapsulates the frame ({enc}) for NSX overlay segment "
+                                      f"{self.sw(sx)} and sends it out of its transport pNIC "
+                                      f"{self.pnic(data['pnic'])}{tag}")
                 else:
                     groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it")
             elif kind == "bridge":
