@@ -23,7 +23,9 @@ from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
 
 _TAGGING = (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)
-_ROUTED_BACK = "the port it came in on (a routed frame may; a switched one may not)"
+#: Why a switch may send a routed frame back out of the port the original came in on (SEMANTICS §3).
+_ROUTED_BACK = ("the port the frame came in on: a routed frame is a new frame, which a switch may send back (a "
+                "switched one it may not)")
 
 
 #: Sentences opening with one of these words start with our wording, not with an object's name (never recased).
@@ -72,7 +74,13 @@ class Narrator:
         return point.name.split("/", 1)[-1]
 
     def sw(self, seg: Segment) -> str:
+        if self.embedded(seg):
+            return f"{self.net.fabric.pnic_label(seg.object_id)}'s embedded switch"
         return self.net.name_of(seg.object_id)
+
+    def embedded(self, seg: Segment) -> bool:
+        """An SR-IOV pNIC's own switch (or a DirectPath guest's pNIC) rather than a virtual switch."""
+        return not seg.physical and seg.object_id in self.net.pnic
 
     def host(self, seg: Segment) -> str:
         return self.net.host_name(seg.host)
@@ -199,6 +207,10 @@ class Narrator:
         both = f"{a} and {b} share subnet {src.iface.network}"
         if len(leg.path) == 1 and sa.physical:
             return f"{both} and sit in VLAN {sa.vlan} of {self.sw(sa)}: one segment, so {self.sw(sa)} delivers it"
+        if len(leg.path) == 1 and self.embedded(sa):
+            return (f"{both} and are SR-IOV virtual functions of {self.net.fabric.pnic_label(sa.object_id)} in "
+                    f"{self.vlan(sa) or 'no VLAN'}: the NIC's embedded switch delivers it without leaving "
+                    f"{self.host(sa)}, past the vSwitch and its portgroup security policy")
         if len(leg.path) == 1:
             pa, pb = self.portgroup(src), self.portgroup(dst)
             vlan = self.vlan(sa)
@@ -291,6 +303,10 @@ class Narrator:
                 groups.append([])
             elif kind == "patch":
                 groups[-1].append(f"the patch between {self.sw(sx)} and {self.sw(sy)} joins them")
+            elif kind == "embedded":
+                vf, other = (sx, sy) if self.embedded(sx) else (sy, sx)
+                groups[-1].append(f"{self.sw(vf)} (SR-IOV) passes it between its virtual function and "
+                                  f"{self.sw(other)}'s {self.vlan(other) or 'traffic'} inside the NIC, without the wire")
         if phys and exit_port is not None:
             who = "it " if groups[-1] and groups[-1][-1].startswith("macvtap") else ""
             text = f"{who}reaches {net.port_switch[exit_port].name} on port {net.port[exit_port].name}"
@@ -406,9 +422,9 @@ class Narrator:
                 x, y = ahead[1].path[:2]
                 data = net.graph.edges[x, y]
                 if net.segments[x].physical and data["kind"] == "uplink":
-                    text += f" and sends it {'back ' if data['port'] == self.entered else ''}out of " \
-                            f"{net.port[data['port']].name}"
-                    text += f", {_ROUTED_BACK}" if data["port"] == self.entered else ""
+                    back = data["port"] == self.entered
+                    text += (f"; {net.port_switch[data['port']].name} sends the routed frame {'back ' if back else ''}"
+                             f"out of {net.port[data['port']].name}" + (f", {_ROUTED_BACK}" if back else ""))
         elif device.kind == "dlr":
             text = (f"{device.name} routes it {between} in {host}'s kernel (a DLR has an instance on every member "
                     f"host), so routing does not leave {host}")

@@ -10,9 +10,16 @@ if TYPE_CHECKING:
 
 
 def pnic_names(trace: Trace) -> list[str]:
-    """The pNICs the trace crosses, by the names its hops carry (``esx01/vmnic0``)."""
+    """The pNICs the trace crosses, by the names its hops carry (``esx01/vmnic0``); one crossed out and straight
+    back in (to a router on a stick, through a hairpin) is named once, "out and back"."""
     named = {hop.object_id: hop.name for hop in trace.hops if hop.kind == "pnic"}
-    return [named.get(pnic, pnic) for pnic in trace.pnics]
+    out: list[str] = []
+    for i, pnic in enumerate(trace.pnics):
+        if i and trace.pnics[i - 1] == pnic and not out[-1].endswith(")"):
+            out[-1] += " (out and back)"
+        else:
+            out.append(named.get(pnic, pnic))
+    return out
 
 
 def largest_packet(mtu: int | None, where: str) -> str:

@@ -13,6 +13,7 @@ import networkx as nx
 
 from ..model.forwarding import BYPASS_TYPES, egress, inner_mtu, overlay_overhead
 from ..model.objects import Action, Encapsulation, MacvtapMode, SwitchKind
+from ..model.vlan import VlanMode
 from .calibration import Calibration
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
@@ -300,6 +301,21 @@ class Walker:
         return inner_mtu(sw, mtu), (f"the NSX overlay of {sw.name}: the transport path takes {mtu} bytes at {where}, "
                                     f"and {enc} adds {overlay_overhead(sw)}")
 
+    def _untagged_on_trunk(self, point: Point, target: int | None) -> list[str]:
+        """An untagged guest on a trunk portgroup that did not get through: say first which VLAN it is on (SEMANTICS
+        §2: VLAN none on a vSS, the native VLAN elsewhere), since that, not the wire, is usually why."""
+        net = self.net
+        pg = net.typed(point.portgroup, "portgroup")
+        nic = net.index.get(point.nic)
+        if pg is None or pg.vlan.mode is not VlanMode.TRUNK or getattr(nic, "guest_vlan", 1) is not None:
+            return []
+        seg = net.segments[point.segment]
+        here = f"VLAN {seg.vlan}" if seg.vlan is not None else "VLAN none (untagged)"
+        there = net.segments[target].vlan if target is not None else None
+        other = f", not in VLAN {there} where the other end is" if there is not None and there != seg.vlan else ""
+        return [f"{point.name} sends untagged frames on trunk portgroup {pg.name}, so it is in {here} of "
+                f"{net.name_of(seg.object_id)}{other} (to be in a VLAN, the guest tags it)"]
+
     def _vnic_capacity(self, point: Point) -> tuple[float, str]:
         """What a vNIC carries: its type's calibrated rate; an SR-IOV or DirectPath adapter is the pNIC itself."""
         seg = self.net.segments[point.segment] if point.segment is not None else None
@@ -440,7 +456,8 @@ class Walker:
             walk.note("leg", leg, sender, ("gateway", device, point, src_point.gateway, True))
             if leg.blocked or not leg.ok:
                 walk.blocked = leg.blocked
-                walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})")
+                walk.reasons += self._untagged_on_trunk(src_point, in_seg) + [
+                    f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})"]
                 return walk, src_point, dst_point
             seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
             if seg is None:
@@ -451,7 +468,8 @@ class Walker:
         walk.note("leg", leg, sender, ("dest", dst_point))
         if leg.blocked or not leg.ok:
             walk.blocked = leg.blocked
-            walk.reasons.append(leg.reason)
+            walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if sender[0] == "vm" else []) + \
+                self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point
         if dfw_on and _behind_dfw(dst_point):
             ok, text, count = self.dfw_check(dst_point, src_party, dst_party, proto, port, "in")
