@@ -97,6 +97,7 @@ def random_design(seed: int | random.Random) -> Design:
         d.phost("srv", d.port(pss[-1], "srv", vlan=rnd.choice(vlans)), f"{nets[10]}.200/24", gws.get(10))
     _bypass(d, rnd, hosts, pss, pgs, nets)
     _overlay_transport(d, rnd)
+    _raw_and_host_os(d, rnd, nets, gws)
     if rnd.random() < 0.2:  # a vNIC pulled out
         rnd.choice([n for vm in d.t.vms for n in vm.vnics]).connected = False
     return d
@@ -121,6 +122,16 @@ def _bypass(d: Design, rnd: random.Random, hosts, pss, pgs, nets) -> None:
         d.plug(rnd.choice(pss), pnic.id, trunk=tagged, vlan=v)
         vm = d.vm("dp", h, pgs[0][1], f"{nets[v]}.130/24", nic_type="directpath", guest_vlan=v if tagged else None)
         vm.vnics[0].network, vm.vnics[0].physical_function = None, pnic.id
+
+
+def _raw_and_host_os(d: Design, rnd: random.Random, nets: dict[int, str], gws: dict[int, str]) -> None:
+    """The KVM guests on a raw AF_PACKET socket instead of macvtap; the hosted PC's own LAN address."""
+    for sw in d.t.switches:
+        if sw.kind is SwitchKind.MACVTAP and rnd.random() < 0.4:
+            sw.kind, sw.macvtap_mode = SwitchKind.RAW, None
+    for host in d.t.hosts:
+        if host.kind is HostKind.HOSTED and rnd.random() < 0.6:
+            host.pnics[0].ip, host.pnics[0].gateway = f"{nets[10]}.250/24", gws.get(10)
 
 
 def _overlay_transport(d: Design, rnd: random.Random) -> None:

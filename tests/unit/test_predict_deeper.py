@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from builders import Design, ForwardMode, SwitchKind, Uplink
+from builders import Design, ForwardMode, HostKind, SwitchKind, Uplink
 
 from vnetbench.model import NicType
 from vnetbench.model.objects import Encapsulation
@@ -201,3 +201,67 @@ def test_the_printed_form_is_what_the_cli_prints(tmp_path, capsys):
     assert printed == str(d.predict("web1", "web2", "tcp", 443)) + "\n"
     assert printed.startswith("web1 -> web2 tcp/443: via-physical")
     assert "largest packet: 1450 bytes; one byte more is dropped at the NSX overlay of ls-web" in printed
+
+
+# --- a raw AF_PACKET attachment (seed 001) ---------------------------------------------------------------------
+
+
+def raw(hairpin: bool) -> Design:
+    d = Design()
+    k = d.host("kvm", pnics=1, kind=HostKind.KVM)
+    sw = d.switch(k, "eth0-raw", ["kvm.vmnic0"], kind=SwitchKind.RAW)
+    d.plug(d.pswitch("tor"), "kvm.vmnic0", vlan=10, hairpin=hairpin)
+    d.vm("g1", k, sw, "10.0.0.1/24", nic_type="virtio")
+    d.vm("g2", k, sw, "10.0.0.2/24", nic_type="virtio")
+    return d
+
+
+def test_raw_socket_guests_meet_only_through_a_hairpin_port():
+    p = raw(hairpin=False).predict("g1", "g2")
+    assert p.verdict is Verdict.UNREACHABLE
+    assert "no hairpin" in " ".join(p.reasons)
+    p = raw(hairpin=True).predict("g1", "g2")
+    assert p.verdict is Verdict.VIA_PHYSICAL
+    assert "raw AF_PACKET socket on vmnic0 sends every frame out of it" in " ".join(p.reasons)
+
+
+def test_a_raw_socket_opens_one_host_interface_of_a_kvm_host():
+    from vnetbench.model.validate import validate
+    d = raw(hairpin=True)
+    d.t.switches[0].uplinks.append(Uplink("kvm.vmnic0"))
+    assert any("raw socket on 2 pNICs" in p.message for p in validate(d.t))
+
+
+# --- the host OS's own address on a hosted hypervisor (seed 003) -------------------------------------------------
+
+
+def hosted_nat(host_address: bool) -> Design:
+    d = Design()
+    pc = d.host("pc", pnics=1, kind=HostKind.HOSTED)
+    ps = d.pswitch("lan")
+    d.plug(ps, "pc.vmnic0", vlan=1)
+    nat = d.switch(pc, "vmnet8", kind=SwitchKind.HOSTED_NAT, nat_gateway="192.168.8.2")
+    d.vm("guest", pc, nat, "192.168.8.10/24", "192.168.8.2")
+    d.router("gw", [(d.port(ps, "gw", vlan=1), "10.0.0.1/24", None), (d.port(ps, "wan", vlan=2), "10.9.0.1/24", None)])
+    d.phost("far", d.port(ps, "far", vlan=2), "10.9.0.5/24", "10.9.0.1")
+    if host_address:
+        pc.pnics[0].ip, pc.pnics[0].gateway = "10.0.0.20/24", "10.0.0.1"
+    return d
+
+
+def test_the_nat_service_sends_from_the_host_os_address_through_its_gateway():
+    p = hosted_nat(host_address=True).predict("guest", "far", "icmp")
+    assert p.verdict is Verdict.ROUTED_VIA_PHYSICAL and p.forward.routed_by == ("vmnet8 NAT", "gw")
+    without = hosted_nat(host_address=False).predict("guest", "far", "icmp")   # guessed: a router on the LAN
+    assert without.verdict is Verdict.ROUTED_VIA_PHYSICAL and without.forward.routed_by == ("vmnet8 NAT", "gw")
+
+
+def test_a_gateway_that_is_the_host_os_address_does_not_route_and_a_nat_without_it_warns():
+    from vnetbench.model.validate import validate
+    d = hosted_nat(host_address=True)
+    d.t.physical_hosts[0].nics[0].gateway = None
+    d.phost("lan-pc", d.port(d.t.physical_switches[0], "pc2", vlan=1), "10.0.0.30/24", "10.0.0.20")
+    p = d.predict("lan-pc", "far")
+    assert "the gateway 10.0.0.20 is pc's own address on vmnic0; the host does not route" in " ".join(p.reasons)
+    warning = [p for p in validate(hosted_nat(host_address=False).t) if "borrows a free one" in p.message]
+    assert len(warning) == 1 and "set ip (and gateway) on pc/vmnic0" in warning[0].hint

@@ -57,6 +57,7 @@ class Problem:
 SWITCH_HOST_KIND: dict[SwitchKind, HostKind] = {
     SwitchKind.VSS: HostKind.ESXI, SwitchKind.VDS: HostKind.ESXI, SwitchKind.NSX_SEGMENT: HostKind.ESXI,
     SwitchKind.LINUX_BRIDGE: HostKind.KVM, SwitchKind.OVS: HostKind.KVM, SwitchKind.MACVTAP: HostKind.KVM,
+    SwitchKind.RAW: HostKind.KVM,
     SwitchKind.HOSTED_BRIDGED: HostKind.HOSTED, SwitchKind.HOSTED_HOSTONLY: HostKind.HOSTED,
     SwitchKind.HOSTED_NAT: HostKind.HOSTED,
 }
@@ -240,7 +241,10 @@ class _Checker:
                     self.error(f"{path}.uplinks", sw.id,
                                f"{self.name(sw.id)} is a macvtap on {len(sw.uplinks)} pNICs",
                                "a macvtap sits on exactly one pNIC: list one uplink")
-            elif sw.macvtap_mode is not None:
+            elif sw.kind == SwitchKind.RAW and len(sw.uplinks) != 1:
+                self.error(f"{path}.uplinks", sw.id, f"{self.name(sw.id)} is a raw socket on {len(sw.uplinks)} "
+                           "pNICs", "a raw AF_PACKET attachment opens exactly one host interface: list one uplink")
+            if sw.kind != SwitchKind.MACVTAP and sw.macvtap_mode is not None:
                 self.error(f"{path}.macvtap_mode", sw.id,
                            f"{self.name(sw.id)} is a {sw.kind} switch but has a macvtap mode",
                            "remove macvtap_mode, or make the switch kind macvtap")
@@ -263,6 +267,7 @@ class _Checker:
                                              f"the host's address on {self.name(sw.id)}")
             if sw.nat_gateway is not None:
                 self.check_address(f"{path}.nat_gateway", sw.id, sw.nat_gateway, f"{self.name(sw.id)}'s NAT gateway")
+                self.check_nat_source(path, sw)
             hosts = set(self.switch_hosts(sw))
             seen: set[str] = set()
             for j, up in enumerate(sw.uplinks):
@@ -297,6 +302,15 @@ class _Checker:
             for j, pg in enumerate(sw.portgroups):
                 self.check_portgroup(f"{path}.portgroups[{j}]", sw, pg, seen)
                 self.check_vlan_carried(f"{path}.portgroups[{j}].vlan", sw, pg)
+
+    def check_nat_source(self, path: str, sw: Switch) -> None:
+        """A hosted NAT service sends from the host OS's own address on its pNIC; without it the answer guesses."""
+        wire = self.fabric.nat_wire(sw) if sw.host in self.index else None
+        if wire is None or wire.pnic is None or self.fabric.pnic[wire.pnic].ip:
+            return
+        self.warn(f"{path}.nat_gateway", sw.id, f"{self.name(sw.id)} translates guests to the host OS's address on "
+                  f"{self.name(wire.pnic)}, which the design does not give, so the lab borrows a free one",
+                  f"set ip (and gateway) on {self.name(wire.pnic)}: the host's own address on its LAN")
 
     def check_transport_mtu(self, path: str, sw: Switch) -> None:
         """The classic NSX failure: a transport MTU that cannot carry a standard guest packet plus the overlay's

@@ -337,6 +337,8 @@ class Narrator:
             mode = sw.macvtap_mode or MacvtapMode.VEPA
             label = "VEPA" if mode is MacvtapMode.VEPA else str(mode)
             return f"macvtap in {label} mode sends every frame out of {pnic}"
+        if sw is not None and sw.kind is SwitchKind.RAW:
+            return f"the raw AF_PACKET socket on {pnic} sends every frame out of it (no switch in the host)"
         if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT:
             return f"the frame leaves {self.host(sx)} through {pnic}"
         role = f"{self.host(sx)}'s pNIC"

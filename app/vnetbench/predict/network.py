@@ -279,6 +279,11 @@ class Network:
             address = parse_addr(sw.host_address)
             if address is not None:
                 self.host_addresses[address] = f"{self.host_name(sw.host)}'s own address on {sw.name}"
+        for host in topo.hosts:
+            for pnic in host.pnics:
+                address = parse_addr(pnic.ip)
+                if address is not None:
+                    self.host_addresses[address] = f"{host.name}'s own address on {pnic.name}"
         self._patches()
         self._embedded()
         self._transports()
@@ -401,16 +406,18 @@ class Network:
         iface = make_iface(int(inside_ip), net.prefixlen if net else 24)
         device = Device(f"{sw.id}", f"{sw.name} NAT", "nat", host=host)
         device.points.append(Point(inside_seg, iface, None, sw.id, sw.id, f"{sw.name} NAT inside"))
-        out = Point(None, None, None, sw.id, f"{sw.id}:outside", f"{self.host_name(host)} host network")
         wire = self.fabric.nat_wire(sw)
+        pnic = self.pnic.get(wire.pnic) if wire.pnic else None
+        out = Point(None, parse_if(pnic.ip) if pnic else None, parse_addr(pnic.gateway) if pnic else None, sw.id,
+                    f"{sw.id}:outside", f"{self.host_name(host)} host network")
         if wire.pnic is None:
             out.problem = f"{self.host_name(host)} has no working pNIC for {sw.name}'s NAT"
         else:
             out.segment = self.segment(("nat-outside", sw.id), f"{self.host_name(host)} host network", host, False,
                                        sw.id, None)
             self._attach(out.segment, wire)
-        device.points.append(out)
         self._add_device(device)
+        device.points.append(out)  # after: the host's own address is no gateway (the NAT serves its guests)
 
     def _patches(self) -> None:
         """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments."""

@@ -615,9 +615,11 @@ class Walker:
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,
                  dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
-        """The host sends the translated packet on its own LAN: directly when the target is there, else to a
-        router on that LAN (the host's default gateway)."""
+        """The host sends the translated packet on its own LAN: directly when the target is there, else to its
+        default gateway (the host OS's, when the design gives its address; else a router on that LAN)."""
         net = self.net
+        if outside.gateway is not None and not (outside.iface is not None and dst_ip in outside.iface.network):
+            return outside.segment, outside.iface.network if outside.iface else None, outside.gateway
         for pts in net.points.values():
             for p in pts:
                 if p.iface is not None and p.ip == dst_ip and p.segment is not None \

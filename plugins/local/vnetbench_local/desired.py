@@ -45,7 +45,7 @@ PHASES = ("netns", "bridge", "veth", "vxlan", "routes", "nft", "shaper")
 
 SUPPORTED_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.LINUX_BRIDGE, SwitchKind.OVS,
                                 SwitchKind.MACVTAP, SwitchKind.HOSTED_BRIDGED, SwitchKind.HOSTED_HOSTONLY,
-                                SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+                                SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT, SwitchKind.RAW})
 #: NSX tunnel endpoints get addresses from the shared address space (RFC 6598), one per host.
 VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
 
@@ -527,9 +527,11 @@ class _Builder:
     def hosted_nat(self, sw: Any) -> None:
         """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
 
-        The model gives the host no LAN address, so the service borrows, in every subnet of the physical
-        network's endpoints, the highest address nobody uses; a destination not on the LAN stays unreachable,
-        and nothing outside reaches in (no port forwarding), as SEMANTICS.md describes.
+        It sends from the host OS's own address on the NAT's pNIC and routes through the host's gateway, where
+        the design gives them (``PNic.ip``/``gateway``). Without them the service borrows, in every subnet of
+        the physical network's endpoints, the highest address nobody uses, and routes through the gateway most
+        LAN endpoints use. A destination not on the LAN stays unreachable, and nothing outside reaches in (no
+        port forwarding), as SEMANTICS.md describes.
         """
         if not sw.host or not sw.nat_gateway:
             return
@@ -547,6 +549,7 @@ class _Builder:
         wire = self.fabric.nat_wire(sw)
         if wire.pnic is None:
             return
+        own = self.ix.get(wire.pnic)
         lan = [*(n for ph in self.d.physical_hosts for n in ph.nics),
                *(i for rt in self.d.physical_routers for i in rt.interfaces),
                *(n for v in self.d.vms for n in v.vnics if self.ix.kind(n.network) == "switch"
@@ -558,6 +561,9 @@ class _Builder:
             if free is not None:
                 borrowed.append(f"{free}/{net.prefixlen}")
         gateways = [x.gateway for x in lan if getattr(x, "gateway", None)]
+        address = self._iface(own.ip, f"{self.ix.parent(own.id).name}/{own.name} ip", self.reasons)
+        if address:
+            borrowed, gateways = [address], [own.gateway] if own.gateway else []
         hv = self.hv(sw.host)
         br = self.bridge(hv, ifname("w", sw.id), f"{sw.name} NAT outside", sw.id)
         self.veth(_end(ns, "outside", addrs=tuple(borrowed)), _end(hv, ifname("e", sw.id), br),
