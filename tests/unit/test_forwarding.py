@@ -205,3 +205,16 @@ def test_untagged_frames_on_a_trunk_that_leaves_out_its_native_vlan_go_nowhere()
     assert lab.reasons == []
     pnic_veths = [r for r in lab.resources.values() if r.kind == "veth" and r.object_id == "esx1.vmnic0"]
     assert pnic_veths == []   # the lab does not wire the segment into VLAN 1 either
+
+
+def test_every_rule_section_the_code_cites_is_in_the_products_docs():
+    """The code cites "SEMANTICS §N"; the product's own docs page has each such section, and README links it."""
+    import re
+
+    from vnetbench import resources_dir
+    root = resources_dir().parent
+    docs = (resources_dir() / "docs" / "forwarding-rules.md").read_text(encoding="utf-8")
+    cited = {m for path in (root / "app").rglob("*.py") for m in re.findall(r"§(\d)", path.read_text())}
+    assert cited and cited <= set(re.findall(r"^## §(\d)", docs, re.M))
+    assert "resources/docs/forwarding-rules.md" in (root / "README.md").read_text(encoding="utf-8")
+    assert "shared/SEMANTICS" not in (root / "README.md").read_text(encoding="utf-8")

@@ -119,6 +119,8 @@ def mutated_examples(draw):
             parent[key]  # noqa: B018 - the place may be gone after an earlier mutation
         except (KeyError, IndexError, TypeError):
             continue
+        if not isinstance(parent, (dict, list)):  # an earlier mutation made it text, which reads but not writes
+            continue
         action = draw(st.sampled_from(["replace", "delete", "unknown-key", "huge", "wrong-type", "duplicate"]))
         if action == "replace":
             parent[key] = draw(plain)

@@ -24,7 +24,7 @@ def test_predict_prints_numbered_hops_verdict_and_estimate(capsys):
     assert "   1  vnic             web01/eth0" in out
     assert "router           core-sw1-l3" in out
     assert "estimate: 920 Mbit/s, bottleneck esx01/vmnic0" in out
-    assert "pNICs crossed: esx01/vmnic0, esx01/vmnic0" in out  # by name, never by id
+    assert "pNICs crossed: esx01/vmnic0 (out and back)" in out  # by name, never by id; crossed out and back
 
 
 def test_predict_json_with_protocol(capsys):

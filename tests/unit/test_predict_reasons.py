@@ -78,7 +78,10 @@ def test_physical_router_says_subnet_gateway_uplink_router_and_the_routed_u_turn
     text = story(p)
     has(text, "outside a's subnet 10.0.10.0/24", "gateway 10.0.10.254", "r1's interface if0", "outside the host",
         "vmnic0, vSwitch0's active uplink", "tagged VLAN 10", "r1 routes it from VLAN 10 to VLAN 20",
-        "back out of p1, the port it came in on", "portgroup VLAN20 delivers it to b")
+        "r1 routes it from VLAN 10 to VLAN 20; sw1 sends the routed frame back out of p1, the port the frame came "
+        "in on: a routed frame is a new frame", "portgroup VLAN20 delivers it to b")
+    # the u-turn is the switch's (the router sends on its own interface): never the router "back out of" a port
+    assert "r1 routes it from VLAN 10 to VLAN 20 and sends it back" not in text
     in_order(text, "outside a's subnet", "vmnic0", "routes it", "delivers it to b")
     no_ids(p, d)
 
@@ -193,7 +196,7 @@ def test_dlr_other_host_crosses_the_overlay():
     p = _nsx().predict("web1", "app2")
     assert p.verdict is Verdict.ROUTED_VIA_PHYSICAL
     text = story(p)
-    has(text, "esx1's kernel", "VXLAN/Geneve", "app-ls", "transport pNIC vmnic0", "esx2 takes it in on vmnic0",
+    has(text, "esx1's kernel", "(Geneve)", "app-ls", "transport pNIC vmnic0", "esx2 takes it in on vmnic0",
         "delivers it to app2")
     in_order(text, "dlr1 routes", "encapsulates", "esx2 takes it in")
 
@@ -415,3 +418,45 @@ def test_guest_tagging_on_a_trunk_portgroup_is_told():
     p = d.predict("tagger", "plain")
     assert p.verdict is Verdict.VIA_PHYSICAL
     has(p.reasons[0], "tagger tags its frames VLAN 10 itself on trunk portgroup all")
+
+
+# --- exact wording (issue 11) ---------------------------------------------------------------------------------
+
+
+def test_a_pnic_crossed_out_and_back_is_named_once():
+    from vnetbench.predict.printer import pnic_names
+    d, (h1, _), (sw1, _), ps = esx_pair(vlans=(10, 20))
+    trunk = d.port(ps, "gi0/24", trunk=True)
+    d.router("r1", [(trunk, "10.0.10.254/24", 10), (trunk, "10.0.20.254/24", 20)])
+    d.vm("a", h1, sw1.portgroups[0], "10.0.10.1/24", "10.0.10.254")
+    d.vm("b", h1, sw1.portgroups[1], "10.0.20.1/24", "10.0.20.254")
+    p = d.predict("a", "b")
+    assert p.forward.pnics == ("esx1.vmnic0", "esx1.vmnic0")       # the data keeps both crossings
+    assert pnic_names(p.forward) == ["esx1/vmnic0 (out and back)"]
+    assert "pNICs crossed: esx1/vmnic0 (out and back)" in str(p)
+
+
+def test_an_unreachable_pair_on_different_subnets_is_not_said_to_be_one_segment():
+    from vnetbench.predict.printer import details
+    d, (h1, _), (sw1, _), _ = esx_pair(vlans=(10, 20))
+    d.vm("a", h1, sw1.portgroups[0], "10.0.10.1/24", "10.0.10.254")   # a gateway nobody owns
+    d.vm("b", h1, sw1.portgroups[1], "10.0.20.1/24")
+    p = d.predict("a", "b")
+    assert p.verdict is Verdict.UNREACHABLE
+    text = str(p) + " ".join(f"{k}: {v}" for k, v in details(p))
+    assert "one segment" not in text and "routed by: nothing" not in text and "routed by" not in dict(details(p))
+
+
+def test_an_untagged_guest_on_a_trunk_portgroup_is_told_its_vlan_not_a_missing_uplink():
+    d = Design()
+    h = d.host("esx1")
+    sw = d.switch(h, "vSwitch0")                                        # no uplink at all
+    d.vm("guest", h, d.pg(sw, "all", 4095), "10.0.0.1/24")
+    d.vm("web", h, d.pg(sw, "v10", 10), "10.0.0.2/24")
+    p = d.predict("guest", "web")
+    assert p.verdict is Verdict.UNREACHABLE
+    first_cause = next(r for r in p.reasons if "guest/eth0" in r)
+    assert "untagged frames on trunk portgroup all, so it is in VLAN none (untagged) of vSwitch0, not in VLAN 10" \
+        in first_cause
+    assert p.reasons.index(first_cause) < next(i for i, r in enumerate(p.reasons) if "no uplink" in r)
+    assert "guest/eth0 sends untagged frames" in " ".join(d.predict("web", "guest").reasons)

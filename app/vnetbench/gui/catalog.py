@@ -54,6 +54,7 @@ PALETTE: tuple[Kind, ...] = (
     Kind("switch-linux-bridge", "Linux bridge", "switch-linux-bridge", "Virtual switches", "host", True),
     Kind("switch-ovs", "Open vSwitch", "switch-ovs", "Virtual switches", "host", True),
     Kind("switch-macvtap", "macvtap", "switch-macvtap", "Virtual switches", "host", True),
+    Kind("switch-raw", "Raw socket (AF_PACKET)", "switch-raw", "Virtual switches", "host", True),
     Kind("switch-hosted-bridged", "Bridged network", "switch-hosted-bridged", "Virtual switches", "host", True),
     Kind("switch-hosted-hostonly", "Host-only network", "switch-hosted-hostonly", "Virtual switches", "host", True),
     Kind("switch-hosted-nat", "NAT network", "switch-hosted-nat", "Virtual switches", "host", True),
@@ -75,6 +76,7 @@ _SWITCH_NAMES = {
     SwitchKind.VSS: "vSwitch{n}", SwitchKind.VDS: "dvSwitch{n}", SwitchKind.LINUX_BRIDGE: "br{n}",
     SwitchKind.OVS: "ovsbr{n}", SwitchKind.MACVTAP: "macvtap{n}", SwitchKind.HOSTED_BRIDGED: "VMnet{n}",
     SwitchKind.HOSTED_HOSTONLY: "VMnet{n}", SwitchKind.HOSTED_NAT: "VMnet{n}", SwitchKind.NSX_SEGMENT: "segment-{n}",
+    SwitchKind.RAW: "raw{n}",
 }
 _HOST_NAMES = {HostKind.ESXI: ("esx{n:02d}", "vmnic"), HostKind.KVM: ("kvm{n:02d}", "eth"),
                HostKind.HOSTED: ("pc{n:02d}", "eth")}

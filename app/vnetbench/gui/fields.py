@@ -55,7 +55,7 @@ def parse(text: str, hint: Any, field: str, switch_kind: SwitchKind | None = Non
     if text == "" and allows_none:
         return None
     if field == "vlan" and switch_kind is not None:  # a portgroup's VLAN, read as its switch kind reads it
-        vlan = Vlan.read(int(text) if text.isdigit() else text)
+        vlan = Vlan.read(int(text) if text.isascii() and text.isdigit() else text)
         error = vlan.problem(switch_kind)
         if error is not None:
             raise FieldError(f"{error.message}: {error.hint}")

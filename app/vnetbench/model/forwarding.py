@@ -32,8 +32,8 @@ from .vlan import VlanMode
 VLAN_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS, SwitchKind.NSX_SEGMENT})
 #: Switches that tag frames on their uplinks with the segment's VLAN (the others send what the uplink says).
 TAGGING_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
-#: Attachments where each guest sits alone behind the pNIC (macvtap's non-bridge modes), §2.
-PER_GUEST = frozenset({SwitchKind.MACVTAP})
+#: Attachments where each guest sits alone behind the pNIC (macvtap's non-bridge modes, a raw socket), §2.
+PER_GUEST = frozenset({SwitchKind.MACVTAP, SwitchKind.RAW})
 #: Switches without a layer-2 uplink: host-only and NAT stay in the host, an NSX segment tunnels (§2).
 NO_UPLINK = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
 #: vNIC types whose frames bypass the virtual switch.
@@ -112,7 +112,8 @@ def returns_through(port: Port, routed: bool = False) -> bool:
 
 
 def guests_meet_inside(sw: Switch) -> bool:
-    """Whether guests of one per-guest attachment reach each other inside the host (macvtap bridge mode), §2."""
+    """Whether guests of one per-guest attachment reach each other inside the host (macvtap bridge mode), §2.
+    A raw AF_PACKET socket behaves like VEPA: every frame leaves through the pNIC (seed 001)."""
     return sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.BRIDGE
 
 
@@ -265,7 +266,7 @@ class Fabric:
         name = f"{vm.name}/{nic.name}"
         if not nic.connected:
             return Place(problem=f"{name} is disconnected")
-        if nic.type is NicType.DIRECTPATH:
+        if nic.type == NicType.DIRECTPATH:
             pnic, problem = self.physical_function(vm, nic)
             key = SegmentKey(pnic, vm.host, nic.guest_vlan, nic.id, Switching.DIRECT) if pnic else None
             return Place(key, problem=problem, invalid=bool(problem))
@@ -287,7 +288,7 @@ class Fabric:
         vlan, problem = self.frame_vlan(sw, pg, nic.guest_vlan, name)
         if problem:
             return Place(portgroup=pg_id, problem=problem)
-        if nic.type is NicType.SRIOV:
+        if nic.type == NicType.SRIOV:
             pnic, problem = self.physical_function(vm, nic)
             key = SegmentKey(pnic, host, vlan, switching=Switching.EMBEDDED) if pnic else None
             return Place(key, portgroup=pg_id, problem=problem, invalid=bool(problem))

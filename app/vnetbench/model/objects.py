@@ -31,6 +31,7 @@ class SwitchKind(StrEnum):
     HOSTED_HOSTONLY = "hosted-hostonly"
     HOSTED_NAT = "hosted-nat"
     NSX_SEGMENT = "nsx-segment"
+    RAW = "raw"
 
 
 #: Switch kinds whose instances span several member hosts.
@@ -44,6 +45,10 @@ class Encapsulation(StrEnum):
 
     GENEVE = "geneve"
     VXLAN = "vxlan"
+
+    @property
+    def label(self) -> str:
+        return {"geneve": "Geneve", "vxlan": "VXLAN"}[self.value]
 
 
 class MacvtapMode(StrEnum):
@@ -130,8 +135,8 @@ class Host:
 
 @dataclass
 class Uplink:
-    """One pNIC in a teaming order. ``vlan`` tags frames on the way out: a Linux bridge enslaving eth0.10, or an
-    NSX segment's transport VLAN (the VLAN its tunnel endpoints use on that pNIC)."""
+    """One pNIC in a teaming order. ``vlan`` tags frames on the way out: a Linux bridge enslaving eth0.10, a raw
+    socket on eth0.10, or an NSX segment's transport VLAN (the VLAN its tunnel endpoints use on that pNIC)."""
 
     pnic: str
     standby: bool = False
@@ -170,7 +175,9 @@ class Switch:
 
     Per-host kinds set ``host``; a vDS or an NSX segment sets ``members`` (one instance per member host) and
     takes uplinks from each member's pNICs (an NSX segment's are its transport pNICs). Kinds without portgroups
-    (Linux bridge, macvtap, hosted networks) take vNICs directly: a vNIC's ``network`` then names the switch.
+    (Linux bridge, macvtap, raw, hosted networks) take vNICs directly: a vNIC's ``network`` then names the switch.
+    ``raw`` is qemu's raw AF_PACKET attachment to a host interface (its one uplink; ``vlan`` for eth0.10): no
+    switch at all, every guest frame goes out of the pNIC, so guests meet only through a hairpin port (seed 001).
     ``encapsulation`` is an NSX segment's (None: Geneve).
     """
 

@@ -237,7 +237,7 @@ def parse_ranges(text: str | int) -> Ranges:
     ranges = []
     for part in text.replace(" ", "").split(","):
         lo_text, _, hi_text = part.partition("-")
-        if not lo_text.isdigit() or (hi_text and not hi_text.isdigit()):
+        if not _number(lo_text) or (hi_text and not _number(hi_text)):
             raise VlanError(f"{part!r} is not a VLAN or a range", "write VLANs like 10,20-30 or all")
         lo, hi = int(lo_text), int(hi_text or lo_text)
         if not (1 <= lo <= MAX_VLAN and 1 <= hi <= MAX_VLAN):
@@ -256,6 +256,11 @@ def parse_ranges(text: str | int) -> Ranges:
     return tuple(merged)
 
 
+def _number(text: str) -> bool:
+    """Plain decimal digits, few enough to be a VLAN or a typo of one (``int`` reads other scripts' digits too)."""
+    return text.isascii() and text.isdigit() and len(text) <= 12
+
+
 def format_ranges(ranges: Ranges) -> str:
     if ranges == ALL_VLANS:
         return "all"
@@ -266,7 +271,7 @@ def _read_vlan(value: int | str) -> tuple[VlanMode, int | None, Ranges]:
     """A portgroup VLAN in any platform's notation; kind-specific checks are ``Vlan.problem``."""
     if isinstance(value, str):
         text = value.strip().lower()
-        if text.isdigit():
+        if _number(text):
             value = int(text)
         elif text in ("none", "untagged", ""):
             return VlanMode.NONE, None, ()

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.objects import MacvtapMode, PortMode, SwitchKind
+from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
 
 _TAGGING = (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)
-_ROUTED_BACK = "the port it came in on (a routed frame may; a switched one may not)"
+#: Why a switch may send a routed frame back out of the port the original came in on (SEMANTICS §3).
+_ROUTED_BACK = ("the port the frame came in on: a routed frame is a new frame, which a switch may send back (a "
+                "switched one it may not)")
 
 
 #: Sentences opening with one of these words start with our wording, not with an object's name (never recased).
@@ -72,7 +74,13 @@ class Narrator:
         return point.name.split("/", 1)[-1]
 
     def sw(self, seg: Segment) -> str:
+        if self.embedded(seg):
+            return f"{self.net.fabric.pnic_label(seg.object_id)}'s embedded switch"
         return self.net.name_of(seg.object_id)
+
+    def embedded(self, seg: Segment) -> bool:
+        """An SR-IOV pNIC's own switch (or a DirectPath guest's pNIC) rather than a virtual switch."""
+        return not seg.physical and seg.object_id in self.net.pnic
 
     def host(self, seg: Segment) -> str:
         return self.net.host_name(seg.host)
@@ -199,6 +207,10 @@ class Narrator:
         both = f"{a} and {b} share subnet {src.iface.network}"
         if len(leg.path) == 1 and sa.physical:
             return f"{both} and sit in VLAN {sa.vlan} of {self.sw(sa)}: one segment, so {self.sw(sa)} delivers it"
+        if len(leg.path) == 1 and self.embedded(sa):
+            return (f"{both} and are SR-IOV virtual functions of {self.net.fabric.pnic_label(sa.object_id)} in "
+                    f"{self.vlan(sa) or 'no VLAN'}: the NIC's embedded switch delivers it without leaving "
+                    f"{self.host(sa)}, past the vSwitch and its portgroup security policy")
         if len(leg.path) == 1:
             pa, pb = self.portgroup(src), self.portgroup(dst)
             vlan = self.vlan(sa)
@@ -273,8 +285,13 @@ class Narrator:
                 phys.append(y)
             elif kind == "overlay":
                 if sy.name.endswith("overlay"):
-                    groups[-1].append(f"{self.host(sx)} encapsulates the frame (VXLAN/Geneve) for NSX overlay segment "
-                                      f"{self.sw(sx)} and sends it out of its transport pNIC {self.pnic(data['pnic'])}")
+                    sw = net.typed(sx.object_id, "switch")
+                    enc = (sw.encapsulation or Encapsulation.GENEVE).label
+                    wire = net.transports.get(sx.host)
+                    tag = f", tagged transport VLAN {wire.tag}" if wire is not None and wire.tag is not None else ""
+                    groups[-1].append(f"{self.host(sx)} encapsulates the frame ({enc}) for NSX overlay segment "
+                                      f"{self.sw(sx)} and sends it out of its transport pNIC "
+                                      f"{self.pnic(data['pnic'])}{tag}")
                 else:
                     groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it")
             elif kind == "bridge":
@@ -286,6 +303,10 @@ class Narrator:
                 groups.append([])
             elif kind == "patch":
                 groups[-1].append(f"the patch between {self.sw(sx)} and {self.sw(sy)} joins them")
+            elif kind == "embedded":
+                vf, other = (sx, sy) if self.embedded(sx) else (sy, sx)
+                groups[-1].append(f"{self.sw(vf)} (SR-IOV) passes it between its virtual function and "
+                                  f"{self.sw(other)}'s {self.vlan(other) or 'traffic'} inside the NIC, without the wire")
         if phys and exit_port is not None:
             who = "it " if groups[-1] and groups[-1][-1].startswith("macvtap") else ""
             text = f"{who}reaches {net.port_switch[exit_port].name} on port {net.port[exit_port].name}"
@@ -316,6 +337,8 @@ class Narrator:
             mode = sw.macvtap_mode or MacvtapMode.VEPA
             label = "VEPA" if mode is MacvtapMode.VEPA else str(mode)
             return f"macvtap in {label} mode sends every frame out of {pnic}"
+        if sw is not None and sw.kind is SwitchKind.RAW:
+            return f"the raw AF_PACKET socket on {pnic} sends every frame out of it (no switch in the host)"
         if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT:
             return f"the frame leaves {self.host(sx)} through {pnic}"
         role = f"{self.host(sx)}'s pNIC"
@@ -401,9 +424,9 @@ class Narrator:
                 x, y = ahead[1].path[:2]
                 data = net.graph.edges[x, y]
                 if net.segments[x].physical and data["kind"] == "uplink":
-                    text += f" and sends it {'back ' if data['port'] == self.entered else ''}out of " \
-                            f"{net.port[data['port']].name}"
-                    text += f", {_ROUTED_BACK}" if data["port"] == self.entered else ""
+                    back = data["port"] == self.entered
+                    text += (f"; {net.port_switch[data['port']].name} sends the routed frame {'back ' if back else ''}"
+                             f"out of {net.port[data['port']].name}" + (f", {_ROUTED_BACK}" if back else ""))
         elif device.kind == "dlr":
             text = (f"{device.name} routes it {between} in {host}'s kernel (a DLR has an instance on every member "
                     f"host), so routing does not leave {host}")

@@ -92,6 +92,7 @@ class Point:
     nic_type: str | None = None     # vNIC type (estimates)
     portgroup: str | None = None
     problem: str | None = None      # why this interface has no segment
+    mtu: int | None = None          # the largest packet the interface takes (None: its port decides)
     ip: ipaddress.IPv4Address | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -278,6 +279,11 @@ class Network:
             address = parse_addr(sw.host_address)
             if address is not None:
                 self.host_addresses[address] = f"{self.host_name(sw.host)}'s own address on {sw.name}"
+        for host in topo.hosts:
+            for pnic in host.pnics:
+                address = parse_addr(pnic.ip)
+                if address is not None:
+                    self.host_addresses[address] = f"{host.name}'s own address on {pnic.name}"
         self._patches()
         self._embedded()
         self._transports()
@@ -287,7 +293,7 @@ class Network:
 
     def _vnic_point(self, vm: VM, nic: Any) -> Point:
         point = Point(None, parse_if(nic.ip), parse_addr(nic.gateway), vm.id, nic.id, f"{vm.name}/{nic.name}",
-                      str(nic.type))
+                      str(nic.type), mtu=nic.mtu)
         place = self.fabric.place(vm, nic)
         point.portgroup = place.portgroup
         if place.segment is None:
@@ -400,16 +406,18 @@ class Network:
         iface = make_iface(int(inside_ip), net.prefixlen if net else 24)
         device = Device(f"{sw.id}", f"{sw.name} NAT", "nat", host=host)
         device.points.append(Point(inside_seg, iface, None, sw.id, sw.id, f"{sw.name} NAT inside"))
-        out = Point(None, None, None, sw.id, f"{sw.id}:outside", f"{self.host_name(host)} host network")
         wire = self.fabric.nat_wire(sw)
+        pnic = self.pnic.get(wire.pnic) if wire.pnic else None
+        out = Point(None, parse_if(pnic.ip) if pnic else None, parse_addr(pnic.gateway) if pnic else None, sw.id,
+                    f"{sw.id}:outside", f"{self.host_name(host)} host network")
         if wire.pnic is None:
             out.problem = f"{self.host_name(host)} has no working pNIC for {sw.name}'s NAT"
         else:
             out.segment = self.segment(("nat-outside", sw.id), f"{self.host_name(host)} host network", host, False,
                                        sw.id, None)
             self._attach(out.segment, wire)
-        device.points.append(out)
         self._add_device(device)
+        device.points.append(out)  # after: the host's own address is no gateway (the NAT serves its guests)
 
     def _patches(self) -> None:
         """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments."""
@@ -434,27 +442,27 @@ class Network:
         """Cables between physical switches extend the VLANs that cross them both ways (``trunk_vlan``),
         followed from every physical VLAN in use to the switches beyond. ``switch_graph`` keeps every
         inter-switch cable whatever it carries, to explain where a VLAN stops."""
-        cables: dict[str, list[tuple[Port, Port]]] = {}
+        cables: dict[str, list[tuple[Port, Port, int | None]]] = {}
         for link in self.topology.links:
             pa, pb = self.port.get(link.a), self.port.get(link.b)
             if pa is None or pb is None or pa.id == pb.id:
                 continue
             ends = (self.port_switch[pa.id].id, self.port_switch[pb.id].id)
             if ends[0] != ends[1]:
-                self.switch_graph.add_edge(*ends, ports=(pa.id, pb.id), speed=link.speed_mbps)
-            cables.setdefault(ends[0], []).append((pa, pb))
-            cables.setdefault(ends[1], []).append((pb, pa))
+                self.switch_graph.add_edge(*ends, ports=(pa.id, pb.id))
+            cables.setdefault(ends[0], []).append((pa, pb, link.speed_mbps))
+            cables.setdefault(ends[1], []).append((pb, pa, link.speed_mbps))
         todo = [(s.object_id, s.vlan) for s in self.segments if s.physical]
         seen = set(todo)
         while todo:
             ps_id, vlan = todo.pop()
-            for here, there in cables.get(ps_id, ()):
+            for here, there, speed in cables.get(ps_id, ()):
                 other = trunk_vlan(here, there, vlan)
                 if other is None:
                     continue
                 far = self.port_switch[there.id]
                 self.graph.add_edge(self.phys_segment(self.port_switch[here.id], vlan), self.phys_segment(far, other),
-                                    kind="trunk", ports=(here.id, there.id))
+                                    kind="trunk", ports=(here.id, there.id), speed=speed)
                 if (far.id, other) not in seen:
                     seen.add((far.id, other))
                     todo.append((far.id, other))
@@ -474,6 +482,21 @@ class Network:
 
     def tep_segment(self, host: str | None) -> int | None:
         return self._seg_by_key.get(("tep", host))
+
+    def transport_mtu(self, host_a: str | None, host_b: str | None) -> tuple[int, str]:
+        """The largest packet the physical network carries between two hosts' tunnel endpoints (their transport
+        pNICs and every port on the way), and where it is smallest."""
+        path = nx.shortest_path(self.graph, self.tep_segment(host_a), self.tep_segment(host_b))
+        limits: list[tuple[int, str]] = []
+        for x, y in zip(path, path[1:]):
+            data = self.graph.edges[x, y]
+            if data["kind"] == "uplink":
+                port = self.port[data["port"]]
+                limits += [(self.pnic[data["pnic"]].mtu, self.fabric.pnic_label(data["pnic"])),
+                           (port.mtu, self.fabric.port_label(port))]
+            elif data["kind"] == "trunk":
+                limits += [(self.port[p].mtu, self.fabric.port_label(self.port[p])) for p in data["ports"]]
+        return min(limits, key=lambda m: m[0])
 
     def _overlays(self) -> None:
         """NSX segments: the instances whose hosts' tunnel endpoints reach each other over the physical network

@@ -1,13 +1,17 @@
 """The typed answers of prediction: verdicts, hops, traces, predictions, matrix cells and what-if changes.
 
-Plain frozen data (after pybatfish's Flow/Trace/Hop) so the CLI, the GUI, export and the tests can print,
-compare and serialise them without knowing how the walk produced them.
+Plain frozen data (after pybatfish's Flow/Trace/Hop) so the CLI, the GUI, export, the measurement store and the
+tests can print, compare and serialise them without knowing how the walk produced them. ``to_dict`` and
+``from_dict`` round-trip losslessly; ``str(prediction)`` is the printed answer (``printer``).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from typing import Any
+
+from .printer import render
 
 
 class Verdict(StrEnum):
@@ -29,14 +33,37 @@ class Verdict(StrEnum):
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 
 
+class HopKind(StrEnum):
+    """What a hop is (the model object it stands for, or the role it plays)."""
+
+    VNIC = "vnic"
+    HOST_NIC = "host_nic"
+    PORTGROUP = "portgroup"
+    SWITCH = "switch"                    # a virtual switch instance (one segment of it)
+    EMBEDDED_SWITCH = "embedded_switch"  # a pNIC's own switch between its SR-IOV virtual functions
+    PNIC = "pnic"
+    PORT = "port"                        # a physical switch port
+    PHYSICAL_SWITCH = "physical_switch"
+    OVERLAY = "overlay"                  # an NSX tunnel between hosts
+    ROUTER_INTERFACE = "router_interface"
+    ROUTER = "router"
+    FIREWALL = "firewall"
+    DLR = "dlr"
+    NAT = "nat"
+
+
 @dataclass(frozen=True)
 class Hop:
     """One step of a path, in order; ``object_id`` lets the canvas highlight the model object."""
 
-    kind: str
+    kind: HopKind
     object_id: str | None
     name: str
     detail: str = ""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Hop:
+        return cls(HopKind(data["kind"]), data["object_id"], data["name"], data.get("detail", ""))
 
 
 @dataclass(frozen=True)
@@ -48,8 +75,31 @@ class Estimate:
 
 
 @dataclass(frozen=True)
+class Flow:
+    """What was asked: from ``src`` to ``dst`` (endpoint ids, with the names a person knows them by), with
+    ``proto`` and destination ``port`` (None: any conversation, both directions)."""
+
+    src: str
+    dst: str
+    proto: str | None = None
+    port: int | None = None
+    src_name: str = ""
+    dst_name: str = ""
+
+    @property
+    def one_way(self) -> bool:
+        """UDP and ICMP take the forward direction alone; a conversation needs both."""
+        return self.proto in ("udp", "icmp")
+
+    def __str__(self) -> str:
+        what = f" {self.proto}" + (f"/{self.port}" if self.port is not None else "") if self.proto else ""
+        return f"{self.src_name or self.src} -> {self.dst_name or self.dst}{what}"
+
+
+@dataclass(frozen=True)
 class Trace:
-    """One direction of a flow."""
+    """One direction of a flow. ``mtu`` is the largest IP packet that gets through (delivered only) and
+    ``mtu_limit`` where a packet one byte larger is dropped."""
 
     src: str
     dst: str
@@ -61,6 +111,8 @@ class Trace:
     segments: tuple[str, ...]
     reasons: tuple[str, ...]
     estimate: Estimate
+    mtu: int | None = None
+    mtu_limit: str = ""
 
     @property
     def crosses_pnic(self) -> bool:
@@ -70,32 +122,60 @@ class Trace:
     def routed(self) -> bool:
         return bool(self.routed_by)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["verdict"] = str(self.verdict)
+        data["hops"] = [{**h, "kind": str(h["kind"])} for h in data["hops"]]
         data["crosses_pnic"] = self.crosses_pnic
         data["routed"] = self.routed
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        return cls(data["src"], data["dst"], Verdict(data["verdict"]), tuple(Hop.from_dict(h) for h in data["hops"]),
+                   tuple(data["pnics"]), tuple(data["routed_by"]), tuple(data["rules"]), tuple(data["segments"]),
+                   tuple(data["reasons"]), Estimate(**data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""))
+
 
 @dataclass(frozen=True)
 class Prediction:
-    """Both directions for one pair; ``verdict`` is the answer for the flow (TCP needs both directions)."""
+    """Both directions of ``flow``; ``verdict`` is the answer for the flow (a conversation needs both)."""
 
     forward: Trace
     reverse: Trace
     verdict: Verdict
     reasons: tuple[str, ...]
+    flow: Flow
 
-    def to_dict(self) -> dict:
+    @property
+    def mtu(self) -> tuple[int | None, str]:
+        """The largest IP packet the flow gets through, and where one byte more is dropped: the forward
+        direction's for one-way protocols, the smaller of both for a conversation (None: not delivered)."""
+        if not self.verdict.delivered:
+            return None, ""
+        traces = [self.forward] if self.flow.one_way else [self.forward, self.reverse]
+        limits = [(t.mtu, t.mtu_limit) for t in traces if t.mtu is not None]
+        return min(limits, key=lambda m: m[0]) if limits else (None, "")
+
+    def to_dict(self) -> dict[str, Any]:
         return {
             "src": self.forward.src,
             "dst": self.forward.dst,
             "verdict": str(self.verdict),
             "reasons": list(self.reasons),
+            "flow": asdict(self.flow),
             "forward": self.forward.to_dict(),
             "reverse": self.reverse.to_dict(),
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Prediction:
+        flow = data.get("flow") or {"src": data["src"], "dst": data["dst"]}
+        return cls(Trace.from_dict(data["forward"]), Trace.from_dict(data["reverse"]), Verdict(data["verdict"]),
+                   tuple(data["reasons"]), Flow(**flow))
+
+    def __str__(self) -> str:
+        return render(self)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from .network import Point, Segment
 from .routes import BLOCKED, HOST, HOST_R, PHYS, PHYS_R, UNREACH, RoutedWay
 from .rules import generic, parse_spec
 from .walk import IN_HOST, PHYSICAL, Walker
+from .walk import _behind_dfw as behind_dfw
 
 
 def _keep_freed_memory() -> None:
@@ -145,7 +146,7 @@ class Vector:
         self.seg = np.zeros(n, dtype=np.int64)
         self.usable = np.zeros(n, dtype=bool)
         self.ip = np.full(n, -1, dtype=np.int64)
-        self.vnic = np.array([p.nic_type is not None for p in points], dtype=bool)
+        self.behind_dfw = np.zeros(n, dtype=bool)          # the vNICs the DFW filters at
         self.networks: dict = {None: 0}
         self.net_of = np.zeros(n, dtype=np.int64)
         for i, p in enumerate(points):
@@ -173,6 +174,7 @@ class Vector:
 
     def _place(self, i: int, p: Point) -> None:
         self.usable[i] = p.segment is not None and p.iface is not None
+        self.behind_dfw[i] = behind_dfw(p)
         self.seg[i] = p.segment if p.segment is not None else 0
         self.ip[i] = int(p.ip) if p.ip is not None else -1
         network = p.iface.network if p.iface is not None else None
@@ -303,7 +305,7 @@ class Vector:
             keys = [sets.applied_match(getattr(r, key_side), r.applied_to) for r in live]
             others = [sets.match(getattr(r, other_side)) for r in live]
             return (self.n, keys, others, [r.action == "allow" for r in live], dfw.default_policy == "allow",
-                    self.vnic)
+                    self.behind_dfw)
         rules, default = self._rules_of(owner)
         live = [r for r in rules if generic(r)]
         return (self.n, [sets.match(r.src) for r in live], [sets.match(r.dst) for r in live],

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from ..model.forwarding import egress
-from ..model.objects import Action, MacvtapMode, SwitchKind
+from ..model.forwarding import BYPASS_TYPES, egress, inner_mtu, overlay_overhead
+from ..model.objects import Action, Encapsulation, MacvtapMode, SwitchKind
+from ..model.vlan import VlanMode
 from .calibration import Calibration
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
-from .result import Estimate, Hop, Prediction, Trace, Verdict
+from .result import Estimate, Flow, Hop, HopKind, Prediction, Trace, Verdict
 from .rules import Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
@@ -38,6 +39,7 @@ class Leg:
     rules: list[str] = field(default_factory=list)
     stateful: list[str] = field(default_factory=list)
     capacity: list[tuple[float, str]] = field(default_factory=list)
+    limits: list[tuple[int, str]] = field(default_factory=list)   # MTUs on the way, in order, with where
     latency: float = 0.0
     reason: str = ""
     path: list[int] = field(default_factory=list)          # the segments walked, for the explanation
@@ -58,6 +60,7 @@ class Walk:
     reasons: list[str] = field(default_factory=list)
     stateful: list[str] = field(default_factory=list)
     capacity: list[tuple[float, str]] = field(default_factory=list)
+    limits: list[tuple[int, str]] = field(default_factory=list)
     latency: float = 0.0
     delivered: bool = False
     blocked: bool = False
@@ -75,6 +78,7 @@ class Walk:
         self.rules += leg.rules
         self.stateful += leg.stateful
         self.capacity += leg.capacity
+        self.limits += leg.limits
         self.latency += leg.latency
 
     @property
@@ -189,7 +193,7 @@ class Walker:
         sa = net.segments[a]
         code = self.l2_code(a, b)
         if a == b:
-            return Leg(True, IN_HOST, hops=[self._seg_hop(a)], segments=[sa.name],
+            return Leg(True, IN_HOST, hops=[self._seg_hop(a)], segments=[sa.name], limits=self._seg_limit(a),
                        latency=self.cal.latency("switch"), path=[a])
         if code == 0 and not (sa.has_bridge and sa.domain == net.segments[b].domain):
             return Leg(False, reason=self._l2_reason(a, b))
@@ -204,6 +208,7 @@ class Walker:
             if not seg.name.endswith("overlay"):
                 leg.hops.append(self._seg_hop(node))
                 leg.segments.append(seg.name)
+                leg.limits += self._seg_limit(node)
                 leg.latency += self.cal.latency("physical_switch" if seg.physical else "switch")
             if i + 1 == len(path):
                 break
@@ -213,12 +218,14 @@ class Walker:
             if kind == "uplink":
                 pnic = net.pnic[data["pnic"]]
                 port_obj = net.port[data["port"]]
-                pnic_hop = Hop("pnic", pnic.id, f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}",
+                pnic_hop = Hop(HopKind.PNIC, pnic.id, f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}",
                                f"{pnic.speed_mbps} Mbit/s")
-                port_hop = Hop("port", port_obj.id, f"{net.port_switch[port_obj.id].name} {port_obj.name}",
+                port_hop = Hop(HopKind.PORT, port_obj.id, f"{net.port_switch[port_obj.id].name} {port_obj.name}",
                                "hairpin" if port_obj.hairpin else "")
                 going_out = not seg.physical
                 leg.hops += [pnic_hop, port_hop] if going_out else [port_hop, pnic_hop]
+                limits = [(pnic.mtu, pnic_hop.name), (port_obj.mtu, net.fabric.port_label(port_obj))]
+                leg.limits += limits if going_out else limits[::-1]
                 leg.pnics.append(pnic.id)
                 leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, pnic_hop.name))
                 leg.latency += self.cal.latency("pnic")
@@ -233,21 +240,29 @@ class Walker:
                 pa, pb = (net.port[p] for p in data["ports"])
                 if net.port_switch[pa.id].id != seg.object_id:
                     pa, pb = pb, pa
-                leg.hops += [Hop("port", pa.id, f"{net.port_switch[pa.id].name} {pa.name}", "trunk"),
-                             Hop("port", pb.id, f"{net.port_switch[pb.id].name} {pb.name}", "trunk")]
+                leg.hops += [Hop(HopKind.PORT, pa.id, f"{net.port_switch[pa.id].name} {pa.name}", "trunk"),
+                             Hop(HopKind.PORT, pb.id, f"{net.port_switch[pb.id].name} {pb.name}", "trunk")]
+                leg.limits += [(pa.mtu, net.fabric.port_label(pa)), (pb.mtu, net.fabric.port_label(pb))]
+                if data.get("speed"):
+                    leg.capacity.append((data["speed"] * self.cal.pnic_efficiency, f"trunk {pa.name}/{pb.name}"))
             elif kind == "overlay":
                 pnic = net.pnic[data["pnic"]]
                 name = f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}"
-                leg.hops.append(Hop("pnic", pnic.id, name, "overlay transport"))
+                leg.hops.append(Hop(HopKind.PNIC, pnic.id, name, "overlay transport"))
                 if not seg.name.endswith("overlay"):
-                    leg.hops.append(Hop("overlay", seg.object_id, f"{net.segments[nxt].name} tunnel", "VXLAN/Geneve"))
+                    sw = net.typed(seg.object_id, "switch")
+                    leg.hops.append(Hop(HopKind.OVERLAY, seg.object_id, f"{net.segments[nxt].name} tunnel",
+                                        (sw.encapsulation or Encapsulation.GENEVE).label))
+                else:  # arriving: the tunnel's inner limit is known once both hosts are
+                    leg.limits.append(self._overlay_limit(net.segments[path[i - 1]], net.segments[nxt]))
                 leg.pnics.append(pnic.id)
                 leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, name))
                 leg.latency += self.cal.latency("pnic") + self.cal.latency("overlay")
             elif kind == "bridge":
                 bridge = net.bridges[data["bridge"]]
                 vm = bridge.vm
-                leg.hops.append(Hop("firewall", vm.id, vm.name, "bridged"))
+                leg.hops.append(Hop(HopKind.FIREWALL, vm.id, vm.name, "bridged"))
+                leg.limits += [(n.mtu, f"{vm.name}/{n.name}") for n in vm.vnics]
                 leg.latency += self.cal.latency("firewall")
                 leg.capacity.append((self._forwarding_capacity([str(n.type) for n in vm.vnics]), vm.name))
                 if not bridge.security_ok:
@@ -272,7 +287,49 @@ class Walker:
 
     def _seg_hop(self, seg_id: int) -> Hop:
         seg = self.net.segments[seg_id]
-        return Hop("physical_switch" if seg.physical else "switch", seg.object_id, seg.name)
+        if seg.physical:
+            return Hop(HopKind.PHYSICAL_SWITCH, seg.object_id, seg.name)
+        if seg.object_id in self.net.pnic:
+            return Hop(HopKind.EMBEDDED_SWITCH, seg.object_id, seg.name, "SR-IOV, past the vSwitch")
+        return Hop(HopKind.SWITCH, seg.object_id, seg.name)
+
+    def _seg_limit(self, seg_id: int) -> list[tuple[int, str]]:
+        """A virtual switch's MTU (physical switches limit at their ports; a pNIC's own switch at the pNIC)."""
+        seg = self.net.segments[seg_id]
+        sw = None if seg.physical else self.net.typed(seg.object_id, "switch")
+        return [(sw.mtu, f"{seg.name} (switch MTU)")] if sw is not None else []
+
+    def _overlay_limit(self, sa, sb) -> tuple[int, str]:
+        """The largest guest packet an NSX tunnel between two hosts carries: the transport path's MTU (transport
+        pNICs and every port between them) less the encapsulation's bytes."""
+        sw = self.net.typed(sa.object_id, "switch")
+        mtu, where = self.net.transport_mtu(sa.host, sb.host)
+        enc = (sw.encapsulation or Encapsulation.GENEVE).label
+        return inner_mtu(sw, mtu), (f"the NSX overlay of {sw.name}: the transport path takes {mtu} bytes at {where}, "
+                                    f"and {enc} adds {overlay_overhead(sw)}")
+
+    def _untagged_on_trunk(self, point: Point, target: int | None) -> list[str]:
+        """An untagged guest on a trunk portgroup that did not get through: say first which VLAN it is on (SEMANTICS
+        §2: VLAN none on a vSS, the native VLAN elsewhere), since that, not the wire, is usually why."""
+        net = self.net
+        pg = net.typed(point.portgroup, "portgroup")
+        nic = net.index.get(point.nic)
+        if pg is None or pg.vlan.mode is not VlanMode.TRUNK or getattr(nic, "guest_vlan", 1) is not None:
+            return []
+        seg = net.segments[point.segment]
+        here = f"VLAN {seg.vlan}" if seg.vlan is not None else "VLAN none (untagged)"
+        there = net.segments[target].vlan if target is not None else None
+        other = f", not in VLAN {there} where the other end is" if there is not None and there != seg.vlan else ""
+        return [f"{point.name} sends untagged frames on trunk portgroup {pg.name}, so it is in {here} of "
+                f"{net.name_of(seg.object_id)}{other} (to be in a VLAN, the guest tags it)"]
+
+    def _vnic_capacity(self, point: Point) -> tuple[float, str]:
+        """What a vNIC carries: its type's calibrated rate; an SR-IOV or DirectPath adapter is the pNIC itself."""
+        seg = self.net.segments[point.segment] if point.segment is not None else None
+        pnic = self.net.pnic.get(seg.object_id) if seg is not None and point.nic_type in BYPASS_TYPES else None
+        if pnic is not None:
+            return pnic.speed_mbps * self.cal.pnic_efficiency, f"{point.name} ({point.nic_type} on {pnic.name})"
+        return self.cal.vnic(point.nic_type), f"{point.name} ({point.nic_type})"
 
     def _forwarding_capacity(self, types) -> float:
         """A forwarding VM moves traffic as fast as its vNICs, but emulated drivers cap it (seed 000)."""
@@ -293,6 +350,8 @@ class Walker:
     def dfw_check(self, point: Point, src: Party, dst: Party, proto: str | None, port: int | None,
                   where: str) -> tuple[bool, str, int]:
         """DFW at one vNIC: the rules applied to it, first match, default policy; (allowed, text, rule count)."""
+        if not _behind_dfw(point):
+            return True, "", 0
         ids = self.party(point).ids | ({self.net.segments[point.segment].object_id} if point.segment is not None else set())
         allowed, which, count = self.rulebook.dfw_evaluate(ids, src, dst, proto, port)
         return allowed, f"DFW at {point.name} ({where}): {which}", count
@@ -357,16 +416,16 @@ class Walker:
             walk.reasons.append(f"{src_point.name} has no IPv4 address")
             return walk, src_point, dst_point
         src_party, dst_party = self.party(src_point), self.party(dst_point)
-        walk.hops.append(Hop("vnic" if src_point.nic_type else "host_nic", src_point.nic, src_point.name,
+        walk.hops.append(Hop(HopKind.VNIC if src_point.nic_type else HopKind.HOST_NIC, src_point.nic, src_point.name,
                              str(src_point.iface)))
         if src_point.portgroup and net.index.kind(src_point.portgroup) == "portgroup":
-            walk.hops.append(Hop("portgroup", src_point.portgroup, net.index.get(src_point.portgroup).name))
-        if src_point.nic_type:
-            walk.capacity.append((self.cal.vnic(src_point.nic_type), f"{src_point.name} ({src_point.nic_type})"))
-        if dst_point.nic_type:
-            walk.capacity.append((self.cal.vnic(dst_point.nic_type), f"{dst_point.name} ({dst_point.nic_type})"))
+            walk.hops.append(Hop(HopKind.PORTGROUP, src_point.portgroup, net.index.get(src_point.portgroup).name))
+        for point in (src_point, dst_point):
+            if point.nic_type:
+                walk.capacity.append(self._vnic_capacity(point))
+        walk.limits += _mtu_of(src_point)
         dfw_on = net.dfw_active and not (reply and self.dfw.stateful)
-        dfw_here = dfw_on and src_point.nic_type is not None
+        dfw_here = dfw_on and _behind_dfw(src_point)
         if dfw_here:
             ok, text, count = self.dfw_check(src_point, src_party, dst_party, proto, port, "out")
             walk.rules.append(text)
@@ -403,7 +462,8 @@ class Walker:
             walk.note("leg", leg, sender, ("gateway", device, point, src_point.gateway, True))
             if leg.blocked or not leg.ok:
                 walk.blocked = leg.blocked
-                walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})")
+                walk.reasons += self._untagged_on_trunk(src_point, in_seg) + [
+                    f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})"]
                 return walk, src_point, dst_point
             seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
             if seg is None:
@@ -414,9 +474,10 @@ class Walker:
         walk.note("leg", leg, sender, ("dest", dst_point))
         if leg.blocked or not leg.ok:
             walk.blocked = leg.blocked
-            walk.reasons.append(leg.reason)
+            walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if sender[0] == "vm" else []) + \
+                self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point
-        if dfw_on and dst_point.nic_type is not None:
+        if dfw_on and _behind_dfw(dst_point):
             ok, text, count = self.dfw_check(dst_point, src_party, dst_party, proto, port, "in")
             walk.rules.append(text)
             walk.note("dfw", dst_point, "in", text, ok)
@@ -426,9 +487,10 @@ class Walker:
                 walk.reasons.append(f"the NSX distributed firewall drops it at {dst_point.name}: {text}")
                 return walk, src_point, dst_point
         if dst_point.portgroup and net.index.kind(dst_point.portgroup) == "portgroup":
-            walk.hops.append(Hop("portgroup", dst_point.portgroup, net.index.get(dst_point.portgroup).name))
-        walk.hops.append(Hop("vnic" if dst_point.nic_type else "host_nic", dst_point.nic, dst_point.name,
+            walk.hops.append(Hop(HopKind.PORTGROUP, dst_point.portgroup, net.index.get(dst_point.portgroup).name))
+        walk.hops.append(Hop(HopKind.VNIC if dst_point.nic_type else HopKind.HOST_NIC, dst_point.nic, dst_point.name,
                              str(dst_point.iface)))
+        walk.limits += _mtu_of(dst_point)
         walk.delivered = True
         return walk, src_point, dst_point
 
@@ -475,8 +537,9 @@ class Walker:
                 walk.note("own", device, own)
                 return own.segment  # addressed to the gateway itself: received, not forwarded
             kind = {"router": "router", "firewall": "firewall", "edge": "router", "dlr": "dlr", "nat": "nat"}[device.kind]
-            walk.hops += [Hop("router_interface", point.nic, point.name, str(point.iface)),
-                          Hop(kind, device.id, device.name, "routes")]
+            walk.hops += [Hop(HopKind.ROUTER_INTERFACE, point.nic, point.name, str(point.iface)),
+                          Hop(HopKind(kind), device.id, device.name, "routes")]
+            walk.limits += _mtu_of(point)
             walk.routed_by.append(device.name)
             walk.latency += self.cal.latency(kind)
             if device.kind in ("firewall", "router", "edge") and device.host is not None:
@@ -532,12 +595,13 @@ class Walker:
             if outside.segment is None:
                 walk.reasons.append(outside.problem or f"{device.name} has no way out of the host")
                 return None
-            walk.hops.append(Hop("nat", device.id, device.name, "translates the source address"))
+            walk.hops.append(Hop(HopKind.NAT, device.id, device.name, "translates the source address"))
             found = self._nat_out(walk, device, outside, dst_ip)
             return (*found, outside) if found is not None else None
         for p in device.points:
             if p.iface is not None and dst_ip in p.iface.network and seg_of(p) is not None:
-                walk.hops.append(Hop("router_interface", p.nic, p.name, str(p.iface)))
+                walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
+                walk.limits += _mtu_of(p)
                 return seg_of(p), p.iface.network, None, p
         best = None
         for prefix, via in device.routes:
@@ -546,7 +610,8 @@ class Walker:
         if best is not None:
             for p in device.points:
                 if p.iface is not None and best[1] in p.iface.network and seg_of(p) is not None:
-                    walk.hops.append(Hop("router_interface", p.nic, p.name, str(p.iface)))
+                    walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
+                    walk.limits += _mtu_of(p)
                     return seg_of(p), p.iface.network, best[1], p
             walk.reasons.append(f"{device.name}'s route to {best[0]} points at {best[1]}, which is on none of its "
                                 f"interfaces")
@@ -556,9 +621,11 @@ class Walker:
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,
                  dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
-        """The host sends the translated packet on its own LAN: directly when the target is there, else to a
-        router on that LAN (the host's default gateway)."""
+        """The host sends the translated packet on its own LAN: directly when the target is there, else to its
+        default gateway (the host OS's, when the design gives its address; else a router on that LAN)."""
         net = self.net
+        if outside.gateway is not None and not (outside.iface is not None and dst_ip in outside.iface.network):
+            return outside.segment, outside.iface.network if outside.iface else None, outside.gateway
         for pts in net.points.values():
             for p in pts:
                 if p.iface is not None and p.ip == dst_ip and p.segment is not None \
@@ -577,9 +644,11 @@ class Walker:
 
     def trace(self, walk: Walk) -> Trace:
         verdict = walk.verdict
+        mtu, limit = None, ""
         if walk.delivered and not walk.blocked:
             cap, bottleneck = min(walk.capacity, default=(None, ""), key=lambda c: c[0])
             estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source)
+            mtu, limit = min(walk.limits, default=(None, ""), key=lambda m: m[0])
         else:
             estimate = Estimate(None, None, "", self.cal.source)
         if walk.events is not None:
@@ -589,7 +658,8 @@ class Walker:
         if walk.delivered and not reasons:
             reasons.append(self._explain(walk))
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
-                     tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate)
+                     tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
+                     f"{limit}" if limit.endswith(")") or "overlay" in limit else f"{limit} (MTU {mtu})")
 
     def _explain(self, walk: Walk) -> str:
         where = "inside the host" if not walk.pnics else f"through {len(walk.pnics)} pNIC crossing(s)"
@@ -610,7 +680,8 @@ class Walker:
             rev_walk, _, _ = self.direction(dst_id, src_id, proto, port, only_dst=src_point,
                                             reply=proto not in ("udp", "icmp"), explain=explain)
         forward, reverse = self.trace(fwd_walk), self.trace(rev_walk)
-        return combine(forward, reverse, fwd_walk, rev_walk, proto, self.net)
+        flow = Flow(src_id, dst_id, proto, port, self.net.name_of(src_id), self.net.name_of(dst_id))
+        return combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
 
     def _mirror(self, walk: Walk) -> Walk:
         """Replies to a NATed flow return through the NAT's connection tracking, along the same path."""
@@ -622,19 +693,26 @@ class Walker:
         return rev
 
 
-def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, proto: str | None, net: Network) -> Prediction:
+def _mtu_of(point: Point) -> list[tuple[int, str]]:
+    return [(point.mtu, point.name)] if point.mtu is not None else []
+
+
+def _behind_dfw(point: Point) -> bool:
+    """The NSX DFW filters at a VM's vNIC in the virtual switch; SR-IOV and DirectPath adapters bypass it."""
+    return point.nic_type is not None and point.nic_type not in BYPASS_TYPES
+
+
+def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
     """The flow's answer: one-way protocols take the forward direction; a conversation (TCP, or no protocol
     given) needs both, and a stateful firewall that sees only one direction drops it. An explained flow
     keeps the forward story in front of a failed reply's reason."""
-    if proto in ("udp", "icmp"):
-        return Prediction(forward, reverse, forward.verdict, forward.reasons)
-    if not forward.verdict.delivered:
-        return Prediction(forward, reverse, forward.verdict, forward.reasons)
+    if flow.one_way or not forward.verdict.delivered:
+        return Prediction(forward, reverse, forward.verdict, forward.reasons, flow)
     story = forward.reasons if fwd.events is not None else ()
     if not reverse.verdict.delivered:
         failure = rev.reasons or list(reverse.reasons)
         return Prediction(forward, reverse, reverse.verdict,
-                          story + tuple(f"the reply cannot come back: {r}" for r in failure))
+                          story + tuple(f"the reply cannot come back: {r}" for r in failure), flow)
     one_way = sorted(set(fwd.stateful) ^ set(rev.stateful))
     if one_way:
         names = ", ".join(net.name_of(i) for i in one_way)
@@ -642,9 +720,9 @@ def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, proto: str | N
                 f"return path), so it drops it",)
         if fwd.events is not None:
             asym = (asymmetry(net, fwd, rev, one_way), asym[0][:1].upper() + asym[0][1:] + ".")
-        return Prediction(forward, reverse, Verdict.BLOCKED, story + asym)
+        return Prediction(forward, reverse, Verdict.BLOCKED, story + asym, flow)
     pnic = bool(forward.pnics or reverse.pnics)
     routed = bool(forward.routed_by or reverse.routed_by)
     verdict = {(False, False): Verdict.IN_HOST, (False, True): Verdict.IN_HOST_ROUTED,
                (True, False): Verdict.VIA_PHYSICAL, (True, True): Verdict.ROUTED_VIA_PHYSICAL}[(pnic, routed)]
-    return Prediction(forward, reverse, verdict, forward.reasons)
+    return Prediction(forward, reverse, verdict, forward.reasons, flow)

@@ -35,7 +35,7 @@ from typing import Any
 
 from vnetbench.model import VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, SwitchKind, Topology, VmRole
 from vnetbench.model.forwarding import (PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
-                                        reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
+                                        inner_mtu, reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
 from . import rules as nft
 from .names import design_tag, guest_ifname, ifname, mac_for, ns_name
@@ -45,11 +45,9 @@ PHASES = ("netns", "bridge", "veth", "vxlan", "routes", "nft", "shaper")
 
 SUPPORTED_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.LINUX_BRIDGE, SwitchKind.OVS,
                                 SwitchKind.MACVTAP, SwitchKind.HOSTED_BRIDGED, SwitchKind.HOSTED_HOSTONLY,
-                                SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+                                SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT, SwitchKind.RAW})
 #: NSX tunnel endpoints get addresses from the shared address space (RFC 6598), one per host.
 VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
-#: The transport network carries VXLAN (50 bytes more than a guest frame), as NSX requires.
-TRANSPORT_MTU = 1600
 
 
 @dataclass(frozen=True)
@@ -88,6 +86,16 @@ def _end(ns: str, name: str, master: str | None = None, *, isolated: bool = Fals
             "learning": learning, "mac": mac, "addrs": list(addrs), "up": up}
 
 
+def _default_route(addr: str, gateway: str) -> list[list[str]]:
+    """The guest's default route through the first interface that has an address, a segment and a gateway (as
+    the prediction chooses it); a gateway outside that interface's subnet gives no route (the OS refuses it)."""
+    try:
+        inside = ipaddress.IPv4Address(gateway) in ipaddress.IPv4Interface(addr).network
+    except ValueError:
+        inside = False
+    return [["default", gateway]] if inside else []
+
+
 @dataclass
 class _Segment:
     """The bridge that emulates one segment (``key``); per-guest keys of one attachment share one bridge."""
@@ -121,7 +129,6 @@ class _Builder:
         self.overlay_members: dict[str, list[_Segment]] = {}                # NSX switch -> its host segments
         self.vm_ports: list[tuple[str, str, VM, Any]] = []                   # hv ns, port, VM, vNIC
         self.bridge_chains: dict[str, list[tuple[str, list[str]]]] = {}      # hv ns -> extra chains
-        self.transport_groups: set[tuple[str, int]] = set()                  # (pNIC, VLAN) carrying VXLAN
         self.neighbours: dict[str, list[list[str]]] = {}                     # ns -> [ip, mac, dev] (DLR)
 
     # --- primitives ---------------------------------------------------------------------------------
@@ -303,11 +310,11 @@ class _Builder:
                      addrs=() if bridged or not addr else (addr,))
             b = _end(seg.ns if seg else self.hv(vm.host), ifname("n", nic.id),
                      seg.bridge if seg and nic.connected else None, isolated=isolated, learning=not isolated)
-            self.veth(a, b, f"{vm.name} {nic.name}", vm.id, seg.mtu if seg else 1500)
+            self.veth(a, b, f"{vm.name} {nic.name}", vm.id, min(nic.mtu, seg.mtu) if seg else nic.mtu)
             if seg and nic.connected:
                 self.vm_ports.append((seg.ns, b["name"], vm, nic))
-            if nic.gateway and ns not in self.routes and nic.connected:
-                self.routes[ns] = [["default", nic.gateway]]
+            if seg and addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = _default_route(addr, nic.gateway)
         if bridged:
             self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
         self.endpoints[vm.id] = EndpointInfo(ns, addresses)
@@ -357,8 +364,11 @@ class _Builder:
         master_ns, master = (self.ps_bridge(ps_id, vlan) if ps_id and vlan is not None else (ns, None))
         # No hairpin on a port with one sender: it would only reflect the sender's own frames back to it.
         b = _end(master_ns, ifname("r", obj_id), master) if master else _end(ns, ifname("r", obj_id))
+        # The NIC takes its port's MTU; an SVI its switch's largest (the frames it routes cross some port).
+        mtu = port.mtu if port is not None else max((p.mtu for p in self.ix.get(ps_id).ports), default=1500) \
+            if ps_id else 1500
         self.veth(_end(ns, name, addrs=(addr,) if addr else (), mac=mac_for(self.tag, obj_id)), b,
-                  f"{owner} {name}", object_id)
+                  f"{owner} {name}", object_id, mtu)
 
     def physical_router(self, rt: Any) -> None:
         ns = self.netns("r", rt.id, f"router {rt.name}", forward=True)
@@ -382,8 +392,8 @@ class _Builder:
             if addr:
                 addresses[nic.id] = addr
             self.attach_to_port(ns, name, nic.id, nic.vlan, addr, ph.name, ph.id)
-            if nic.gateway and ns not in self.routes:
-                self.routes[ns] = [["default", nic.gateway]]
+            if addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = _default_route(addr, nic.gateway)
         self.endpoints[ph.id] = EndpointInfo(ns, addresses)
 
     def uplinks(self) -> None:
@@ -410,7 +420,7 @@ class _Builder:
         for (pnic_id, phys), members in self.groups.items():
             pnic, port = self.ix.get(pnic_id), self.fabric.port_of(pnic_id)
             host_ns = members[0][1]
-            mtu = TRANSPORT_MTU if (pnic_id, phys) in self.transport_groups else 1500
+            mtu = min(pnic.mtu, port.mtu)    # the pNIC and its port, as the cable between them
             ps_ns, ps_br = self.ps_bridge(self.ix.parent(port.id).id, phys)
             shared = len(members) > 1 or members[0][2]
             if not shared:
@@ -437,13 +447,16 @@ class _Builder:
                     f'iifname "{up}" ether saddr {{ {macs} }} drop comment "macvtap private {pnic.name}"')
         for (ns, pnic_id, inbound), members in shaped.items():
             pnic = self.ix.get(pnic_id)
-            ifb = ifname("j" if inbound else "i", pnic_id)
-            deps = [f"netns/{ns}"] + [k for k, r in self.res.items() if r.kind == "veth"
-                                      and any(r.spec[s]["ns"] == ns and r.spec[s]["name"] in members for s in "ab")]
-            self._add(Resource("shaper", f"shaper/{ns}/{ifb}",
-                               {"ns": ns, "ifb": ifb, "rate_mbit": pnic.speed_mbps, "members": sorted(members)},
-                               f"{pnic.name} {'inbound' if inbound else 'outbound'} at {pnic.speed_mbps} Mbit/s",
-                               pnic_id, tuple(deps)))
+            self.shaper(ns, ifname("j" if inbound else "i", pnic_id), pnic.speed_mbps, members,
+                        f"{pnic.name} {'inbound' if inbound else 'outbound'}", pnic_id)
+
+    def shaper(self, ns: str, ifb: str, rate: int, members: list[str], what: str, object_id: str) -> None:
+        """One ifb + tbf that every listed veth end sends through: a speed shared by all their VLANs."""
+        deps = [f"netns/{ns}"] + [k for k, r in self.res.items() if r.kind == "veth"
+                                  and any(r.spec[s]["ns"] == ns and r.spec[s]["name"] in members for s in "ab")]
+        self._add(Resource("shaper", f"shaper/{ns}/{ifb}",
+                           {"ns": ns, "ifb": ifb, "rate_mbit": rate, "members": sorted(members)},
+                           f"{what} at {rate} Mbit/s", object_id, tuple(deps)))
 
     def dlr(self, dlr: Any) -> None:
         """An NSX DLR: one instance per host, each with the same addresses on the local segments.
@@ -514,9 +527,11 @@ class _Builder:
     def hosted_nat(self, sw: Any) -> None:
         """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
 
-        The model gives the host no LAN address, so the service borrows, in every subnet of the physical
-        network's endpoints, the highest address nobody uses; a destination not on the LAN stays unreachable,
-        and nothing outside reaches in (no port forwarding), as SEMANTICS.md describes.
+        It sends from the host OS's own address on the NAT's pNIC and routes through the host's gateway, where
+        the design gives them (``PNic.ip``/``gateway``). Without them the service borrows, in every subnet of
+        the physical network's endpoints, the highest address nobody uses, and routes through the gateway most
+        LAN endpoints use. A destination not on the LAN stays unreachable, and nothing outside reaches in (no
+        port forwarding), as SEMANTICS.md describes.
         """
         if not sw.host or not sw.nat_gateway:
             return
@@ -534,6 +549,7 @@ class _Builder:
         wire = self.fabric.nat_wire(sw)
         if wire.pnic is None:
             return
+        own = self.ix.get(wire.pnic)
         lan = [*(n for ph in self.d.physical_hosts for n in ph.nics),
                *(i for rt in self.d.physical_routers for i in rt.interfaces),
                *(n for v in self.d.vms for n in v.vnics if self.ix.kind(n.network) == "switch"
@@ -545,6 +561,9 @@ class _Builder:
             if free is not None:
                 borrowed.append(f"{free}/{net.prefixlen}")
         gateways = [x.gateway for x in lan if getattr(x, "gateway", None)]
+        address = self._iface(own.ip, f"{self.ix.parent(own.id).name}/{own.name} ip", self.reasons)
+        if address:
+            borrowed, gateways = [address], [own.gateway] if own.gateway else []
         hv = self.hv(sw.host)
         br = self.bridge(hv, ifname("w", sw.id), f"{sw.name} NAT outside", sw.id)
         self.veth(_end(ns, "outside", addrs=tuple(borrowed)), _end(hv, ifname("e", sw.id), br),
@@ -560,11 +579,15 @@ class _Builder:
 
         Each host with NSX segments gets a transport bridge holding its VTEP address; it reaches the physical
         network through the host's transport pNIC in the transport VLAN (``Fabric.transport``) like any segment,
-        so the tunnels really cross the pNICs, and only where the physical network carries that VLAN.
+        so the tunnels really cross the pNICs, and only where the physical network carries that VLAN. The VXLAN
+        device takes guest frames up to the transport MTU less the overlay's bytes (``inner_mtu``: VXLAN 50,
+        Geneve 54, which the lab's VXLAN emulates at the sending host), and the physical ports on the way drop
+        encapsulated frames larger than their own MTU, as real ones do.
         """
         if not self.overlay_members:
             return
         vteps: dict[str, str] = {}
+        transport_mtu: dict[str, int] = {}
         for host_id in sorted({seg.host for segs in self.overlay_members.values() for seg in segs}):
             wire = self.fabric.transport(host_id)
             if wire.pnic is None:
@@ -572,10 +595,10 @@ class _Builder:
             ns = self.hv(host_id)
             index = next(i for i, h in enumerate(self.d.hosts) if h.id == host_id)
             vteps[host_id] = str(VTEP_NET[index + 1])
-            br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, TRANSPORT_MTU,
+            transport_mtu[host_id] = min(self.ix.get(wire.pnic).mtu, wire.port.mtu)
+            br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, transport_mtu[host_id],
                              (f"{vteps[host_id]}/{VTEP_NET.prefixlen}",))
             self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, ns, False))
-            self.transport_groups.add((wire.pnic, wire.vlan))
         for n, (sw_id, segs) in enumerate(self.overlay_members.items()):
             sw = self.ix.get(sw_id)
             vni = sw.vni or 5000 + n
@@ -586,7 +609,8 @@ class _Builder:
                 name = ifname("o", sw_id)
                 self._add(Resource("vxlan", f"vxlan/{seg.ns}/{name}",
                                    {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
-                                    "remotes": remotes, "master": seg.bridge, "mtu": sw.mtu},
+                                    "remotes": remotes, "master": seg.bridge,
+                                    "mtu": min(sw.mtu, inner_mtu(sw, transport_mtu[seg.host]))},
                                    f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
                                    (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",
                                     f"bridge/{seg.ns}/{ifname('x', seg.host)}")))
@@ -634,6 +658,7 @@ class _Builder:
                         if other is not None and other not in self.ps_used.get(sb, set()):
                             self.ps_bridge(sb, other)
                             changed = True
+        shaped: dict[tuple[str, str], list[str]] = {}      # (ns, link) -> veth ends of a trunk with a speed
         for pa, pb, link in trunks:
             sa, sb = self.ix.parent(pa.id), self.ix.parent(pb.id)
             for vlan in sorted(self.ps_used.get(sa.id, set())):
@@ -642,9 +667,17 @@ class _Builder:
                     continue
                 ns_a, br_a = self.ps_bridge(sa.id, vlan)
                 ns_b, br_b = self.ps_bridge(sb.id, other)
-                self.veth(_end(ns_a, ifname("t", link.id, vlan, "a"), br_a),       # no hairpin: two reflecting
-                          _end(ns_b, ifname("t", link.id, vlan, "b"), br_b),       # ends would loop frames
-                          f"trunk {sa.name} {pa.name} - {sb.name} {pb.name} VLAN {vlan}", link.id)
+                ends = (ifname("t", link.id, vlan, "a"), ifname("t", link.id, vlan, "b"))
+                self.veth(_end(ns_a, ends[0], br_a),       # no hairpin: two reflecting
+                          _end(ns_b, ends[1], br_b),       # ends would loop frames
+                          f"trunk {sa.name} {pa.name} - {sb.name} {pb.name} VLAN {vlan}", link.id,
+                          min(pa.mtu, pb.mtu))
+                if link.speed_mbps:
+                    shaped.setdefault((ns_a, link.id), []).append(ends[0])
+                    shaped.setdefault((ns_b, link.id), []).append(ends[1])
+        for (ns, link_id), members in shaped.items():
+            self.shaper(ns, ifname("i", link_id, ns), self.ix.get(link_id).speed_mbps, members,
+                        f"trunk {link_id}", link_id)
 
     def finish(self) -> None:
         for ns, routes in {**{n: [] for n in self.neighbours}, **self.routes}.items():

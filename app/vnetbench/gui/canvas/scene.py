@@ -43,7 +43,8 @@ Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10, "dr
 SWITCH_LABELS = {SwitchKind.VSS: "standard vSwitch", SwitchKind.VDS: "distributed vSwitch",
                  SwitchKind.LINUX_BRIDGE: "Linux bridge", SwitchKind.OVS: "Open vSwitch", SwitchKind.MACVTAP: "macvtap",
                  SwitchKind.HOSTED_BRIDGED: "bridged", SwitchKind.HOSTED_HOSTONLY: "host-only",
-                 SwitchKind.HOSTED_NAT: "NAT", SwitchKind.NSX_SEGMENT: "NSX segment"}
+                 SwitchKind.HOSTED_NAT: "NAT", SwitchKind.NSX_SEGMENT: "NSX segment",
+                 SwitchKind.RAW: "raw socket"}
 
 
 @dataclass

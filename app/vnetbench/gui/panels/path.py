@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QCompleter, QDockWidget, QFormLayout, 
 
 from ...model import Change, Index
 from ...predict import Prediction, Trace
+from ...predict.printer import details
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
 from ..workbench import Workbench, affects_traffic
 
@@ -257,35 +258,12 @@ class PathDock(QDockWidget):
         return top
 
     def _details_html(self, prediction: Prediction) -> str:
-        index = self.workbench.document.index
-        fwd = prediction.forward
-        parts: list[str] = []
-
-        def row(title: str, values: list[str] | tuple[str, ...]) -> None:
-            if values:
-                parts.append(f"<b>{title}:</b> " + ", ".join(html.escape(v) for v in values))
-
-        row("pNICs crossed", [_pnic_name(index, p) for p in fwd.pnics] or ["none"])
-        row("Routed by", list(fwd.routed_by) or ["nothing (one segment)"])
-        rules = list(dict.fromkeys([*fwd.rules, *prediction.reverse.rules]))
-        row("Rules matched", rules)
-        reasons = list(dict.fromkeys([*prediction.reasons, *fwd.reasons]))
+        """The flow's facts and reasons in the shared printer's words (as ``vnetbench predict`` prints them)."""
+        parts = [f"<b>{html.escape(title.capitalize())}:</b> {html.escape(text)}" for title, text in details(prediction)]
+        reasons = list(dict.fromkeys([*prediction.reasons, *prediction.forward.reasons]))
         if reasons:
             parts.append("<b>Why:</b><ul style='margin:0'>"
                          + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>")
-        est = fwd.estimate
-        if est.throughput_mbps is not None or est.latency_us is not None:
-            figures = []
-            if est.throughput_mbps is not None:
-                figures.append(f"{est.throughput_mbps:,.0f} Mbit/s")
-            if est.latency_us is not None:
-                figures.append(f"+{est.latency_us:,.1f} µs")
-            text = " · ".join(figures)
-            if est.bottleneck:
-                text += f" (bottleneck: {est.bottleneck})"
-            row("Estimate", [text])
-            if est.source:
-                parts.append(f"<small>Figures from {html.escape(est.source)}</small>")
         return "<br>".join(parts)
 
     def _hop_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
@@ -304,7 +282,3 @@ def _name(index: Index, object_id: str) -> str:
     return getattr(obj, "name", object_id) if obj is not None else object_id
 
 
-def _pnic_name(index: Index, pnic_id: str) -> str:
-    host = index.parent(pnic_id)
-    name = _name(index, pnic_id)
-    return f"{host.name}/{name}" if host is not None else name

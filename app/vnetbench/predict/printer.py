@@ -1,0 +1,91 @@
+"""The printed form of a prediction: one wording for the CLI (``vnetbench predict``), the path dock and
+``str(prediction)``. Works on the typed answer alone (names travel in the hops and the flow)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .result import Prediction, Trace
+
+
+def pnic_names(trace: Trace) -> list[str]:
+    """The pNICs the trace crosses, by the names its hops carry (``esx01/vmnic0``); one crossed out and straight
+    back in (to a router on a stick, through a hairpin) is named once, "out and back"."""
+    named = {hop.object_id: hop.name for hop in trace.hops if hop.kind == "pnic"}
+    out: list[str] = []
+    for i, pnic in enumerate(trace.pnics):
+        if i and trace.pnics[i - 1] == pnic and not out[-1].endswith(")"):
+            out[-1] += " (out and back)"
+        else:
+            out.append(named.get(pnic, pnic))
+    return out
+
+
+def largest_packet(mtu: int | None, where: str) -> str:
+    if mtu is None:
+        return ""
+    return f"{mtu} bytes" + (f"; one byte more is dropped at {where}" if where else "")
+
+
+def estimate(trace: Trace) -> str:
+    est = trace.estimate
+    parts = []
+    if est.throughput_mbps is not None:
+        parts.append(f"{est.throughput_mbps:,.0f} Mbit/s" + (f", bottleneck {est.bottleneck}" if est.bottleneck else ""))
+    if est.latency_us is not None:
+        parts.append(f"+{est.latency_us} us added latency")
+    return "; ".join(parts) + (f" ({est.source})" if parts and est.source else "")
+
+
+def facts(trace: Trace, rules: tuple[str, ...] | None = None, mtu: tuple[int | None, str] | None = None
+          ) -> list[tuple[str, str]]:
+    """(title, text) rows about one direction: pNICs, routers, matched rules, largest packet, estimate."""
+    delivered = trace.verdict.delivered
+    rows = [("pNICs crossed", ", ".join(pnic_names(trace)) or "none")]
+    if trace.routed_by:
+        rows.append(("routed by", ", ".join(trace.routed_by) + ("" if delivered else " (before it stopped)")))
+    elif delivered:
+        rows.append(("routed by", "nothing (switched only)"))
+    rows += [("rule", rule) for rule in (trace.rules if rules is None else rules)]
+    packet = largest_packet(*(mtu or (trace.mtu, trace.mtu_limit)))
+    if packet:
+        rows.append(("largest packet", packet))
+    if estimate(trace):
+        rows.append(("estimate", estimate(trace)))
+    return rows
+
+
+def details(p: Prediction) -> list[tuple[str, str]]:
+    """The facts of a flow for a panel: the forward direction's, with both directions' rules and the flow's
+    largest packet."""
+    rules = tuple(dict.fromkeys([*p.forward.rules, *p.reverse.rules]))
+    return facts(p.forward, rules, p.mtu)
+
+
+def _trace_lines(title: str, trace: Trace, told: tuple[str, ...] = ()) -> list[str]:
+    lines = [f"{title}: {trace.verdict}"]
+    for i, hop in enumerate(trace.hops, 1):
+        detail = f"  ({hop.detail})" if hop.detail else ""
+        lines.append(f"  {i:2d}  {hop.kind:<16} {hop.name}{detail}")
+    lines += [f"  {name}: {text}" for name, text in facts(trace)]
+    if trace.reasons and trace.reasons == told:
+        lines.append("  why: as above")
+    elif trace.reasons:
+        lines.append("  why:")
+        lines += [f"    - {reason}" for reason in trace.reasons]
+    return lines
+
+
+def render(p: Prediction) -> str:
+    """The whole answer as text: verdict, reasons, then each direction hop by hop."""
+    lines = [f"{p.flow}: {p.verdict}"]
+    lines += [f"  - {r}" for r in p.reasons]
+    packet = largest_packet(*p.mtu)
+    if packet:
+        lines.append(f"  largest packet: {packet}")
+    lines.append("")
+    lines += _trace_lines("forward", p.forward, p.reasons)
+    lines.append("")
+    lines += _trace_lines("reply", p.reverse)
+    return "\n".join(lines)
