@@ -59,7 +59,7 @@ def measure(vms: int, hosts: int, repeat: int = 3) -> dict:
             if pg.id in used]  # a portgroup with VMs on it: an edit that moves them
     for i in range(5):
         pg = busy[97 * i % len(busy)]
-        old = pg.vlan
+        old = pg.vlan.tag  # the VLAN is a typed value (model.vlan.Vlan); its access tag
         new = old + 1 if old not in (104, 109) else old - 4
         t0, c0 = time.perf_counter(), time.process_time()
         pg.vlan = new
