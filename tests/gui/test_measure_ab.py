@@ -82,7 +82,7 @@ def test_direct_vs_through_the_firewall_side_by_side(qtbot, deployed):
     assert sides == ["A web01→web02", "B via fw01"]                      # A then B, live plot per side
     a, b = runs
     assert (a.src_name, a.dst_name, b.src_name, b.dst_name) == ("web01", "web02", "web01", "app01")
-    assert a.prediction["verdict"] == "in-host" and b.prediction["verdict"] == "in-host-routed"
+    assert a.prediction.verdict == "in-host" and b.prediction.verdict == "in-host-routed"
 
     # the ratio comes from the two stored summaries
     stored_a, stored_b = dock.store.get(a.id), dock.store.get(b.id)

@@ -93,7 +93,7 @@ def test_live_plot_history_overlay_and_export(qtbot, deployed, tmp_path):
 
     dock.set_pair(*ids(design, "web01", "bak01"))
     second = run_test(qtbot, dock, duration=3.0)
-    assert second.status == RunStatus.OK and second.prediction["verdict"] == "via-physical"
+    assert second.status == RunStatus.OK and second.prediction.verdict == "via-physical"
     assert first.summary["throughput_mbps"] > 3 * second.summary["throughput_mbps"]
     assert dock.history.count() == 2
 

@@ -38,11 +38,16 @@ def test_bad_design_lists_problems_and_click_selects(qtbot):
     assert wb.selection == [dock.problems[row].object_id]
 
 
-def test_problems_follow_edits(qtbot):
+def _clean_dock(qtbot) -> tuple[Workbench, ProblemsDock]:
     wb = Workbench(two_vms_one_switch())
     dock = ProblemsDock(wb)
     qtbot.addWidget(dock)
     qtbot.waitUntil(lambda: dock.summary.text() == "No problems found.", timeout=5000)
+    return wb, dock
+
+
+def test_problems_follow_edits(qtbot):
+    wb, dock = _clean_dock(qtbot)
 
     pg = wb.topology.switches[0].portgroups[1]
     wb.document.set(pg, "vlan", 5000)
@@ -55,10 +60,7 @@ def test_problems_follow_edits(qtbot):
 
 def test_the_lint_shows_in_the_dock(qtbot):
     """The dock lists what ``vnetbench validate`` lists: a gateway nobody owns is a warning there too."""
-    wb = Workbench(two_vms_one_switch())
-    dock = ProblemsDock(wb)
-    qtbot.addWidget(dock)
-    qtbot.waitUntil(lambda: dock.summary.text() == "No problems found.", timeout=5000)
+    wb, dock = _clean_dock(qtbot)
     nic = wb.topology.vms[0].vnics[0]
     wb.document.set(nic, "gateway", nic.ip.split("/")[0].rsplit(".", 1)[0] + ".254")
     qtbot.waitUntil(lambda: any("nothing in the design owns" in p.message for p in dock.problems), timeout=5000)

@@ -47,7 +47,7 @@ def run_pair(backend, design, src: str, dst: str, spec: TestSpec):
     a, b = index.endpoint(src).id, index.endpoint(dst).id
     m = measure(spec, backend.endpoint(design, a), backend.endpoint(design, b))
     assert m.status == RunStatus.OK, m.error
-    run = make_run(m, design, a, b, predict(design, a, b, proto=spec.proto).to_dict(), backend="local")
+    run = make_run(m, design, a, b, predict(design, a, b, proto=spec.proto), backend="local")
     comparison = compare(run)
     assert not comparison.contradicts, comparison.lines()
     return run
@@ -60,14 +60,14 @@ def test_four_cases_throughput_and_sweep(lab):
     runs = {pair: run_pair(backend, design, *pair, spec) for pair in
             [("web01", "web02"), ("web01", "app01"), ("web01", "db01"), ("web01", "bak01")]}
     rates = {pair: r.summary["throughput_mbps"] for pair, r in runs.items()}
-    print({f"{a}->{b}": f"{v:.0f} Mbit/s ({runs[(a, b)].prediction['verdict']})" for (a, b), v in rates.items()})
+    print({f"{a}->{b}": f"{v:.0f} Mbit/s ({runs[(a, b)].prediction.verdict})" for (a, b), v in rates.items()})
     for pair, r in runs.items():
-        cap = r.prediction["pnic_cap_mbps"]
+        cap = r.prediction.pnic_cap_mbps
         assert cap == 1000.0
-        if r.prediction["verdict"] in ("in-host", "in-host-routed"):
+        if r.prediction.verdict in ("in-host", "in-host-routed"):
             assert rates[pair] > 2 * cap, (pair, rates[pair])          # well above the emulated pNIC
         else:
-            assert r.prediction["verdict"] in ("via-physical", "routed-via-physical")
+            assert r.prediction.verdict in ("via-physical", "routed-via-physical")
             assert 0.9 * cap <= rates[pair] <= 1.1 * cap, (pair, rates[pair])  # within 10% of it
 
     # Sizes 1-256 B are CPU-bound (one write per message), so other work on the machine moves them; the
@@ -89,7 +89,7 @@ def test_firewall_vm_adds_a_round_trip(lab):
     spec = TestSpec("rr", duration=3)
     direct = run_pair(backend, design, "web01", "web02", spec)
     via_fw = run_pair(backend, design, "web01", "app01", spec)
-    assert direct.prediction["verdict"] == "in-host" and via_fw.prediction["verdict"] == "in-host-routed"
+    assert direct.prediction.verdict == "in-host" and via_fw.prediction.verdict == "in-host-routed"
     d, f = direct.summary["rtt_p50_us"], via_fw.summary["rtt_p50_us"]
     print(f"round trip p50: direct {d:.1f} us, through fw01 {f:.1f} us (+{f - d:.1f} us)")
     assert f > 1.1 * d

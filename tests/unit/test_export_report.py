@@ -54,7 +54,7 @@ def _run(topology):
     samples = [Sample(0.5 * i, v) for i, v in enumerate([900.0, 930.0, 915.0], start=1)]
     m = Measurement(TestSpec(TestKind.THROUGHPUT), "iperf3", ["iperf3 -c x"], samples,
                     {"throughput_mbps": 915.0}, 1_700_000_000.0, 1_700_000_002.0)
-    return make_run(m, topology, "vm-web01", "vm-bak01", predict(topology, "web01", "bak01").to_dict())
+    return make_run(m, topology, "vm-web01", "vm-bak01", predict(topology, "web01", "bak01"))
 
 
 def test_html_is_self_contained_and_holds_every_section(tmp_path, artifacts):

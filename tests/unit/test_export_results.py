@@ -20,6 +20,7 @@ from vnetbench.measure.result import Measurement, Sample
 from vnetbench.measure.spec import TestKind, TestSpec
 from vnetbench.measure.store import RunStore
 from vnetbench.model import load
+from vnetbench.predict import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "export-sample.vnet.yaml"
@@ -43,8 +44,7 @@ def store(tmp_path):
     """A store with two runs of the sample design and one of another design."""
     t = load(SAMPLE)
     db = RunStore(tmp_path / "runs.sqlite")
-    prediction = {"verdict": "via-physical", "reasons": ["crosses vmnic0"],
-                  "forward": {"pnics": ["h1-n0"], "estimate": {"throughput_mbps": 920.0, "latency_us": 30.0}}}
+    prediction = Engine(t).predict("web1", "web2")
     db.add(make_run(_measurement(TestKind.THROUGHPUT, [880, 905, 931, 918], {"throughput_mbps": 908.5}),
                     t, "web1", "web2", prediction))
     db.add(make_run(_measurement(TestKind.RR, [61.0, 58.5, 60.2], {"rtt_p50_us": 60.2}), t, "web1", "web2",

@@ -10,6 +10,7 @@ from vnetbench.measure.compare import CalibrationWriteError
 from vnetbench.measure.context import design_digest, pnic_cap_mbps, snapshot
 from vnetbench.model import loads
 from vnetbench.predict.calibration import load_profile
+from vnetbench.predict.result import Estimate, Flow, Prediction, Trace, Verdict
 
 
 def run(verdict: str | None, kind: str = "throughput", status: str = RunStatus.OK, estimate: float | None = 920.0,
@@ -110,15 +111,15 @@ layout: {places: {a: {x: 1, y: 2}}}
 def test_snapshot_and_digest():
     topo = loads(DESIGN)
     assert pnic_cap_mbps(topo, "a", "b") == 1000.0 and pnic_cap_mbps(topo, "b") == 10000.0
-    prediction = {"verdict": "via-physical", "reasons": ["leaves"],
-                  "forward": {"estimate": {"throughput_mbps": 920.0, "latency_us": 10.0, "bottleneck": "vmnic0",
-                                           "source": "published"}, "pnics": ["p1"]},
-                  "reverse": {"estimate": {"throughput_mbps": 910.0, "latency_us": 11.0, "bottleneck": "vmnic0",
-                                           "source": "published"}, "pnics": ["p3"]}}
+    def trace(mbps: float, pnic: str) -> Trace:
+        return Trace("a", "b", Verdict.VIA_PHYSICAL, (), (pnic,), (), (), (), ("leaves",),
+                     Estimate(mbps, 10.0, "vmnic0", "published"))
+    prediction = Prediction(trace(920.0, "p1"), trace(910.0, "p3"), Verdict.VIA_PHYSICAL, ("leaves",), Flow("a", "b"))
     s = snapshot(prediction, topo, "a", "b")
-    assert s["throughput_mbps"] == 920.0 and s["sender_nic_type"] == "e1000" and s["crosses_pnic"]
+    assert s.estimate.throughput_mbps == 920.0 and s.sender_nic_type == "e1000" and s.trace.crosses_pnic
+    assert s.prediction is prediction                          # kept whole, typed
     r = snapshot(prediction, topo, "a", "b", reverse=True)
-    assert r["throughput_mbps"] == 910.0 and r["sender_nic_type"] == "vmxnet3"
+    assert r.estimate.throughput_mbps == 910.0 and r.sender_nic_type == "vmxnet3"
     moved = loads(DESIGN.replace("x: 1, y: 2", "x: 50, y: 60"))
     assert design_digest(moved) == design_digest(topo)
     assert design_digest(loads(DESIGN.replace("speed_mbps: 1000}", "speed_mbps: 100}"))) != design_digest(topo)

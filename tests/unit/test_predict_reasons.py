@@ -67,13 +67,18 @@ def test_two_portgroups_same_vlan_are_one_segment():
     has(story(p), "VLAN10", "VLAN10-bis", "VLAN 10", "one segment", "without leaving esx1")
 
 
-def test_physical_router_says_subnet_gateway_uplink_router_and_the_routed_u_turn():
+def router_on_a_stick() -> tuple[Prediction, Design]:
+    """a (VLAN 10) to b (VLAN 20) on one host, routed by r1 on one trunk port of the switch."""
     d, (h1, _), (sw1, _), ps = esx_pair(vlans=(10, 20))
     trunk = d.port(ps, "gi0/24", trunk=True)
     d.router("r1", [(trunk, "10.0.10.254/24", 10), (trunk, "10.0.20.254/24", 20)])
     d.vm("a", h1, sw1.portgroups[0], "10.0.10.1/24", "10.0.10.254")
     d.vm("b", h1, sw1.portgroups[1], "10.0.20.1/24", "10.0.20.254")
-    p = d.predict("a", "b")
+    return d.predict("a", "b"), d
+
+
+def test_physical_router_says_subnet_gateway_uplink_router_and_the_routed_u_turn():
+    p, d = router_on_a_stick()
     assert p.verdict is Verdict.ROUTED_VIA_PHYSICAL
     text = story(p)
     has(text, "outside a's subnet 10.0.10.0/24", "gateway 10.0.10.254", "r1's interface if0", "outside the host",
@@ -425,12 +430,7 @@ def test_guest_tagging_on_a_trunk_portgroup_is_told():
 
 def test_a_pnic_crossed_out_and_back_is_named_once():
     from vnetbench.predict.printer import pnic_names
-    d, (h1, _), (sw1, _), ps = esx_pair(vlans=(10, 20))
-    trunk = d.port(ps, "gi0/24", trunk=True)
-    d.router("r1", [(trunk, "10.0.10.254/24", 10), (trunk, "10.0.20.254/24", 20)])
-    d.vm("a", h1, sw1.portgroups[0], "10.0.10.1/24", "10.0.10.254")
-    d.vm("b", h1, sw1.portgroups[1], "10.0.20.1/24", "10.0.20.254")
-    p = d.predict("a", "b")
+    p, _ = router_on_a_stick()
     assert p.forward.pnics == ("esx1.vmnic0", "esx1.vmnic0")       # the data keeps both crossings
     assert pnic_names(p.forward) == ["esx1/vmnic0 (out and back)"]
     assert "pNICs crossed: esx1/vmnic0 (out and back)" in str(p)

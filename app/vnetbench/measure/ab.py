@@ -3,7 +3,7 @@
 One implementation for the CLI (``vnetbench measure --versus``) and the GUI dock (Run A/B): resolve every
 side first (so a variant that is not deployed is reported before anything runs), then measure them in order,
 stopping as soon as one is cancelled, store each finished run under its label, and compare the headlines.
-Prediction is passed in as a function (measure does not import predict).
+Prediction is passed in as a function (measure reads the typed answers, never runs the engine).
 """
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from ..backends import Backend, CancelToken, Endpoint, ProgressFn
 from ..model import Index, Topology
+from ..predict.result import Prediction
 from .context import make_run
 from .result import Run, RunStatus
 from .runner import SampleFn, measure
 from .spec import TestSpec, Variant
 from .store import RunStore
 
-#: ``predictor(design, src_id, dst_id)``: the prediction's ``to_dict()`` for the pair, or None.
-Predictor = Callable[[Topology, str, str], dict[str, Any] | None]
+#: ``predictor(design, src_id, dst_id)``: the prediction for the pair, or None.
+Predictor = Callable[[Topology, str, str], Prediction | None]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Side:
     dst_id: str
     src: Endpoint
     dst: Endpoint
-    prediction: dict[str, Any] | None
+    prediction: Prediction | None
 
 
 def prepare_side(backend: Backend, design: Topology, variant: Variant, predictor: Predictor) -> Side:
@@ -47,9 +47,9 @@ def prepare_side(backend: Backend, design: Topology, variant: Variant, predictor
     return Side(variant, design, src_id, dst_id, src, dst, predictor(design, src_id, dst_id))
 
 
-def via(prediction: dict[str, Any] | None) -> tuple[str, ...]:
+def via(prediction: Prediction | None) -> tuple[str, ...]:
     """The routers (firewall VMs, virtual routers) the forward path crosses."""
-    return tuple(((prediction or {}).get("forward") or {}).get("routed_by") or ())
+    return prediction.forward.routed_by if prediction is not None else ()
 
 
 def default_labels(a: Variant, b: Variant, routed: tuple[Sequence[str], Sequence[str]] = ((), ()),

@@ -81,16 +81,17 @@ def _fmt(v: float) -> str:
 def compare(run: Run) -> Comparison:
     """Compare one run with the prediction it stored."""
     kind = run.spec.kind
-    p = run.prediction or {}
-    verdict = p.get("verdict")
+    p = run.prediction
+    verdict = str(p.verdict) if p is not None else None
+    est = p.estimate if p is not None else None
     measured, unit = run.headline()
     metric = {"throughput": "throughput", "sweep": "peak throughput", "rr": "round trip p50",
               "pps": "packet rate"}[kind.value]
     estimate: float | None = None
-    if kind in (TestKind.THROUGHPUT, TestKind.SWEEP):
-        estimate = p.get("throughput_mbps")
-    elif kind is TestKind.RR and p.get("latency_us") is not None:
-        estimate = 2 * float(p["latency_us"])  # the estimate is the added one-way latency
+    if kind in (TestKind.THROUGHPUT, TestKind.SWEEP) and est is not None:
+        estimate = est.throughput_mbps
+    elif kind is TestKind.RR and est is not None and est.latency_us is not None:
+        estimate = 2 * float(est.latency_us)  # the estimate is the added one-way latency
         metric = "round trip p50 (estimate: added round trip only)"
     if run.status == RunStatus.CANCELLED:
         return Comparison(metric, unit, measured, estimate, verdict, ())
@@ -101,7 +102,7 @@ def compare(run: Run) -> Comparison:
     failure = run.summary.get("failure")
     if verdict and verdict not in NOT_DELIVERED and failure in ("refused", "no-route", "timeout"):
         flags.append(Flag("contradiction", f"predicted {verdict}, but the probe could not get through ({failure})"))
-    cap = p.get("pnic_cap_mbps")
+    cap = p.pnic_cap_mbps if p is not None else None
     tcp_rate = kind is TestKind.THROUGHPUT and run.spec.protocol == "tcp" and run.status == RunStatus.OK
     if tcp_rate and measured is not None and cap:
         if verdict in IN_HOST and AT_CAP[0] * cap <= measured <= AT_CAP[1] * cap:
@@ -115,7 +116,7 @@ def compare(run: Run) -> Comparison:
     comparison = Comparison(metric, unit, measured, estimate, verdict, tuple(flags))
     ratio = comparison.ratio
     if kind is not TestKind.RR and ratio is not None and not FAR[0] <= ratio <= FAR[1] and run.status == RunStatus.OK:
-        flags.append(Flag("warning", f"measured {ratio:.2f}x the estimate ({p.get('source') or 'calibration'}); "
+        flags.append(Flag("warning", f"measured {ratio:.2f}x the estimate ({est.source or 'calibration'}); "
                                      "save a run as a calibration profile to sharpen estimates"))
         comparison = Comparison(metric, unit, measured, estimate, verdict, tuple(flags))
     return comparison
@@ -145,16 +146,16 @@ def save_calibration(runs: list[Run], name: str, base: str | Path | None = None,
     sources = dict(profile.get("sources") or {})
     used = 0
     for run in runs:
-        p = run.prediction or {}
+        p = run.prediction
         measured, _ = run.headline()
-        if (run.status != RunStatus.OK or run.spec.kind is not TestKind.THROUGHPUT or run.spec.protocol != "tcp"
-                or measured is None):
+        if (p is None or run.status != RunStatus.OK or run.spec.kind is not TestKind.THROUGHPUT
+                or run.spec.protocol != "tcp" or measured is None):
             continue
         key = f"run-{run.id}" if run.id is not None else f"run-{int(run.started)}"
-        if p.get("verdict") in IN_HOST and p.get("sender_nic_type"):
-            profile.setdefault("vnic_mbps", {})[p["sender_nic_type"]] = {"value": round(measured, 1), "source": key}
-        elif p.get("verdict") in CROSSING and p.get("pnic_cap_mbps"):
-            profile["pnic_efficiency"] = {"value": round(measured / p["pnic_cap_mbps"], 3), "source": key}
+        if p.verdict in IN_HOST and p.sender_nic_type:
+            profile.setdefault("vnic_mbps", {})[p.sender_nic_type] = {"value": round(measured, 1), "source": key}
+        elif p.verdict in CROSSING and p.pnic_cap_mbps:
+            profile["pnic_efficiency"] = {"value": round(measured / p.pnic_cap_mbps, 3), "source": key}
         else:
             continue
         used += 1

@@ -1,19 +1,18 @@
 """What a run records about the design and the prediction at the time it was measured.
 
-The prediction arrives as ``Prediction.to_dict()`` (measure does not import predict: the CLI and the GUI
-hold the engine and pass its answer in), and is reduced to the figures a comparison needs, plus the design
-facts that explain them (the pNIC speed a crossing path is capped by, the vNIC type of the sender).
+The prediction arrives as the engine's typed answer (the CLI and the GUI hold the engine and pass it in; this
+room reads the answer, never runs the engine) and is kept whole, with the direction the data flows and the design
+facts that explain its figures (the pNIC speed a crossing path is capped by, the vNIC type of the sender).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
-
 from ..model import Index, Topology
 from ..model.fileformat import to_data
-from .result import Measurement, Run
+from ..predict.result import Prediction
+from .result import Measurement, Predicted, Run
 
 
 def design_digest(topology: Topology) -> str:
@@ -41,29 +40,17 @@ def nic_type(topology: Topology, endpoint_id: str) -> str | None:
     return str(vnics[0].type) if vnics and hasattr(vnics[0], "type") else None
 
 
-def snapshot(prediction: dict[str, Any] | None, topology: Topology, src_id: str, dst_id: str,
-             reverse: bool = False) -> dict[str, Any] | None:
-    """The prediction's verdict and the estimate for the direction the data flows, with the design facts."""
+def snapshot(prediction: Prediction | None, topology: Topology, src_id: str, dst_id: str,
+             reverse: bool = False) -> Predicted | None:
+    """The prediction with the direction the data flows and the design facts that explain its figures."""
     if prediction is None:
         return None
-    trace = prediction.get("reverse" if reverse else "forward") or {}
-    estimate = trace.get("estimate") or {}
-    sender = dst_id if reverse else src_id
-    return {
-        "verdict": prediction.get("verdict"),
-        "throughput_mbps": estimate.get("throughput_mbps"),
-        "latency_us": estimate.get("latency_us"),
-        "bottleneck": estimate.get("bottleneck", ""),
-        "source": estimate.get("source", ""),
-        "crosses_pnic": bool(trace.get("pnics")),
-        "reasons": list(prediction.get("reasons") or []),
-        "pnic_cap_mbps": pnic_cap_mbps(topology, src_id, dst_id),
-        "sender_nic_type": nic_type(topology, sender),
-    }
+    return Predicted(prediction, reverse, pnic_cap_mbps(topology, src_id, dst_id),
+                     nic_type(topology, dst_id if reverse else src_id))
 
 
 def make_run(measurement: Measurement, topology: Topology, src_id: str, dst_id: str,
-             prediction: dict[str, Any] | None, backend: str = "", label: str = "") -> Run:
+             prediction: Prediction | None, backend: str = "", label: str = "") -> Run:
     """A ``Run`` ready to store: the measurement with the design, the pair and the prediction at the time."""
     index = Index(topology)
     src, dst = index.get(src_id), index.get(dst_id)

@@ -1,7 +1,9 @@
 """The data a measurement produces: live samples, the tool's summary, and the stored run around them.
 
 A ``Run`` is self-describing (after flent's data files): with the spec, the pair, the prediction at the time,
-the exact commands and the environment, a run read back months later still says what it measured.
+the exact commands and the environment, a run read back months later still says what it measured. The
+prediction is kept typed (``Predicted``: the answer of ``vnetbench.predict``, whose typed answers this room
+reads, never the engine) and stored through its own lossless ``to_dict``.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..predict.result import Estimate, Flow, Prediction, Trace, Verdict
 from .spec import TestSpec
 
 
@@ -46,9 +49,58 @@ class Measurement:
     env: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Predicted:
+    """The prediction a run was measured against, which way the data flowed (``reverse``: from the destination
+    back to the source), and the design facts that explain its figures (the pNIC speed a crossing path is
+    capped by, the sender's vNIC type)."""
+
+    prediction: Prediction
+    reverse: bool = False
+    pnic_cap_mbps: float | None = None
+    sender_nic_type: str | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.prediction.verdict
+
+    @property
+    def trace(self) -> Trace:
+        """The direction the data flowed."""
+        return self.prediction.reverse if self.reverse else self.prediction.forward
+
+    @property
+    def estimate(self) -> Estimate:
+        return self.trace.estimate
+
+    def to_dict(self) -> dict[str, Any]:
+        """Stored form; ``verdict`` is repeated on top for people and scripts reading run files."""
+        return {"verdict": str(self.verdict), "prediction": self.prediction.to_dict(), "reverse": self.reverse,
+                "pnic_cap_mbps": self.pnic_cap_mbps, "sender_nic_type": self.sender_nic_type}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Predicted:
+        if "prediction" not in data:
+            return cls.from_summary(data)
+        return cls(Prediction.from_dict(data["prediction"]), bool(data.get("reverse")), data.get("pnic_cap_mbps"),
+                   data.get("sender_nic_type"))
+
+    @classmethod
+    def from_summary(cls, data: dict[str, Any]) -> Predicted:
+        """A run stored before predictions were kept whole held only a summary (verdict, the data direction's
+        estimate, reasons): keep what it knew, with no hops."""
+        estimate = Estimate(data.get("throughput_mbps"), data.get("latency_us"), data.get("bottleneck", ""),
+                            data.get("source", ""))
+        verdict = Verdict(data["verdict"])
+        trace = Trace("", "", verdict, (), ("",) if data.get("crosses_pnic") else (), (), (), (),
+                      tuple(data.get("reasons") or ()), estimate)
+        return cls(Prediction(trace, trace, verdict, trace.reasons, Flow("", "")), False, data.get("pnic_cap_mbps"),
+                   data.get("sender_nic_type"))
+
+
 @dataclass
 class Run:
-    """A measurement with its context, as stored. ``prediction`` is the verdict and estimate at the time."""
+    """A measurement with its context, as stored. ``prediction`` is what was predicted at the time."""
 
     spec: TestSpec
     src: str
@@ -68,8 +120,12 @@ class Run:
     design_digest: str = ""
     backend: str = ""
     label: str = ""
-    prediction: dict[str, Any] | None = None
+    prediction: Predicted | None = None
     id: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.prediction, dict):  # as stored (or as written by an older vnetbench)
+            self.prediction = Predicted.from_dict(self.prediction)
 
     @classmethod
     def from_measurement(cls, m: Measurement, **context: Any) -> Run:
@@ -91,6 +147,7 @@ class Run:
         data = asdict(self)
         data["spec"] = self.spec.to_dict()
         data["samples"] = [[s.t, s.value, s.series] for s in self.samples]
+        data["prediction"] = self.prediction.to_dict() if self.prediction is not None else None
         return data
 
     @classmethod

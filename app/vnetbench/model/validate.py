@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .forwarding import (
@@ -329,13 +330,22 @@ class _Checker:
                           f"raise the transport MTU (pNIC and switch ports) to {need} or more (1600 is usual), or "
                           f"lower {sw.name}'s MTU to {inner_mtu(sw, mtu)}")
 
+    @cached_property
+    def hosts_on(self) -> dict[str, set[str]]:
+        """Portgroup or switch id -> the hosts whose VMs have a vNIC on it through the virtual switch."""
+        out: dict[str, set[str]] = defaultdict(set)
+        for vm in self.t.vms:
+            for nic in vm.vnics:
+                if nic.network is not None and vm.host is not None and nic.type not in BYPASS_TYPES:
+                    out[nic.network].add(vm.host)
+        return out
+
     def check_vlan_carried(self, path: str, sw: Switch, pg: Portgroup) -> None:
         """A portgroup whose VMs need the physical network, but whose VLAN the active uplink's port drops."""
         if sw.kind not in TAGGING_SWITCHES or self.pg_vlan(sw, pg) is None or pg.vlan.mode is not VlanMode.ACCESS:
             return
-        hosts = {vm.host for vm in self.t.vms for nic in vm.vnics if nic.network == pg.id and nic.type not in
-                 BYPASS_TYPES and vm.host in self.switch_hosts(sw)}
-        for host in sorted(hosts):
+        members = self.switch_hosts(sw)
+        for host in sorted(h for h in self.hosts_on.get(pg.id, ()) if h in members):
             wire = self.fabric.wire(sw, host, pg.vlan.tag)
             if wire is None or wire.pnic is not None or not self.fabric.teaming(sw, host, pg.vlan.tag):
                 continue

@@ -71,6 +71,28 @@ class _Spelled:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spelling!r})"
 
+    # the codec's protocol for typed scalars: read from, and saved as, the spelling
+    DESCRIPTION = ""
+
+    @classmethod
+    def from_plain(cls, value: Any) -> Any:
+        return cls.read(value)  # type: ignore[attr-defined]
+
+    def to_plain(self) -> int | str:
+        return self.spelling
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        return {"anyOf": [{"type": "integer"}, {"type": "string"}], "description": cls.DESCRIPTION}
+
+    @property
+    def text(self) -> str:
+        """The spelling as text, for an edit field."""
+        return str(self.spelling)
+
+    def carries(self, vlan: int) -> bool:
+        return any(lo <= vlan <= hi for lo, hi in self.ranges)  # type: ignore[attr-defined]
+
 
 class Vlan(_Spelled):
     """A portgroup's VLAN: untagged, one access tag, a trunk carrying ``ranges``, or an unreadable value.
@@ -80,6 +102,7 @@ class Vlan(_Spelled):
     """
 
     __slots__ = ("mode", "tag", "ranges")
+    DESCRIPTION = "0 or none (untagged), 1-4094 (access), 4095 (vSS: all VLANs), trunk [ranges]"
 
     def __init__(self, mode: VlanMode, tag: int | None = None, ranges: Ranges = (), spelling: int | str = 0,
                  error: str = "", hint: str = "") -> None:
@@ -95,27 +118,6 @@ class Vlan(_Spelled):
         except VlanError as exc:
             return cls(VlanMode.INVALID, spelling=spelling, error=exc.message, hint=exc.hint)
         return cls(mode, tag, ranges, spelling)
-
-    # the codec's protocol for typed scalars
-    @classmethod
-    def from_plain(cls, value: Any) -> Vlan:
-        return cls.read(value)
-
-    def to_plain(self) -> int | str:
-        return self.spelling
-
-    @classmethod
-    def json_schema(cls) -> dict[str, Any]:
-        return {"anyOf": [{"type": "integer"}, {"type": "string"}],
-                "description": "0 or none (untagged), 1-4094 (access), 4095 (vSS: all VLANs), trunk [ranges]"}
-
-    @property
-    def text(self) -> str:
-        """The spelling as text, for an edit field."""
-        return str(self.spelling)
-
-    def carries(self, vlan: int) -> bool:
-        return any(lo <= vlan <= hi for lo, hi in self.ranges)
 
     def means(self, other: Vlan) -> bool:
         """The same setting, however each is spelled (``0`` and ``none``)."""
@@ -155,6 +157,7 @@ class VlanList(_Spelled):
     """A trunk port's allowed VLANs (``all``, ``10,20-30``), kept with the admin's spelling like ``Vlan``."""
 
     __slots__ = ("ranges",)
+    DESCRIPTION = "VLAN ids and ranges a trunk allows: all, or like 10,20-30"
 
     def __init__(self, ranges: Ranges = ALL_VLANS, spelling: int | str = "all", error: str = "",
                  hint: str = "") -> None:
@@ -170,28 +173,9 @@ class VlanList(_Spelled):
             return cls((), spelling, exc.message, exc.hint)
         return cls(ranges, spelling)
 
-    @classmethod
-    def from_plain(cls, value: Any) -> VlanList:
-        return cls.read(value)
-
-    def to_plain(self) -> int | str:
-        return self.spelling
-
-    @classmethod
-    def json_schema(cls) -> dict[str, Any]:
-        return {"anyOf": [{"type": "integer"}, {"type": "string"}],
-                "description": "VLAN ids and ranges a trunk allows: all, or like 10,20-30"}
-
     @property
     def valid(self) -> bool:
         return not self.error
-
-    @property
-    def text(self) -> str:
-        return str(self.spelling)
-
-    def carries(self, vlan: int) -> bool:
-        return any(lo <= vlan <= hi for lo, hi in self.ranges)
 
     def __str__(self) -> str:
         return format_ranges(self.ranges) if self.valid else f"invalid VLAN list {self.spelling!r}"

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.model import VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, SwitchKind, Topology, VmRole
-from vnetbench.model.forwarding import (PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
+from vnetbench.model.forwarding import (BYPASS_TYPES, PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
                                         inner_mtu, reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
 from . import rules as nft
@@ -616,12 +616,15 @@ class _Builder:
                                     f"bridge/{seg.ns}/{ifname('x', seg.host)}")))
 
     def dfw(self) -> None:
-        """The NSX distributed firewall: its rules filter each guest port of every host, both directions."""
+        """The NSX distributed firewall: its rules filter each guest port of every host, both directions (not an
+        SR-IOV or DirectPath adapter's: it bypasses the virtual switch the DFW sits in)."""
         dfw = self.d.nsx.dfw
         if not dfw.rules and dfw.default_policy is Action.ALLOW:
             return
         chains: dict[tuple[str, tuple[int, ...]], str] = {}
         for ns, port, vm, nic in self.vm_ports:
+            if nic.type in BYPASS_TYPES:
+                continue
             picked = tuple(i for i, r in enumerate(dfw.rules)
                            if not r.applied_to or nic.id in r.applied_to or vm.id in r.applied_to)
             if (ns, picked) not in chains:

@@ -65,7 +65,7 @@ def _side(backend: Any, spec: TestSpec, variant: Variant, options: tuple[str, st
             raise CliError(f"{option}: {exc.args[0]}", EXIT_USAGE) from None
     try:
         return prepare_side(backend, design, variant,
-                            lambda d, a, b: predict(d, a, b, proto=spec.proto).to_dict())
+                            lambda d, a, b: predict(d, a, b, proto=spec.proto))
     except BackendError as exc:
         hint = "" if "lab up" in str(exc) else \
             f"; measuring needs the design deployed (`vnetbench lab up {variant.design}`)"
@@ -104,15 +104,15 @@ def _print_run(result: Run) -> None:
             print(f"  measured   {line}")
     else:
         print(f"  {result.status.upper()}: {result.error}")
-    p = result.prediction or {}
-    if p:
-        est = p.get("throughput_mbps")
-        lat = p.get("latency_us")
-        parts = [f"estimate {est:.0f} Mbit/s" if est is not None else "no throughput estimate"]
-        if lat is not None:
-            parts.append(f"added latency {lat:.1f} us one way")
-        print(f"  predicted  {p.get('verdict')}: {', '.join(parts)} (bottleneck {p.get('bottleneck') or '-'}; "
-              f"{p.get('source') or 'no calibration'})")
+    p = result.prediction
+    if p is not None:
+        est = p.estimate
+        parts = [f"estimate {est.throughput_mbps:.0f} Mbit/s" if est.throughput_mbps is not None
+                 else "no throughput estimate"]
+        if est.latency_us is not None:
+            parts.append(f"added latency {est.latency_us:.1f} us one way")
+        print(f"  predicted  {p.verdict}: {', '.join(parts)} (bottleneck {est.bottleneck or '-'}; "
+              f"{est.source or 'no calibration'})")
     for line in compare(result).lines()[1:]:
         print(f"  {line}")
 

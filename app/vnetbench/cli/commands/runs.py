@@ -46,7 +46,7 @@ def _row(r: Run) -> dict[str, Any]:
     value, unit = r.headline()
     return {"id": r.id, "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started)),
             "from": r.src_name, "to": r.dst_name, "test": r.spec.label(), "status": r.status,
-            "result": value, "unit": unit, "verdict": (r.prediction or {}).get("verdict"),
+            "result": value, "unit": unit, "verdict": str(r.prediction.verdict) if r.prediction else None,
             "design": r.design_name, "label": r.label}
 
 

@@ -71,7 +71,8 @@ def inventory(t: Topology) -> dict[str, Any]:
                  "guest_os": vm.guest_os, "cpus": vm.cpus,
                  "vnics": [{"name": n.name, "type": str(n.type), "network": name(n.network),
                             "switch": switch_of(n.network),
-                            "ip": n.ip, "gateway": n.gateway, "guest_vlan": n.guest_vlan, "mac": n.mac}
+                            "ip": n.ip, "gateway": n.gateway, "guest_vlan": n.guest_vlan, "mac": n.mac,
+                            "physical_function": name(n.physical_function) if n.physical_function else None}
                            for n in vm.vnics]}
         if str(vm.role) != "vm":
             fw = vm.forwarding
@@ -128,6 +129,8 @@ def render(inv: dict[str, Any]) -> list[str]:
         out.append(f"  {vm['name']}  on {vm['host']}, {vm['guest_os']}, {vm['cpus']} vCPU{role}")
         for n in vm["vnics"]:
             where = n["network"] or "not connected"
+            if n["physical_function"]:  # SR-IOV: a VF of this pNIC; DirectPath: the whole pNIC
+                where = f"{where} via {n['physical_function']}" if n["network"] else f"owns {n['physical_function']}"
             extra = "".join([f" gw {n['gateway']}" if n["gateway"] else "",
                              f" tags VLAN {n['guest_vlan']}" if n["guest_vlan"] else ""])
             out.append(f"    {n['name']}  {n['type']}  {where}  {n['ip'] or 'no address'}{extra}")

@@ -87,14 +87,14 @@ class ABControls(QGroupBox):
 
 
 def _prediction_text(run: Run) -> str:
-    p = run.prediction or {}
-    if not p:
+    p = run.prediction
+    if p is None:
         return "no prediction"
-    parts = [str(p.get("verdict", "?"))]
-    if run.spec.kind.unit == "Mbit/s" and p.get("throughput_mbps") is not None:
-        parts.append(f"{p['throughput_mbps']:.0f} Mbit/s")
-    if p.get("latency_us") is not None:
-        parts.append(f"+{p['latency_us']:.0f} us one way")
+    parts = [str(p.verdict)]
+    if run.spec.kind.unit == "Mbit/s" and p.estimate.throughput_mbps is not None:
+        parts.append(f"{p.estimate.throughput_mbps:.0f} Mbit/s")
+    if p.estimate.latency_us is not None:
+        parts.append(f"+{p.estimate.latency_us:.0f} us one way")
     return ", ".join(parts)
 
 

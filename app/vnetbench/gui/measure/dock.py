@@ -30,7 +30,7 @@ from ...measure import (Run, RunStatus, RunStore, Sample, Scenario, StoreError, 
 from ...measure.compare import CalibrationWriteError
 from ...measure.result import summary_lines
 from ...model import Topology, load
-from ...predict import predict
+from ...predict import Prediction, predict
 from ..workbench import Workbench
 from ..worker import Task
 from .ab import ABControls, ABTable
@@ -302,7 +302,7 @@ class MeasureDock(QDockWidget):
         try:
             spec.check()
             backend = self._backend()
-            prediction = self.workbench.engine.predict(src, dst, proto=spec.proto).to_dict()
+            prediction = self.workbench.engine.predict(src, dst, proto=spec.proto)
         except (ValueError, BackendError, LookupError) as exc:
             self._show_error(str(exc))
             return
@@ -349,7 +349,7 @@ class MeasureDock(QDockWidget):
             self.progress.setValue(0)
             self.progress.setFormat("starting…")
 
-    def _begin_live(self, spec: TestSpec, prediction: dict[str, Any], title: str | None = None,
+    def _begin_live(self, spec: TestSpec, prediction: Prediction | None, title: str | None = None,
                     color: str = COLORS[0]) -> None:
         self.history.blockSignals(True)
         self.history.clearSelection()
@@ -364,9 +364,9 @@ class MeasureDock(QDockWidget):
         self.plot.setXRange(0, spec.total_seconds, padding=0.02)
         self._live_curve = self.plot.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
                                           symbolBrush=color, name="live")
-        trace = prediction.get("reverse" if spec.reverse else "forward") or {}
-        self._estimate = (trace.get("estimate") or {}).get("throughput_mbps") if spec.kind.unit == "Mbit/s" else None
-        self._draw_estimate(self._estimate, prediction.get("verdict", ""))
+        trace = None if prediction is None else prediction.reverse if spec.reverse else prediction.forward
+        self._estimate = trace.estimate.throughput_mbps if trace is not None and spec.kind.unit == "Mbit/s" else None
+        self._draw_estimate(self._estimate, str(prediction.verdict) if prediction is not None else "")
 
     def _on_sample(self, sample: Sample) -> None:
         self.live.append(sample)
@@ -417,7 +417,7 @@ class MeasureDock(QDockWidget):
         routed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         if not self.ab.by_file:
             try:
-                routed = tuple(via(self.workbench.engine.predict(v.src, v.dst).to_dict())  # type: ignore[assignment]
+                routed = tuple(via(self.workbench.engine.predict(v.src, v.dst))  # type: ignore[assignment]
                                for v in (a, b))
             except LookupError:
                 pass
@@ -457,8 +457,8 @@ class MeasureDock(QDockWidget):
         backend_name = getattr(backend, "name", "")
         bridge, store, by_file = self._bridge, self.store, self.ab.by_file
 
-        def predictor(design: Topology, src: str, dst: str) -> dict[str, Any]:
-            return predict(design, src, dst, proto=spec.proto).to_dict()
+        def predictor(design: Topology, src: str, dst: str) -> Prediction:
+            return predict(design, src, dst, proto=spec.proto)
 
         def work(progress: Any, cancel: Any) -> list[Run]:
             design_a = snapshot()
@@ -490,7 +490,7 @@ class MeasureDock(QDockWidget):
     def _on_side(self, n: int, label: str, prediction: Any) -> None:
         assert self._ab_spec is not None
         title = f"{'AB'[n]}: {label}: {self._ab_spec.label()} (live)"
-        self._begin_live(self._ab_spec, prediction or {}, title=title, color=COLORS[n])
+        self._begin_live(self._ab_spec, prediction, title=title, color=COLORS[n])
 
     def _on_ab_done(self, runs: list[Run]) -> None:
         self._set_busy(False)
@@ -596,8 +596,8 @@ class MeasureDock(QDockWidget):
                            name=label)
         self.plot.enableAutoRange()  # a live run fixed the axes; stored runs fit their own data
         if len(shown) == 1 and unit == "Mbit/s":
-            self._draw_estimate((shown[0].prediction or {}).get("throughput_mbps"),
-                                (shown[0].prediction or {}).get("verdict", ""))
+            p = shown[0].prediction
+            self._draw_estimate(p.estimate.throughput_mbps if p else None, str(p.verdict) if p else "")
 
     def _draw_estimate(self, estimate: float | None, verdict: str) -> None:
         """The prediction's throughput estimate as a dashed line, so the measurement is read against it."""
