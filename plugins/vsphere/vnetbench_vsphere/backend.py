@@ -138,8 +138,8 @@ class VSphereBackend(Backend):
         return Plan(self.name, design_id or "", tuple(teardown_changes(inv, design_id, owned)))
 
     def teardown(self, design_id: str | None = None, progress: ProgressFn | None = None,
-                 cancel: CancelToken | None = None, plan: Plan | None = None) -> list[ChangeResult]:
-        return self.apply(plan or self.teardown_plan(design_id), progress, cancel)
+                 cancel: CancelToken | None = None) -> list[ChangeResult]:
+        return self.apply(self.teardown_plan(design_id), progress, cancel)
 
     def status(self, design: Topology) -> dict[str, ObjectState]:
         index = Index(design)
