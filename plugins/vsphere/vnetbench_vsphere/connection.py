@@ -201,8 +201,8 @@ class Connection:
             password = self._typed_password or keyring.get_password(KEYRING_SERVICE, account)
         except KeyringError as exc:
             raise BackendError(f"the OS keyring cannot be read ({type(exc).__name__})",
-                               "type the password when connecting, or set up a keyring (Secret Service, "
-                               "KWallet)") from None
+                               "run on a terminal to be asked for the password, set VNETBENCH_PASSWORD in a script, "
+                               "or set up a keyring (Secret Service, KWallet)") from None
         if password is None:
             raise BackendError(f"no password for {account} in the OS keyring",
                                f"store it once: keyring set {KEYRING_SERVICE} {account}; or run on a terminal to "
