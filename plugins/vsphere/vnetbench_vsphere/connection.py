@@ -201,12 +201,12 @@ class Connection:
             password = self._typed_password or keyring.get_password(KEYRING_SERVICE, account)
         except KeyringError as exc:
             raise BackendError(f"the OS keyring cannot be read ({type(exc).__name__})",
-                               "run on a terminal to be asked for the password, set VNETBENCH_PASSWORD in a script, "
-                               "or set up a keyring (Secret Service, KWallet)") from None
+                               "type the password when connecting (the CLI asks on a terminal; scripts set "
+                               "VNETBENCH_PASSWORD), or set up a keyring (Secret Service, KWallet)") from None
         if password is None:
             raise BackendError(f"no password for {account} in the OS keyring",
-                               f"store it once: keyring set {KEYRING_SERVICE} {account}; or run on a terminal to "
-                               "be asked, or set VNETBENCH_PASSWORD in a script")
+                               f"store it once: keyring set {KEYRING_SERVICE} {account}; or type it when connecting "
+                               "(the CLI asks on a terminal; scripts set VNETBENCH_PASSWORD)")
         try:
             self.si = SmartConnect(host=self.server.host, port=self.server.port, path=self.server.path,
                                    user=self.user, pwd=password, sslContext=self._tls,
