@@ -85,6 +85,11 @@ def dvportgroup_spec(d: dict[str, Any], design_id: str, config_version: str | No
         defaultPortConfig=DVS.VmwarePortConfigPolicy(vlan=vlan, securityPolicy=security))
 
 
+def _sriov(d: dict[str, Any]) -> bool:
+    """ESXi starts a VM with an SR-IOV adapter only with all its memory reserved."""
+    return any(n.get("pf") for n in d["nics"])
+
+
 class Applier:
     def __init__(self, conn: Connection, settings: dict[str, Any], design_id: str | None, ledger: Ledger) -> None:
         self.conn, self.settings, self.design_id, self.ledger = conn, settings, design_id, ledger
@@ -413,6 +418,10 @@ class Applier:
         if device is None:
             device = ADAPTERS[NicType(want["type"])](key=self._next_key())
         device.backing = backing
+        if want.get("pf"):  # a virtual function of that pNIC; the portgroup gives it its VLAN
+            device.sriovBacking = vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo(
+                physicalFunctionBacking=vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(
+                    id=want["pf"], deviceName=want["pf"]))
         if want["mac"]:
             device.addressType, device.macAddress = "manual", want["mac"]
         elif device.addressType is None:
@@ -479,14 +488,16 @@ class Applier:
                 raise BackendError(f"template {template_name} is not in datacenter {d['datacenter']}",
                                    "check the template setting")
             old = [Spec(operation="remove", device=n.device) for n in template.nics]
-            config = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=old + nics, extraConfig=self._marker())
+            config = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=old + nics, extraConfig=self._marker(),
+                                       memoryReservationLockedToMax=_sriov(d) or None)
             spec = vim.vm.CloneSpec(location=vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool),
                                     powerOn=False, template=False, config=config)
             return template.ref.CloneVM_Task(folder=dc.vm_folder, name=d["name"], spec=spec), marked
         config = vim.vm.ConfigSpec(name=d["name"], guestId=d["guest_id"], numCPUs=d["cpus"],
                                    memoryMB=int(self.settings.get("memory_mb", 512)), version=d["version"],
                                    files=vim.vm.FileInfo(vmPathName=f"[{self._datastore(host)}]"),
-                                   deviceChange=nics, extraConfig=self._marker())
+                                   deviceChange=nics, extraConfig=self._marker(),
+                                   memoryReservationLockedToMax=_sriov(d) or None)
         return dc.vm_folder.CreateVM_Task(config=config, pool=host.resource_pool, host=host.ref), marked
 
     def _datastore(self, host: Any) -> str:
@@ -519,7 +530,8 @@ class Applier:
             return have.ref.RelocateVM_Task(vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool)), None
 
         if changes or have.cpus != d["cpus"]:
-            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes)
+            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes,
+                                     memoryReservationLockedToMax=_sriov(d) or None)
             return have.ref.ReconfigVM_Task(spec), relocate
         if move:
             return relocate(None)

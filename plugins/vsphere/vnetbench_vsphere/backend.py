@@ -32,7 +32,7 @@ from .importer import to_topology
 from .inventory import Inventory, read_inventory
 from .ledger import Ledger
 from .neighbours import read_hints
-from .planner import SUPPORTED_NICS, Planner, match_nics, standard_object, standard_objects, teardown_changes
+from .planner import Planner, match_nics, standard_object, standard_objects, teardown_changes
 from .ssh import SshEndpoint
 
 log = logging.getLogger("vnetbench.vsphere")
@@ -93,15 +93,6 @@ class VSphereBackend(Backend):
     def inventory(self) -> Inventory:
         conn = self._session()
         return conn.call(lambda: read_inventory(conn.content))
-
-    def unsupported(self, design: Topology) -> list[str]:
-        reasons = super().unsupported(design)
-        for vm in design.vms:
-            for nic in vm.vnics:
-                if nic.type not in SUPPORTED_NICS:
-                    reasons.append(f"vNIC {nic.name!r} of VM {vm.name!r} is a {nic.type.value} adapter, which "
-                                   "vSphere has not; use vmxnet3 or e1000e")
-        return reasons
 
     def _ledger(self) -> Ledger:
         self._session()
@@ -221,7 +212,7 @@ class VSphereBackend(Backend):
         have = next((v for v in planner.inv.vms if v.name == vm.name and v.managed == design.id), None)
         if have is None:
             raise BackendError(f"VM {vm.name} is not deployed on vSphere", "deploy the design first")
-        wanted = [planner.nic_data(n) for n in vm.vnics if planner.index.kind(n.network) == "portgroup"]
+        wanted = [planner.nic_data(vm, n) for n in vm.vnics if planner.index.kind(n.network) == "portgroup"]
         pairs, _ = match_nics(have, wanted, planner.inv, have.datacenter)
         found = {want["id"]: cur for want, cur in pairs if cur is not None}
         addresses: dict[str, str] = {}

@@ -27,6 +27,7 @@ from vnetbench.model import (
     HostKind,
     Layout,
     Link,
+    NicType,
     Note,
     Place,
     PhysicalSwitch,
@@ -41,6 +42,7 @@ from vnetbench.model import (
     VNic,
 )
 from vnetbench.model.index import Index
+from vnetbench.model.nictypes import PLATFORM_NIC_TYPES
 from vnetbench.model.validate import validate
 from vnetbench.model.vlan import format_ranges
 
@@ -213,6 +215,8 @@ class _Builder:
                           f"{vnic.type.value}")
             vnic.network = self._network(n, info, host, v, where)
             vnic.ip = self._address(n, where)
+            if n.type is NicType.SRIOV:
+                vnic.physical_function = self._physical_function(n.pf, info, where)
             vm.vnics.append(vnic)
         return vm
 
@@ -237,6 +241,14 @@ class _Builder:
             self.warn(f"{where} is on the network {n.network!r}, which its host {info.name} has no portgroup for; "
                       "imported unconnected")
         return pg_id
+
+    def _physical_function(self, pci: str | None, info: HostInfo | None, where: str) -> str | None:
+        pnic = next((p for p in info.pnics if p.pci == pci), None) if info and pci else None
+        if pnic is None:
+            self.warn(f"{where} is an SR-IOV adapter whose physical function ({pci or 'none given'}) is no pNIC "
+                      "of its host; imported without it")
+            return None
+        return self.pnic_ids[(info.moid, pnic.device)]
 
     def _address(self, n: NicInfo, where: str) -> str | None:
         if not n.ips:
@@ -303,7 +315,8 @@ class _Builder:
             if index.kind(problem.object_id) == "vnic" and field_name in ("mac", "ip"):
                 setattr(obj, field_name, None)
                 self.warn(f"{problem.message}; left out of {obj.name} of {index.parent(obj.id).name}")
-            elif index.kind(problem.object_id) == "vnic" and field_name == "type":
+            elif (index.kind(problem.object_id) == "vnic" and field_name == "type"
+                  and obj.type in PLATFORM_NIC_TYPES[HostKind.ESXI]):  # the guest's table, not the platform
                 vm = index.parent(obj.id)
                 self.warn(f"{problem.message}, but vSphere runs it; {vm.name} imported with guest OS 'other' "
                           f"instead of {vm.guest_os!r}, so its adapters are not checked")

@@ -23,22 +23,23 @@ V = vim.vm.device
 
 #: The device class vnetbench sends for each adapter type. Flexible *is* ``VirtualPCNet32`` in VMware's API:
 #: the card shows the guest a Vlance (AMD PCnet32) and morphs into vmxnet when VMware Tools load, so the design
-#: names ``vlance`` and ``flexible`` are one device on the platform.
+#: names ``vlance`` and ``flexible`` are one device on the platform. An SR-IOV adapter is a virtual function
+#: of a pNIC (its ``sriovBacking`` names the pNIC's PCI address); its portgroup gives it only a VLAN.
 ADAPTERS: dict[NicType, type] = {
     NicType.VMXNET3: V.VirtualVmxnet3, NicType.VMXNET2: V.VirtualVmxnet2, NicType.E1000E: V.VirtualE1000e,
     NicType.E1000: V.VirtualE1000, NicType.FLEXIBLE: V.VirtualPCNet32, NicType.VLANCE: V.VirtualPCNet32,
+    NicType.SRIOV: V.VirtualSriovEthernetCard,
 }
 #: What each device class reads back as, by exact class: a subclass is another adapter (vmxnet3 RDMA
 #: derives from vmxnet3 but is not one).
 READ_AS: dict[type, NicType] = {
     V.VirtualVmxnet3: NicType.VMXNET3, V.VirtualVmxnet2: NicType.VMXNET2, V.VirtualE1000e: NicType.E1000E,
-    V.VirtualE1000: NicType.E1000, V.VirtualPCNet32: NicType.FLEXIBLE,
+    V.VirtualE1000: NicType.E1000, V.VirtualPCNet32: NicType.FLEXIBLE, V.VirtualSriovEthernetCard: NicType.SRIOV,
 }
 #: Adapters vnetbench does not model: imported with a warning, never silently as something else.
 UNMODELLED: dict[type, str] = {
     V.VirtualVmxnet: "an original VMXNET adapter",
     V.VirtualVmxnet3Vrdma: "a vmxnet3 RDMA (PVRDMA) adapter",
-    V.VirtualSriovEthernetCard: "an SR-IOV passthrough adapter",
 }
 
 
@@ -102,6 +103,9 @@ class HostInfo:
     def moid(self) -> str:
         return self.ref._moId
 
+    def pnic(self, device: str) -> PNicInfo | None:
+        return next((p for p in self.pnics if p.device == device), None)
+
     def vswitch(self, name: str) -> VSwitchInfo | None:
         return next((v for v in self.vswitches if v.name == name), None)
 
@@ -163,6 +167,8 @@ class NicInfo:
     device: Any
     opaque: str | None = None
     manual_mac: bool = False
+    #: SR-IOV: the PCI address of the pNIC whose virtual function this is.
+    pf: str | None = None
 
 
 @dataclass
@@ -493,10 +499,11 @@ def _read_vm(obj: Any, v: dict[str, Any], props: dict[str, tuple[Any, dict[str, 
         elif isinstance(backing, vim.vm.device.VirtualEthernetCard.OpaqueNetworkBackingInfo):
             opaque = backing.opaqueNetworkId
         conn = dev.connectable
+        pf = getattr(getattr(getattr(dev, "sriovBacking", None), "physicalFunctionBacking", None), "id", None)
         nics.append(NicInfo(dev.key, dev.deviceInfo.label if dev.deviceInfo else "", nic_type_of(dev), network,
                             dvpg_key, dev.macAddress, bool(conn.startConnected) if conn else True,
                             _ips(guest_net, dev.key, dev.macAddress, routes), dev, opaque,
-                            dev.addressType == "manual"))
+                            dev.addressType == "manual", pf))
     custom = None
     for cv in v.get("customValue") or []:
         if field_key is not None and cv.key == field_key:

@@ -21,7 +21,7 @@ from vnetbench.model.vlan import VlanError, VlanMode, parse_vlan
 
 from . import marking
 from .guests import guest_id
-from .inventory import ADAPTERS, HostInfo, Inventory, NicInfo, VmInfo
+from .inventory import ADAPTERS, HostInfo, Inventory, NicInfo, VmInfo, adapter_name
 from .ledger import Entry
 
 #: The ledger's entries on one server: design id -> what that design created there.
@@ -109,7 +109,8 @@ class Planner:
     def _nic_problems(self, vm: VM, nic: Any) -> list[str]:
         where = f"vNIC {nic.name!r} of VM {vm.name!r}"
         if nic.type not in SUPPORTED_NICS:
-            return [f"{where} is a {nic.type.value} adapter, which vSphere has not; use vmxnet3 or e1000e"]
+            return [f"{where} is a {nic.type.value} adapter, which vnetbench does not deploy on vSphere; use "
+                    "vmxnet3, e1000e or sriov"]
         if nic.network is None:
             return [f"{where} is on no network; connect it to a portgroup"]
         if self.index.kind(nic.network) != "portgroup":
@@ -120,7 +121,19 @@ class Planner:
                     "standard switches"]
         if sw.kind is SwitchKind.VDS and vm.host not in sw.members:
             return [f"{where} is on distributed switch {sw.name!r}, but the VM's host is not a member; add it"]
+        if nic.type is NicType.SRIOV and self._pf_pci(vm, nic) is None:
+            return [f"{where} is an SR-IOV adapter, but its physical_function is not a pNIC of its host whose PCI "
+                    "address vSphere reports; pick the pNIC whose virtual function it uses"]
         return []
+
+    def _pf_pci(self, vm: VM, nic: Any) -> str | None:
+        """The PCI address of an SR-IOV vNIC's physical function, as the VM's host reports it."""
+        pnic = self.index.get(nic.physical_function)
+        host = self.inv.host(self.index.get(vm.host).name) if self.index.get(vm.host) else None
+        if pnic is None or host is None or self.index.parent(pnic.id) is not self.index.get(vm.host):
+            return None
+        info = host.pnic(pnic.name)
+        return info.pci if info is not None and info.pci else None
 
     # --- the plan ------------------------------------------------------------------------------------
 
@@ -280,17 +293,18 @@ class Planner:
             return Network("standard", marking.standard_name(self.did, pg.name))
         return Network("dvpg", pg.name, sw.name)
 
-    def nic_data(self, nic: Any) -> dict[str, Any]:
+    def nic_data(self, vm: VM, nic: Any) -> dict[str, Any]:
         """A designed vNIC as plan data (what ``match_nics`` and apply read)."""
         net = self.network_of(nic)
         return dict(id=nic.id, name=nic.name, type=nic.type.value, kind=net.kind, network=net.name, dvs=net.dvs,
-                    mac=nic.mac, connected=nic.connected)
+                    mac=nic.mac, connected=nic.connected,
+                    pf=self._pf_pci(vm, nic) if nic.type is NicType.SRIOV else None)
 
     def _vm(self, vm: VM) -> None:
         host = self._host(vm.host)
         dc = host.datacenter
         key = f"{dc}/{vm.name}"
-        nics = [self.nic_data(nic) for nic in vm.vnics]
+        nics = [self.nic_data(vm, nic) for nic in vm.vnics]
         needs = {f"{host.name}/{n['network']}" if n["kind"] == "standard" else f"{dc}/{n['network']}" for n in nics}
         data = dict(datacenter=dc, name=vm.name, host=host.name, cpus=vm.cpus, guest_id=guest_id(vm.guest_os),
                     version=f"vmx-{vm.hardware_version:02d}", nics=nics, needs=sorted(needs))
@@ -417,7 +431,8 @@ def nic_matches_network(cur: NicInfo, want: dict[str, Any], inv: Inventory, data
 
 
 def same_adapter(cur: NicInfo, want: dict[str, Any]) -> bool:
-    return type(cur.device) is ADAPTERS.get(NicType(want["type"]))
+    """The same device class (and for SR-IOV, a virtual function of the same pNIC)."""
+    return type(cur.device) is ADAPTERS.get(NicType(want["type"])) and cur.pf == want.get("pf")
 
 
 def match_nics(vm: VmInfo, desired: list[dict[str, Any]], inv: Inventory,
@@ -453,8 +468,10 @@ def nic_edits(vm: VmInfo, desired: list[dict[str, Any]], inv: Inventory, datacen
         if cur is None:
             edits.append(NicEdit("add", want, None, f"add {label} on {want['network']}"))
         elif not same_adapter(cur, want):
-            was = cur.type.value if cur.type else cur.device.__class__.__name__.rsplit(".", 1)[-1]
-            edits.append(NicEdit("replace", want, cur, f"{label}: {was} -> {want['type']}"))
+            was = cur.type.value if cur.type else adapter_name(type(cur.device))
+            both_sriov = cur.type is NicType.SRIOV and want["type"] == NicType.SRIOV.value
+            change = f"SR-IOV function of {cur.pf} -> {want['pf']}" if both_sriov else f"{was} -> {want['type']}"
+            edits.append(NicEdit("replace", want, cur, f"{label}: {change}"))
         elif not nic_matches_network(cur, want, inv, datacenter):
             edits.append(NicEdit("edit", want, cur, f"move {label} to {want['network']}"))
         elif cur.connected != want["connected"]:

@@ -9,6 +9,7 @@ distributed portgroup cases cover the same planning.
 from __future__ import annotations
 
 import pytest
+from vnetbench.backends.contract import Unsupported
 from vnetbench.model import NicType, Security
 
 from vsphere_designs import lab_design
@@ -103,3 +104,30 @@ def test_flexible_is_pcnet32_as_on_the_platform(backend, vcsim):
     imported = backend.import_design()
     vm = next(v for v in imported.vms if v.name == "vnb-test-a")
     assert vm.vnics[0].type is NicType.FLEXIBLE
+
+
+def test_sriov_is_a_virtual_function_of_its_pnic(backend, vcsim):
+    design = lab_design()
+    nic = design.vms[0].vnics[1]
+    nic.type, nic.physical_function = NicType.SRIOV, "h0-vmnic1"
+    assert all(r.ok for r in backend.apply(backend.plan(design)))
+    assert backend.plan(design).empty
+    info = vcsim.govc("device.info", "-vm", "vnb-test-a", "ethernet-*")
+    assert "VirtualSriovEthernetCard" in info
+    have = next(n for n in backend.inventory().vm("vnb-test-a").nics if n.type is NicType.SRIOV)
+    assert have.pf == backend.inventory().host("DC0_H0").pnic("vmnic1").pci and have.network.endswith("-vlan10")
+    imported = backend.import_design()
+    vnic = next(n for n in next(v for v in imported.vms if v.name == "vnb-test-a").vnics if n.type is NicType.SRIOV)
+    assert vnic.physical_function == f"{backend.inventory().host('DC0_H0').moid}-vmnic1"
+
+    nic.physical_function = "h0-vmnic0"  # another pNIC's virtual function: a new adapter, in one apply
+    plan = backend.plan(design)
+    pci = {p.device: p.pci for p in backend.inventory().host("DC0_H0").pnics}
+    assert [c.description for c in plan.changes] == [
+        f"VM vnb-test-a: vNIC eth1: SR-IOV function of {pci['vmnic1']} -> {pci['vmnic0']}"]
+    assert all(r.ok for r in backend.apply(plan))
+    assert backend.plan(design).empty
+
+    nic.physical_function = "c0-vmnic0"
+    with pytest.raises(Unsupported, match="physical_function is not a pNIC of its host"):
+        backend.plan(design)
