@@ -96,7 +96,7 @@ class Applier:
         self.inv: Inventory | None = None
         self._temp_key = -100
         self._field_key: int | None = None
-        self._touched: dict[str, dict[str, Any]] = {}  # VM moid -> the plan data that made or edited it
+        self._touched: dict[str, dict[str, Any]] = {}  # VM moid -> plan data of an edit that added devices
 
     # --- the run ---------------------------------------------------------------------------------------
 
@@ -212,8 +212,9 @@ class Applier:
             running = follow
 
     def _record_nic_keys(self, waiter: Any) -> None:
-        """Remember which device is which designed vNIC on the VMs this stage made or edited (``marking.NIC_KEYS``),
-        so the next plan matches them by identity even after vSphere reorders the devices."""
+        """Remember which new device is which designed vNIC on VMs whose edit added devices (their keys exist only
+        now), so the next plan matches them by identity even after vSphere reorders the devices. (An edit of
+        existing devices records the keys in its own spec; a new VM needs none: its devices are in design order.)"""
         if not self._touched:
             return
         self.inv = self.conn.call(lambda: read_inventory(self.conn.content))
@@ -430,11 +431,14 @@ class Applier:
             startConnected=want["connected"], allowGuestControl=True)
         return device
 
-    def _nic_changes(self, d: dict[str, Any], host: Any, have: Any) -> list[Any]:
+    def _nic_changes(self, d: dict[str, Any], host: Any, have: Any) -> tuple[list[Any], list[Any]]:
+        """The device changes that make ``have``'s vNICs the design's, and the extraConfig that records which
+        device is which designed vNIC (empty when devices are added: their keys are known only afterwards)."""
         assert self.inv is not None
         Spec = vim.vm.device.VirtualDeviceSpec
         out = []
-        for edit in nic_edits(have, d["nics"], self.inv, d["datacenter"]):
+        edits = nic_edits(have, d["nics"], self.inv, d["datacenter"])
+        for edit in edits:
             if edit.action in ("remove", "replace"):
                 out.append(Spec(operation="remove", device=edit.have.device))
             if edit.action in ("add", "replace"):
@@ -442,7 +446,13 @@ class Applier:
             if edit.action == "edit":
                 out.append(Spec(operation="edit", device=self._nic_device(edit.want, host, d["datacenter"],
                                                                           edit.have.device)))
-        return out
+        if any(edit.action in ("add", "replace") for edit in edits):
+            self._touched[have.moid] = d
+            return out, []
+        keys = nic_keys(have, d["nics"], self.inv, d["datacenter"])
+        if not out or keys == have.nic_keys:
+            return out, []
+        return out, [vim.option.OptionValue(key=marking.NIC_KEYS, value=marking.nic_keys_value(keys))]
 
     def _marker(self) -> list[Any]:
         assert self.design_id is not None
@@ -479,7 +489,6 @@ class Applier:
         template_name = self.settings.get("template")
 
         def marked(vm: Any) -> None:
-            self._touched[vm._moId] = d
             self._mark(vm)
 
         if template_name:
@@ -517,12 +526,10 @@ class Applier:
         if have is None:
             raise BackendError(f"VM {d['name']} is gone")
         host = self._host(d["host"])
-        changes = self._nic_changes(d, host, have)
+        changes, keys = self._nic_changes(d, host, have)
         if have.custom_marker != self.design_id:
             self._mark(have.ref)
         move = have.host != host.moid
-        if changes:
-            self._touched[have.moid] = d
 
         def relocate(_: Any) -> Any:
             if not move:
@@ -530,7 +537,7 @@ class Applier:
             return have.ref.RelocateVM_Task(vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool)), None
 
         if changes or have.cpus != d["cpus"]:
-            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes,
+            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes, extraConfig=keys,
                                      memoryReservationLockedToMax=_sriov(d) or None)
             return have.ref.ReconfigVM_Task(spec), relocate
         if move:

@@ -74,23 +74,28 @@ def test_one_field_changed_settles_in_one_apply(backend, change):
 
 
 def test_twin_adapters_keep_their_identity(backend):
-    """Two e1000s on one portgroup: moving the second moves *its* device, which the first apply recorded."""
+    """Two e1000s on one portgroup: a new VM's devices are in design order; the first edit records which
+    device is which vNIC, so later edits move each vNIC's own device wherever vSphere put it."""
     design = lab_design()
     a = design.vms[0]
     a.vnics[0].type, a.vnics[0].network = NicType.E1000, "pg-10"
     a.vnics[1].type = NicType.E1000
     assert all(r.ok for r in backend.apply(backend.plan(design)))
-    have = backend.inventory().vm("vnb-test-a")
-    keys = have.nic_keys
-    assert sorted(keys) == ["a0", "a1"] and sorted(keys.values()) == sorted(n.key for n in have.nics)
+    first, second = sorted(n.key for n in backend.inventory().vm("vnb-test-a").nics)
     a.vnics[1].network = "pg-all"
     assert all(r.ok for r in backend.apply(backend.plan(design)))
-    moved = next(n for n in backend.inventory().vm("vnb-test-a").nics if n.network.endswith("-all-vlans"))
-    assert moved.key == keys["a1"]
+    have = backend.inventory().vm("vnb-test-a")
+    assert have.nic_keys == {"a0": first, "a1": second}, "recorded in the edit's own spec"
+    assert {n.key: n.network.rsplit("-", 1)[-1] for n in have.nics} == {first: "vlan10", second: "vlans"}
     a.vnics[0].network = "pg-none"
     assert all(r.ok for r in backend.apply(backend.plan(design)))
     nics = {n.key: n.network for n in backend.inventory().vm("vnb-test-a").nics}
-    assert nics[keys["a0"]].endswith("-untagged") and nics[keys["a1"]].endswith("-all-vlans")
+    assert nics[first].endswith("-untagged") and nics[second].endswith("-all-vlans")
+    a.vnics[0].type = NicType.E1000E  # a new device for a0: its key is recorded after the apply
+    assert all(r.ok for r in backend.apply(backend.plan(design)))
+    have = backend.inventory().vm("vnb-test-a")
+    assert have.nic_keys["a1"] == second and have.nic_keys["a0"] in {n.key for n in have.nics}
+    assert next(n for n in have.nics if n.key == have.nic_keys["a0"]).type is NicType.E1000E
     assert backend.plan(design).empty
 
 
