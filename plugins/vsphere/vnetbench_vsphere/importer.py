@@ -82,8 +82,8 @@ def unique_names(candidates: dict[Hashable, list[str]]) -> dict[Hashable, str]:
             if len({n.strip().lower() for n in names}) == len(names):
                 break
         else:
-            names = [f"{n} ({k})" for n, k in zip(names, group)]
-        out.update(zip(group, names))
+            names = [f"{n} ({k})" for n, k in zip(names, group, strict=True)]
+        out.update(zip(group, names, strict=True))
     return out
 
 

@@ -14,7 +14,6 @@ One JSON file, ``$XDG_STATE_HOME/vnetbench/vsphere-ledger.json`` (setting ``ledg
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from vnetbench.backends.contract import BadSetting
+
+from .localfile import read_json, write_json
 
 
 @dataclass(frozen=True)
@@ -51,14 +52,10 @@ class Ledger:
         self.path = Path(path) if path else default_ledger_file()
 
     def _load(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        data = read_json(self.path, "vSphere ledger", "restore it from a backup; without it vnetbench leaves the "
+                         "standard switches and portgroups it made alone")
+        if data is None:
             return {}
-        except (OSError, ValueError) as exc:
-            raise BadSetting(f"the vSphere ledger {self.path} cannot be read ({type(exc).__name__})",
-                             "restore it from a backup; deleting it makes vnetbench leave the standard switches "
-                             "and portgroups it made alone") from None
         if not isinstance(data, dict):
             raise BadSetting(f"the vSphere ledger {self.path} does not hold a JSON object", "restore it from a backup")
         return data
@@ -74,9 +71,6 @@ class Ledger:
     def designs(self) -> dict[str, set[Entry]]:
         """Every design's entries on this server."""
         return self._entries(self._load())
-
-    def entries(self, design_id: str) -> set[Entry]:
-        return self.designs().get(design_id, set())
 
     def owner(self, entry: Entry) -> str | None:
         return next((d for d, items in self.designs().items() if entry in items), None)
@@ -95,13 +89,7 @@ class Ledger:
                 data[self.server] = server
             else:
                 data.pop(self.server, None)
-            tmp = self.path.with_suffix(".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
+            write_json(self.path, data)
 
     def add(self, design_id: str, entry: Entry) -> None:
         with self._edit() as designs:

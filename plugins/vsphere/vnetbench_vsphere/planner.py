@@ -407,7 +407,8 @@ def teardown_changes(inv: Inventory, design_id: str | None, owned: Owned) -> lis
             out.append(delete_marked("dvswitch", "distributed switch", dvs))
     for did, entries in sorted(owned.items()):
         if design_id in (None, did):
-            out.extend(delete_standard(e) for e in sorted(standard_objects(inv, entries), key=lambda e: (e.host, e.name)))
+            present = sorted(standard_objects(inv, entries), key=lambda e: (e.host, e.name))
+            out.extend(delete_standard(e) for e in present)
     rank = {stage: i for i, stage in enumerate(ORDER)}
     return sorted(out, key=lambda c: rank[(c.op, c.kind)])
 

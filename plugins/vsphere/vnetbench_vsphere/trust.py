@@ -13,13 +13,14 @@ A proxy that shows the pinned certificate to a first probe and another one after
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import ssl
 from pathlib import Path
 from typing import Any
 
 from vnetbench.backends.contract import BadSetting
+
+from .localfile import read_json, write_json
 
 
 def normalize(fingerprint: str) -> str:
@@ -87,20 +88,16 @@ class PinStore:
         self.path = Path(path) if path else default_pin_file()
 
     def _read(self) -> dict[str, str]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        fix = "repair it, or delete it and trust the server's fingerprint again"
+        data = read_json(self.path, "certificate pin file", fix)
+        if data is None:
             return {}
-        except (OSError, ValueError) as exc:
-            raise BadSetting(f"the certificate pin file {self.path} cannot be read ({type(exc).__name__})",
-                             "repair it, or delete it and trust the server's fingerprint again") from None
         if isinstance(data, dict):
             try:
                 return {str(k): normalize(str(v)) for k, v in data.items()}
             except ValueError:
                 pass
-        raise BadSetting(f"the certificate pin file {self.path} does not hold server: fingerprint pairs",
-                         "repair it, or delete it and trust the server's fingerprint again")
+        raise BadSetting(f"the certificate pin file {self.path} does not hold server: fingerprint pairs", fix)
 
     def get(self, server: str) -> str | None:
         return self._read().get(server)
@@ -108,9 +105,4 @@ class PinStore:
     def pin(self, server: str, fingerprint: str) -> None:
         pins = self._read()
         pins[server] = normalize(fingerprint)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(pins, fh, indent=2, sort_keys=True)
-        os.replace(tmp, self.path)
+        write_json(self.path, pins)

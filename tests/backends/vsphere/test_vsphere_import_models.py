@@ -66,7 +66,8 @@ def test_vms_of_one_name_in_two_folders_get_their_folder(vcsim, memory_keyring, 
     for folder in ("prod", "test"):
         vcsim.govc("folder.create", f"/DC0/vm/{folder}")
         # vcsim wants its own files per VM: create under another name, then rename (vSphere allows it)
-        vcsim.govc("vm.create", "-on=false", "-host", "DC0_H0", "-net", "VM Network", "-folder", folder, f"web-{folder}")
+        vcsim.govc("vm.create", "-on=false", "-host", "DC0_H0", "-net", "VM Network", "-folder", folder,
+                   f"web-{folder}")
         vcsim.govc("object.rename", f"/DC0/vm/{folder}/web-{folder}", "web")
     topo, _ = imported(vcsim, memory_keyring, tmp_path)
     names = [vm.name for vm in topo.vms]

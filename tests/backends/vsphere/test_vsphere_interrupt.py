@@ -29,7 +29,7 @@ def mixed_design(vms: int = 24):
     extra = many_vms_design(vms, design.id)
     for vm in extra.vms:
         vm.host = "h0"
-        for nic, network in zip(vm.vnics, ("pg-none", "pg-10")):
+        for nic, network in zip(vm.vnics, ("pg-none", "pg-10"), strict=True):
             nic.network = network
     design.vms += extra.vms
     return design

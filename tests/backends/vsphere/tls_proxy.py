@@ -20,12 +20,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from vcsim_tools import Loopback
+
 
 def make_certificate(directory: Path, name: str) -> tuple[Path, Path, str]:
     """A self-signed certificate for 127.0.0.1: (cert file, key file, SHA-256 fingerprint)."""
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
             .not_valid_after(now + datetime.timedelta(days=30)).sign(key, hashes.SHA256()))
@@ -36,7 +38,7 @@ def make_certificate(directory: Path, name: str) -> tuple[Path, Path, str]:
     return cert_file, key_file, hashlib.sha256(cert.public_bytes(serialization.Encoding.DER)).hexdigest()
 
 
-class SwappingProxy:
+class SwappingProxy(Loopback):
     """Listens on 127.0.0.1; connection number ``n`` (from 0) is served with certificate A while
     ``n < first_a``, with B after. ``swap()`` serves B to every connection from now on."""
 
@@ -60,14 +62,6 @@ class SwappingProxy:
         self._lock = threading.Lock()
         self._stop = False
         threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}/sdk"
-
-    @property
-    def hostport(self) -> str:
-        return f"127.0.0.1:{self.port}"
 
     def swap(self) -> None:
         with self._lock:

@@ -60,7 +60,21 @@ def go_tool(name: str) -> Path:
     return path
 
 
-class Vcsim:
+class Loopback:
+    """A server on 127.0.0.1:``port`` that vnetbench reaches at ``url``."""
+
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}/sdk"
+
+    @property
+    def hostport(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+class Vcsim(Loopback):
     """One vcsim process on 127.0.0.1 (a free port), with its own user and random password."""
 
     def __init__(self, *args: str, user: str = "vnbadmin", password: str | None = None) -> None:
@@ -90,14 +104,6 @@ class Vcsim:
     def _drain(proc: subprocess.Popen) -> None:
         for _ in proc.stdout:  # type: ignore[union-attr]
             pass
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}/sdk"
-
-    @property
-    def hostport(self) -> str:
-        return f"127.0.0.1:{self.port}"
 
     def govc_env(self) -> dict[str, str]:
         return dict(os.environ, GOVC_URL=self.url, GOVC_USERNAME=self.user, GOVC_PASSWORD=self.password,
