@@ -173,7 +173,8 @@ class VSphereBackend(Backend):
         for warning in imported.warnings:
             log.warning("import: %s", warning)
         if progress:
-            progress(3, 3, "done" + (f" with {len(imported.warnings)} warnings" if imported.warnings else ""))
+            count = len(imported.warnings)
+            progress(3, 3, "done" + (f" with {count} warning{'s' if count > 1 else ''}" if count else ""))
         return imported.topology
 
     def deployments(self) -> list[Deployment]:

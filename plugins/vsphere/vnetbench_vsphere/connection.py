@@ -147,7 +147,7 @@ class Connection:
         self.server = parse_url(str(settings.get("url") or ""))
         self.user = str(settings.get("user") or "")
         if not self.user:
-            raise BackendError("no vSphere user given", "pass --user, like administrator@vsphere.local")
+            raise BadSetting("no vSphere user given", "pass --user, like administrator@vsphere.local")
         self.trust = settings.get(TRUST_SETTING)
         self._typed_password = settings.get("password") or None  # typed in the GUI for this session only
         self.pins = PinStore(settings.get("pin_file"))

@@ -48,6 +48,10 @@ def test_standard_objects_named_like_ours_survive_deploy_teardown_and_all(backen
     assert not [c for c in plan.changes if c.op.value == "delete"], "nothing foreign is planned away"
     assert all(r.ok for r in backend.apply(plan))
     assert backend.plan(design).empty
+    listed = {d.design_id: d for d in backend.deployments()}
+    assert listed[design.id].objects == 10
+    assert listed["vnb-abcdef"].objects == 2 and "in no ledger here" in listed["vnb-abcdef"].detail
+    assert listed[f"vnb-{tag}"].objects == 1, "the admin's vnb-<tag>-adminpg is not counted as the design's"
 
     def names():
         host = backend.inventory().host("DC0_H0")
