@@ -88,6 +88,16 @@ def _end(ns: str, name: str, master: str | None = None, *, isolated: bool = Fals
             "learning": learning, "mac": mac, "addrs": list(addrs), "up": up}
 
 
+def _default_route(addr: str, gateway: str) -> list[list[str]]:
+    """The guest's default route through the first interface that has an address, a segment and a gateway (as
+    the prediction chooses it); a gateway outside that interface's subnet gives no route (the OS refuses it)."""
+    try:
+        inside = ipaddress.IPv4Address(gateway) in ipaddress.IPv4Interface(addr).network
+    except ValueError:
+        inside = False
+    return [["default", gateway]] if inside else []
+
+
 @dataclass
 class _Segment:
     """The bridge that emulates one segment (``key``); per-guest keys of one attachment share one bridge."""
@@ -306,8 +316,8 @@ class _Builder:
             self.veth(a, b, f"{vm.name} {nic.name}", vm.id, seg.mtu if seg else 1500)
             if seg and nic.connected:
                 self.vm_ports.append((seg.ns, b["name"], vm, nic))
-            if nic.gateway and ns not in self.routes and nic.connected:
-                self.routes[ns] = [["default", nic.gateway]]
+            if seg and addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = _default_route(addr, nic.gateway)
         if bridged:
             self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
         self.endpoints[vm.id] = EndpointInfo(ns, addresses)
@@ -382,8 +392,8 @@ class _Builder:
             if addr:
                 addresses[nic.id] = addr
             self.attach_to_port(ns, name, nic.id, nic.vlan, addr, ph.name, ph.id)
-            if nic.gateway and ns not in self.routes:
-                self.routes[ns] = [["default", nic.gateway]]
+            if addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = _default_route(addr, nic.gateway)
         self.endpoints[ph.id] = EndpointInfo(ns, addresses)
 
     def uplinks(self) -> None:
