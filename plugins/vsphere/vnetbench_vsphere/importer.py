@@ -216,7 +216,11 @@ class _Builder:
             vnic.network = self._network(n, info, host, v, where)
             vnic.ip = self._address(n, where)
             if n.type is NicType.SRIOV:
-                vnic.physical_function = self._physical_function(n.pf, info, where)
+                vnic.physical_function = self._physical_function(n.pf, info)
+                if vnic.physical_function is None:  # a virtual function of nothing known is no valid design
+                    vnic.type = NicType.VMXNET3
+                    self.warn(f"{where} is an SR-IOV adapter whose physical function ({n.pf or 'none given'}) is "
+                              f"no pNIC of its host; imported as {vnic.type.value}")
             vm.vnics.append(vnic)
         return vm
 
@@ -242,13 +246,10 @@ class _Builder:
                       "imported unconnected")
         return pg_id
 
-    def _physical_function(self, pci: str | None, info: HostInfo | None, where: str) -> str | None:
+    def _physical_function(self, pci: str | None, info: HostInfo | None) -> str | None:
+        """The design id of the host's pNIC with PCI address ``pci``."""
         pnic = next((p for p in info.pnics if p.pci == pci), None) if info and pci else None
-        if pnic is None:
-            self.warn(f"{where} is an SR-IOV adapter whose physical function ({pci or 'none given'}) is no pNIC "
-                      "of its host; imported without it")
-            return None
-        return self.pnic_ids[(info.moid, pnic.device)]
+        return self.pnic_ids[(info.moid, pnic.device)] if pnic else None
 
     def _address(self, n: NicInfo, where: str) -> str | None:
         if not n.ips:

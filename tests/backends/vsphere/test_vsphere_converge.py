@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from vnetbench.backends.contract import Unsupported
 from vnetbench.model import NicType, Security
+from vnetbench.model.validate import validate
 
 from vsphere_designs import lab_design
 
@@ -124,6 +125,7 @@ def test_sriov_is_a_virtual_function_of_its_pnic(backend, vcsim):
     imported = backend.import_design()
     vnic = next(n for n in next(v for v in imported.vms if v.name == "vnb-test-a").vnics if n.type is NicType.SRIOV)
     assert vnic.physical_function == f"{backend.inventory().host('DC0_H0').moid}-vmnic1"
+    assert [p.message for p in validate(imported) if p.severity == "error"] == []
 
     nic.physical_function = "h0-vmnic0"  # another pNIC's virtual function: a new adapter, in one apply
     plan = backend.plan(design)

@@ -118,11 +118,10 @@ def test_adapters_vnetbench_does_not_model_come_with_a_warning(backend, memory_k
         assert re.search(rf"vNIC eth\d of VM DC0_H0_VM0 is {re.escape(what)}, which vnetbench does not model; "
                          r"imported as \w+", warnings), warnings
     vnics = next(v for v in topo.vms if v.name == "DC0_H0_VM0").vnics
-    assert len(vnics) == 4 and vnics[3].type is NicType.SRIOV and vnics[3].physical_function is None
+    assert len(vnics) == 4 and vnics[3].type is NicType.VMXNET3 and vnics[3].physical_function is None
     assert ("vNIC eth3 of VM DC0_H0_VM0 is an SR-IOV adapter whose physical function (none given) is no pNIC of its "
-            "host; imported without it") in warnings
-    # (whether the design validates with an SR-IOV vNIC is up to the model's adapter table, not the import)
-    assert [e for e in errors(topo) if "sriov" not in e] == []
+            "host; imported as vmxnet3") in warnings
+    assert errors(topo) == []
     assert len(backend.import_warnings) == 3 and all(w in topo.description for w in backend.import_warnings)
 
 
