@@ -32,7 +32,15 @@ from .importer import to_topology
 from .inventory import Inventory, read_inventory
 from .ledger import Ledger
 from .neighbours import read_hints
-from .planner import Planner, match_nics, standard_object, standard_objects, teardown_changes
+from .planner import (
+    SUPPORTED_NICS,
+    Planner,
+    match_nics,
+    standard_object,
+    standard_objects,
+    teardown_changes,
+    unsupported_nic,
+)
 from .ssh import SshEndpoint
 
 log = logging.getLogger("vnetbench.vsphere")
@@ -93,6 +101,10 @@ class VSphereBackend(Backend):
     def inventory(self) -> Inventory:
         conn = self._session()
         return conn.call(lambda: read_inventory(conn.content))
+
+    def unsupported(self, design: Topology) -> list[str]:
+        return super().unsupported(design) + [unsupported_nic(vm, nic) for vm in design.vms for nic in vm.vnics
+                                              if nic.type not in SUPPORTED_NICS]
 
     def _ledger(self) -> Ledger:
         self._session()

@@ -51,6 +51,11 @@ class Network:
     dvs: str | None = None
 
 
+def unsupported_nic(vm: VM, nic: Any) -> str:
+    return (f"vNIC {nic.name!r} of VM {vm.name!r} is a {nic.type.value} adapter, which vnetbench does not deploy "
+            "on vSphere; use vmxnet3, e1000e or sriov")
+
+
 class Planner:
     """One design against one inventory snapshot: ``problems()`` first, then ``plan()``."""
 
@@ -109,8 +114,7 @@ class Planner:
     def _nic_problems(self, vm: VM, nic: Any) -> list[str]:
         where = f"vNIC {nic.name!r} of VM {vm.name!r}"
         if nic.type not in SUPPORTED_NICS:
-            return [f"{where} is a {nic.type.value} adapter, which vnetbench does not deploy on vSphere; use "
-                    "vmxnet3, e1000e or sriov"]
+            return [unsupported_nic(vm, nic)]
         if nic.network is None:
             return [f"{where} is on no network; connect it to a portgroup"]
         if self.index.kind(nic.network) != "portgroup":
@@ -346,13 +350,11 @@ class Planner:
         for dvs in self.inv.dvses:
             if dvs.managed == self.did and dvs.name not in wanted_dvs:
                 self.changes.append(delete_marked("dvswitch", "distributed switch", dvs))
-        wanted = {Entry(self.index.get(sw.host).name, marking.standard_name(self.did, name), vswitch)
-                  for sw in self.design.switches if sw.kind is SwitchKind.VSS
-                  for name, vswitch in [(sw.name, "")] + [(pg.name, marking.standard_name(self.did, sw.name))
-                                                          for pg in sw.portgroups]}
-        wanted_names = {(e.host, e.name) for e in wanted}
+        wanted_std = {(self.index.get(sw.host).name, marking.standard_name(self.did, name))
+                      for sw in self.design.switches if sw.kind is SwitchKind.VSS
+                      for name in [sw.name, *(pg.name for pg in sw.portgroups)]}
         self.changes.extend(delete_standard(entry) for entry in standard_objects(self.inv, self.owned.get(self.did, ()))
-                            if (entry.host, entry.name) not in wanted_names)
+                            if (entry.host, entry.name) not in wanted_std)
 
 
 # --- deletions (used by the plan and by teardown) ----------------------------------------------------------
