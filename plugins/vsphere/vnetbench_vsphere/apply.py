@@ -145,8 +145,10 @@ class Applier:
                 results[position[id(c)]] = ChangeResult(c, False, "cancelled before it ran")
         return [results[i] for i in range(total)]
 
-    def _lost(self, exc: Exception) -> BackendError | None:
-        return session_failure(self.conn.server, exc, self.conn.pinned)
+    def _lost(self, exc: Exception) -> Exception:
+        """What a failure in the middle of a run means: the server lost or untrusted (a ``BackendError`` that
+        ends the run), or else the failure itself."""
+        return session_failure(self.conn.server, exc, self.conn.pinned) or exc
 
     def _run_stage(self, batch: list[PlannedChange], failed: set[str], report: Report, waiter: Any,
                    cancel: CancelToken | None) -> None:
@@ -168,9 +170,8 @@ class Applier:
                 continue
             except Exception as exc:  # noqa: BLE001 - sorted: a lost or untrusted server ends the run
                 lost = self._lost(exc)
-                if lost is None:
-                    raise
-                report(change, f"outcome unknown: {lost}", lost=True)
+                if lost is not exc:
+                    report(change, f"outcome unknown: {lost}", lost=True)
                 raise lost from None
             if task is None:
                 report(change, None)
@@ -205,10 +206,7 @@ class Applier:
             try:
                 waiter.wait([task for task, _, _ in running.values()], done, cancel)
             except Exception as exc:  # noqa: BLE001 - only a lost connection is expected here
-                lost = self._lost(exc)
-                if lost is None:
-                    raise
-                raise lost from None
+                raise self._lost(exc) from None
             running = follow
 
     def _record_nic_keys(self, waiter: Any) -> None:
@@ -238,10 +236,7 @@ class Applier:
         try:
             waiter.wait([t for t, _ in tasks.values()], done)
         except Exception as exc:  # noqa: BLE001 - only a lost connection is expected here
-            lost = self._lost(exc)
-            if lost is None:
-                raise
-            raise lost from None
+            raise self._lost(exc) from None
 
     # --- one change -------------------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ from vsphere_designs import lab_design
 pytestmark = pytest.mark.slow
 
 MODELS = {"vcsim": [], "esx": ["-esx"],
-          "dc2": ["-dc", "2", "-cluster", "2", "-host", "4", "-vm", "8", "-pg", "3", "-pod", "1"]}
+          "dc2": ["-dc", "2", "-cluster", "2", "-host", "4", "-vm", "8", "-pg", "3", "-pod", "1"],
+          "nsx": ["-nsx", "1", "-pg-nsx", "1"]}
 
 
 def errors(topo):
