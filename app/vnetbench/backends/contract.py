@@ -38,6 +38,10 @@ class BackendError(Exception):
         super().__init__(f"{message} ({hint})" if hint else message)
 
 
+class BadSetting(BackendError):
+    """A setting or a local file it names is unusable (an address, a pin file): bad input, not a server failure."""
+
+
 class Unsupported(BackendError):
     """The design asks for something this backend cannot build; raised by ``plan`` before anything changes."""
 
@@ -167,9 +171,13 @@ class DeployState(StrEnum):
 
 @dataclass(frozen=True)
 class ChangeResult:
+    """How one change ended. ``lost``: the backend could not be reached (or could no longer be trusted) before
+    the change ended, so it was not sent or its outcome is unknown; applying again settles it."""
+
     change: PlannedChange
     ok: bool
     error: str | None = None
+    lost: bool = False
 
 
 @dataclass(frozen=True)

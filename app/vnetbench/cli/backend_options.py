@@ -1,29 +1,37 @@
 """Options shared by the commands that talk to a backend (deploy, teardown, import).
 
 Generic over backends: ``--backend`` picks the plugin, and the connection options become its settings.
-Passwords are never options: backends read them from the OS keyring.
+Passwords are never options (they would show in ``ps`` and shell history): the backend reads them from the
+OS keyring; without an entry there, a script sets ``VNETBENCH_PASSWORD``, and on a terminal the user is asked.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
+import os
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..backends.contract import Backend, BackendError, CancelToken, Unsupported
+import keyring
+from keyring.errors import KeyringError
+
+from ..backends.contract import Backend, BackendError, BadSetting, CancelToken, SettingKind, Unsupported
 from ..backends.discovery import backend_class
 from .main import EXIT_BACKEND, EXIT_USAGE, CliError
 
 T = TypeVar("T")
+PASSWORD_ENV = "VNETBENCH_PASSWORD"
 
 
 def add_backend_options(parser: argparse.ArgumentParser, default: str | None = "local") -> None:
     parser.add_argument("--backend", default=default, required=default is None,
                         help="backend plugin (local, vsphere, ...)" + (f"; default {default}" if default else ""))
     parser.add_argument("--url", help="server address, like https://vcenter.example/sdk")
-    parser.add_argument("--user", help="user name (the password is read from the OS keyring)")
+    parser.add_argument("--user", help=f"user name (the password comes from the OS keyring, else ${PASSWORD_ENV}, "
+                                       "else it is asked for on the terminal)")
     parser.add_argument("--trust-fingerprint", metavar="SHA256",
                         help="trust this self-signed certificate (its SHA-256 fingerprint); it is pinned")
     parser.add_argument("--set", dest="options", action="append", default=[], metavar="KEY=VALUE",
@@ -43,46 +51,79 @@ def settings_from(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
+def with_session_secret(cls: type[Backend], settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` plus the password for this session when the OS keyring holds none: ``VNETBENCH_PASSWORD``,
+    else typed at a terminal prompt (never echoed). Otherwise unchanged: the backend reads the keyring, or
+    says clearly what is missing."""
+    secret = next((f for f in cls.settings_fields if f.kind is SettingKind.SECRET), None)
+    if secret is None or settings.get(secret.name):
+        return settings
+    if os.environ.get(PASSWORD_ENV):
+        return {**settings, secret.name: os.environ[PASSWORD_ENV]}
+    account = cls.secret_account(settings)
+    try:
+        if cls.keyring_service and keyring.get_password(cls.keyring_service, account) is not None:
+            return settings
+    except KeyringError:
+        pass  # no usable keyring: ask
+    if not sys.stdin.isatty():
+        return settings
+    try:
+        typed = getpass.getpass(f"{secret.label} for {account}: ")
+    except EOFError:
+        return settings
+    return {**settings, secret.name: typed} if typed else settings
+
+
 def open_backend(args: argparse.Namespace) -> Backend:
-    """The chosen backend, connected; errors become one-line ``CliError``s."""
+    """The chosen backend, connected; errors become one-line ``CliError``s (bad settings: 2, else 3)."""
     try:
         cls = backend_class(args.backend)
     except LookupError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
-    backend = cls(settings_from(args))
     try:
+        backend = cls(with_session_secret(cls, settings_from(args)))
         backend.connect()
+    except BadSetting as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None
     return backend
 
 
 def guarded(fn: Callable[[], T]) -> T:
-    """Run a backend call, turning its errors into ``CliError`` (bad design: 2, backend trouble: 3)."""
+    """Run a backend call, turning its errors into ``CliError`` (bad design or settings: 2, backend trouble: 3)."""
     try:
         return fn()
-    except Unsupported as exc:
+    except (Unsupported, BadSetting) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None
 
 
-def run_cancellable(work: Callable[[CancelToken], T]) -> T:
-    """Run ``work`` in a worker thread; Ctrl-C asks it to stop between changes instead of killing it."""
-    token = CancelToken()
+def run_cancellable(work: Callable[[CancelToken], T], token: CancelToken | None = None) -> T:
+    """Run ``work`` in a worker thread; Ctrl-C asks it to stop between changes instead of killing it.
+    Pass ``token`` to learn afterwards whether it was cancelled (a command then exits 130).
+
+    The main thread waits on an event, not on ``Thread.join``: a Ctrl-C that lands inside ``join`` marks a
+    running thread as stopped (CPython 3.11), which ended the wait before the result existed."""
+    token = token or CancelToken()
     box: dict[str, Any] = {}
+    finished = threading.Event()
 
     def target() -> None:
         try:
             box["result"] = work(token)
         except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
             box["error"] = exc
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=target, name="vnetbench-backend", daemon=True)
     worker.start()
-    while worker.is_alive():
+    while not finished.is_set():
         try:
-            worker.join(0.2)
+            finished.wait(0.2)
         except KeyboardInterrupt:
             if not token.cancelled:
                 print("cancelling: waiting for the running changes to end (Ctrl-C again does not stop them)",

@@ -1,45 +1,41 @@
 """Carry out a plan against vSphere: stage by stage, tasks of a stage submitted together.
 
 Each change is re-resolved against a fresh inventory snapshot when its stage starts (objects created by
-earlier stages have MoRefs by then), and a change whose prerequisite failed is not sent at all. vNICs are
-only ever sent bound to a network that exists now: vcsim crashes on a vNIC bound to a missing network and
-vCenter refuses it, so that check happens here, before the call.
+earlier stages have MoRefs by then), and a change whose prerequisite failed is not sent at all. What a change
+updates or deletes is found by its managed object id and must still carry the mark it had at planning
+(standard switches and portgroups: still be in the ledger, where they were created); anything else is left
+alone. vNICs are only ever sent bound to a network that exists now: vcsim crashes on a vNIC bound to a missing
+network and vCenter refuses it, so that check happens here, before the call.
+
+When the server goes away, or shows another certificate than the pinned one, the run stops and every change
+not finished is reported ``lost``; the next apply settles them.
 """
 
 from __future__ import annotations
 
-import http.client
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from pyVmomi import vim, vmodl
-from vnetbench.backends.contract import BackendError, CancelToken, ChangeResult, PlannedChange, ProgressFn
+from vnetbench.backends.contract import BackendError, CancelToken, ChangeResult, Op, PlannedChange, ProgressFn
+from vnetbench.model import NicType
 
 from . import marking
-from .connection import Connection
-from .inventory import Inventory, read_inventory
-from .planner import ORDER, nic_edits
+from .connection import Connection, session_failure
+from .inventory import ADAPTERS, Inventory, read_inventory
+from .ledger import Entry, Ledger
+from .planner import ORDER, nic_edits, nic_keys
 from .tasks import TaskWaiter, fault_text
 
 log = logging.getLogger("vnetbench.vsphere")
 
-NIC_DEVICE = {"vmxnet3": vim.vm.device.VirtualVmxnet3, "vmxnet2": vim.vm.device.VirtualVmxnet2,
-              "e1000e": vim.vm.device.VirtualE1000e, "e1000": vim.vm.device.VirtualE1000,
-              "vlance": vim.vm.device.VirtualPCNet32, "flexible": vim.vm.device.VirtualVmxnet}
 DVS = vim.dvs.VmwareDistributedVirtualSwitch
 
 #: What a started change hands back: a task to wait for (or None when the call was synchronous) and what
 #: to do with its result (which may start a follow-up task).
 Then = Callable[[Any], Any] | None
-
-
-class ConnectionLost(BackendError):
-    pass
-
-
-def _is_connection_error(exc: BaseException) -> bool:
-    return isinstance(exc, OSError | http.client.HTTPException)
+Report = Callable[..., None]
 
 
 # --- specs ----------------------------------------------------------------------------------------------
@@ -89,12 +85,18 @@ def dvportgroup_spec(d: dict[str, Any], design_id: str, config_version: str | No
         defaultPortConfig=DVS.VmwarePortConfigPolicy(vlan=vlan, securityPolicy=security))
 
 
+def _sriov(d: dict[str, Any]) -> bool:
+    """ESXi starts a VM with an SR-IOV adapter only with all its memory reserved."""
+    return any(n.get("pf") for n in d["nics"])
+
+
 class Applier:
-    def __init__(self, conn: Connection, settings: dict[str, Any], design_id: str | None) -> None:
-        self.conn, self.settings, self.design_id = conn, settings, design_id
+    def __init__(self, conn: Connection, settings: dict[str, Any], design_id: str | None, ledger: Ledger) -> None:
+        self.conn, self.settings, self.design_id, self.ledger = conn, settings, design_id, ledger
         self.inv: Inventory | None = None
         self._temp_key = -100
         self._field_key: int | None = None
+        self._touched: dict[str, dict[str, Any]] = {}  # VM moid -> plan data of an edit that added devices
 
     # --- the run ---------------------------------------------------------------------------------------
 
@@ -105,28 +107,33 @@ class Applier:
         total = len(changes)
         position = {id(c): i for i, c in enumerate(changes)}
 
-        def report(change: PlannedChange, error: str | None) -> None:
-            results[position[id(change)]] = ChangeResult(change, error is None, error)
+        def report(change: PlannedChange, error: str | None, lost: bool = False) -> None:
+            results[position[id(change)]] = ChangeResult(change, error is None, error, lost)
             if error is not None:
                 failed.add(change.key)
                 log.warning("%s %s failed: %s", change.op.value, change.description, error)
             if progress:
                 progress(len(results), total, f"{'done' if error is None else 'FAILED'}: {change}")
 
-        waiter = TaskWaiter(self.conn.content) if changes else None
+        waiter = None
         try:
+            if changes:
+                self.conn.ensure_session()
+                waiter = self.conn.call(lambda: TaskWaiter(self.conn.content))
             for stage in ORDER:
                 batch = [c for c in changes if (c.op, c.kind) == stage]
                 if not batch:
                     continue
                 if cancel is not None and cancel.cancelled:
                     break
-                self.inv = read_inventory(self.conn.content)
+                self.inv = self.conn.call(lambda: read_inventory(self.conn.content))
                 self._run_stage(batch, failed, report, waiter, cancel)
-        except ConnectionLost as exc:
+                if stage[1] == "vm" and stage[0] is not Op.DELETE:
+                    self._record_nic_keys(waiter)
+        except BackendError as exc:  # ConnectionLost or CertificateChanged, from conn.call or the stage
             for c in changes:
                 if position[id(c)] not in results:
-                    report(c, f"not finished: {exc.message}; apply again once the server is back")
+                    report(c, f"not finished: {exc}", lost=True)
         finally:
             if waiter is not None and self.conn.si is not None:
                 try:
@@ -138,8 +145,13 @@ class Applier:
                 results[position[id(c)]] = ChangeResult(c, False, "cancelled before it ran")
         return [results[i] for i in range(total)]
 
-    def _run_stage(self, batch: list[PlannedChange], failed: set[str], report: Callable[..., None],
-                   waiter: Any, cancel: CancelToken | None) -> None:
+    def _lost(self, exc: Exception) -> Exception:
+        """What a failure in the middle of a run means: the server lost or untrusted (a ``BackendError`` that
+        ends the run), or else the failure itself."""
+        return session_failure(self.conn.server, exc, self.conn.pinned) or exc
+
+    def _run_stage(self, batch: list[PlannedChange], failed: set[str], report: Report, waiter: Any,
+                   cancel: CancelToken | None) -> None:
         running: dict[str, tuple[Any, PlannedChange, Then]] = {}
         for change in batch:
             if cancel is not None and cancel.cancelled:
@@ -156,17 +168,18 @@ class Applier:
             except vmodl.MethodFault as exc:
                 report(change, fault_text(exc))
                 continue
-            except Exception as exc:  # noqa: BLE001 - sorted below: a lost server ends the run
-                if _is_connection_error(exc):
-                    raise ConnectionLost(f"lost the connection to {self.conn.server.hostport}") from None
-                raise
+            except Exception as exc:  # noqa: BLE001 - sorted: a lost or untrusted server ends the run
+                lost = self._lost(exc)
+                if lost is not exc:
+                    report(change, f"outcome unknown: {lost}", lost=True)
+                raise lost from None
             if task is None:
                 report(change, None)
             else:
                 running[task._moId] = (task, change, then)
         self._wait(running, report, waiter, cancel)
 
-    def _wait(self, running: dict[str, tuple[Any, PlannedChange, Then]], report: Callable[..., None], waiter: Any,
+    def _wait(self, running: dict[str, tuple[Any, PlannedChange, Then]], report: Report, waiter: Any,
               cancel: CancelToken | None) -> None:
         """Wait for a stage's tasks; a finished task may start a follow-up, waited for in the next round."""
         while running:
@@ -193,14 +206,43 @@ class Applier:
             try:
                 waiter.wait([task for task, _, _ in running.values()], done, cancel)
             except Exception as exc:  # noqa: BLE001 - only a lost connection is expected here
-                if _is_connection_error(exc):
-                    raise ConnectionLost(f"lost the connection to {self.conn.server.hostport}") from None
-                raise
+                raise self._lost(exc) from None
             running = follow
+
+    def _record_nic_keys(self, waiter: Any) -> None:
+        """Remember which new device is which designed vNIC on VMs whose edit added devices (their keys exist only
+        now), so the next plan matches them by identity even after vSphere reorders the devices. (An edit of
+        existing devices records the keys in its own spec; a new VM needs none: its devices are in design order.)"""
+        if not self._touched:
+            return
+        self.inv = self.conn.call(lambda: read_inventory(self.conn.content))
+        tasks = {}
+        for moid, d in self._touched.items():
+            vm = self.inv.by_moid(moid)
+            if vm is None or vm.managed != self.design_id:
+                continue
+            keys = nic_keys(vm, d["nics"], self.inv, d["datacenter"])
+            if keys != vm.nic_keys:
+                option = vim.option.OptionValue(key=marking.NIC_KEYS, value=marking.nic_keys_value(keys))
+                task = self.conn.call(lambda vm=vm, option=option: vm.ref.ReconfigVM_Task(
+                    vim.vm.ConfigSpec(extraConfig=[option])))
+                tasks[task._moId] = (task, vm.name)
+        self._touched.clear()
+
+        def done(task: Any, error: Any, _: Any) -> None:
+            if error is not None:  # the next plan falls back to adapter + network matching
+                log.warning("could not record the vNIC keys of VM %s: %s", tasks[task._moId][1], fault_text(error))
+
+        try:
+            waiter.wait([t for t, _ in tasks.values()], done)
+        except Exception as exc:  # noqa: BLE001 - only a lost connection is expected here
+            raise self._lost(exc) from None
 
     # --- one change -------------------------------------------------------------------------------------
 
     def _start(self, change: PlannedChange) -> tuple[Any, Then]:
+        if change.data.get("conflict"):
+            raise BackendError(str(change.data["conflict"]))
         handler = getattr(self, f"_{change.op.value}_{change.kind}")
         return handler(dict(change.data))
 
@@ -218,29 +260,77 @@ class Applier:
             raise BackendError(f"datacenter {name} is no longer in the inventory")
         return dc
 
-    def _create_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        self._host(d["host"]).network_system.AddVirtualSwitch(vswitchName=d["name"], spec=vswitch_spec(d))
+    def _owned(self, d: dict[str, Any]) -> Any:
+        """The object a change updates or deletes, by its id, if it still carries the mark it was planned with;
+        None when it is gone."""
+        assert self.inv is not None
+        obj = self.inv.by_moid(d["moid"])
+        if obj is not None and obj.managed != d["owner"]:
+            raise BackendError(f"{d['name']} no longer carries vnetbench's mark for {d['owner']}; left alone")
+        return obj
+
+    # --- standard switches and portgroups: the ledger says which are vnetbench's ----------------------------
+
+    def _created(self, entry: Entry, call: Callable[[], Any]) -> tuple[Any, Then]:
+        """Write ``entry`` to the ledger, then create it; a refused call takes the entry back out."""
+        assert self.design_id is not None
+        self.ledger.add(self.design_id, entry)
+        try:
+            call()
+        except vmodl.MethodFault:
+            self.ledger.remove(entry)
+            raise
         return None, None
+
+    def _removed(self, entry: Entry, call: Callable[[], Any]) -> tuple[Any, Then]:
+        """Remove what the ledger names, if it still looks as created, and take it out of the ledger."""
+        host = self._host(entry.host)
+        if self.ledger.owner(entry) is None:
+            raise BackendError(f"{entry.name} on {entry.host} is not in vnetbench's ledger; left alone")
+        current = host.portgroup(entry.name) if entry.vswitch else host.vswitch(entry.name)
+        if current is not None and entry.vswitch and current.vswitch != entry.vswitch:
+            raise BackendError(f"portgroup {entry.name} on {entry.host} is no longer on {entry.vswitch}; left alone")
+        if current is not None:
+            try:
+                call()
+            except vim.fault.NotFound:
+                pass
+        self.ledger.remove(entry)
+        return None, None
+
+    def _create_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        ns = self._host(d["host"]).network_system
+        return self._created(Entry(d["host"], d["name"]),
+                             lambda: ns.AddVirtualSwitch(vswitchName=d["name"], spec=vswitch_spec(d)))
 
     def _update_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
         self._host(d["host"]).network_system.UpdateVirtualSwitch(vswitchName=d["name"], spec=vswitch_spec(d))
         return None, None
 
     def _delete_vswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        self._host(d["host"]).network_system.RemoveVirtualSwitch(vswitchName=d["name"])
-        return None, None
+        ns = self._host(d["host"]).network_system
+        return self._removed(Entry(d["host"], d["name"]), lambda: ns.RemoveVirtualSwitch(vswitchName=d["name"]))
 
     def _create_portgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        self._host(d["host"]).network_system.AddPortGroup(portgrp=portgroup_spec(d))
-        return None, None
+        ns = self._host(d["host"]).network_system
+        return self._created(Entry(d["host"], d["name"], d["vswitch"]),
+                             lambda: ns.AddPortGroup(portgrp=portgroup_spec(d)))
 
     def _update_portgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        self._host(d["host"]).network_system.UpdatePortGroup(pgName=d["name"], portgrp=portgroup_spec(d))
+        ns = self._host(d["host"]).network_system
+        if d["was"] == d["vswitch"]:
+            ns.UpdatePortGroup(pgName=d["name"], portgrp=portgroup_spec(d))
+            return None, None
+        self._created(Entry(d["host"], d["name"], d["vswitch"]),
+                      lambda: ns.UpdatePortGroup(pgName=d["name"], portgrp=portgroup_spec(d)))
+        self.ledger.remove(Entry(d["host"], d["name"], d["was"]))
         return None, None
 
     def _delete_portgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        self._host(d["host"]).network_system.RemovePortGroup(pgName=d["name"])
-        return None, None
+        ns = self._host(d["host"]).network_system
+        return self._removed(Entry(d["host"], d["name"], d["vswitch"]), lambda: ns.RemovePortGroup(pgName=d["name"]))
+
+    # --- distributed switches and portgroups: marked in their description -----------------------------------
 
     def _create_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
         assert self.design_id is not None
@@ -256,8 +346,7 @@ class Applier:
         return task, add_members
 
     def _update_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        assert self.inv is not None
-        dvs = self.inv.dvs(d["name"], d["datacenter"])
+        dvs = self._owned(d)
         if dvs is None:
             raise BackendError(f"distributed switch {d['name']} is gone")
         return self._reconfigure_dvs(dvs.ref, d), None
@@ -280,31 +369,25 @@ class Applier:
         dvs = self.inv.dvs(d["dvs"], d["datacenter"])
         if dvs is None:
             raise BackendError(f"distributed switch {d['dvs']} does not exist")
-        if dvs.managed is None:
-            raise BackendError(f"distributed switch {d['dvs']} exists but was not created by vnetbench",
-                               "rename the switch in the design")
+        if dvs.managed != self.design_id:
+            raise BackendError(f"distributed switch {d['dvs']} exists but was not created by vnetbench for this "
+                               "design", "rename the switch in the design")
         return dvs.ref.AddDVPortgroup_Task([dvportgroup_spec(d, self.design_id)]), None
 
     def _update_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        assert self.inv is not None and self.design_id is not None
-        pg = self.inv.dvpg(d["name"], d["datacenter"])
+        assert self.design_id is not None
+        pg = self._owned(d)
         if pg is None:
             raise BackendError(f"distributed portgroup {d['name']} is gone")
         return pg.ref.ReconfigureDVPortgroup_Task(dvportgroup_spec(d, self.design_id, pg.config_version)), None
 
     def _delete_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        assert self.inv is not None
-        pg = self.inv.dvpg(d["name"], d["datacenter"])
-        if pg is None:
-            return None, None
-        return pg.ref.Destroy_Task(), None
+        pg = self._owned(d)
+        return (pg.ref.Destroy_Task(), None) if pg is not None else (None, None)
 
     def _delete_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        assert self.inv is not None
-        dvs = self.inv.dvs(d["name"], d["datacenter"])
-        if dvs is None:
-            return None, None
-        return dvs.ref.Destroy_Task(), None
+        dvs = self._owned(d)
+        return (dvs.ref.Destroy_Task(), None) if dvs is not None else (None, None)
 
     # --- VMs ----------------------------------------------------------------------------------------
 
@@ -329,8 +412,12 @@ class Applier:
             backing = vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo(
                 port=vim.dvs.PortConnection(switchUuid=dvs.uuid, portgroupKey=pg.key))
         if device is None:
-            device = NIC_DEVICE[want["type"]](key=self._next_key())
+            device = ADAPTERS[NicType(want["type"])](key=self._next_key())
         device.backing = backing
+        if want.get("pf"):  # a virtual function of that pNIC; the portgroup gives it its VLAN
+            device.sriovBacking = vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo(
+                physicalFunctionBacking=vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(
+                    id=want["pf"], deviceName=want["pf"]))
         if want["mac"]:
             device.addressType, device.macAddress = "manual", want["mac"]
         elif device.addressType is None:
@@ -339,20 +426,28 @@ class Applier:
             startConnected=want["connected"], allowGuestControl=True)
         return device
 
-    def _nic_changes(self, d: dict[str, Any], host: Any, current: list[Any]) -> list[Any]:
+    def _nic_changes(self, d: dict[str, Any], host: Any, have: Any) -> tuple[list[Any], list[Any]]:
+        """The device changes that make ``have``'s vNICs the design's, and the extraConfig that records which
+        device is which designed vNIC (empty when devices are added: their keys are known only afterwards)."""
         assert self.inv is not None
         Spec = vim.vm.device.VirtualDeviceSpec
         out = []
-        for edit in nic_edits(current, d["nics"], self.inv, d["datacenter"]):
-            want = d["nics"][edit.index] if edit.index < len(d["nics"]) else None
+        edits = nic_edits(have, d["nics"], self.inv, d["datacenter"])
+        for edit in edits:
             if edit.action in ("remove", "replace"):
-                out.append(Spec(operation="remove", device=current[edit.index].device))
+                out.append(Spec(operation="remove", device=edit.have.device))
             if edit.action in ("add", "replace"):
-                out.append(Spec(operation="add", device=self._nic_device(want, host, d["datacenter"])))
+                out.append(Spec(operation="add", device=self._nic_device(edit.want, host, d["datacenter"])))
             if edit.action == "edit":
-                out.append(Spec(operation="edit", device=self._nic_device(want, host, d["datacenter"],
-                                                                          current[edit.index].device)))
-        return out
+                out.append(Spec(operation="edit", device=self._nic_device(edit.want, host, d["datacenter"],
+                                                                          edit.have.device)))
+        if any(edit.action in ("add", "replace") for edit in edits):
+            self._touched[have.moid] = d
+            return out, []
+        keys = nic_keys(have, d["nics"], self.inv, d["datacenter"])
+        if not out or keys == have.nic_keys:
+            return out, []
+        return out, [vim.option.OptionValue(key=marking.NIC_KEYS, value=marking.nic_keys_value(keys))]
 
     def _marker(self) -> list[Any]:
         assert self.design_id is not None
@@ -378,8 +473,12 @@ class Applier:
             return next(f.key for f in fields.field if f.name == marking.MANAGED_FIELD)
 
     def _create_vm(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        assert self.inv is not None
         host = self._host(d["host"])
         dc = self._dc(d["datacenter"])
+        if self.inv.vm(d["name"], d["datacenter"]) is not None:
+            raise BackendError(f"conflict: a VM named {d['name']} appeared in {d['datacenter']} since the plan; "
+                               "nothing was created")
         Spec = vim.vm.device.VirtualDeviceSpec
         nics = [Spec(operation="add", device=self._nic_device(n, host, d["datacenter"])) for n in d["nics"]]
         template_name = self.settings.get("template")
@@ -388,20 +487,21 @@ class Applier:
             self._mark(vm)
 
         if template_name:
-            assert self.inv is not None
             template = self.inv.vm(str(template_name), d["datacenter"])
             if template is None:
                 raise BackendError(f"template {template_name} is not in datacenter {d['datacenter']}",
                                    "check the template setting")
             old = [Spec(operation="remove", device=n.device) for n in template.nics]
-            config = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=old + nics, extraConfig=self._marker())
+            config = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=old + nics, extraConfig=self._marker(),
+                                       memoryReservationLockedToMax=_sriov(d) or None)
             spec = vim.vm.CloneSpec(location=vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool),
                                     powerOn=False, template=False, config=config)
             return template.ref.CloneVM_Task(folder=dc.vm_folder, name=d["name"], spec=spec), marked
         config = vim.vm.ConfigSpec(name=d["name"], guestId=d["guest_id"], numCPUs=d["cpus"],
                                    memoryMB=int(self.settings.get("memory_mb", 512)), version=d["version"],
                                    files=vim.vm.FileInfo(vmPathName=f"[{self._datastore(host)}]"),
-                                   deviceChange=nics, extraConfig=self._marker())
+                                   deviceChange=nics, extraConfig=self._marker(),
+                                   memoryReservationLockedToMax=_sriov(d) or None)
         return dc.vm_folder.CreateVM_Task(config=config, pool=host.resource_pool, host=host.ref), marked
 
     def _datastore(self, host: Any) -> str:
@@ -417,12 +517,11 @@ class Applier:
         return names[0]
 
     def _update_vm(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        assert self.inv is not None
-        have = self.inv.vm(d["name"], d["datacenter"])
+        have = self._owned(d)
         if have is None:
             raise BackendError(f"VM {d['name']} is gone")
         host = self._host(d["host"])
-        changes = self._nic_changes(d, host, have.nics)
+        changes, keys = self._nic_changes(d, host, have)
         if have.custom_marker != self.design_id:
             self._mark(have.ref)
         move = have.host != host.moid
@@ -433,15 +532,15 @@ class Applier:
             return have.ref.RelocateVM_Task(vim.vm.RelocateSpec(host=host.ref, pool=host.resource_pool)), None
 
         if changes or have.cpus != d["cpus"]:
-            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes)
+            spec = vim.vm.ConfigSpec(numCPUs=d["cpus"], deviceChange=changes, extraConfig=keys,
+                                     memoryReservationLockedToMax=_sriov(d) or None)
             return have.ref.ReconfigVM_Task(spec), relocate
         if move:
             return relocate(None)
         return None, None
 
     def _delete_vm(self, d: dict[str, Any]) -> tuple[Any, Then]:
-        assert self.inv is not None
-        have = self.inv.vm(d["name"], d["datacenter"])
+        have = self._owned(d)
         if have is None:
             return None, None
         if have.power == "poweredOn":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,15 +30,27 @@ from .apply import Applier
 from .connection import KEYRING_SERVICE, Connection, keyring_account, parse_url
 from .importer import to_topology
 from .inventory import Inventory, read_inventory
-from .planner import SUPPORTED_NICS, Planner, teardown_changes
+from .ledger import Ledger
+from .neighbours import read_hints
+from .planner import (
+    SUPPORTED_NICS,
+    Planner,
+    match_nics,
+    standard_object,
+    standard_objects,
+    teardown_changes,
+    unsupported_nic,
+)
 from .ssh import SshEndpoint
+
+log = logging.getLogger("vnetbench.vsphere")
 
 
 class VSphereBackend(Backend):
     """vCenter or a standalone ESXi host.
 
     Settings: ``url``, ``user``, ``password`` (typed for one session; else from the OS keyring),
-    ``trust_fingerprint``, ``pin_file``,
+    ``trust_fingerprint``, ``pin_file``, ``ledger_file``,
     ``datacenter``, ``datastore``, ``template`` (clone VMs from it instead of creating empty shells),
     ``memory_mb``, and for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``.
     """
@@ -63,12 +76,16 @@ class VSphereBackend(Backend):
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)
         self.conn: Connection | None = None
+        self.ledger: Ledger | None = None
+        #: What the last ``import_design`` could not carry over exactly (also in the design's description).
+        self.import_warnings: list[str] = []
 
     def connect(self) -> None:
         self.close()
         conn = Connection(self.settings)
         conn.open()
         self.conn = conn
+        self.ledger = Ledger(conn.identity, self.settings.get("ledger_file"))
 
     def close(self) -> None:
         if self.conn is not None:
@@ -86,16 +103,20 @@ class VSphereBackend(Backend):
         return conn.call(lambda: read_inventory(conn.content))
 
     def unsupported(self, design: Topology) -> list[str]:
-        reasons = super().unsupported(design)
-        for vm in design.vms:
-            for nic in vm.vnics:
-                if nic.type not in SUPPORTED_NICS:
-                    reasons.append(f"vNIC {nic.name!r} of VM {vm.name!r} is a {nic.type.value} adapter, which "
-                                   "vSphere has not; use vmxnet3 or e1000e")
-        return reasons
+        return super().unsupported(design) + [unsupported_nic(vm, nic) for vm in design.vms for nic in vm.vnics
+                                              if nic.type not in SUPPORTED_NICS]
+
+    def _ledger(self) -> Ledger:
+        self._session()
+        assert self.ledger is not None
+        return self.ledger
+
+    def _planner(self, design: Topology) -> Planner:
+        inv = self.inventory()
+        return Planner(design, inv, self.settings, self._ledger().designs())
 
     def plan(self, design: Topology) -> Plan:
-        planner = Planner(design, self.inventory(), self.settings)
+        planner = self._planner(design)
         reasons = list(dict.fromkeys(self.unsupported(design) + planner.problems()))
         if reasons:
             raise Unsupported(reasons)
@@ -104,20 +125,29 @@ class VSphereBackend(Backend):
     def apply(self, plan: Plan, progress: ProgressFn | None = None,
               cancel: CancelToken | None = None) -> list[ChangeResult]:
         conn = self._session()
-        conn.ensure_session()
-        return Applier(conn, self.settings, plan.design_id).run(plan.changes, progress, cancel)
+        return Applier(conn, self.settings, plan.design_id or None, self._ledger()).run(plan.changes, progress,
+                                                                                         cancel)
+
+    def teardown_plan(self, design_id: str | None = None) -> Plan:
+        """What ``teardown`` removes: objects marked as vnetbench's and standard ones the ledger names, and
+        nothing else (so ``teardown --all`` can list it first). Ledger entries whose object is gone are dropped."""
+        inv = self.inventory()
+        ledger = self._ledger()
+        owned = ledger.designs()
+        for did, entries in owned.items():
+            for entry in entries:
+                if design_id in (None, did) and inv.host(entry.host) and standard_object(inv, entry) is None:
+                    ledger.remove(entry)
+        return Plan(self.name, design_id or "", tuple(teardown_changes(inv, design_id, owned)))
 
     def teardown(self, design_id: str | None = None, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None) -> list[ChangeResult]:
-        changes = teardown_changes(self.inventory(), design_id)
-        assert self.conn is not None
-        return Applier(self.conn, self.settings, None).run(tuple(changes), progress, cancel)
+        return self.apply(self.teardown_plan(design_id), progress, cancel)
 
     def status(self, design: Topology) -> dict[str, ObjectState]:
-        inv = self.inventory()
         index = Index(design)
         try:
-            changes = Planner(design, inv, self.settings).plan()
+            changes = self._planner(design).plan()
         except Unsupported as exc:
             return {oid: ObjectState(DeployState.FAILED, "; ".join(exc.reasons)) for oid in index.entries}
         pending = {c.object_id: c for c in changes if c.object_id and c.op is not Op.DELETE}
@@ -132,6 +162,8 @@ class VSphereBackend(Backend):
             change = pending.get(owner)
             if change is None:
                 out[oid] = ObjectState(DeployState.DEPLOYED)
+            elif change.data.get("conflict"):
+                out[oid] = ObjectState(DeployState.FAILED, change.description)
             elif change.op is Op.CREATE:
                 out[oid] = ObjectState(DeployState.ABSENT, change.description)
             else:
@@ -140,49 +172,66 @@ class VSphereBackend(Backend):
 
     def import_design(self, progress: ProgressFn | None = None) -> Topology:
         if progress:
-            progress(0, 2, "reading the inventory")
+            progress(0, 3, "reading the inventory")
         inv = self.inventory()
         if progress:
-            progress(1, 2, f"read {len(inv.hosts)} hosts, {len(inv.vms)} VMs")
-        assert self.conn is not None
-        topo = to_topology(inv, f"vSphere {self.conn.server.hostport}")
+            progress(1, 3, f"read {len(inv.hosts)} hosts, {len(inv.vms)} VMs; asking for CDP/LLDP neighbours")
+        conn = self._session()
+        hints = conn.call(lambda: read_hints(inv))
         if progress:
-            progress(2, 2, "done")
-        return topo
+            progress(2, 3, "building the design")
+        imported = to_topology(inv, f"vSphere {conn.server.hostport}", hints)
+        self.import_warnings = imported.warnings
+        for warning in imported.warnings:
+            log.warning("import: %s", warning)
+        if progress:
+            count = len(imported.warnings)
+            progress(3, 3, "done" + (f" with {count} warning{'s' if count > 1 else ''}" if count else ""))
+        return imported.topology
 
     def deployments(self) -> list[Deployment]:
-        """Designs with marked objects here. Standard switches and portgroups carry only a hash of their
-        design id, so they count towards a design that also has a VM or distributed switch here."""
+        """Designs with objects vnetbench owns here (marked, or standard ones in the ledger). Standard switches
+        and portgroups named like vnetbench's but in no ledger of this machine are listed apart: teardown
+        leaves them alone."""
         inv = self.inventory()
         counts: dict[str, int] = {}
         marks = [vm.managed for vm in inv.vms] + [d.managed for d in inv.dvses] + [p.managed for p in inv.dvpgs]
         for managed in marks:
             if managed:
                 counts[managed] = counts.get(managed, 0) + 1
-        by_tag = {marking.design_tag(did): did for did in counts}
-        orphans: dict[str, int] = {}
+        owned = self._ledger().designs()
+        known = set()
+        for did, entries in owned.items():
+            present = standard_objects(inv, entries)
+            known |= {(e.host, e.name) for e in present}
+            if present:
+                counts[did] = counts.get(did, 0) + len(present)
+        foreign: dict[str, int] = {}
         for host in inv.hosts:
             for name in [v.name for v in host.vswitches] + [p.name for p in host.portgroups]:
                 split = marking.split_standard_name(name)
-                if split and split[0] in by_tag:
-                    counts[by_tag[split[0]]] += 1
-                elif split:
-                    orphans[split[0]] = orphans.get(split[0], 0) + 1
+                if split and (host.name, name) not in known:
+                    foreign[split[0]] = foreign.get(split[0], 0) + 1
         out = [Deployment(did, did, n) for did, n in sorted(counts.items())]
-        note = "standard switches/portgroups of a design whose id is not known here; teardown --all removes them"
-        out += [Deployment(f"vnb-{tag}", f"vnb-{tag}-*", n, note) for tag, n in sorted(orphans.items())]
+        note = "named like vnetbench's standard switches/portgroups, but in no ledger here: teardown leaves them"
+        out += [Deployment(f"vnb-{tag}", f"vnb-{tag}-*", n, note) for tag, n in sorted(foreign.items())]
         return out
 
     def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
         vm = Index(design).get(vm_id)
         if vm is None or not hasattr(vm, "vnics"):
             raise BackendError(f"no VM with id {vm_id!r} in the design", "pick a VM of this design")
-        have = next((v for v in self.inventory().vms if v.name == vm.name and v.managed == design.id), None)
+        planner = self._planner(design)
+        have = next((v for v in planner.inv.vms if v.name == vm.name and v.managed == design.id), None)
         if have is None:
             raise BackendError(f"VM {vm.name} is not deployed on vSphere", "deploy the design first")
+        wanted = [planner.nic_data(vm, n) for n in vm.vnics if planner.index.kind(n.network) == "portgroup"]
+        pairs, _ = match_nics(have, wanted, planner.inv, have.datacenter)
+        found = {want["id"]: cur for want, cur in pairs if cur is not None}
         addresses: dict[str, str] = {}
-        for i, nic in enumerate(vm.vnics):
-            ip = nic.ip or (have.nics[i].ips[0] if i < len(have.nics) and have.nics[i].ips else None)
+        for nic in vm.vnics:
+            guest = found[nic.id].ips[0][0] if nic.id in found and found[nic.id].ips else None
+            ip = nic.ip.split("/")[0] if nic.ip else guest
             if ip:
-                addresses[nic.id] = ip.split("/")[0]
+                addresses[nic.id] = ip
         return SshEndpoint(vm.name, addresses, self.settings)

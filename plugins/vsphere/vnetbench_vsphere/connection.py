@@ -2,13 +2,15 @@
 
 Why this module exists: connecting is where users get stuck (wrong address, self-signed certificates,
 passwords), so every failure becomes one ``BackendError`` sentence with a fix. The password is the one typed
-in the GUI for this session (setting ``password``, held in memory only) or else read from the OS keyring at
-login; it is never stored, logged or put in a message.
+for this session (setting ``password``, held in memory only: the GUI's dialog, the CLI's prompt or
+``VNETBENCH_PASSWORD``) or else read from the OS keyring at login; it is never stored, logged or put in a
+message. A self-signed certificate is trusted only by its pinned fingerprint, checked on every connection
+(``trust.PinnedContext``).
 """
 
 from __future__ import annotations
 
-import hashlib
+import http.client
 import logging
 import socket
 import ssl
@@ -21,11 +23,10 @@ import keyring
 from keyring.errors import KeyringError
 from pyVim.connect import Disconnect, SmartConnect
 from pyVmomi import vim
-from pyVmomi.Security import ThumbprintMismatchException
 from vnetbench.backends import contract
-from vnetbench.backends.contract import TRUST_SETTING, BackendError, CertificateChanged
+from vnetbench.backends.contract import TRUST_SETTING, BackendError, BadSetting, CertificateChanged
 
-from .trust import PinStore, normalize, pretty
+from .trust import PinMismatch, PinnedContext, PinStore, fingerprint_of, normalize, pretty
 
 log = logging.getLogger("vnetbench.vsphere")
 
@@ -45,25 +46,29 @@ class Server:
 
 
 def parse_url(url: str) -> Server:
-    """``https://vc.example/sdk``, ``vc.example`` or ``vc.example:8443`` -> ``Server``."""
+    """``https://vc.example/sdk``, ``vc.example`` or ``vc.example:8443`` -> ``Server``; ``BadSetting`` otherwise."""
     text = (url or "").strip()
     if not text:
-        raise BackendError("no vSphere address given", "pass the vCenter or ESXi address, like https://vc.example/sdk")
+        raise BadSetting("no vSphere address given", "pass the vCenter or ESXi address, like https://vc.example/sdk")
     if "://" not in text:
         text = "https://" + text
     parts = urlsplit(text)
     if parts.scheme != "https":
-        raise BackendError(f"{url!r} does not use https", "vSphere is reached over https://HOST/sdk")
+        raise BadSetting(f"{url!r} does not use https", "vSphere is reached over https://HOST/sdk")
     if parts.username or parts.password:
-        raise BackendError("the address carries a user or password",
-                           "give the user with --user; the password lives in the OS keyring")
+        raise BadSetting("the address carries a user or password",
+                         "give the user with --user; the password lives in the OS keyring")
     try:
         port = parts.port or 443
     except ValueError:
-        raise BackendError(f"the port in {url!r} is not a number", "write https://HOST:PORT/sdk") from None
+        raise BadSetting(f"the port in {url!r} is not a number", "write https://HOST:PORT/sdk") from None
     if not parts.hostname:
-        raise BackendError(f"{url!r} names no host", "write https://HOST/sdk")
-    return Server(parts.hostname, port, parts.path or "/sdk")
+        raise BadSetting(f"{url!r} names no host", "write https://HOST/sdk")
+    path = parts.path.rstrip("/") or "/sdk"
+    if path != "/sdk" or parts.query or parts.fragment:
+        raise BadSetting(f"the address {url!r} does not end in /sdk, where vSphere's API lives",
+                         f"write https://{parts.netloc}/sdk")
+    return Server(parts.hostname, port, path)
 
 
 def keyring_account(user: str, server: Server) -> str:
@@ -71,8 +76,19 @@ def keyring_account(user: str, server: Server) -> str:
     return f"{user}@{server.hostport}"
 
 
-def fingerprint_of(der: bytes) -> str:
-    return hashlib.sha256(der).hexdigest()
+class ConnectionLost(BackendError):
+    """The server went away (or stopped answering) in the middle of a session."""
+
+
+def session_failure(server: Server, exc: BaseException, pinned: str | None) -> BackendError | None:
+    """What a failure on an open session means to the user, or None when it is no connection problem."""
+    if isinstance(exc, PinMismatch):
+        return CertificateChanged(server.hostport, pretty(pinned or exc.seen), pretty(exc.seen),
+                                  "nothing more was sent; find out why before you trust the new certificate")
+    if isinstance(exc, OSError | http.client.HTTPException):
+        return ConnectionLost(f"lost the connection to {server.hostport} ({type(exc).__name__})",
+                              "apply again once the server is back")
+    return None
 
 
 class UntrustedCertificate(contract.UntrustedCertificate):
@@ -117,7 +133,7 @@ def probe_certificate(server: Server, timeout: float) -> tuple[bytes, bool]:
 
 
 def _unverified_context() -> ssl.SSLContext:
-    """Used only together with a pinned fingerprint, which pyvmomi checks on every connection."""
+    """Only for reading the certificate a server shows, before anything is sent to it."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
@@ -131,14 +147,14 @@ class Connection:
         self.server = parse_url(str(settings.get("url") or ""))
         self.user = str(settings.get("user") or "")
         if not self.user:
-            raise BackendError("no vSphere user given", "pass --user, like administrator@vsphere.local")
+            raise BadSetting("no vSphere user given", "pass --user, like administrator@vsphere.local")
         self.trust = settings.get(TRUST_SETTING)
         self._typed_password = settings.get("password") or None  # typed in the GUI for this session only
         self.pins = PinStore(settings.get("pin_file"))
         self.timeout = float(settings.get("timeout", 20))
         self.si: Any = None
         self._content: Any = None
-        self._tls: tuple[ssl.SSLContext, str | None] | None = None
+        self._tls: ssl.SSLContext | None = None
 
     # --- opening ------------------------------------------------------------------------------------
 
@@ -146,10 +162,15 @@ class Connection:
         self._tls = self._tls_settings()
         self._login()
 
-    def _tls_settings(self) -> tuple[ssl.SSLContext, str | None]:
+    @property
+    def pinned(self) -> str | None:
+        return self._tls.pin if isinstance(self._tls, PinnedContext) else None
+
+    def _tls_settings(self) -> ssl.SSLContext:
+        """System CAs when they vouch for the server, else the pinned fingerprint (checked on every handshake)."""
         der, verified = probe_certificate(self.server, self.timeout)
         if verified:
-            return ssl.create_default_context(), None
+            return ssl.create_default_context()
         current = fingerprint_of(der)
         key = self.server.hostport
         pinned = self.pins.get(key)
@@ -171,31 +192,32 @@ class Connection:
                     "do not connect unless you know why; check the fingerprint on the server")
             self.pins.pin(key, current)
             log.info("pinned the certificate of %s (SHA-256 %s)", key, pretty(current))
-        return _unverified_context(), current
+        return PinnedContext(current)
 
     def _login(self) -> None:
         assert self._tls is not None
-        context, thumbprint = self._tls
         account = keyring_account(self.user, self.server)
         try:
             password = self._typed_password or keyring.get_password(KEYRING_SERVICE, account)
         except KeyringError as exc:
             raise BackendError(f"the OS keyring cannot be read ({type(exc).__name__})",
-                               "type the password when connecting, or set up a keyring (Secret Service, "
-                               "KWallet)") from None
+                               "type the password when connecting (the CLI asks on a terminal; scripts set "
+                               "VNETBENCH_PASSWORD), or set up a keyring (Secret Service, KWallet)") from None
         if password is None:
             raise BackendError(f"no password for {account} in the OS keyring",
-                               f"store it once: keyring set {KEYRING_SERVICE} {account} (or type it when connecting)")
+                               f"store it once: keyring set {KEYRING_SERVICE} {account}; or type it when connecting "
+                               "(the CLI asks on a terminal; scripts set VNETBENCH_PASSWORD)")
         try:
             self.si = SmartConnect(host=self.server.host, port=self.server.port, path=self.server.path,
-                                   user=self.user, pwd=password, sslContext=context, thumbprint=thumbprint,
+                                   user=self.user, pwd=password, sslContext=self._tls,
                                    httpConnectionTimeout=self.timeout)
         except vim.fault.InvalidLogin:
             raise BackendError(f"login to {self.server.hostport} as {self.user} failed: wrong user name or password",
                                f"update the keyring entry {KEYRING_SERVICE} {account}") from None
-        except ThumbprintMismatchException:
-            raise CertificateChanged(self.server.hostport, pretty(thumbprint or "0" * 64), "",
-                                     "it changed during login; try again later") from None
+        except PinMismatch as exc:
+            raise CertificateChanged(self.server.hostport, pretty(self.pinned or exc.seen), pretty(exc.seen),
+                                     "it changed after the first look, before the password was sent; find out "
+                                     "why (a proxy?) before you trust it") from None
         except OSError as exc:
             raise _socket_error(self.server, exc) from None
         except vim.fault.VimFault as exc:
@@ -215,6 +237,12 @@ class Connection:
         return self._content
 
     @property
+    def identity(self) -> str:
+        """What names this server in local records: vCenter's instance UUID (the same under every address),
+        else ``host:port`` (a standalone ESXi host has none)."""
+        return self.content.about.instanceUuid or self.server.hostport
+
+    @property
     def is_vcenter(self) -> bool:
         return self.content.about.apiType == "VirtualCenter"
 
@@ -225,7 +253,17 @@ class Connection:
             self._login()
 
     def call(self, fn: Callable[[], T]) -> T:
-        """Run ``fn``; if the session expired (``NotAuthenticated``), log in again once and rerun it."""
+        """Run ``fn``; if the session expired (``NotAuthenticated``), log in again once and rerun it.
+        A lost server or a changed certificate becomes a one-line ``BackendError``."""
+        try:
+            return self._call(fn)
+        except Exception as exc:  # noqa: BLE001 - sorted: connection problems become sentences, the rest stays
+            failure = session_failure(self.server, exc, self.pinned)
+            if failure is None:
+                raise
+            raise failure from None
+
+    def _call(self, fn: Callable[[], T]) -> T:
         try:
             return fn()
         except vim.fault.NotAuthenticated:

@@ -8,6 +8,7 @@ The snapshot is plain data, so planning and importing are testable without a ser
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,24 +17,43 @@ from pyVmomi import vim, vmodl
 from vnetbench.model import NicType, Security
 from vnetbench.model.vlan import ALL_VLANS, MAX_VLAN, format_ranges
 
-from .marking import MANAGED_FIELD, managed_by_description, managed_by_extra_config
+from .marking import MANAGED_FIELD, managed_by_description, managed_by_extra_config, nic_keys_of
 
-#: vNIC device classes, most specific first (Vmxnet2/3 derive from Vmxnet, E1000e is not an E1000).
-NIC_CLASSES: tuple[tuple[type, NicType], ...] = (
-    (vim.vm.device.VirtualVmxnet3, NicType.VMXNET3),
-    (vim.vm.device.VirtualVmxnet2, NicType.VMXNET2),
-    (vim.vm.device.VirtualE1000e, NicType.E1000E),
-    (vim.vm.device.VirtualE1000, NicType.E1000),
-    (vim.vm.device.VirtualPCNet32, NicType.VLANCE),
-    (vim.vm.device.VirtualVmxnet, NicType.FLEXIBLE),
-)
+V = vim.vm.device
+
+#: The device class vnetbench sends for each adapter type. Flexible *is* ``VirtualPCNet32`` in VMware's API:
+#: the card shows the guest a Vlance (AMD PCnet32) and morphs into vmxnet when VMware Tools load, so the design
+#: names ``vlance`` and ``flexible`` are one device on the platform. An SR-IOV adapter is a virtual function
+#: of a pNIC (its ``sriovBacking`` names the pNIC's PCI address); its portgroup gives it only a VLAN.
+ADAPTERS: dict[NicType, type] = {
+    NicType.VMXNET3: V.VirtualVmxnet3, NicType.VMXNET2: V.VirtualVmxnet2, NicType.E1000E: V.VirtualE1000e,
+    NicType.E1000: V.VirtualE1000, NicType.FLEXIBLE: V.VirtualPCNet32, NicType.VLANCE: V.VirtualPCNet32,
+    NicType.SRIOV: V.VirtualSriovEthernetCard,
+}
+#: What each device class reads back as, by exact class: a subclass is another adapter (vmxnet3 RDMA
+#: derives from vmxnet3 but is not one).
+READ_AS: dict[type, NicType] = {
+    V.VirtualVmxnet3: NicType.VMXNET3, V.VirtualVmxnet2: NicType.VMXNET2, V.VirtualE1000e: NicType.E1000E,
+    V.VirtualE1000: NicType.E1000, V.VirtualPCNet32: NicType.FLEXIBLE, V.VirtualSriovEthernetCard: NicType.SRIOV,
+}
+#: Adapters vnetbench does not model: imported with a warning, never silently as something else.
+UNMODELLED: dict[type, str] = {
+    V.VirtualVmxnet: "an original VMXNET adapter",
+    V.VirtualVmxnet3Vrdma: "a vmxnet3 RDMA (PVRDMA) adapter",
+}
+
+
+def adapter_name(device_class: type) -> str:
+    return device_class.__name__.rsplit(".", 1)[-1]
 
 
 def nic_type_of(device: Any) -> NicType | None:
-    for cls, nic_type in NIC_CLASSES:
-        if isinstance(device, cls):
-            return nic_type
-    return None
+    return READ_AS.get(type(device))
+
+
+def unmodelled_adapter(device: Any) -> str:
+    """How to name an adapter vnetbench does not model, for a warning."""
+    return UNMODELLED.get(type(device), f"a {adapter_name(type(device))} adapter")
 
 
 @dataclass
@@ -41,12 +61,14 @@ class PNicInfo:
     device: str
     key: str
     speed_mbps: int | None
+    pci: str = ""
 
 
 @dataclass
 class VSwitchInfo:
     name: str
-    #: None when the server reports no spec (vcsim keeps only the name): nothing to compare then.
+    #: None when the server reports no spec (vcsim keeps only the name): nothing to compare then. A spec
+    #: without a bridge is a switch without uplinks (``pnics == []``), which is drift when the design has some.
     mtu: int | None
     pnics: list[str] | None
     portgroups: list[str]
@@ -80,6 +102,9 @@ class HostInfo:
     @property
     def moid(self) -> str:
         return self.ref._moId
+
+    def pnic(self, device: str) -> PNicInfo | None:
+        return next((p for p in self.pnics if p.device == device), None)
 
     def vswitch(self, name: str) -> VSwitchInfo | None:
         return next((v for v in self.vswitches if v.name == name), None)
@@ -123,18 +148,27 @@ class DvpgInfo:
         return managed_by_description(self.description)
 
 
+#: A guest address as VMware Tools report it, with its prefix length when one is known.
+GuestIp = tuple[str, int | None]
+
+
 @dataclass
 class NicInfo:
     key: int
     label: str
+    #: None: an adapter vnetbench does not model (``device`` says which).
     type: NicType | None
-    #: Backing: the standard network's name, or the distributed portgroup's key.
+    #: Backing: the standard network's name, the distributed portgroup's key, or an opaque (NSX) network's id.
     network: str | None
     dvpg_key: str | None
     mac: str | None
     connected: bool
-    ips: list[str]
+    ips: list[GuestIp]
     device: Any
+    opaque: str | None = None
+    manual_mac: bool = False
+    #: SR-IOV: the PCI address of the pNIC whose virtual function this is.
+    pf: str | None = None
 
 
 @dataclass
@@ -151,10 +185,18 @@ class VmInfo:
     nics: list[NicInfo]
     marker: str | None
     custom_marker: str | None
+    #: Folders between the datacenter's VM folder and the VM, outermost first.
+    folder: list[str] = field(default_factory=list)
+    #: vNIC id -> device key, as the last apply recorded them (``marking.NIC_KEYS``).
+    nic_keys: dict[str, int] = field(default_factory=dict)
 
     @property
     def managed(self) -> str | None:
         return self.marker or self.custom_marker
+
+    @property
+    def moid(self) -> str:
+        return self.ref._moId
 
 
 @dataclass
@@ -174,6 +216,8 @@ class Inventory:
     dvpgs: list[DvpgInfo] = field(default_factory=list)
     vms: list[VmInfo] = field(default_factory=list)
     networks: dict[str, Any] = field(default_factory=dict)
+    #: Opaque (NSX) networks: id -> name.
+    opaque: dict[str, str] = field(default_factory=dict)
     datastores: dict[str, str] = field(default_factory=dict)
     managed_field_key: int | None = None
 
@@ -192,6 +236,10 @@ class Inventory:
     def vm(self, name: str, datacenter: str | None = None) -> VmInfo | None:
         return next((v for v in self.vms if v.name == name and datacenter in (None, v.datacenter)), None)
 
+    def by_moid(self, moid: str) -> Any:
+        """The VM, distributed switch or portgroup with this managed object id, or None."""
+        return next((o for o in [*self.vms, *self.dvses, *self.dvpgs] if o.ref._moId == moid), None)
+
     def datacenter(self, name: str) -> DatacenterInfo | None:
         return next((d for d in self.datacenters if d.name == name), None)
 
@@ -208,10 +256,11 @@ PROPERTIES: dict[type, list[str]] = {
                      "summary.hardware.numCpuThreads"],
     vim.VirtualMachine: ["name", "parent", "runtime.host", "runtime.powerState", "config.template",
                          "config.hardware.numCPU", "config.hardware.device", "config.guestId", "config.version",
-                         "config.extraConfig", "customValue", "guest.net"],
+                         "config.extraConfig", "customValue", "guest.net", "guest.ipStack"],
     vim.DistributedVirtualSwitch: ["name", "parent", "uuid", "config", "summary.hostMember"],
     vim.dvs.DistributedVirtualPortgroup: ["name", "parent", "key", "config"],
     vim.Network: ["name", "parent"],
+    vim.OpaqueNetwork: ["summary"],
     vim.Folder: ["name", "parent"],
     vim.Datastore: ["name"],
 }
@@ -266,17 +315,28 @@ def read_inventory(content: Any) -> Inventory:
 
 def _datacenter_of(moid: str, props: dict[str, tuple[Any, dict[str, Any]]]) -> tuple[str, str | None]:
     """(datacenter name, cluster name or None) above ``moid``."""
+    dc, cluster, _ = _place_of(moid, props)
+    return dc, cluster
+
+
+def _place_of(moid: str, props: dict[str, tuple[Any, dict[str, Any]]]) -> tuple[str, str | None, list[str]]:
+    """(datacenter, cluster or None, folders between the datacenter's top folder and ``moid``) above ``moid``."""
     cluster = None
+    folders: list[str] = []
     current = props.get(moid)
+    first = True
     while current:
         obj, values = current
         if isinstance(obj, vim.Datacenter):
-            return values.get("name", ""), cluster
+            return values.get("name", ""), cluster, folders[1:]  # the top one is the hidden vm/network folder
         if isinstance(obj, vim.ClusterComputeResource):
             cluster = values.get("name")
+        elif isinstance(obj, vim.Folder) and not first:
+            folders.insert(0, values.get("name", ""))
+        first = False
         parent = values.get("parent")
         current = props.get(parent._moId) if parent is not None else None
-    return "", cluster
+    return "", cluster, []
 
 
 def _security(sec: Any, fallback: Security | None = None) -> Security:
@@ -310,17 +370,35 @@ def dvpg_vlan(vlan: Any) -> int | str:
     return 0
 
 
-def _ips(guest_net: Iterable[Any], nic_key: int, mac: str | None) -> list[str]:
+def _routes(ip_stack: Iterable[Any]) -> list[ipaddress.IPv4Network]:
+    """The guest's own IPv4 networks from its routing table (``guest.ipStack``), most specific first."""
     out = []
+    for stack in ip_stack or []:
+        for route in getattr(getattr(stack, "ipRouteConfig", None), "ipRoute", None) or []:
+            try:
+                net = ipaddress.IPv4Network(f"{route.network}/{route.prefixLength}", strict=False)
+            except (ValueError, TypeError):
+                continue
+            if 0 < net.prefixlen < 32 and not net.is_multicast:
+                out.append(net)
+    return sorted(set(out), key=lambda n: -n.prefixlen)
+
+
+def _ips(guest_net: Iterable[Any], nic_key: int, mac: str | None,
+         routes: list[ipaddress.IPv4Network] = ()) -> list[GuestIp]:
+    """IPv4 addresses of one vNIC: the prefix from ``ipConfig``, else from the guest's routes, else None."""
+    out: list[GuestIp] = []
     for net in guest_net or []:
         if net.deviceConfigId != nic_key and (not mac or (net.macAddress or "").lower() != mac.lower()):
             continue
-        addresses = getattr(net.ipConfig, "ipAddress", None) or []
-        for a in addresses:
-            if ":" not in a.ipAddress:
-                out.append(f"{a.ipAddress}/{a.prefixLength}")
-        if not addresses:
-            out.extend(ip for ip in net.ipAddress or [] if ":" not in ip)
+        prefixes = {a.ipAddress: a.prefixLength for a in getattr(net.ipConfig, "ipAddress", None) or []}
+        for address in list(prefixes) + [a for a in net.ipAddress or [] if a not in prefixes]:
+            try:
+                ip = ipaddress.IPv4Address(address)
+            except ValueError:
+                continue  # IPv6 (the design holds IPv4)
+            prefix = prefixes.get(address) or next((n.prefixlen for n in routes if ip in n), None)
+            out.append((address, prefix))
     return out
 
 
@@ -340,7 +418,8 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
                             v.get("configManager.networkSystem"), list(v.get("datastore") or []),
                             int(v.get("summary.hardware.numCpuThreads") or 2))
             for p in v.get("config.network.pnic") or []:
-                host.pnics.append(PNicInfo(p.device, p.key, p.linkSpeed.speedMb if p.linkSpeed else None))
+                host.pnics.append(PNicInfo(p.device, p.key, p.linkSpeed.speedMb if p.linkSpeed else None,
+                                           p.pci or ""))
             _read_host_network(host, net_info.get(host.network_system._moId) if host.network_system else None)
             inv.hosts.append(host)
         elif isinstance(obj, vim.DistributedVirtualSwitch):
@@ -355,6 +434,9 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
                           getattr(cfg, "maxMtu", None), getattr(cfg, "configVersion", "") or "", uplinks)
             inv.dvses.append(dvs)
             dvs_by_moid[moid] = dvs
+        elif isinstance(obj, vim.OpaqueNetwork):
+            summary = v.get("summary")
+            inv.opaque[getattr(summary, "opaqueNetworkId", None) or moid] = v["name"]
         elif isinstance(obj, vim.Network) and not isinstance(obj, vim.dvs.DistributedVirtualPortgroup):
             inv.networks[f"{_datacenter_of(moid, props)[0]}/{v['name']}"] = obj
     for moid, (obj, v) in props.items():
@@ -377,11 +459,13 @@ def _read_host_network(host: HostInfo, info: Any) -> None:
         return
     switch_policy: dict[str, Any] = {}
     for vs in info.vswitch or []:
-        spec = vs.spec
-        pnics = list(getattr(spec.bridge, "nicDevice", None) or []) if spec is not None and spec.bridge else None
-        host.vswitches.append(VSwitchInfo(vs.name, vs.mtu if spec is not None else None,
-                                          pnics if spec is not None else None, list(vs.portgroup or [])))
-        switch_policy[vs.name] = getattr(spec, "policy", None)
+        # vcsim keeps only the name of a switch it was asked to add: an empty spec (no ports), which a real
+        # ESXi never reports. Only a real spec says anything about MTU and uplinks.
+        spec = vs.spec if vs.spec is not None and vs.spec.numPorts else None
+        pnics = list(getattr(spec.bridge, "nicDevice", None) or []) if spec is not None else None
+        host.vswitches.append(VSwitchInfo(vs.name, vs.mtu if spec is not None else None, pnics,
+                                          list(vs.portgroup or [])))
+        switch_policy[vs.name] = getattr(vs.spec, "policy", None)
     for pg in info.portgroup or []:
         spec = pg.spec
         sw_policy = switch_policy.get(spec.vswitchName)
@@ -402,26 +486,33 @@ def _read_vm(obj: Any, v: dict[str, Any], props: dict[str, tuple[Any, dict[str, 
              field_key: int | None) -> VmInfo:
     nics = []
     guest_net = v.get("guest.net") or []
+    routes = _routes(v.get("guest.ipStack") or [])
     for dev in v.get("config.hardware.device") or []:
         if not isinstance(dev, vim.vm.device.VirtualEthernetCard):
             continue
         backing = dev.backing
-        network = dvpg_key = None
+        network = dvpg_key = opaque = None
         if isinstance(backing, vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo):
             dvpg_key = backing.port.portgroupKey
         elif isinstance(backing, vim.vm.device.VirtualEthernetCard.NetworkBackingInfo):
             network = backing.deviceName
+        elif isinstance(backing, vim.vm.device.VirtualEthernetCard.OpaqueNetworkBackingInfo):
+            opaque = backing.opaqueNetworkId
         conn = dev.connectable
+        pf = getattr(getattr(getattr(dev, "sriovBacking", None), "physicalFunctionBacking", None), "id", None)
         nics.append(NicInfo(dev.key, dev.deviceInfo.label if dev.deviceInfo else "", nic_type_of(dev), network,
                             dvpg_key, dev.macAddress, bool(conn.startConnected) if conn else True,
-                            _ips(guest_net, dev.key, dev.macAddress), dev))
+                            _ips(guest_net, dev.key, dev.macAddress, routes), dev, opaque,
+                            dev.addressType == "manual", pf))
     custom = None
     for cv in v.get("customValue") or []:
         if field_key is not None and cv.key == field_key:
             custom = getattr(cv, "value", None) or None
     host = v.get("runtime.host")
-    return VmInfo(obj, v["name"], _datacenter_of(obj._moId, props)[0], host._moId if host is not None else None,
+    extra = v.get("config.extraConfig") or []
+    dc, _, folder = _place_of(obj._moId, props)
+    return VmInfo(obj, v["name"], dc, host._moId if host is not None else None,
                   bool(v.get("config.template")), int(v.get("config.hardware.numCPU") or 1),
                   str(v.get("runtime.powerState") or ""), str(v.get("config.guestId") or ""),
                   str(v.get("config.version") or ""), nics,
-                  managed_by_extra_config(v.get("config.extraConfig") or []), custom)
+                  managed_by_extra_config(extra), custom, folder, nic_keys_of(extra))

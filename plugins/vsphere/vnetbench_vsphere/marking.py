@@ -8,18 +8,25 @@ an object that vnetbench made but cannot recognise:
 - Distributed switches and portgroups: their ``description`` reads ``vnetbench.managed=<design id>``.
 - Standard switches and standard portgroups are host configuration, not managed entities: they carry no
   description, custom attribute or tag (true on a real ESXi/vCenter as on vcsim). Their name gets the prefix
-  ``vnb-<6 hex of the design id>-``; import strips it again.
+  ``vnb-<6 hex of the design id>-`` so two designs never ask for one name, but the prefix proves nothing:
+  ownership of those lives in the ``ledger``. Import strips the prefix again.
+
+Only a mark makes an object vnetbench's; an unmarked object that has a design's name is someone else's.
+A VM also remembers which device is which designed vNIC (``NIC_KEYS``: vNIC id -> device key), because
+vSphere moves an edited or re-added adapter to the end of the device list.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
 MANAGED_FIELD = "vnetbench.managed"
 EXTRA_CONFIG_KEY = "vnetbench.managed"
+NIC_KEYS = "vnetbench.nics"
 _DESCRIPTION = re.compile(r"vnetbench\.managed=(\S+)")
 _PREFIX = re.compile(r"^vnb-([0-9a-f]{6})-(.+)$")
 
@@ -53,3 +60,20 @@ def managed_by_extra_config(options: Iterable[Any]) -> str | None:
         if option.key == EXTRA_CONFIG_KEY and option.value:
             return str(option.value)
     return None
+
+
+def nic_keys_value(keys: dict[str, int]) -> str:
+    return json.dumps(keys, sort_keys=True, separators=(",", ":"))
+
+
+def nic_keys_of(options: Iterable[Any]) -> dict[str, int]:
+    """The vNIC id -> device key map an apply recorded; empty when none (or someone mangled it)."""
+    for option in options:
+        if option.key == NIC_KEYS and option.value:
+            try:
+                data = json.loads(str(option.value))
+            except ValueError:
+                return {}
+            if isinstance(data, dict):
+                return {str(k): v for k, v in data.items() if isinstance(v, int)}
+    return {}

@@ -1,8 +1,13 @@
 """Compare a design with the inventory snapshot and list the changes that make vSphere match it.
 
-Planning is pure: it reads an ``Inventory`` and a ``Topology`` and returns ``PlannedChange``s whose ``data``
-names objects (never MoRefs), so a plan can be shown, stored and applied later against fresh state.
-Only objects marked as vnetbench's (``marking``) are ever updated or deleted.
+Planning is pure: it reads an ``Inventory``, the ledger's entries and a ``Topology`` and returns
+``PlannedChange``s whose ``data`` is plain (names, and managed object ids as strings), so a plan can be shown,
+stored and applied later against fresh state.
+
+Ownership comes from the mark alone (``marking``; the ``ledger`` for standard switches and portgroups), never
+from a name: only owned objects are ever updated or deleted. An object that has a designed object's name but
+is not owned is a *conflict*: a change that fails on its own with the reason, sends nothing, and blocks only
+what needs it.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from vnetbench.model.vlan import VlanError, VlanMode, parse_vlan
 
 from . import marking
 from .guests import guest_id
-from .inventory import HostInfo, Inventory, NicInfo, VmInfo
+from .inventory import ADAPTERS, HostInfo, Inventory, NicInfo, VmInfo, adapter_name
+from .ledger import Entry
 
-SUPPORTED_NICS = frozenset({NicType.VLANCE, NicType.FLEXIBLE, NicType.E1000, NicType.E1000E,
-                            NicType.VMXNET2, NicType.VMXNET3})
+#: The ledger's entries on one server: design id -> what that design created there.
+Owned = dict[str, set[Entry]]
+
+SUPPORTED_NICS = frozenset(ADAPTERS)
 #: ESXi refuses longer standard switch names.
 MAX_VSWITCH_NAME = 32
 
@@ -43,14 +51,22 @@ class Network:
     dvs: str | None = None
 
 
+def unsupported_nic(vm: VM, nic: Any) -> str:
+    return (f"vNIC {nic.name!r} of VM {vm.name!r} is a {nic.type.value} adapter, which vnetbench does not deploy "
+            "on vSphere; use vmxnet3, e1000e or sriov")
+
+
 class Planner:
     """One design against one inventory snapshot: ``problems()`` first, then ``plan()``."""
 
-    def __init__(self, design: Topology, inv: Inventory, settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, design: Topology, inv: Inventory, settings: dict[str, Any] | None = None,
+                 owned: Owned | None = None) -> None:
         self.design, self.inv, self.settings = design, inv, settings or {}
+        self.owned = owned or {}
         self.index = Index(design)
         self.did = design.id
         self.changes: list[PlannedChange] = []
+        self._kept_vms: set[str] = set()
 
     # --- checks before anything is sent --------------------------------------------------------------
 
@@ -98,7 +114,7 @@ class Planner:
     def _nic_problems(self, vm: VM, nic: Any) -> list[str]:
         where = f"vNIC {nic.name!r} of VM {vm.name!r}"
         if nic.type not in SUPPORTED_NICS:
-            return [f"{where} is a {nic.type.value} adapter, which vSphere has not; use vmxnet3 or e1000e"]
+            return [unsupported_nic(vm, nic)]
         if nic.network is None:
             return [f"{where} is on no network; connect it to a portgroup"]
         if self.index.kind(nic.network) != "portgroup":
@@ -109,7 +125,19 @@ class Planner:
                     "standard switches"]
         if sw.kind is SwitchKind.VDS and vm.host not in sw.members:
             return [f"{where} is on distributed switch {sw.name!r}, but the VM's host is not a member; add it"]
+        if nic.type is NicType.SRIOV and self._pf_pci(vm, nic) is None:
+            return [f"{where} is an SR-IOV adapter, but its physical_function is not a pNIC of its host whose PCI "
+                    "address vSphere reports; pick the pNIC whose virtual function it uses"]
         return []
+
+    def _pf_pci(self, vm: VM, nic: Any) -> str | None:
+        """The PCI address of an SR-IOV vNIC's physical function, as the VM's host reports it."""
+        pnic = self.index.get(nic.physical_function)
+        host = self.inv.host(self.index.get(vm.host).name) if self.index.get(vm.host) else None
+        if pnic is None or host is None or self.index.parent(pnic.id) is not self.index.get(vm.host):
+            return None
+        info = host.pnic(pnic.name)
+        return info.pci if info is not None and info.pci else None
 
     # --- the plan ------------------------------------------------------------------------------------
 
@@ -132,6 +160,13 @@ class Planner:
              **data: Any) -> None:
         self.changes.append(PlannedChange(op, kind, key, description, object_id, data))
 
+    def _conflict(self, kind: str, key: str, label: str, what: str, object_id: str, **data: Any) -> None:
+        reason = f"conflict: {what} exists that vnetbench did not create; rename one of them"
+        self._add(Op.CREATE, kind, key, f"{label}: {reason}", object_id, conflict=reason, **data)
+
+    def _mine(self, host: HostInfo, name: str, vswitch: str = "") -> bool:
+        return Entry(host.name, name, vswitch) in self.owned.get(self.did, ())
+
     def _host(self, host_id: str | None) -> HostInfo:
         host = self.inv.host(self.index.get(host_id).name)
         assert host is not None  # problems() checked it
@@ -149,36 +184,47 @@ class Planner:
         active, standby = self._pnic_names(sw.uplinks)
         want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby)
         have = host.vswitch(name)
+        mine = have is not None and self._mine(host, name)
+        label = f"standard switch {sw.name} on {host.name}"
         if have is None:
-            self._add(Op.CREATE, "vswitch", key, f"standard switch {sw.name} on {host.name}", sw.id, **want)
+            self._add(Op.CREATE, "vswitch", key, label, sw.id, **want)
+        elif not mine:
+            self._conflict("vswitch", key, label, f"a standard switch named {name}", sw.id, **want)
         elif (have.mtu is not None and have.mtu != sw.mtu) or (have.pnics is not None
                                                                 and sorted(have.pnics) != sorted(active + standby)):
-            self._add(Op.UPDATE, "vswitch", key, f"standard switch {sw.name} on {host.name}: MTU {sw.mtu}, "
-                      f"uplinks {', '.join(active + standby) or 'none'}", sw.id, **want)
+            self._add(Op.UPDATE, "vswitch", key, f"{label}: MTU {sw.mtu}, uplinks "
+                      f"{', '.join(active + standby) or 'none'}", sw.id, **want)
         for pg in sw.portgroups:
-            pg_name = marking.standard_name(self.did, pg.name)
-            vlan = parse_vlan(pg.vlan, SwitchKind.VSS)
-            vlan_id = 0 if vlan.mode is VlanMode.NONE else (4095 if vlan.mode is VlanMode.TRUNK else vlan.tag)
-            pg_active, pg_standby = self._pnic_names(pg.uplinks) if pg.uplinks is not None else (None, None)
-            data = dict(host=host.name, name=pg_name, vswitch=name, vlan=vlan_id, security=security_data(pg.security),
-                        active=pg_active, standby=pg_standby, needs=[key] if have is None else [])
-            current = host.portgroup(pg_name)
-            label = f"portgroup {pg.name} on {host.name}/{sw.name}"
-            if current is None:
-                self._add(Op.CREATE, "portgroup", f"{host.name}/{pg_name}", f"{label}, VLAN {vlan_id}", pg.id, **data)
-                continue
-            diffs = []
-            if current.vlan != vlan_id:
-                diffs.append(f"VLAN {current.vlan} -> {vlan_id}")
-            if current.vswitch != name:
-                diffs.append(f"switch {current.vswitch} -> {name}")
-            if current.security != pg.security:
-                diffs.append("security policy")
-            if pg_active is not None and (current.active, current.standby) != (pg_active, pg_standby):
-                diffs.append("teaming order")
-            if diffs:
-                self._add(Op.UPDATE, "portgroup", f"{host.name}/{pg_name}", f"{label}: {', '.join(diffs)}", pg.id,
-                          **data)
+            self._portgroup(host, sw, pg, name, key if not mine else None)
+
+    def _portgroup(self, host: HostInfo, sw: Switch, pg: Any, vswitch: str, needs: str | None) -> None:
+        pg_name = marking.standard_name(self.did, pg.name)
+        vlan = parse_vlan(pg.vlan, SwitchKind.VSS)
+        vlan_id = 0 if vlan.mode is VlanMode.NONE else (4095 if vlan.mode is VlanMode.TRUNK else vlan.tag)
+        pg_active, pg_standby = self._pnic_names(pg.uplinks) if pg.uplinks is not None else (None, None)
+        data = dict(host=host.name, name=pg_name, vswitch=vswitch, vlan=vlan_id, security=security_data(pg.security),
+                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [])
+        current = host.portgroup(pg_name)
+        key = f"{host.name}/{pg_name}"
+        label = f"portgroup {pg.name} on {host.name}/{sw.name}"
+        if current is None:
+            self._add(Op.CREATE, "portgroup", key, f"{label}, VLAN {vlan_id}", pg.id, **data)
+            return
+        if not self._mine(host, pg_name, current.vswitch):
+            self._conflict("portgroup", key, label, f"a portgroup named {pg_name}", pg.id, **data)
+            return
+        diffs = []
+        if current.vlan != vlan_id:
+            diffs.append(f"VLAN {current.vlan} -> {vlan_id}")
+        if current.vswitch != vswitch:
+            diffs.append(f"switch {current.vswitch} -> {vswitch}")
+        if current.security != pg.security:
+            diffs.append("security policy")
+        if pg_active is not None and (current.active, current.standby) != (pg_active, pg_standby):
+            diffs.append("teaming order")
+        if diffs:
+            self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id, was=current.vswitch,
+                      **data)
 
     def _datacenter_for(self, host_ids: list[str]) -> str:
         for host_id in host_ids:
@@ -199,36 +245,41 @@ class Planner:
             members[host.name] = [self.index.get(u.pnic).name for u in sw.uplinks
                                   if self.index.parent(u.pnic) is host]
         have = self.inv.dvs(sw.name, dc)
+        label = f"distributed switch {sw.name}"
+        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu)
         if have is None:
-            self._add(Op.CREATE, "dvswitch", key, f"distributed switch {sw.name} with {len(members)} hosts", sw.id,
-                      datacenter=dc, name=sw.name, mtu=sw.mtu, add=members, remove=[])
-        elif have.managed == self.did:
+            self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id, add=members,
+                      remove=[], **want)
+        elif have.managed != self.did:
+            self._conflict("dvswitch", key, label, f"a distributed switch named {sw.name}", sw.id, add=members,
+                           remove=[], **want)
+        else:
             present = {self.inv.host_by_moid(m).name for m in have.members if self.inv.host_by_moid(m)}
             add = {h: p for h, p in members.items() if h not in present}
             remove = sorted(present - set(members))
-            if add or remove or (have.mtu is not None and have.mtu != sw.mtu):
+            mtu = have.mtu is not None and have.mtu != sw.mtu
+            if add or remove or mtu:
                 parts = [f"add {', '.join(add)}" if add else "", f"remove {', '.join(remove)}" if remove else "",
-                         f"MTU {sw.mtu}" if have.mtu is not None and have.mtu != sw.mtu else ""]
-                self._add(Op.UPDATE, "dvswitch", key, f"distributed switch {sw.name}: "
-                          + ", ".join(p for p in parts if p), sw.id, datacenter=dc, name=sw.name, mtu=sw.mtu,
-                          add=add, remove=remove)
-        else:
-            # Someone else's switch of that name: creating it lets vCenter refuse with its own reason.
-            self._add(Op.CREATE, "dvswitch", key, f"distributed switch {sw.name} with {len(members)} hosts", sw.id,
-                      datacenter=dc, name=sw.name, mtu=sw.mtu, add=members, remove=[])
+                         f"MTU {sw.mtu}" if mtu else ""]
+                self._add(Op.UPDATE, "dvswitch", key, f"{label}: " + ", ".join(p for p in parts if p), sw.id,
+                          add=add, remove=remove, moid=have.ref._moId, owner=self.did, **want)
+        mine = have is not None and have.managed == self.did
         for pg in sw.portgroups:
-            self._dvportgroup(sw, pg, dc, have, key)
+            self._dvportgroup(sw, pg, dc, None if mine else key)
 
-    def _dvportgroup(self, sw: Switch, pg: Any, dc: str, dvs: Any, dvs_key: str) -> None:
+    def _dvportgroup(self, sw: Switch, pg: Any, dc: str, needs: str | None) -> None:
         vlan = parse_vlan(pg.vlan, SwitchKind.VDS)
         data = dict(datacenter=dc, dvs=sw.name, name=pg.name, vlan=str(vlan.tag or 0) if vlan.mode is not VlanMode.TRUNK
                     else "trunk", ranges=[list(r) for r in vlan.ranges], security=security_data(pg.security),
-                    needs=[dvs_key] if dvs is None or dvs.managed != self.did else [])
+                    needs=[needs] if needs else [])
         current = self.inv.dvpg(pg.name, dc)
         key = f"{dc}/{pg.name}"
-        if current is None or current.managed != self.did:
-            self._add(Op.CREATE, "dvportgroup", key, f"distributed portgroup {pg.name} on {sw.name}, {vlan}",
-                      pg.id, **data)
+        label = f"distributed portgroup {pg.name}"
+        if current is None:
+            self._add(Op.CREATE, "dvportgroup", key, f"{label} on {sw.name}, {vlan}", pg.id, **data)
+            return
+        if current.managed != self.did:
+            self._conflict("dvportgroup", key, label, f"a distributed portgroup named {pg.name}", pg.id, **data)
             return
         diffs = []
         if not parse_vlan(current.vlan, SwitchKind.VDS).means(vlan):
@@ -236,8 +287,8 @@ class Planner:
         if current.security != pg.security:
             diffs.append("security policy")
         if diffs:
-            self._add(Op.UPDATE, "dvportgroup", key, f"distributed portgroup {pg.name}: {', '.join(diffs)}", pg.id,
-                      **data)
+            self._add(Op.UPDATE, "dvportgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
+                      moid=current.ref._moId, owner=self.did, **data)
 
     def network_of(self, nic: Any) -> Network:
         pg = self.index.get(nic.network)
@@ -246,78 +297,132 @@ class Planner:
             return Network("standard", marking.standard_name(self.did, pg.name))
         return Network("dvpg", pg.name, sw.name)
 
+    def nic_data(self, vm: VM, nic: Any) -> dict[str, Any]:
+        """A designed vNIC as plan data (what ``match_nics`` and apply read)."""
+        net = self.network_of(nic)
+        return dict(id=nic.id, name=nic.name, type=nic.type.value, kind=net.kind, network=net.name, dvs=net.dvs,
+                    mac=nic.mac, connected=nic.connected,
+                    pf=self._pf_pci(vm, nic) if nic.type is NicType.SRIOV else None)
+
     def _vm(self, vm: VM) -> None:
         host = self._host(vm.host)
         dc = host.datacenter
         key = f"{dc}/{vm.name}"
-        nics = []
-        needs = set()
-        for nic in vm.vnics:
-            net = self.network_of(nic)
-            nics.append(dict(id=nic.id, name=nic.name, type=nic.type.value, kind=net.kind, network=net.name,
-                             dvs=net.dvs, mac=nic.mac, connected=nic.connected))
-            needs.add(f"{host.name}/{net.name}" if net.kind == "standard" else f"{dc}/{net.name}")
+        nics = [self.nic_data(vm, nic) for nic in vm.vnics]
+        needs = {f"{host.name}/{n['network']}" if n["kind"] == "standard" else f"{dc}/{n['network']}" for n in nics}
         data = dict(datacenter=dc, name=vm.name, host=host.name, cpus=vm.cpus, guest_id=guest_id(vm.guest_os),
                     version=f"vmx-{vm.hardware_version:02d}", nics=nics, needs=sorted(needs))
-        have = self.inv.vm(vm.name, dc)
-        if have is None or have.managed != self.did:
-            self._add(Op.CREATE, "vm", key, f"VM {vm.name} on {host.name} with {len(nics)} vNICs", vm.id, **data)
+        label = f"VM {vm.name}"
+        mine = sorted((v for v in self.inv.vms if v.managed == self.did and v.name == vm.name and v.datacenter == dc),
+                      key=lambda v: v.host != host.moid)
+        if not mine:
+            if self.inv.vm(vm.name, dc) is not None:
+                self._conflict("vm", key, f"{label} on {host.name}", f"a VM named {vm.name}", vm.id, **data)
+            else:
+                self._add(Op.CREATE, "vm", key, f"{label} on {host.name} with {len(nics)} vNICs", vm.id, **data)
             return
+        have = mine[0]  # any others are copies an interrupted apply left: deleted below
+        self._kept_vms.add(have.moid)
         diffs = []
         current_host = self.inv.host_by_moid(have.host) if have.host else None
         if current_host is None or current_host.name != host.name:
             diffs.append(f"move to host {host.name}")
         if have.cpus != vm.cpus:
             diffs.append(f"{have.cpus} -> {vm.cpus} CPUs")
-        diffs.extend(edit.description for edit in nic_edits(have.nics, nics, self.inv, dc))
+        diffs.extend(edit.description for edit in nic_edits(have, nics, self.inv, dc))
         if self.inv.managed_field_key is not None and have.custom_marker != self.did:
             diffs.append("mark as vnetbench's")
         if diffs:
-            self._add(Op.UPDATE, "vm", key, f"VM {vm.name}: {'; '.join(diffs)}", vm.id, **data)
+            self._add(Op.UPDATE, "vm", key, f"{label}: {'; '.join(diffs)}", vm.id, moid=have.moid, owner=self.did,
+                      **data)
 
     def _deletions(self) -> None:
-        """Marked objects of this design that the design no longer has."""
-        tag = marking.design_tag(self.did)
-        wanted_vms = {vm.name for vm in self.design.vms}
-        for have in self.inv.vms:
-            if have.managed == self.did and have.name not in wanted_vms:
-                self._add(Op.DELETE, "vm", f"{have.datacenter}/{have.name}", f"VM {have.name}", None,
-                          datacenter=have.datacenter, name=have.name)
+        """Owned objects of this design that the design no longer has."""
+        for vm in self.inv.vms:
+            if vm.managed == self.did and vm.moid not in self._kept_vms:
+                self.changes.append(delete_vm(vm))
         wanted_dv = {(sw.name, pg.name) for sw in self.design.switches if sw.kind is SwitchKind.VDS
                      for pg in sw.portgroups}
         wanted_dvs = {sw.name for sw in self.design.switches if sw.kind is SwitchKind.VDS}
         for pg in self.inv.dvpgs:
             if pg.managed == self.did and (pg.dvs, pg.name) not in wanted_dv and pg.dvs in wanted_dvs:
-                self._add(Op.DELETE, "dvportgroup", f"{pg.datacenter}/{pg.name}", f"distributed portgroup {pg.name}",
-                          None, datacenter=pg.datacenter, name=pg.name)
+                self.changes.append(delete_marked("dvportgroup", "distributed portgroup", pg))
         for dvs in self.inv.dvses:
             if dvs.managed == self.did and dvs.name not in wanted_dvs:
-                self._add(Op.DELETE, "dvswitch", f"{dvs.datacenter}/{dvs.name}", f"distributed switch {dvs.name}",
-                          None, datacenter=dvs.datacenter, name=dvs.name)
-        wanted_std = {(self.index.get(sw.host).name, marking.standard_name(self.did, pg.name))
-                      for sw in self.design.switches if sw.kind is SwitchKind.VSS for pg in sw.portgroups}
-        wanted_vss = {(self.index.get(sw.host).name, marking.standard_name(self.did, sw.name))
-                      for sw in self.design.switches if sw.kind is SwitchKind.VSS}
-        for host in self.inv.hosts:
-            for pg in host.portgroups:
-                split = marking.split_standard_name(pg.name)
-                if split and split[0] == tag and (host.name, pg.name) not in wanted_std:
-                    self._add(Op.DELETE, "portgroup", f"{host.name}/{pg.name}", f"portgroup {split[1]} on {host.name}",
-                              None, host=host.name, name=pg.name)
-            for vs in host.vswitches:
-                split = marking.split_standard_name(vs.name)
-                if split and split[0] == tag and (host.name, vs.name) not in wanted_vss:
-                    self._add(Op.DELETE, "vswitch", f"{host.name}/{vs.name}",
-                              f"standard switch {split[1]} on {host.name}", None, host=host.name, name=vs.name)
+                self.changes.append(delete_marked("dvswitch", "distributed switch", dvs))
+        wanted_std = {(self.index.get(sw.host).name, marking.standard_name(self.did, name))
+                      for sw in self.design.switches if sw.kind is SwitchKind.VSS
+                      for name in [sw.name, *(pg.name for pg in sw.portgroups)]}
+        self.changes.extend(delete_standard(entry) for entry in standard_objects(self.inv, self.owned.get(self.did, ()))
+                            if (entry.host, entry.name) not in wanted_std)
 
 
-# --- vNIC differences (used by the plan for its text and by apply for the device changes) ---------------
+# --- deletions (used by the plan and by teardown) ----------------------------------------------------------
+
+
+def delete_vm(vm: VmInfo) -> PlannedChange:
+    return PlannedChange(Op.DELETE, "vm", f"{vm.datacenter}/{vm.name}", f"VM {vm.name}", None,
+                         {"datacenter": vm.datacenter, "name": vm.name, "moid": vm.moid, "owner": vm.managed})
+
+
+def delete_marked(kind: str, label: str, obj: Any) -> PlannedChange:
+    return PlannedChange(Op.DELETE, kind, f"{obj.datacenter}/{obj.name}", f"{label} {obj.name}", None,
+                         {"datacenter": obj.datacenter, "name": obj.name, "moid": obj.ref._moId,
+                          "owner": obj.managed})
+
+
+def delete_standard(entry: Entry) -> PlannedChange:
+    split = marking.split_standard_name(entry.name)
+    label = f"{'portgroup' if entry.vswitch else 'standard switch'} {split[1] if split else entry.name}"
+    return PlannedChange(Op.DELETE, entry.kind, f"{entry.host}/{entry.name}", f"{label} on {entry.host}", None,
+                         {"host": entry.host, "name": entry.name, "vswitch": entry.vswitch})
+
+
+def standard_object(inv: Inventory, entry: Entry) -> Any:
+    """The standard switch or portgroup a ledger entry names, if its host has one of that name."""
+    host = inv.host(entry.host)
+    if host is None:
+        return None
+    return host.portgroup(entry.name) if entry.vswitch else host.vswitch(entry.name)
+
+
+def standard_objects(inv: Inventory, entries: Any) -> list[Entry]:
+    """The ledger's entries whose object is still there and still looks as created (a portgroup on the same
+    standard switch)."""
+    return [e for e in entries if (obj := standard_object(inv, e)) is not None
+            and (not e.vswitch or obj.vswitch == e.vswitch)]
+
+
+def teardown_changes(inv: Inventory, design_id: str | None, owned: Owned) -> list[PlannedChange]:
+    """Deletions of every object owned by vnetbench (of ``design_id``, or of any design): marked VMs and
+    distributed switches and portgroups, and the standard ones the ledger names. Nothing else, whatever its
+    name."""
+    out: list[PlannedChange] = []
+    for vm in inv.vms:
+        if vm.managed and design_id in (None, vm.managed):
+            out.append(delete_vm(vm))
+    for pg in inv.dvpgs:
+        if pg.managed and design_id in (None, pg.managed):
+            out.append(delete_marked("dvportgroup", "distributed portgroup", pg))
+    for dvs in inv.dvses:
+        if dvs.managed and design_id in (None, dvs.managed):
+            out.append(delete_marked("dvswitch", "distributed switch", dvs))
+    for did, entries in sorted(owned.items()):
+        if design_id in (None, did):
+            present = sorted(standard_objects(inv, entries), key=lambda e: (e.host, e.name))
+            out.extend(delete_standard(e) for e in present)
+    rank = {stage: i for i, stage in enumerate(ORDER)}
+    return sorted(out, key=lambda c: rank[(c.op, c.kind)])
+
+
+# --- vNICs: which device is which designed vNIC, and what differs ----------------------------------------
 
 
 @dataclass(frozen=True)
 class NicEdit:
     action: str  # "add", "edit", "replace", "remove"
-    index: int
+    want: dict[str, Any] | None
+    have: NicInfo | None
     description: str
 
 
@@ -328,60 +433,59 @@ def nic_matches_network(cur: NicInfo, want: dict[str, Any], inv: Inventory, data
     return dvpg is not None and cur.dvpg_key == dvpg.key
 
 
-def nic_edits(current: list[NicInfo], desired: list[dict[str, Any]], inv: Inventory, datacenter: str) -> list[NicEdit]:
-    """vNICs are matched by position: the n-th designed vNIC is the VM's n-th network adapter."""
+def same_adapter(cur: NicInfo, want: dict[str, Any]) -> bool:
+    """The same device class (and for SR-IOV, a virtual function of the same pNIC)."""
+    return type(cur.device) is ADAPTERS.get(NicType(want["type"])) and cur.pf == want.get("pf")
+
+
+def match_nics(vm: VmInfo, desired: list[dict[str, Any]], inv: Inventory,
+               datacenter: str) -> tuple[list[tuple[dict[str, Any], NicInfo | None]], list[NicInfo]]:
+    """Pair each designed vNIC with the device that is it, by a stable identity, never by position: the MAC
+    when the design sets one, else the device key the last apply recorded, else the same adapter on the same
+    network, else the same network, else the same adapter. Returns the pairs and the unpaired devices."""
+    free = sorted(vm.nics, key=lambda n: n.key)
+    pairs: dict[int, NicInfo] = {}
+    tests = [
+        lambda w, c: bool(w["mac"]) and (c.mac or "").lower() == w["mac"].lower(),
+        lambda w, c: vm.nic_keys.get(w["id"]) == c.key,
+        lambda w, c: same_adapter(c, w) and nic_matches_network(c, w, inv, datacenter),
+        lambda w, c: nic_matches_network(c, w, inv, datacenter),
+        lambda w, c: same_adapter(c, w),
+    ]
+    for test in tests:
+        for i, want in enumerate(desired):
+            if i in pairs:
+                continue
+            found = next((c for c in free if test(want, c)), None)
+            if found is not None:
+                pairs[i] = found
+                free.remove(found)
+    return [(want, pairs.get(i)) for i, want in enumerate(desired)], free
+
+
+def nic_edits(vm: VmInfo, desired: list[dict[str, Any]], inv: Inventory, datacenter: str) -> list[NicEdit]:
+    pairs, extra = match_nics(vm, desired, inv, datacenter)
     edits = []
-    for i, want in enumerate(desired):
+    for want, cur in pairs:
         label = f"vNIC {want['name']}"
-        if i >= len(current):
-            edits.append(NicEdit("add", i, f"add {label} on {want['network']}"))
-            continue
-        cur = current[i]
-        if cur.type is None or cur.type.value != want["type"]:
-            edits.append(NicEdit("replace", i, f"{label}: {cur.type.value if cur.type else '?'} -> {want['type']}"))
+        if cur is None:
+            edits.append(NicEdit("add", want, None, f"add {label} on {want['network']}"))
+        elif not same_adapter(cur, want):
+            was = cur.type.value if cur.type else adapter_name(type(cur.device))
+            both_sriov = cur.type is NicType.SRIOV and want["type"] == NicType.SRIOV.value
+            change = f"SR-IOV function of {cur.pf} -> {want['pf']}" if both_sriov else f"{was} -> {want['type']}"
+            edits.append(NicEdit("replace", want, cur, f"{label}: {change}"))
         elif not nic_matches_network(cur, want, inv, datacenter):
-            edits.append(NicEdit("edit", i, f"move {label} to {want['network']}"))
-        elif cur.connected != want["connected"] or (want["mac"] and (cur.mac or "").lower() != want["mac"].lower()):
-            edits.append(NicEdit("edit", i, f"{label}: connection or MAC"))
-    for i in range(len(desired), len(current)):
-        edits.append(NicEdit("remove", i, f"remove {current[i].label or 'a vNIC'}"))
+            edits.append(NicEdit("edit", want, cur, f"move {label} to {want['network']}"))
+        elif cur.connected != want["connected"]:
+            edits.append(NicEdit("edit", want, cur, f"{label}: {'connect' if want['connected'] else 'disconnect'}"))
+        elif want["mac"] and (cur.mac or "").lower() != want["mac"].lower():
+            edits.append(NicEdit("edit", want, cur, f"{label}: MAC {cur.mac} -> {want['mac']}"))
+    edits.extend(NicEdit("remove", None, cur, f"remove {cur.label or 'a vNIC'}") for cur in extra)
     return edits
 
 
-def managed_vm(vm: VmInfo, design_id: str | None) -> bool:
-    return vm.managed is not None and (design_id is None or vm.managed == design_id)
-
-
-def teardown_changes(inv: Inventory, design_id: str | None) -> list[PlannedChange]:
-    """Deletions of every object marked as vnetbench's (of ``design_id``, or of any design)."""
-    tag = marking.design_tag(design_id) if design_id else None
-    out: list[PlannedChange] = []
-    for vm in inv.vms:
-        if managed_vm(vm, design_id):
-            out.append(PlannedChange(Op.DELETE, "vm", f"{vm.datacenter}/{vm.name}", f"VM {vm.name}", None,
-                                     {"datacenter": vm.datacenter, "name": vm.name}))
-    for pg in inv.dvpgs:
-        if pg.managed and (design_id is None or pg.managed == design_id):
-            out.append(PlannedChange(Op.DELETE, "dvportgroup", f"{pg.datacenter}/{pg.name}",
-                                     f"distributed portgroup {pg.name}", None,
-                                     {"datacenter": pg.datacenter, "name": pg.name}))
-    for dvs in inv.dvses:
-        if dvs.managed and (design_id is None or dvs.managed == design_id):
-            out.append(PlannedChange(Op.DELETE, "dvswitch", f"{dvs.datacenter}/{dvs.name}",
-                                     f"distributed switch {dvs.name}", None,
-                                     {"datacenter": dvs.datacenter, "name": dvs.name}))
-    for host in inv.hosts:
-        for pg in host.portgroups:
-            split = marking.split_standard_name(pg.name)
-            if split and tag in (None, split[0]):
-                out.append(PlannedChange(Op.DELETE, "portgroup", f"{host.name}/{pg.name}",
-                                         f"portgroup {split[1]} on {host.name}", None,
-                                         {"host": host.name, "name": pg.name}))
-        for vs in host.vswitches:
-            split = marking.split_standard_name(vs.name)
-            if split and tag in (None, split[0]):
-                out.append(PlannedChange(Op.DELETE, "vswitch", f"{host.name}/{vs.name}",
-                                         f"standard switch {split[1]} on {host.name}", None,
-                                         {"host": host.name, "name": vs.name}))
-    rank = {stage: i for i, stage in enumerate(ORDER)}
-    return sorted(out, key=lambda c: rank[(c.op, c.kind)])
+def nic_keys(vm: VmInfo, desired: list[dict[str, Any]], inv: Inventory, datacenter: str) -> dict[str, int]:
+    """vNIC id -> device key of the devices that match the design now (recorded after an apply)."""
+    pairs, _ = match_nics(vm, desired, inv, datacenter)
+    return {want["id"]: cur.key for want, cur in pairs if cur is not None}

@@ -71,3 +71,23 @@ def test_deploy_is_generic_over_backends(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code in (0, 2), err  # a plan, or a clear refusal of what the local lab cannot build
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"127.0.0.1:1": "zz"}', "\udcff"])
+def test_a_corrupt_pin_file_is_one_clear_line(cli_args, capsys, tmp_path, content):
+    path, args = cli_args
+    (tmp_path / "pins.json").write_text(content, encoding="utf-8", errors="surrogateescape")
+    assert main(["deploy", path, *args, "--plan-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"the certificate pin file {tmp_path / 'pins.json'}" in err and "trust the server's fingerprint again" in err
+
+
+@pytest.mark.parametrize("tail", ["/ui", "/sdk/vimService", "/?x=1"])
+def test_an_address_that_does_not_end_in_sdk_is_one_clear_line(cli_args, capsys, vcsim, tail):
+    path, args = cli_args
+    args = [a.replace(vcsim.url, f"https://{vcsim.hostport}{tail}") for a in args]
+    assert main(["deploy", path, *args, "--plan-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "does not end in /sdk" in err and f"write https://{vcsim.hostport}/sdk" in err

@@ -107,18 +107,23 @@ def test_move_vnic_change_type_and_vlan(backend):
     assert inv.dvpg("dv-vlan20").vlan == 21
 
 
-def test_rejected_change_reports_server_reason_and_rest_goes_on(backend):
+def test_name_taken_by_a_foreign_object_is_a_conflict_that_blocks_only_its_change(backend):
     design = lab_design()
     design.switches[1].portgroups[1].name = "DC0_DVPG0"  # vcsim's own portgroup: the name is taken
-    results = backend.apply(backend.plan(design))
+    plan = backend.plan(design)
+    conflict = next(c for c in plan.changes if c.key == "DC0/DC0_DVPG0")
+    assert "conflict" in conflict.description and "not create" in conflict.description
+    results = backend.apply(plan)
     failed = {r.change.key: r.error for r in results if not r.ok}
     assert set(failed) == {"DC0/DC0_DVPG0", "DC0/vnb-test-c"}
-    assert "DuplicateName" in failed["DC0/DC0_DVPG0"] and "DC0_DVPG0" in failed["DC0/DC0_DVPG0"]
+    assert failed["DC0/DC0_DVPG0"].startswith("conflict: a distributed portgroup named DC0_DVPG0 exists")
     assert failed["DC0/vnb-test-c"] == "not tried: DC0/DC0_DVPG0 failed"
     assert sum(r.ok for r in results) == len(results) - 2
     inv = backend.inventory()
     assert inv.dvpg("DC0_DVPG0").managed is None and inv.dvpg("DC0_DVPG0").dvs == "DVS0", "left untouched"
     assert inv.vm("vnb-test-c") is None
+    again = backend.plan(design)
+    assert [c.key for c in again.changes] == ["DC0/DC0_DVPG0", "DC0/vnb-test-c"], "stable: the rest converged"
 
 
 def test_standard_portgroup_change_on_vcsim_fails_with_server_reason(backend):

@@ -19,7 +19,7 @@ def test_import_default_inventory(backend, monkeypatch):
     seen = []
     topo = backend.import_design(lambda done, total, msg: seen.append(done))
     assert len(calls) == 2, "one bulk read of the tree, one of the hosts' network systems"
-    assert seen[-1] == 2
+    assert seen[-1] == 3
 
     assert sorted(h.name for h in topo.hosts) == ["DC0_C0_H0", "DC0_C0_H1", "DC0_C0_H2", "DC0_H0"]
     pnics = topo.hosts[0].pnics
@@ -42,7 +42,7 @@ def test_import_default_inventory(backend, monkeypatch):
 
 def test_import_what_vnetbench_deployed(backend):
     design = lab_design()
-    design.vms[0].guest_os = "linux"  # a guest that takes the vmxnet3 + e1000e mix without warnings
+    design.vms[0].guest_os = "windows-10"  # a guest that takes the vmxnet3 + e1000e mix without warnings
     assert all(r.ok for r in backend.apply(backend.plan(design)))
     topo = backend.import_design()
     lab = next(s for s in topo.switches if s.name == "lab")  # the vnb- prefix is gone
@@ -55,7 +55,7 @@ def test_import_what_vnetbench_deployed(backend):
     vm_a = next(vm for vm in topo.vms if vm.name == "vnb-test-a")
     assert [n.type for n in vm_a.vnics] == [NicType.VMXNET3, NicType.E1000E]
     assert [index.get(n.network).name for n in vm_a.vnics] == ["untagged", "vlan10"]
-    assert vm_a.guest_os == "linux"
+    assert vm_a.guest_os == "windows-10"
     vm_b = next(vm for vm in topo.vms if vm.name == "vnb-test-b")
     assert index.get(vm_b.vnics[0].network).name == "dv-vlan20"
 
@@ -73,9 +73,9 @@ def test_guest_ip_addresses_come_from_vmware_tools():
             vim.net.IpConfigInfo.IpAddress(ipAddress="10.1.2.3", prefixLength=24),
             vim.net.IpConfigInfo.IpAddress(ipAddress="fe80::1", prefixLength=64)]))
     other = vim.vm.GuestInfo.NicInfo(deviceConfigId=4001, macAddress="00:50:56:00:00:01", ipAddress=["192.0.2.9"])
-    assert inventory._ips([nic, other], 4000, None) == ["10.1.2.3/24"]
-    assert inventory._ips([nic, other], 4001, "00:50:56:00:00:01") == ["192.0.2.9"]
-    assert inventory._ips([nic, other], 4002, "00:50:56:AA:BB:CC") == ["10.1.2.3/24"], "matched by MAC"
+    assert inventory._ips([nic, other], 4000, None) == [("10.1.2.3", 24)]
+    assert inventory._ips([nic, other], 4001, "00:50:56:00:00:01") == [("192.0.2.9", None)]
+    assert inventory._ips([nic, other], 4002, "00:50:56:AA:BB:CC") == [("10.1.2.3", 24)], "matched by MAC"
 
 
 def test_dvportgroup_vlan_notation():

@@ -4,7 +4,7 @@
 v0.47+ cannot be go-installed) into ~/.cache/vnetbench/go-bin/v0.46.3, once per machine; a file lock keeps
 parallel test workers from installing twice. vcsim listens on 127.0.0.1 port 0 and prints its URL first.
 Also here (not in conftest.py, so the tests and the benchmark import them by a unique module name): an
-in-memory keyring and a backend wired to a running vcsim.
+in-memory keyring, a backend wired to a running vcsim, and what a ``vnetbench`` subprocess needs to reach it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 
 import keyring.backend
+from keyring.errors import PasswordSetError
 from vnetbench_vsphere import VSphereBackend
 from vnetbench_vsphere.connection import KEYRING_SERVICE, fingerprint_of, parse_url, probe_certificate
 
@@ -59,7 +60,21 @@ def go_tool(name: str) -> Path:
     return path
 
 
-class Vcsim:
+class Loopback:
+    """A server on 127.0.0.1:``port`` that vnetbench reaches at ``url``."""
+
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}/sdk"
+
+    @property
+    def hostport(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+class Vcsim(Loopback):
     """One vcsim process on 127.0.0.1 (a free port), with its own user and random password."""
 
     def __init__(self, *args: str, user: str = "vnbadmin", password: str | None = None) -> None:
@@ -89,14 +104,6 @@ class Vcsim:
     def _drain(proc: subprocess.Popen) -> None:
         for _ in proc.stdout:  # type: ignore[union-attr]
             pass
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}/sdk"
-
-    @property
-    def hostport(self) -> str:
-        return f"127.0.0.1:{self.port}"
 
     def govc_env(self) -> dict[str, str]:
         return dict(os.environ, GOVC_URL=self.url, GOVC_USERNAME=self.user, GOVC_PASSWORD=self.password,
@@ -148,5 +155,39 @@ def sim_fingerprint(sim: Vcsim) -> str:
 def make_backend(sim: Vcsim, ring: MemoryKeyring, tmp_path, **extra) -> VSphereBackend:
     ring.set_password(KEYRING_SERVICE, f"{sim.user}@{sim.hostport}", sim.password)
     settings = {"url": sim.url, "user": sim.user, "pin_file": str(tmp_path / "pins.json"),
-                "trust_fingerprint": sim_fingerprint(sim), **extra}
+                "ledger_file": str(tmp_path / "ledger.json"), "trust_fingerprint": sim_fingerprint(sim), **extra}
     return VSphereBackend(settings)
+
+
+class EnvKeyring(keyring.backend.KeyringBackend):
+    """The keyring of a ``vnetbench`` subprocess in tests (``PYTHON_KEYRING_BACKEND=vcsim_tools.EnvKeyring``):
+    every password is ``$VNB_TEST_KEYRING_PASSWORD``, so the user's real keyring is never touched."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return os.environ.get("VNB_TEST_KEYRING_PASSWORD")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise PasswordSetError("the test keyring is read-only")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise PasswordSetError("the test keyring is read-only")
+
+
+def cli_env(sim: Vcsim, tmp_path, keyring_password: bool = True) -> dict[str, str]:
+    """Environment for ``python -m vnetbench`` against ``sim``: the test keyring, private config/state dirs."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]),
+               PYTHON_KEYRING_BACKEND="vcsim_tools.EnvKeyring" if keyring_password else "keyring.backends.fail.Keyring",
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_STATE_HOME=str(tmp_path / "state"),
+               PYTHONUNBUFFERED="1")
+    env.pop("VNETBENCH_PASSWORD", None)
+    if keyring_password:
+        env["VNB_TEST_KEYRING_PASSWORD"] = sim.password
+    return env
+
+
+def cli_args(sim: Vcsim, tmp_path) -> list[str]:
+    """``--backend vsphere`` options for ``sim``, with the pin and ledger files ``make_backend`` uses."""
+    return ["--backend", "vsphere", "--url", sim.url, "--user", sim.user, "--trust-fingerprint", sim_fingerprint(sim),
+            "--set", f"pin_file={tmp_path / 'pins.json'}", "--set", f"ledger_file={tmp_path / 'ledger.json'}"]

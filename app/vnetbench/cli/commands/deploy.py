@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...backends.contract import ChangeResult, Plan
+from ...backends.contract import CancelToken, ChangeResult, Plan
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer, run_cancellable
 from ..common import load_design, print_json
-from ..main import EXIT_NO, EXIT_OK
+from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK
+
+#: The exit status of an apply that Ctrl-C stopped (what a shell reports for SIGINT).
+EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
@@ -45,6 +48,19 @@ def print_results(results: list[ChangeResult]) -> None:
         print(f"  {r.change}: {r.error}")
 
 
+def results_json(results: list[ChangeResult]) -> list[dict[str, Any]]:
+    return [{**change_data(r.change), "ok": r.ok, "error": r.error, "lost": r.lost} for r in results]
+
+
+def exit_code(results: list[ChangeResult], token: CancelToken) -> int:
+    """130 when Ctrl-C stopped it, 3 when the backend was lost on the way, 1 when a change failed, else 0."""
+    if token.cancelled:
+        return EXIT_INTERRUPTED
+    if any(r.lost for r in results):
+        return EXIT_BACKEND
+    return EXIT_OK if all(r.ok for r in results) else EXIT_NO
+
+
 def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     backend = open_backend(args)
@@ -60,12 +76,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print_plan(plan)
         progress = progress_printer(not args.json)
-        results = run_cancellable(lambda token: guarded(lambda: backend.apply(plan, progress, token)))
+        token = CancelToken()
+        results = run_cancellable(lambda token: guarded(lambda: backend.apply(plan, progress, token)), token)
     finally:
         backend.close()
     if args.json:
-        print_json({"backend": plan.backend, "design": plan.design_id,
-                    "results": [{**change_data(r.change), "ok": r.ok, "error": r.error} for r in results]})
+        print_json({"backend": plan.backend, "design": plan.design_id, "results": results_json(results)})
     else:
         print_results(results)
-    return EXIT_OK if all(r.ok for r in results) else EXIT_NO
+    return exit_code(results, token)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
+from ...backends.contract import CancelToken
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer, run_cancellable
 from ..common import load_design, print_json
-from ..main import EXIT_NO, EXIT_OK, CliError
-from .deploy import change_data, print_results
+from ..main import CliError
+from .deploy import exit_code, print_results, results_json
 
 
 def register(subparsers: Any) -> None:
@@ -28,16 +30,26 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("give a design FILE, or --all to remove everything vnetbench created")
     design_id = load_design(args.file).id if args.file else None
     backend = open_backend(args)
+    token = CancelToken()
     try:
         progress = progress_printer(not args.json)
-        results = run_cancellable(lambda token: guarded(lambda: backend.teardown(design_id, progress, token)))
+        if hasattr(backend, "teardown_plan"):  # a backend that can say first what it will remove
+            plan = guarded(lambda: backend.teardown_plan(design_id))
+            if plan.changes and not args.json:
+                print(f"will remove {len(plan.changes)} objects vnetbench created"
+                      + (" (every design's)" if design_id is None else "") + ":")
+                for change in plan.changes:
+                    print(f"  {change.description}")
+                sys.stdout.flush()
+            results = run_cancellable(lambda t: guarded(lambda: backend.apply(plan, progress, t)), token)
+        else:
+            results = run_cancellable(lambda t: guarded(lambda: backend.teardown(design_id, progress, t)), token)
     finally:
         backend.close()
     if args.json:
-        print_json({"design": design_id, "results": [{**change_data(r.change), "ok": r.ok, "error": r.error}
-                                                     for r in results]})
+        print_json({"design": design_id, "results": results_json(results)})
     elif not results:
         print("nothing to remove")
     else:
         print_results(results)
-    return EXIT_OK if all(r.ok for r in results) else EXIT_NO
+    return exit_code(results, token)

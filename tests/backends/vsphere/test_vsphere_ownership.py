@@ -1,0 +1,100 @@
+"""Ownership comes from a mark (or the ledger) alone: objects that only look like ours are never touched."""
+
+from __future__ import annotations
+
+import pytest
+from vnetbench.cli.main import main
+from vnetbench.model import save
+from vnetbench_vsphere import marking
+
+from vcsim_tools import cli_args
+from vsphere_designs import lab_design
+
+pytestmark = pytest.mark.slow
+
+
+def vm_names(backend, name):
+    return [v for v in backend.inventory().vms if v.name == name]
+
+
+def test_unmarked_vm_with_a_design_name_is_a_conflict_and_teardown_spares_it(backend, vcsim):
+    vcsim.govc("vm.create", "-on=false", "-host", "DC0_H0", "-net", "VM Network", "vnb-test-a")
+    (foreign,) = vm_names(backend, "vnb-test-a")
+    design = lab_design()
+    results = backend.apply(backend.plan(design))
+    failed = {r.change.key: r.error for r in results if not r.ok}
+    assert list(failed) == ["DC0/vnb-test-a"], failed
+    assert failed["DC0/vnb-test-a"].startswith("conflict: a VM named vnb-test-a exists that vnetbench did not create")
+    assert [v.moid for v in vm_names(backend, "vnb-test-a")] == [foreign.moid], "no duplicate was created"
+
+    again = backend.plan(design)
+    assert [(c.key, "conflict" in c.description) for c in again.changes] == [("DC0/vnb-test-a", True)]
+    assert backend.status(design)["vm-a"].state == "failed"
+
+    assert all(r.ok for r in backend.teardown(design.id))
+    assert [v.moid for v in vm_names(backend, "vnb-test-a")] == [foreign.moid], "teardown spared it"
+    assert vm_names(backend, "vnb-test-b") == [] and vm_names(backend, "vnb-test-c") == []
+    assert all(r.ok for r in backend.teardown(None))
+    assert [v.moid for v in vm_names(backend, "vnb-test-a")] == [foreign.moid], "so did teardown --all"
+
+
+def test_standard_objects_named_like_ours_survive_deploy_teardown_and_all(backend, vcsim):
+    design = lab_design()
+    tag = marking.design_tag(design.id)
+    vcsim.govc("host.portgroup.add", "-host", "DC0_H0", "-vswitch", "vSwitch0", "-vlan", "77", f"vnb-{tag}-adminpg")
+    vcsim.govc("host.vswitch.add", "-host", "DC0_H0", "vnb-abcdef-otherlab")
+    vcsim.govc("host.portgroup.add", "-host", "DC0_H0", "-vswitch", "vnb-abcdef-otherlab", "vnb-abcdef-pg")
+    plan = backend.plan(design)
+    assert not [c for c in plan.changes if c.op.value == "delete"], "nothing foreign is planned away"
+    assert all(r.ok for r in backend.apply(plan))
+    assert backend.plan(design).empty
+    listed = {d.design_id: d for d in backend.deployments()}
+    assert listed[design.id].objects == 10
+    assert listed["vnb-abcdef"].objects == 2 and "in no ledger here" in listed["vnb-abcdef"].detail
+    assert listed[f"vnb-{tag}"].objects == 1, "the admin's vnb-<tag>-adminpg is not counted as the design's"
+
+    def names():
+        host = backend.inventory().host("DC0_H0")
+        return {p.name for p in host.portgroups} | {s.name for s in host.vswitches}
+
+    assert all(r.ok for r in backend.teardown(design.id))
+    assert {f"vnb-{tag}-adminpg", "vnb-abcdef-otherlab", "vnb-abcdef-pg"} <= names()
+    assert not any(n.startswith(f"vnb-{tag}-") and n != f"vnb-{tag}-adminpg" for n in names()), "ours are gone"
+    assert all(r.ok for r in backend.apply(backend.plan(design)))
+    assert all(r.ok for r in backend.teardown(None))
+    assert {f"vnb-{tag}-adminpg", "vnb-abcdef-otherlab", "vnb-abcdef-pg"} <= names(), "--all spared them too"
+    assert backend.inventory().host("DC0_H0").portgroup(f"vnb-{tag}-adminpg").vlan == 77
+
+
+def test_portgroup_named_like_a_designed_one_is_a_conflict_not_a_takeover(backend, vcsim):
+    design = lab_design()
+    taken = marking.standard_name(design.id, "vlan10")
+    vcsim.govc("host.portgroup.add", "-host", "DC0_H0", "-vswitch", "vSwitch0", "-vlan", "99", taken)
+    plan = backend.plan(design)
+    conflict = next(c for c in plan.changes if c.key == f"DC0_H0/{taken}")
+    assert "conflict" in conflict.description
+    results = {r.change.key: r for r in backend.apply(plan)}
+    assert results[f"DC0_H0/{taken}"].error.startswith(f"conflict: a portgroup named {taken} exists")
+    assert results["DC0/vnb-test-a"].error == f"not tried: DC0_H0/{taken} failed", "its VM waits"
+    assert all(r.ok for k, r in results.items() if k not in (f"DC0_H0/{taken}", "DC0/vnb-test-a"))
+    pg = backend.inventory().host("DC0_H0").portgroup(taken)
+    assert (pg.vlan, pg.vswitch) == (99, "vSwitch0"), "the foreign portgroup was left as it was"
+    assert all(r.ok for r in backend.teardown(design.id))
+    assert backend.inventory().host("DC0_H0").portgroup(taken) is not None
+
+
+def test_teardown_all_lists_what_it_will_remove_before_it_does(backend, vcsim, tmp_path, capsys):
+    design = lab_design()
+    assert all(r.ok for r in backend.apply(backend.plan(design)))
+    path = tmp_path / "lab.vnet.yaml"
+    save(design, path)
+    args = cli_args(vcsim, tmp_path)
+    assert main(["teardown", "--all", *args]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "will remove 10 objects vnetbench created (every design's):", out
+    listed = out[1:11]
+    assert {line.strip() for line in listed} >= {"VM vnb-test-a", "distributed switch vnb-test-dvs",
+                                                   "portgroup vlan10 on DC0_H0", "standard switch lab on DC0_H0"}
+    assert out[11] == "applied 10 of 10 changes"
+    assert main(["teardown", "--all", *args]) == 0
+    assert capsys.readouterr().out.strip() == "nothing to remove"
