@@ -37,7 +37,7 @@ from vnetbench.model import (MULTI_HOST_SWITCHES, VM, Action, Forwarding, Forwar
                              Security, SwitchKind, Topology, Uplink, VmRole)
 from vnetbench.model.vlan import VlanError, VlanMode, parse_ranges, parse_vlan
 
-from . import rules as nft
+from vnetbench.backends import nftables as nft
 from .names import design_tag, guest_ifname, ifname, mac_for, ns_name
 
 #: Creation order of resource kinds; deletion runs the other way round.
