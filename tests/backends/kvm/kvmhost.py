@@ -178,6 +178,7 @@ def _kill(pid: int) -> None:
 
 def main() -> int:
     host = KvmHost(Path(sys.argv[1]).resolve())
+    signal.signal(signal.SIGTERM, signal.default_int_handler)       # TERM stops it as cleanly as Ctrl-C
     host.start()
     print(f"--set uri='{host.uri}' --set host_exec='{host.host_exec}'", flush=True)
     try:
