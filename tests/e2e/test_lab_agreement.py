@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -70,60 +71,77 @@ def _iperf(backend, design, engine, src, dst, names):
             "agree": ok == (prediction.verdict in REACHABLE)}
 
 
-def test_lab_agrees_with_the_prediction_on_every_bundled_example(tmp_path):
+def _agreement(backend, design, label: str, iperf_pairs: int = IPERF_PAIRS) -> tuple[list[dict], list[dict]]:
+    """Deploy ``design``, ping every ordered pair of endpoints and iperf3 a few reachable ones; tear it down."""
+    rows, iperf_rows = [], []
+    try:
+        results = backend.apply(backend.plan(design))
+        assert all(r.ok for r in results), [f"{r.change.key}: {r.error}" for r in results if not r.ok]
+        engine = Engine(design)
+        endpoints = {}
+        for ep_id in [vm.id for vm in design.vms if vm.role is VmRole.VM] + [h.id for h in design.physical_hosts]:
+            try:
+                endpoints[ep_id] = backend.endpoint(design, ep_id)
+            except BackendError:
+                continue
+        names = {i: e.name for i, e in endpoints.items()}
+        jobs = []
+        for src, src_ep in endpoints.items():
+            for dst, dst_ep in endpoints.items():
+                if src == dst or not dst_ep.addresses or not src_ep.addresses:
+                    continue
+                p = engine.predict(src, dst, "icmp")
+                reach = p.verdict in REACHABLE
+                addresses = [_target(p, dst_ep)] if reach else [dst_ep.address(n) for n in dst_ep.addresses]
+                jobs.append({"src_ep": src_ep, "src": src, "dst": dst, "verdict": p.verdict,
+                             "addresses": addresses})
+        for job, reached in _ping_all(jobs):
+            rows.append({"example": label, "src": names[job["src"]], "dst": names[job["dst"]],
+                         "predicted": job["verdict"].value, "lab": "connects" if reached else "no",
+                         "agree": reached == (job["verdict"] in REACHABLE)})
+        chosen, kinds = [], set()
+        for job in jobs:
+            if job["verdict"] in REACHABLE and job["verdict"] not in kinds and len(chosen) < iperf_pairs:
+                kinds.add(job["verdict"])
+                chosen.append((job["src"], job["dst"]))
+        for src, dst in chosen:
+            iperf_rows.append({"example": label, **_iperf(backend, design, engine, src, dst, names)})
+    finally:
+        backend.teardown(design.id)
+    return rows, iperf_rows
+
+
+def _table(rows: list[dict]) -> list[str]:
+    lines = [f"{'example':34} {'from':14} {'to':14} {'predicted':20} {'lab':9} agree"]
+    return lines + [f"{r['example']:34} {r['src']:14} {r['dst']:14} {r['predicted']:20} {r['lab']:9} "
+                    f"{'yes' if r['agree'] else 'NO'}" for r in rows]
+
+
+def _root_backend(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("the agreement test deploys in root mode (the rootless mode has its own test)")
-    if not EXAMPLES:
-        pytest.skip("no bundled examples")
     from vnetbench_local import LocalLabBackend
 
-    backend = LocalLabBackend({"mode": "root", "state_dir": str(tmp_path / "state")})
+    return LocalLabBackend({"mode": "root", "state_dir": str(tmp_path / "state")})
+
+
+def test_lab_agrees_with_the_prediction_on_every_bundled_example(tmp_path):
+    backend = _root_backend(tmp_path)
+    if not EXAMPLES:
+        pytest.skip("no bundled examples")
     rows, iperf_rows, skipped = [], [], {}
     for path in EXAMPLES:
         design = load(path)
         try:
-            plan = backend.plan(design)
+            backend.plan(design)
         except Unsupported as exc:
             skipped[path.name] = exc.reasons
             continue
-        try:
-            results = backend.apply(plan)
-            assert all(r.ok for r in results), [f"{r.change.key}: {r.error}" for r in results if not r.ok]
-            engine = Engine(design)
-            endpoints = {}
-            for ep_id in [vm.id for vm in design.vms if vm.role is VmRole.VM] + [h.id for h in design.physical_hosts]:
-                try:
-                    endpoints[ep_id] = backend.endpoint(design, ep_id)
-                except BackendError:
-                    continue
-            names = {i: e.name for i, e in endpoints.items()}
-            jobs = []
-            for src, src_ep in endpoints.items():
-                for dst, dst_ep in endpoints.items():
-                    if src == dst or not dst_ep.addresses or not src_ep.addresses:
-                        continue
-                    p = engine.predict(src, dst, "icmp")
-                    reach = p.verdict in REACHABLE
-                    addresses = [_target(p, dst_ep)] if reach else [dst_ep.address(n) for n in dst_ep.addresses]
-                    jobs.append({"src_ep": src_ep, "src": src, "dst": dst, "verdict": p.verdict,
-                                 "addresses": addresses})
-            for job, reached in _ping_all(jobs):
-                rows.append({"example": path.name, "src": names[job["src"]], "dst": names[job["dst"]],
-                             "predicted": job["verdict"].value, "lab": "connects" if reached else "no",
-                             "agree": reached == (job["verdict"] in REACHABLE)})
-            chosen, kinds = [], set()
-            for job in jobs:
-                if job["verdict"] in REACHABLE and job["verdict"] not in kinds and len(chosen) < IPERF_PAIRS:
-                    kinds.add(job["verdict"])
-                    chosen.append((job["src"], job["dst"]))
-            for src, dst in chosen:
-                iperf_rows.append({"example": path.name, **_iperf(backend, design, engine, src, dst, names)})
-        finally:
-            backend.teardown(design.id)
+        pings, iperfs = _agreement(backend, design, path.name)
+        rows += pings
+        iperf_rows += iperfs
 
-    lines = [f"{'example':34} {'from':14} {'to':14} {'predicted':20} {'lab':9} agree"]
-    lines += [f"{r['example']:34} {r['src']:14} {r['dst']:14} {r['predicted']:20} {r['lab']:9} "
-              f"{'yes' if r['agree'] else 'NO'}" for r in rows]
+    lines = _table(rows)
     lines += ["", "iperf3 (TCP/5201, 1 s):"]
     lines += [f"{r['example']:34} {r['src']:14} {r['dst']:14} {r['predicted']:20} "
               f"{'%.0f Mbit/s' % r['mbps'] if r['mbps'] else 'no connection':14} pNIC {r['pnic_mbps'] or '-'}"
@@ -145,3 +163,30 @@ def test_lab_agrees_with_the_prediction_on_every_bundled_example(tmp_path):
     for r in iperf_rows:
         if r["mbps"] and r["pnic_mbps"]:
             assert r["mbps"] <= r["pnic_mbps"] * 1.05, f"{r}: faster than the pNIC it crosses"
+
+
+#: Random designs (tests/unit/random_designs.py) deployed for real: together they hold VEPA and private
+#: macvtap guests, SR-IOV VFs beside a vSwitch on one pNIC, a DirectPath guest, NSX segments whose tunnel
+#: endpoints sit in a transport VLAN, native-VLAN mismatches, bridged and routed firewalls and a hosted NAT.
+RANDOM_SEEDS = (1, 4, 7, 14, 57, 58)
+
+
+def test_random_designs_deployed_agree_with_the_prediction(tmp_path):
+    """The property test (tests/unit/test_lab_domains.py) compares the lab's wiring with the prediction on
+    many random designs; a sample of them is deployed here and pinged pair by pair."""
+    backend = _root_backend(tmp_path)
+    sys.path.insert(0, str(ROOT / "tests" / "unit"))
+    from random_designs import random_design
+
+    rows, skipped = [], {}
+    for seed in RANDOM_SEEDS:
+        design = random_design(seed).t
+        try:
+            backend.plan(design)
+        except Unsupported as exc:
+            skipped[seed] = exc.reasons
+            continue
+        rows += _agreement(backend, design, f"random design {seed}", iperf_pairs=0)[0]
+    print("\n" + "\n".join(_table(rows) + [f"skipped seed {s}: {'; '.join(r)}" for s, r in skipped.items()]))
+    assert len(skipped) <= len(RANDOM_SEEDS) // 3, skipped
+    assert [r for r in rows if not r["agree"]] == []

@@ -28,6 +28,8 @@ floats = st.floats(allow_nan=False, allow_infinity=False)
 
 @cache
 def for_type(tp: Any) -> st.SearchStrategy:
+    if isinstance(tp, type) and hasattr(tp, "from_plain"):  # a typed scalar (a VLAN): any text or number
+        return st.one_of(ints, text).map(tp.from_plain)
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         return st.one_of([for_type(a) for a in typing.get_args(tp)])

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import random
 
-from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, Rule, SwitchKind
+from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink
 
 from vnetbench.model.objects import Proto
 
 
-def random_design(seed: int) -> Design:
-    rnd = random.Random(seed)
+def random_design(seed: int | random.Random) -> Design:
+    """A design drawn from ``seed`` (or from a ``random.Random`` a property test hands over)."""
+    rnd = seed if isinstance(seed, random.Random) else random.Random(seed)
+    seed = rnd.randrange(10**6) if isinstance(seed, random.Random) else seed
     d = Design(f"rnd{seed}")
     vlans = [10, 20, 30]
     nets = {v: f"10.{seed % 200}.{v}" for v in vlans}
@@ -28,7 +30,8 @@ def random_design(seed: int) -> Design:
                 if not any(link.a == pnic for link in d.t.links):
                     mode = rnd.random()
                     d.plug(rnd.choice(pss), pnic, trunk=mode < 0.7, vlan=rnd.choice(vlans),
-                           allowed=rnd.choice(["all", "all", "10,20"]), hairpin=rnd.random() < 0.2)
+                           allowed=rnd.choice(["all", "all", "10,20"]), hairpin=rnd.random() < 0.2,
+                           native=rnd.choice([1, 1, 1, 10]))
             for v in rnd.sample(vlans + [0], rnd.randint(1, 3)):
                 pgs.append((h, d.pg(sw, f"pg{v}", v, promiscuous=rnd.random() < 0.5), v or rnd.choice(vlans)))
         if rnd.random() < 0.3:
@@ -92,4 +95,40 @@ def random_design(seed: int) -> Design:
         d.vm("natvm", hh, nat, "192.168.8.10/24", "192.168.8.2")
     if rnd.random() < 0.5:
         d.phost("srv", d.port(pss[-1], "srv", vlan=rnd.choice(vlans)), f"{nets[10]}.200/24", gws.get(10))
+    _bypass(d, rnd, hosts, pss, pgs, nets)
+    _overlay_transport(d, rnd)
+    if rnd.random() < 0.2:  # a vNIC pulled out
+        rnd.choice([n for vm in d.t.vms for n in vm.vnics]).connected = False
     return d
+
+
+def _bypass(d: Design, rnd: random.Random, hosts, pss, pgs, nets) -> None:
+    """SR-IOV VFs (on a pNIC that may also be a vSwitch uplink: the NIC's embedded switch) and a DirectPath guest."""
+    if rnd.random() < 0.35:
+        h, pg, v = rnd.choice(pgs)
+        pf = rnd.choice(h.pnics)
+        if not any(pf.id in (link.a, link.b) for link in d.t.links):
+            d.plug(rnd.choice(pss), pf.id, trunk=True, allowed=rnd.choice(["all", "10,20"]))
+        for i in range(rnd.randint(1, 2)):
+            vm = d.vm(f"vf{i}", h, pg, f"{nets[v]}.{120 + i}/24", nic_type="sriov")
+            vm.vnics[0].physical_function = pf.id
+    if rnd.random() < 0.25:
+        h = rnd.choice(hosts)
+        pnic = PNic(f"{h.name}.vmnic9", "vmnic9")
+        h.pnics.append(pnic)
+        v = rnd.choice([10, 20])
+        tagged = rnd.random() < 0.5
+        d.plug(rnd.choice(pss), pnic.id, trunk=tagged, vlan=v)
+        vm = d.vm("dp", h, pgs[0][1], f"{nets[v]}.130/24", nic_type="directpath", guest_vlan=v if tagged else None)
+        vm.vnics[0].network, vm.vnics[0].physical_function = None, pnic.id
+
+
+def _overlay_transport(d: Design, rnd: random.Random) -> None:
+    """NSX segments' tunnel endpoints in a transport VLAN, on a pNIC of each member host."""
+    segments = [sw for sw in d.t.switches if sw.kind is SwitchKind.NSX_SEGMENT]
+    if not segments or rnd.random() < 0.4:
+        return
+    vlan = rnd.choice([None, 10, 20, 99])
+    for host_id in segments[0].members:
+        host = next(h for h in d.t.hosts if h.id == host_id)
+        segments[0].uplinks.append(Uplink(rnd.choice(host.pnics).id, vlan=vlan))

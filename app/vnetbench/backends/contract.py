@@ -27,15 +27,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from ..model import ForwardMode, SwitchKind, Topology, VmRole
-from ..model.vlan import VlanError, VlanMode, parse_vlan
-
-
-def _vlan_mode(value: int | str, kind: SwitchKind) -> VlanMode | None:
-    """The VLAN mode of a portgroup, or None when the value is invalid (validation reports that)."""
-    try:
-        return parse_vlan(value, kind).mode
-    except VlanError:
-        return None
+from ..model.vlan import VlanMode
 
 
 class BackendError(Exception):
@@ -296,7 +288,7 @@ class Backend(ABC):
             if sw.kind not in can.switch_kinds:
                 reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which {self.title} cannot build")
             for pg in sw.portgroups:
-                if not can.vlan_trunks and _vlan_mode(pg.vlan, sw.kind) is VlanMode.TRUNK:
+                if not can.vlan_trunks and pg.vlan.mode is VlanMode.TRUNK:
                     reasons.append(f"portgroup {pg.name!r} is a VLAN trunk, which {self.title} cannot build")
         for vm in design.vms:
             if vm.role is VmRole.VM:

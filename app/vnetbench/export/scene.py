@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..model import Index, Topology
 from ..model.objects import PORTGROUP_SWITCHES, Host, PhysicalHost, PhysicalRouter, PhysicalSwitch, Switch
-from ..model.vlan import VlanError, parse_vlan
+from ..model.vlan import Vlan
 
 PAD = 12.0
 HEADER = 34.0
@@ -97,11 +97,8 @@ class Scene:
 # --- labels ---------------------------------------------------------------------------------------------
 
 
-def vlan_text(vlan: int | str, switch: Switch) -> str:
-    try:
-        return str(parse_vlan(vlan, switch.kind))
-    except VlanError:
-        return f"VLAN {vlan} (invalid)"
+def vlan_text(vlan: Vlan, switch: Switch) -> str:
+    return vlan.label(switch.kind)
 
 
 def _switch_detail(sw: Switch) -> str:

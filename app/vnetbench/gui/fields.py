@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..model import Index, SwitchKind
-from ..model.vlan import VlanError, check_vlan_id, parse_ranges, parse_vlan
+from ..model.vlan import Vlan, VlanError, VlanList, check_vlan_id
 
 #: Integer fields that hold one VLAN tag.
 VLAN_TAGS = {"guest_vlan", "access_vlan", "native_vlan", "vlan"}
@@ -40,6 +40,8 @@ def format_value(value: Any) -> str:
         return ""
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, (Vlan, VlanList)):
+        return value.text
     if isinstance(value, list):
         return ", ".join(format_value(v) for v in value)
     return str(value)
@@ -53,17 +55,16 @@ def parse(text: str, hint: Any, field: str, switch_kind: SwitchKind | None = Non
     if text == "" and allows_none:
         return None
     if field == "vlan" and switch_kind is not None:  # a portgroup's VLAN, read as its switch kind reads it
-        try:
-            parse_vlan(text, switch_kind)
-        except VlanError as exc:
-            raise FieldError(f"{exc.message}: {exc.hint}") from None
-        return int(text) if text.isdigit() else text
+        vlan = Vlan.read(int(text) if text.isdigit() else text)
+        error = vlan.problem(switch_kind)
+        if error is not None:
+            raise FieldError(f"{error.message}: {error.hint}")
+        return vlan
     if field == "allowed":
-        try:
-            parse_ranges(text)
-        except VlanError as exc:
-            raise FieldError(f"{exc.message}: {exc.hint}") from None
-        return text
+        allowed = VlanList.read(text)
+        if not allowed.valid:
+            raise FieldError(f"{allowed.error}: {allowed.hint}")
+        return allowed
     if isinstance(inner, type) and issubclass(inner, Enum):
         try:
             return inner(text)

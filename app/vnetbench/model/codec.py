@@ -3,6 +3,9 @@
 One generic converter instead of a hand-written reader per class: every field gets the same checks
 (type, unknown keys with a "did you mean", sane number sizes) and every error names the place in the file,
 like ``vms[3].vnics[0].type``. Saving drops fields that hold their default, so files stay short and diffs small.
+
+A model type may read itself from plain data (a *typed scalar*, like a VLAN): it has ``from_plain(value)``
+(raising ``ValueError`` with ``message``/``hint`` for a value of the wrong kind) and ``to_plain()``.
 """
 
 from __future__ import annotations
@@ -119,9 +122,15 @@ def decode(tp: Any, value: Any, where: str = "") -> Any:
     return _decoder(tp)(value, where)
 
 
+def typed_scalar(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "from_plain")
+
+
 @cache
 def _decoder(tp: Any) -> Decoder:
     """A function that decodes values of type ``tp``, built once per type."""
+    if typed_scalar(tp):
+        return _typed_decoder(tp)
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         return _union_decoder(tp)
@@ -177,6 +186,17 @@ def _union_decoder(tp: Any) -> Decoder:
                 continue
         raise FormatError(_place(where), f"expected {_describe(tp)}, found {_kind(value)}")
     return decode_union
+
+
+def _typed_decoder(tp: Any) -> Decoder:
+    def decode_typed(value: Any, where: Where) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise FormatError(_place(where), f"the number {value} is far too large", "check for a typo")
+        try:
+            return tp.from_plain(value)
+        except ValueError as exc:
+            raise FormatError(_place(where), getattr(exc, "message", str(exc)), getattr(exc, "hint", "")) from None
+    return decode_typed
 
 
 def _enum_decoder(tp: type[Enum]) -> Decoder:
@@ -254,6 +274,8 @@ _SCALARS: dict[Any, Decoder] = {bool: _decode_bool, int: _decode_int, float: _de
 
 def encode(obj: Any) -> Any:
     """Plain data for ``obj``; dataclass fields equal to their default are left out."""
+    if typed_scalar(type(obj)):
+        return obj.to_plain()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         out: dict[str, Any] = {}
         for name, default in _defaults(type(obj)).items():

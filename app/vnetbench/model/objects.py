@@ -1,8 +1,9 @@
 """The objects of a virtual-network design (SEMANTICS.md section 1) as plain dataclasses.
 
 Every object that something else can point at carries an ``id``: a stable identity that survives renames.
-References between objects are always ids, never names. The classes hold data only; rules live in
-``validate`` and ``vlan``, the walk in ``vnetbench.predict``. Defaults follow what the real platform does
+References between objects are always ids, never names. The classes hold data only: VLAN notation is read by
+``vlan`` (into typed values, on load and on every assignment), the forwarding facts live in ``forwarding``,
+what is wrong with a design in ``validate``, the walk in ``vnetbench.predict``. Defaults follow what the real platform does
 (vSphere portgroup security: promiscuous reject, MAC changes accept, forged transmits accept).
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+from .vlan import ALL, UNTAGGED, Vlan, VlanField, VlanList
 
 
 class HostKind(StrEnum):
@@ -36,6 +39,13 @@ MULTI_HOST_SWITCHES = frozenset({SwitchKind.VDS, SwitchKind.NSX_SEGMENT})
 PORTGROUP_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS, SwitchKind.NSX_SEGMENT})
 
 
+class Encapsulation(StrEnum):
+    """How an NSX overlay wraps guest frames between hosts (NSX-T: Geneve; NSX for vSphere: VXLAN)."""
+
+    GENEVE = "geneve"
+    VXLAN = "vxlan"
+
+
 class MacvtapMode(StrEnum):
     BRIDGE = "bridge"
     VEPA = "vepa"
@@ -52,6 +62,8 @@ class NicType(StrEnum):
     VMXNET3 = "vmxnet3"
     VIRTIO = "virtio"
     RTL8139 = "rtl8139"
+    SRIOV = "sriov"            # vSphere SR-IOV passthrough: a virtual function of ``physical_function``
+    DIRECTPATH = "directpath"  # vSphere DirectPath I/O: the whole pNIC ``physical_function`` handed to the guest
 
 
 class VmRole(StrEnum):
@@ -88,12 +100,20 @@ class PortMode(StrEnum):
 
 @dataclass
 class PNic:
-    """A physical NIC. Its cable to a physical switch port is a ``Link``."""
+    """A physical NIC. Its cable to a physical switch port is a ``Link``.
+
+    ``ip``/``gateway`` are the host OS's own address on it, where the host OS has one on the LAN (a hosted
+    hypervisor's PC, a KVM host): its NAT service sends from that address. ``mtu`` is the largest IP packet the
+    NIC sends or takes.
+    """
 
     id: str
     name: str
     speed_mbps: int = 1000
     up: bool = True
+    mtu: int = 1500
+    ip: str | None = None
+    gateway: str | None = None
 
 
 @dataclass
@@ -110,7 +130,8 @@ class Host:
 
 @dataclass
 class Uplink:
-    """One pNIC in a teaming order. ``vlan`` tags frames on the way out (a Linux bridge enslaving eth0.10)."""
+    """One pNIC in a teaming order. ``vlan`` tags frames on the way out: a Linux bridge enslaving eth0.10, or an
+    NSX segment's transport VLAN (the VLAN its tunnel endpoints use on that pNIC)."""
 
     pnic: str
     standby: bool = False
@@ -130,14 +151,14 @@ class Security:
 class Portgroup:
     """A set of switch ports with one policy.
 
-    ``vlan`` is kept as the admin writes it for the switch kind: ``0`` or ``none`` (untagged), ``1``..``4094``
-    (access), ``4095`` (vSS trunk: all VLANs), ``trunk`` or ``trunk 10-20,30`` (vDS/OVS trunk ranges).
-    ``vnetbench.model.vlan.parse_vlan`` reads it; validation reports what a switch kind does not accept.
+    ``vlan`` is written as the admin knows it for the switch kind: ``0`` or ``none`` (untagged), ``1``..``4094``
+    (access), ``4095`` (vSS trunk: all VLANs), ``trunk`` or ``trunk 10-20,30`` (vDS/OVS trunk ranges). The
+    model holds it read (``vlan.Vlan``), with its spelling; validation reports what a switch kind does not accept.
     """
 
     id: str
     name: str
-    vlan: int | str = 0
+    vlan: Vlan = VlanField(Vlan.read, UNTAGGED)
     native_vlan: int | None = None
     security: Security = field(default_factory=Security)
     uplinks: list[Uplink] | None = None
@@ -148,8 +169,9 @@ class Switch:
     """A virtual switch.
 
     Per-host kinds set ``host``; a vDS or an NSX segment sets ``members`` (one instance per member host) and
-    takes uplinks from each member's pNICs. Kinds without portgroups (Linux bridge, macvtap, hosted networks)
-    take vNICs directly: a vNIC's ``network`` then names the switch.
+    takes uplinks from each member's pNICs (an NSX segment's are its transport pNICs). Kinds without portgroups
+    (Linux bridge, macvtap, hosted networks) take vNICs directly: a vNIC's ``network`` then names the switch.
+    ``encapsulation`` is an NSX segment's (None: Geneve).
     """
 
     id: str
@@ -163,6 +185,7 @@ class Switch:
     host_address: str | None = None
     nat_gateway: str | None = None
     vni: int | None = None
+    encapsulation: Encapsulation | None = None
     portgroups: list[Portgroup] = field(default_factory=list)
 
 
@@ -171,7 +194,12 @@ class Switch:
 
 @dataclass
 class VNic:
-    """A guest adapter. ``ip`` is ``address/prefix``; ``guest_vlan`` only on a trunk portgroup."""
+    """A guest adapter. ``ip`` is ``address/prefix``; ``guest_vlan`` only on a trunk portgroup (or DirectPath).
+
+    An SR-IOV adapter is a virtual function of the pNIC ``physical_function``: its portgroup (``network``) only
+    gives it a VLAN; its frames bypass the virtual switch. A DirectPath adapter is that whole pNIC, owned by the
+    guest: it has no ``network``, its frames go straight to the pNIC's switch port.
+    """
 
     id: str
     name: str
@@ -182,6 +210,8 @@ class VNic:
     gateway: str | None = None
     guest_vlan: int | None = None
     connected: bool = True
+    physical_function: str | None = None
+    mtu: int = 1500
 
 
 @dataclass
@@ -226,16 +256,18 @@ class VM:
 
 @dataclass
 class Port:
-    """A physical switch port. ``allowed`` lists trunk VLANs as ranges (``all``, ``10,20-30``)."""
+    """A physical switch port. ``allowed`` lists trunk VLANs as ranges (``all``, ``10,20-30``), read into a
+    ``vlan.VlanList``. ``mtu`` is the largest IP packet it passes."""
 
     id: str
     name: str
     mode: PortMode = PortMode.ACCESS
     access_vlan: int = 1
-    allowed: str = "all"
+    allowed: VlanList = VlanField(VlanList.read, ALL)
     native_vlan: int = 1
     hairpin: bool = False
     up: bool = True
+    mtu: int = 1500
 
 
 @dataclass
@@ -297,11 +329,13 @@ class Link:
 
     pNIC - switch port (an uplink cable), port - port (a trunk between physical switches), router interface
     or physical host NIC - port, and virtual switch - virtual switch (a patch; only OVS/Linux bridges on KVM).
+    ``speed_mbps`` is a trunk's speed when it is slower than what it joins (None: not a limit).
     """
 
     id: str
     a: str
     b: str
+    speed_mbps: int | None = None
 
 
 # --- NSX --------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import typing
 from enum import Enum
 from typing import Any
 
-from .codec import MAX_INT
+from .codec import MAX_INT, typed_scalar
 from .objects import FORMAT_VERSION, Topology
 
 SCHEMA_ID = "https://vnetbench.example/schema/topology.schema.json"
@@ -57,6 +57,8 @@ def _dataclass_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    if typed_scalar(tp):
+        return tp.json_schema()
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         return {"anyOf": [_type_schema(arg, defs) for arg in typing.get_args(tp)]}

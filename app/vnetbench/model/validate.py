@@ -31,7 +31,7 @@ from .objects import (
     Topology,
     VmRole,
 )
-from .vlan import MAX_VLAN, VlanError, VlanMode, parse_ranges, parse_vlan
+from .vlan import ALL_VLANS, MAX_VLAN, VlanMode
 
 ERROR, WARNING = "error", "warning"
 
@@ -308,11 +308,10 @@ class _Checker:
 
     def check_portgroup(self, path: str, sw: Switch, pg: Portgroup, uplinks: set[str]) -> None:
         label = f"{self.name(sw.id)}/{pg.name}"
-        try:
-            vlan = parse_vlan(pg.vlan, SwitchKind(sw.kind))
-        except VlanError as exc:
-            self.error(f"{path}.vlan", pg.id, f"{label} has VLAN {pg.vlan}: {exc.message}", exc.hint)
-            vlan = None
+        vlan = self.pg_vlan(sw, pg)
+        if vlan is None:
+            exc = pg.vlan.problem(sw.kind)
+            self.error(f"{path}.vlan", pg.id, f"{label} has VLAN {pg.vlan.text}: {exc.message}", exc.hint)
         if pg.native_vlan is not None:
             self.check_vlan_id(f"{path}.native_vlan", pg.id, pg.native_vlan, label)
             if vlan is not None and vlan.mode is not VlanMode.TRUNK:
@@ -408,12 +407,10 @@ class _Checker:
                        f"upgrade {vm.name} to hardware version {need} or later, or use e1000")
 
     def pg_vlan(self, sw: Switch | None, pg: Portgroup | None):
-        if sw is None or pg is None:
+        """The portgroup's VLAN when it suits the switch kind, else None."""
+        if sw is None or pg is None or pg.vlan.problem(sw.kind) is not None:
             return None
-        try:
-            return parse_vlan(pg.vlan, SwitchKind(sw.kind))
-        except VlanError:
-            return None
+        return pg.vlan
 
     def check_forwarding(self, path: str, vm: VM) -> None:
         if vm.role == VmRole.VM:
@@ -466,12 +463,10 @@ class _Checker:
                 label = f"{ps.name}/{port.name}"
                 self.check_vlan_id(f"{path}.access_vlan", port.id, port.access_vlan, label)
                 self.check_vlan_id(f"{path}.native_vlan", port.id, port.native_vlan, label)
-                try:
-                    parse_ranges(port.allowed)
-                except VlanError as exc:
-                    self.error(f"{path}.allowed", port.id, f"{label} allows {port.allowed!r}: {exc.message}",
-                               exc.hint)
-                if port.mode == PortMode.ACCESS and port.allowed.strip().lower() != "all":
+                if not port.allowed.valid:
+                    self.error(f"{path}.allowed", port.id, f"{label} allows {port.allowed.text!r}: "
+                               f"{port.allowed.error}", port.allowed.hint)
+                if port.mode == PortMode.ACCESS and port.allowed.ranges != ALL_VLANS:
                     self.warn(f"{path}.allowed", port.id, f"{label} is an access port, so its allowed VLAN list "
                               "has no effect", "make it a trunk, or remove allowed")
         for i, rt in enumerate(self.t.physical_routers):

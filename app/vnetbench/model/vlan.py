@@ -1,23 +1,29 @@
-"""VLAN notation: what a portgroup's ``vlan`` and a port's ``allowed`` list mean, per switch kind.
+"""VLAN values: a portgroup's ``vlan`` and a port's ``allowed`` list, read once when they enter the model.
 
-Admins write VLANs the way their platform shows them (vSS: 0..4095 with 4095 = trunk; vDS: 0..4094 or trunk
-ranges; OVS: a tag or a trunk list). This module is the one place that reads that notation, so validation,
-prediction and the inspector's as-you-type check agree on every value.
+Admins write VLANs the way their platform shows them (vSS: 0..4095 with 4095 = every VLAN to the guest;
+vDS: 0..4094 or trunk ranges; OVS: a tag or a trunk list). The model holds them as typed values (``Vlan``,
+``VlanList``) that keep the admin's own spelling, so a file saves back exactly as it was written. A value that
+cannot be read is kept too, marked invalid with what is wrong and the fix: loading never fails on it, and
+validation reports it by its place in the file. Nothing outside this module reads VLAN notation.
+
+Assigning plain text or a number to a model field (``pg.vlan = 10``, the inspector, an importer) reads it here
+as well: the fields are ``VlanField`` descriptors.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-
-from .objects import SwitchKind
+from typing import Any, Callable, Generic, TypeVar
 
 MAX_VLAN = 4094
 ALL_VLANS: tuple[tuple[int, int], ...] = ((1, MAX_VLAN),)
+#: The vSphere standard switch's notation for "every VLAN to the guest" (virtual guest tagging).
+VSS_ALL = 4095
+_VSS = "vss"  # SwitchKind.VSS's value (objects imports this module, so the enum cannot be imported here)
 
 
 class VlanError(ValueError):
-    """A VLAN value the switch kind cannot take; ``hint`` says what to write instead."""
+    """A VLAN value that cannot be used; ``hint`` says what to write instead."""
 
     def __init__(self, message: str, hint: str) -> None:
         self.message, self.hint = message, hint
@@ -28,31 +34,196 @@ class VlanMode(StrEnum):
     NONE = "none"
     ACCESS = "access"
     TRUNK = "trunk"
+    INVALID = "invalid"
 
 
-@dataclass(frozen=True)
-class Vlan:
-    """A parsed VLAN setting: untagged, one access tag, or a trunk carrying ``ranges``."""
+Ranges = tuple[tuple[int, int], ...]
 
-    mode: VlanMode
-    tag: int | None = None
-    ranges: tuple[tuple[int, int], ...] = ()
+
+def _plain(value: Any) -> int | str:
+    """The plain spelling of a VLAN value; anything but a whole number or text is refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise VlanError(f"{value!r} is not a VLAN", "write none, a VLAN id, or trunk")
+    return value
+
+
+class _Spelled:
+    """A value read from a spelling. Equality and hash go by the spelling (everything else is read from it), and
+    a value equals the plain value it was read from (``pg.vlan == 10``), so code and tests may compare with
+    what a person wrote. Plain classes, not dataclasses: to the codec, the schema and the inspector they are
+    scalars, like the text they come from."""
+
+    __slots__ = ("spelling", "error", "hint")
+
+    def __init__(self, spelling: int | str, error: str, hint: str) -> None:
+        self.spelling, self.error, self.hint = spelling, error, hint
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, type(self)):
+            return type(self.spelling) is type(other.spelling) and self.spelling == other.spelling
+        if isinstance(other, (int, str)) and not isinstance(other, bool):
+            return type(self.spelling) is type(other) and self.spelling == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.spelling)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spelling!r})"
+
+
+class Vlan(_Spelled):
+    """A portgroup's VLAN: untagged, one access tag, a trunk carrying ``ranges``, or an unreadable value.
+
+    ``spelling`` is what the admin wrote (saved back unchanged); ``error``/``hint`` say why an invalid value
+    cannot be read. Whether the value suits the switch kind is a separate question: ``problem(kind)``.
+    """
+
+    __slots__ = ("mode", "tag", "ranges")
+
+    def __init__(self, mode: VlanMode, tag: int | None = None, ranges: Ranges = (), spelling: int | str = 0,
+                 error: str = "", hint: str = "") -> None:
+        super().__init__(spelling, error, hint)
+        self.mode, self.tag, self.ranges = mode, tag, ranges
+
+    @classmethod
+    def read(cls, value: int | str) -> Vlan:
+        """Read the admin's notation; never raises for text or a number (an unreadable one is kept invalid)."""
+        spelling = _plain(value)
+        try:
+            mode, tag, ranges = _read_vlan(spelling)
+        except VlanError as exc:
+            return cls(VlanMode.INVALID, spelling=spelling, error=exc.message, hint=exc.hint)
+        return cls(mode, tag, ranges, spelling)
+
+    # the codec's protocol for typed scalars
+    @classmethod
+    def from_plain(cls, value: Any) -> Vlan:
+        return cls.read(value)
+
+    def to_plain(self) -> int | str:
+        return self.spelling
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        return {"anyOf": [{"type": "integer"}, {"type": "string"}],
+                "description": "0 or none (untagged), 1-4094 (access), 4095 (vSS: all VLANs), trunk [ranges]"}
+
+    @property
+    def text(self) -> str:
+        """The spelling as text, for an edit field."""
+        return str(self.spelling)
 
     def carries(self, vlan: int) -> bool:
         return any(lo <= vlan <= hi for lo, hi in self.ranges)
+
+    def means(self, other: Vlan) -> bool:
+        """The same setting, however each is spelled (``0`` and ``none``)."""
+        return (self.mode, self.tag, self.ranges) == (other.mode, other.tag, other.ranges)
+
+    def problem(self, kind: str) -> VlanError | None:
+        """Why this value cannot be a portgroup VLAN on a switch of ``kind`` (a ``SwitchKind``), or None."""
+        if self.mode is VlanMode.INVALID:
+            return VlanError(self.error, self.hint)
+        vss = kind == _VSS
+        if self.spelling == VSS_ALL and not vss:
+            return VlanError(f"VLAN 4095 is not a trunk on a {kind} switch",
+                             "use trunk (all VLANs) or trunk with ranges, like trunk 10-20")
+        if self.mode is VlanMode.TRUNK and vss and self.spelling != VSS_ALL:
+            return VlanError("a vSphere standard switch has no trunk ranges",
+                             "use VLAN 4095 to carry every VLAN to the guest")
+        return None
+
+    def label(self, kind: str) -> str:
+        """What a diagram or listing shows for it on a switch of ``kind``: ``VLAN 10``, ``VLAN 5000 (invalid)``."""
+        return f"VLAN {self.text} (invalid)" if self.problem(kind) else str(self)
 
     def __str__(self) -> str:
         if self.mode is VlanMode.ACCESS:
             return f"VLAN {self.tag}"
         if self.mode is VlanMode.TRUNK:
             return "trunk " + format_ranges(self.ranges)
+        if self.mode is VlanMode.INVALID:
+            return f"invalid VLAN {self.spelling!r}"
         return "no VLAN"
 
 
 UNTAGGED = Vlan(VlanMode.NONE)
 
 
-def parse_ranges(text: str | int) -> tuple[tuple[int, int], ...]:
+class VlanList(_Spelled):
+    """A trunk port's allowed VLANs (``all``, ``10,20-30``), kept with the admin's spelling like ``Vlan``."""
+
+    __slots__ = ("ranges",)
+
+    def __init__(self, ranges: Ranges = ALL_VLANS, spelling: int | str = "all", error: str = "",
+                 hint: str = "") -> None:
+        super().__init__(spelling, error, hint)
+        self.ranges = ranges
+
+    @classmethod
+    def read(cls, value: int | str) -> VlanList:
+        spelling = _plain(value)
+        try:
+            ranges = parse_ranges(spelling)
+        except VlanError as exc:
+            return cls((), spelling, exc.message, exc.hint)
+        return cls(ranges, spelling)
+
+    @classmethod
+    def from_plain(cls, value: Any) -> VlanList:
+        return cls.read(value)
+
+    def to_plain(self) -> int | str:
+        return self.spelling
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        return {"anyOf": [{"type": "integer"}, {"type": "string"}],
+                "description": "VLAN ids and ranges a trunk allows: all, or like 10,20-30"}
+
+    @property
+    def valid(self) -> bool:
+        return not self.error
+
+    @property
+    def text(self) -> str:
+        return str(self.spelling)
+
+    def carries(self, vlan: int) -> bool:
+        return any(lo <= vlan <= hi for lo, hi in self.ranges)
+
+    def __str__(self) -> str:
+        return format_ranges(self.ranges) if self.valid else f"invalid VLAN list {self.spelling!r}"
+
+
+ALL = VlanList()
+
+T = TypeVar("T", Vlan, VlanList)
+
+
+class VlanField(Generic[T]):
+    """A dataclass field that reads plain values into ``T`` on every assignment (file, inspector, importer)."""
+
+    def __init__(self, read: Callable[[Any], T], default: T) -> None:
+        self.read, self.default = read, default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        if obj is None:
+            return self.default
+        return obj.__dict__[self.slot]
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.slot] = value if isinstance(value, (Vlan, VlanList)) else self.read(value)
+
+
+# --- notation ---------------------------------------------------------------------------------------------
+
+
+def parse_ranges(text: str | int) -> Ranges:
     """``all`` / ``10`` / ``10,20-30`` -> sorted, merged ranges of VLAN ids 1..4094."""
     if isinstance(text, int) and not isinstance(text, bool):
         text = str(text)
@@ -85,42 +256,43 @@ def parse_ranges(text: str | int) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
-def format_ranges(ranges: tuple[tuple[int, int], ...]) -> str:
+def format_ranges(ranges: Ranges) -> str:
     if ranges == ALL_VLANS:
         return "all"
     return ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in ranges)
 
 
-def parse_vlan(value: int | str, kind: SwitchKind) -> Vlan:
-    """Read a portgroup's ``vlan`` for a switch of ``kind``; ``VlanError`` names what is wrong and the fix."""
-    if isinstance(value, bool):
-        raise VlanError(f"{value!r} is not a VLAN", "write none, a VLAN id, or trunk")
+def _read_vlan(value: int | str) -> tuple[VlanMode, int | None, Ranges]:
+    """A portgroup VLAN in any platform's notation; kind-specific checks are ``Vlan.problem``."""
     if isinstance(value, str):
         text = value.strip().lower()
         if text.isdigit():
             value = int(text)
         elif text in ("none", "untagged", ""):
-            return UNTAGGED
+            return VlanMode.NONE, None, ()
         elif text == "trunk" or text.startswith("trunk "):
-            if kind is SwitchKind.VSS:
-                raise VlanError("a vSphere standard switch has no trunk ranges",
-                                "use VLAN 4095 to carry every VLAN to the guest")
-            return Vlan(VlanMode.TRUNK, ranges=parse_ranges(text[5:].strip() or "all"))
+            return VlanMode.TRUNK, None, parse_ranges(text[5:].strip() or "all")
         else:
             raise VlanError(f"{value!r} is not a VLAN", "write none, a VLAN id (1-4094), or trunk 10-20,30")
     if value == 0:
-        return UNTAGGED
-    if kind is SwitchKind.VSS and value == 4095:
-        return Vlan(VlanMode.TRUNK, ranges=ALL_VLANS)
+        return VlanMode.NONE, None, ()
+    if value == VSS_ALL:
+        return VlanMode.TRUNK, None, ALL_VLANS
     if 1 <= value <= MAX_VLAN:
-        return Vlan(VlanMode.ACCESS, tag=value)
-    if kind is SwitchKind.VSS:
-        raise VlanError(f"VLAN {value} is out of range for a standard switch",
-                        "use 0 (none), 1-4094, or 4095 (all VLANs to the guest)")
-    if value == 4095:
-        raise VlanError(f"VLAN 4095 is not a trunk on a {kind.value} switch",
-                        "use trunk (all VLANs) or trunk with ranges, like trunk 10-20")
-    raise VlanError(f"VLAN {value} is out of range", "use 0 (none), 1-4094, or trunk")
+        return VlanMode.ACCESS, value, ()
+    raise VlanError(f"VLAN {value} is out of range", "use 0 (none), 1-4094, 4095 (vSS: all VLANs), or trunk")
+
+
+def parse_vlan(value: int | str | Vlan, kind: str) -> Vlan:
+    """A portgroup VLAN usable on a switch of ``kind``; ``VlanError`` names what is wrong and the fix.
+
+    For text typed by a person (the inspector's as-you-type check); the model already holds ``Vlan`` values.
+    """
+    vlan = value if isinstance(value, Vlan) else Vlan.read(value)
+    error = vlan.problem(kind)
+    if error is not None:
+        raise error
+    return vlan
 
 
 def check_vlan_id(value: int | None) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.objects import MacvtapMode, PortMode, SwitchKind
-from ..model.vlan import VlanError, VlanMode, parse_vlan
+from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
 
 _TAGGING = (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)
@@ -184,13 +184,7 @@ class Narrator:
         """A guest on a trunk portgroup chooses its VLAN itself (SEMANTICS 2)."""
         pg = self.net.typed(point.portgroup, "portgroup")
         sw = self.net.typed(seg.object_id, "switch")
-        if pg is None or sw is None:
-            return []
-        try:
-            trunk = parse_vlan(pg.vlan, sw.kind).mode is VlanMode.TRUNK
-        except VlanError:
-            return []
-        if not trunk:
+        if pg is None or sw is None or pg.vlan.mode is not VlanMode.TRUNK:
             return []
         if seg.vlan is None:
             return [_sentence(f"{self.who(point)} sends untagged frames on trunk portgroup {pg.name}, so they join "
@@ -327,7 +321,7 @@ class Narrator:
         role = f"{self.host(sx)}'s pNIC"
         tag = None
         if sw is not None:
-            for up in net.teaming(sw, sx.host, sx.vlan):
+            for up in net.fabric.teaming(sw, sx.host, sx.vlan):
                 if up.pnic == data["pnic"]:
                     role = f"{sw.name}'s {'standby' if up.standby else 'active'} uplink"
                     tag = getattr(up, "vlan", None) if sw.kind is SwitchKind.LINUX_BRIDGE else sx.vlan
@@ -347,7 +341,7 @@ class Narrator:
         sw = net.typed(seg.object_id, "switch")
         if sw is None or sw.kind not in (*_TAGGING, SwitchKind.LINUX_BRIDGE, SwitchKind.HOSTED_BRIDGED):
             return []
-        order = net.teaming(sw, seg.host, seg.vlan)
+        order = net.fabric.teaming(sw, seg.host, seg.vlan)
         chosen = next((u for u in order if u.pnic == pnic_id), None)
         if chosen is None:
             return []
@@ -356,12 +350,12 @@ class Narrator:
         def tried_first(i: int, u: Any) -> bool:
             return (not u.standby or i < at) if chosen.standby else (not u.standby and i < at)
 
-        skipped = [u for i, u in enumerate(order) if u is not chosen and tried_first(i, u) and net.uplink_problem(u)]
+        skipped = [u for i, u in enumerate(order) if u is not chosen and tried_first(i, u) and net.fabric.uplink_problem(u)]
         if not skipped:
             return []
         what = []
         for u in skipped:
-            problem = net.uplink_problem(u) or ""
+            problem = net.fabric.uplink_problem(u) or ""
             name = f"{self.pnic(u.pnic)} ({'standby' if u.standby else 'active'})"
             if problem.startswith("port "):
                 what.append(f"{name} plugs into {problem.removesuffix(' is down')}, which is down")

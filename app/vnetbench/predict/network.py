@@ -2,13 +2,16 @@
 
 SEMANTICS.md section 2 and 3. A *segment* is one broadcast domain inside one switching instance (or, for the
 physical network, one VLAN on one physical switch). Segments are joined by edges: uplinks (a pNIC into a
-switch port), inter-switch trunks, NSX overlay tunnels, bridged firewall VMs and explicit KVM patches.
+switch port), inter-switch trunks, NSX overlay tunnels, bridged firewall VMs, SR-IOV embedded switches and
+explicit KVM patches. Which segment a vNIC joins, which uplink and port carry it and which VLANs a cable
+extends are the forwarding facts of ``model.forwarding``; this module only assembles them into a graph.
 Everything here is computed once per topology state; ``walk`` then only looks things up.
 
 Reachability at L2 is decided from three precomputed labels per segment, so the single-pair walk and the
 vectorised matrix agree by construction:
 
-- ``local``: the in-host group (segments joined without crossing a pNIC: bridged firewalls, patches);
+- ``local``: the in-host group (segments joined without crossing a pNIC: bridged firewalls, patches, an SR-IOV
+  NIC's embedded switch);
 - ``domain``: the L2 domain (groups joined through pNICs, the physical network, overlays);
 - ``attachment``: the one (port, VLAN) a group reaches the physical network through, when it has exactly
   one and that port does not reflect frames (no hairpin). Two groups behind the same such attachment would
@@ -26,10 +29,12 @@ import networkx as nx
 
 from ..model.index import Index
 from ..model.objects import (
-    VM, Action, ForwardMode, MacvtapMode, PhysicalRouter, PhysicalSwitch, PNic, Port, PortMode, Rule,
-    SwitchKind, Topology, VmRole,
+    VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Rule, SwitchKind, Topology, VmRole,
 )
-from ..model.vlan import VlanError, VlanMode, parse_ranges, parse_vlan
+from ..model.forwarding import (
+    TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
+    reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
+)
 
 
 
@@ -150,27 +155,17 @@ def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
     return ipaddress.IPv4Address(value) if value is not None else None
 
 
-@dataclass(frozen=True)
-class _Uplink:
-    """An implied uplink (a hosted network's or an NSX transport's first pNIC when the design names none)."""
-
-    pnic: str
-    standby: bool = False
-    vlan: int | None = None
-
-
-def _carries(ranges: tuple[tuple[int, int], ...], vlan: int) -> bool:
-    return any(lo <= vlan <= hi for lo, hi in ranges)
-
-
 class Network:
-    """The compiled form of one topology state."""
+    """The compiled form of one topology state. The forwarding facts come from ``model.forwarding``."""
 
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
         self.index = Index(topology)
+        self.fabric = Fabric(topology, self.index)
         self.segments: list[Segment] = []
-        self._seg_by_key: dict[tuple, int] = {}
+        self._seg_by_key: dict[Any, int] = {}
+        self._key_of: dict[int, SegmentKey] = {}           # virtual segment id -> its key
+        self.wires: dict[int, Wire] = {}                   # virtual segment id -> its way to the physical network
         self.graph = nx.Graph()
         self.switch_graph = nx.Graph()
         self.points: dict[str, list[Point]] = {}       # endpoint id (VM / physical host) -> its interfaces
@@ -179,21 +174,22 @@ class Network:
         self.bridges: list[Bridge] = []
         self.attachments: list[tuple[str, int]] = []    # attachment id -> (port id, VLAN)
         self._att_ids: dict[tuple[str, int], int] = {}
-        self.host_of_pnic: dict[str, str] = {}
-        self.pnic: dict[str, PNic] = {}
-        self.port_switch: dict[str, PhysicalSwitch] = {}
-        self.port: dict[str, Port] = {}
-        self.peers: dict[str, list[str]] = {}
-        self._uplinks_by_host: dict[str, dict[str | None, list]] = {}
-        self.on_network: dict[str | None, set[str]] = {}
+        # the fabric's lookups, under the names the walk and the narrator use
+        self.host_of_pnic = self.fabric.host_of_pnic
+        self.pnic = self.fabric.pnic
+        self.port_switch = self.fabric.port_switch
+        self.port = self.fabric.port
+        self.peers = self.fabric.peers
+        self.on_network: dict[str | None, set[str]] = {}   # portgroup / switch id -> VMs with a vNIC on it
         self._dlr_vlan: dict[str, int | None] = {}          # DLR interface id -> VLAN of its portgroup
-        self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks    # portgroup / switch id -> VMs with a vNIC on it
+        self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
+        self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is Action.DENY
         self._compile()
 
     # --- segments ----------------------------------------------------------------------------------
 
-    def segment(self, key: tuple, name: str, host: str | None, physical: bool, object_id: str | None,
+    def segment(self, key: Any, name: str, host: str | None, physical: bool, object_id: str | None,
                 vlan: int | None) -> int:
         seg_id = self._seg_by_key.get(key)
         if seg_id is None:
@@ -211,157 +207,57 @@ class Network:
         return self.index.get(obj_id) if self.index.kind(obj_id) == kind else None
 
     def name_of(self, obj_id: str | None) -> str:
-        return str(getattr(self.index.get(obj_id), "name", obj_id))
-
-    def host_pnics(self, host_id: str | None) -> list[PNic]:
-        host = self.typed(host_id, "host")
-        return list(host.pnics) if host is not None else []
+        return self.fabric.name_of(obj_id)
 
     def host_name(self, host_id: str | None) -> str:
         return self.name_of(host_id)
 
-    def switch_segment(self, sw: Any, host: str | None, vlan: int | None, extra: str | None = None,
-                       extra_label: str = "") -> int:
-        """The segment of switch ``sw`` on ``host`` carrying ``vlan`` (created on first use, with its uplink)."""
-        key = ("sw", sw.id, host, vlan, extra)
-        if key in self._seg_by_key:
-            return self._seg_by_key[key]
-        label = f"{self.host_name(host)}/{sw.name}" if host else sw.name
-        if vlan is not None:
-            label += f" VLAN {vlan}"
-        elif sw.kind in (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS):
-            label += " untagged"
-        if extra:
-            label += f" ({extra_label or self.name_of(extra)})"
-        seg_id = self.segment(key, label, host, False, sw.id, vlan)
-        self._uplink(seg_id, sw, host, vlan)
+    def switch_segment(self, key: SegmentKey, extra_label: str = "") -> int:
+        """The segment ``key`` (created on first use, with its way to the physical network)."""
+        seg_id = self._seg_by_key.get(key)
+        if seg_id is not None:
+            return seg_id
+        host, vlan = key.host, key.vlan
+        if key.switching is Switching.VIRTUAL:
+            sw = self.index.get(key.switch)
+            label = f"{self.host_name(host)}/{sw.name}" if host else sw.name
+            if vlan is not None:
+                label += f" VLAN {vlan}"
+            elif sw.kind in TAGGING_SWITCHES:
+                label += " untagged"
+        else:
+            what = "embedded switch" if key.switching is Switching.EMBEDDED else "DirectPath"
+            label = f"{self.fabric.pnic_label(key.switch)} {what}" + (f" VLAN {vlan}" if vlan is not None else "")
+        if key.guest:
+            label += f" ({extra_label or self.name_of(key.guest)})"
+        seg_id = self.segment(key, label, host, False, key.switch, vlan)
+        self._key_of[seg_id] = key
+        wire = self.fabric.segment_wire(key)
+        if wire is not None:
+            self.wires[seg_id] = wire
+            self._attach(seg_id, wire, key)
         return seg_id
 
-    def teaming(self, sw: Any, host: str | None, vlan: int | None) -> list:
-        """The uplink order for this segment: a portgroup override (the first portgroup in that VLAN), else the switch's."""
-        order = sw.uplinks
-        for pg in sw.portgroups:
-            if pg.uplinks is None:
-                continue
-            try:
-                parsed = parse_vlan(pg.vlan, sw.kind)
-            except VlanError:
-                continue
-            if parsed.mode is VlanMode.ACCESS and parsed.tag == vlan or parsed.mode is VlanMode.NONE and vlan is None:
-                order = pg.uplinks
-                break
-        if host is None:
-            return list(order)
-        if order is sw.uplinks:
-            by_host = self._uplinks_by_host.get(sw.id)
-            if by_host is None:
-                by_host = self._uplinks_by_host[sw.id] = {}
-                for u in sw.uplinks:
-                    by_host.setdefault(self.host_of_pnic.get(u.pnic), []).append(u)
-            return by_host.get(host, [])
-        return [u for u in order if self.host_of_pnic.get(u.pnic) == host]
-
-    def pnic_port(self, pnic_id: str) -> Port | None:
-        for peer in self.peers.get(pnic_id, ()):
-            if peer in self.port:
-                return self.port[peer]
-        return None
-
-    def active_uplink(self, uplinks: list, seg: Segment | None = None) -> Any:
-        """SEMANTICS 3 teaming: the first active uplink that is up; standby ones only when every active is down."""
-        problems = []
-        for standby in (False, True):
-            for up in uplinks:
-                if up.standby is not standby:
-                    continue
-                problem = self.uplink_problem(up)
-                if problem is None:
-                    return up
-                problems.append(problem)
-        if seg is not None:
-            seg.problems.extend(problems)
-        return None
-
-    def uplink_problem(self, up: Any) -> str | None:
-        """Why this uplink cannot carry traffic (down, not cabled, its port down), or None when it can."""
-        pnic = self.pnic.get(up.pnic)
-        if pnic is None:
-            return f"uplink {up.pnic} is not a pNIC of this host"
-        port = self.pnic_port(pnic.id)
-        name = f"{self.host_name(self.host_of_pnic.get(pnic.id))}/{pnic.name}"
-        if not pnic.up:
-            return f"{name} is down"
-        if port is None:
-            return f"{name} is not cabled to a switch port"
-        if not port.up:
-            return f"port {port.name} of {self.port_switch[port.id].name} is down"
-        return None
-
-    def accept(self, port: Port, tag: int | None) -> tuple[int | None, str]:
-        """The physical VLAN a frame with ``tag`` joins on ``port`` (SEMANTICS 3), or None and why it is dropped."""
-        sw = self.port_switch[port.id]
-        if port.mode is PortMode.ACCESS:
-            if tag is None:
-                return port.access_vlan, ""
-            return None, (f"port {port.name} of {sw.name} is an access port in VLAN {port.access_vlan}, "
-                          f"so it drops frames tagged VLAN {tag}")
-        try:
-            allowed = parse_ranges(port.allowed)
-        except VlanError:
-            return None, f"port {port.name} of {sw.name} has an unreadable allowed VLAN list {port.allowed!r}"
-        vlan = port.native_vlan if tag is None else tag
-        if _carries(allowed, vlan):
-            return vlan, ""
-        what = f"its native VLAN {vlan} for untagged frames" if tag is None else f"VLAN {vlan}"
-        return None, f"port {port.name} of {sw.name} does not allow {what}"
-
-    def _attach(self, seg_id: int, pnic_id: str, port: Port, tag: int | None, reflect: bool = True) -> None:
-        seg = self.segments[seg_id]
-        vlan, why = self.accept(port, tag)
-        if vlan is None:
-            seg.problems.append(why)
+    def _attach(self, seg_id: int, wire: Wire, key: SegmentKey | None = None) -> None:
+        """Join a segment to the physical switch VLAN its wire lands in (or record why it does not)."""
+        if wire.pnic is None:
+            self.segments[seg_id].problems.extend(wire.problems)
             return
-        ps = self.port_switch[port.id]
-        phys = self.phys_segment(ps, vlan)
-        att = self._att_ids.setdefault((port.id, vlan), len(self._att_ids))
+        port = wire.port
+        reflect = True
+        if key is not None and key.guest and key.switching is Switching.VIRTUAL:
+            reflect = reflection_reaches_guests(self.index.get(key.switch))
+        phys = self.phys_segment(self.port_switch[port.id], wire.vlan)
+        att = self._att_ids.setdefault((port.id, wire.vlan), len(self._att_ids))
         if att == len(self.attachments):
-            self.attachments.append((port.id, vlan))
-        self.graph.add_edge(seg_id, phys, kind="uplink", pnic=pnic_id, port=port.id, attachment=att,
-                            hairpin=port.hairpin and reflect)
-
-    def _uplink(self, seg_id: int, sw: Any, host: str | None, vlan: int | None) -> None:
-        seg = self.segments[seg_id]
-        kind = sw.kind
-        if kind in (SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT, SwitchKind.MACVTAP):
-            return  # no L2 uplink (macvtap attaches per guest; NSX tunnels; hosted-only and NAT stay in the host)
-        uplinks = self.teaming(sw, host, vlan)
-        if kind is SwitchKind.HOSTED_BRIDGED and not uplinks and host:
-            uplinks = [_Uplink(p.id) for p in self.host_pnics(host)[:1]]
-        if not uplinks:
-            seg.problems.append(f"{sw.name} has no uplink, so VMs on it cannot reach the physical network")
-            return
-        up = self.active_uplink(uplinks, seg)
-        if up is None:
-            seg.problems.append(f"every uplink of {sw.name} is down, so its traffic stays in the host")
-            return
-        tag = up.vlan if kind is SwitchKind.LINUX_BRIDGE else vlan
-        self._attach(seg_id, up.pnic, self.pnic_port(up.pnic), tag)
+            self.attachments.append((port.id, wire.vlan))
+        self.graph.add_edge(seg_id, phys, kind="uplink", pnic=wire.pnic, port=port.id, attachment=att,
+                            tag=wire.tag, hairpin=returns_through(port) and reflect)
 
     # --- compile -----------------------------------------------------------------------------------
 
     def _compile(self) -> None:
         topo = self.topology
-        for host in topo.hosts:
-            for pnic in host.pnics:
-                self.host_of_pnic[pnic.id] = host.id
-                self.pnic[pnic.id] = pnic
-        for ps in topo.physical_switches:
-            for port in ps.ports:
-                self.port_switch[port.id] = ps
-                self.port[port.id] = port
-        for link in topo.links:
-            self.peers.setdefault(link.a, []).append(link.b)
-            self.peers.setdefault(link.b, []).append(link.a)
         for vm in topo.vms:
             self.points[vm.id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
             for nic in vm.vnics:
@@ -383,103 +279,35 @@ class Network:
             if address is not None:
                 self.host_addresses[address] = f"{self.host_name(sw.host)}'s own address on {sw.name}"
         self._patches()
+        self._embedded()
+        self._transports()
         self._trunks()
         self._overlays()
         self._label()
 
-    def _switch_hosts(self, sw: Any) -> list[str]:
-        return list(sw.members) if sw.members else ([sw.host] if sw.host else [])
-
     def _vnic_point(self, vm: VM, nic: Any) -> Point:
         point = Point(None, parse_if(nic.ip), parse_addr(nic.gateway), vm.id, nic.id, f"{vm.name}/{nic.name}",
                       str(nic.type))
-        if not nic.connected:
-            point.problem = f"{point.name} is disconnected"
-            return point
-        obj, kind = self.index.get(nic.network), self.index.kind(nic.network)
-        if kind == "portgroup":
-            sw, pg = self.index.parent(nic.network), obj
-            point.portgroup = pg.id
-        elif kind == "switch":
-            sw, pg = obj, None
+        place = self.fabric.place(vm, nic)
+        point.portgroup = place.portgroup
+        if place.segment is None:
+            point.problem = place.problem
         else:
-            point.problem = f"{point.name} is not connected to a portgroup or switch"
-            return point
-        host = vm.host
-        if host is None or (sw.kind in (SwitchKind.VDS, SwitchKind.NSX_SEGMENT) and host not in self._switch_hosts(sw)) \
-                or (sw.kind not in (SwitchKind.VDS, SwitchKind.NSX_SEGMENT) and sw.host and sw.host != host):
-            point.problem = f"{vm.name} runs on {self.host_name(host)}, where {sw.name} does not exist"
-            return point
-        vlan: int | None = None
-        if pg is not None:
-            try:
-                parsed = parse_vlan(pg.vlan, sw.kind)
-            except VlanError as exc:
-                point.problem = f"portgroup {pg.name} has an invalid VLAN: {exc}"
-                return point
-            if parsed.mode is VlanMode.ACCESS:
-                vlan = parsed.tag
-                if nic.guest_vlan is not None:
-                    point.problem = (f"{point.name} tags VLAN {nic.guest_vlan} itself, but portgroup {pg.name} is "
-                                     f"not a trunk, so the switch drops its frames")
-                    return point
-            elif parsed.mode is VlanMode.TRUNK:
-                if nic.guest_vlan is not None:
-                    if not parsed.carries(nic.guest_vlan):
-                        point.problem = f"portgroup {pg.name} does not carry the guest's VLAN {nic.guest_vlan}"
-                        return point
-                    vlan = nic.guest_vlan
-                else:
-                    vlan = pg.native_vlan if sw.kind is not SwitchKind.VSS else None
-            elif nic.guest_vlan is not None:
-                point.problem = (f"{point.name} tags VLAN {nic.guest_vlan} itself, but portgroup {pg.name} is "
-                                 f"not a trunk, so the switch drops its frames")
-                return point
-        if sw.kind is SwitchKind.MACVTAP:
-            point.segment = self._macvtap_segment(sw, host, vm, nic)
-        elif sw.kind in (SwitchKind.LINUX_BRIDGE, SwitchKind.HOSTED_BRIDGED, SwitchKind.HOSTED_HOSTONLY,
-                         SwitchKind.HOSTED_NAT):
-            point.segment = self.switch_segment(sw, host, None)
-        else:
-            point.segment = self.switch_segment(sw, host, vlan)
+            point.segment = self.switch_segment(place.segment, f"{vm.name}/{nic.name}")
         return point
-
-    def _macvtap_segment(self, sw: Any, host: str, vm: VM, nic: Any) -> int:
-        mode = sw.macvtap_mode or MacvtapMode.VEPA
-        if mode is MacvtapMode.BRIDGE:
-            seg_id = self.switch_segment(sw, host, None)
-            extra = None
-        else:
-            extra = nic.id
-            seg_id = self.switch_segment(sw, host, None, extra, f"{vm.name}/{nic.name}")
-        seg = self.segments[seg_id]
-        if self.graph.degree(seg_id) or seg.problems:
-            return seg_id
-        uplinks = [u for u in sw.uplinks if self.host_of_pnic.get(u.pnic) == host][:1]
-        if not uplinks:
-            seg.problems.append(f"macvtap {sw.name} names no pNIC of {self.host_name(host)}")
-            return seg_id
-        up = self.active_uplink(uplinks, seg)
-        if up is not None:
-            self._attach(seg_id, up.pnic, self.pnic_port(up.pnic), up.vlan, reflect=mode is not MacvtapMode.PRIVATE)
-        return seg_id
 
     def _wire_point(self, owner: str, nic_id: str, name: str, ip: str | None, gateway: str | None,
                     tag: int | None) -> Point:
         point = Point(None, parse_if(ip), parse_addr(gateway), owner, nic_id, name)
-        ports = [self.port[p] for p in self.peers.get(nic_id, ()) if p in self.port]
-        if not ports:
+        port = self.fabric.port_of(nic_id)
+        if port is None:
             point.problem = f"{name} is not cabled to a switch port"
-            return point
-        port = ports[0]
-        if not port.up:
-            point.problem = f"port {port.name} of {self.port_switch[port.id].name} is down"
-            return point
-        vlan, why = self.accept(port, tag)
-        if vlan is None:
-            point.problem = why
-            return point
-        point.segment = self.phys_segment(self.port_switch[port.id], vlan)
+        elif not port.up:
+            point.problem = f"{self.fabric.port_label(port)} is down"
+        elif (vlan := ingress(port, tag)) is None:
+            point.problem = ingress_problem(port, tag, self.fabric.port_label(port))
+        else:
+            point.segment = self.phys_segment(self.port_switch[port.id], vlan)
         return point
 
     def _add_device(self, device: Device) -> None:
@@ -513,15 +341,7 @@ class Network:
             if len(legs) < 2:
                 return
             a, b = legs[0], legs[1]
-            problems = []
-            for leg in (a, b):
-                pg = self.typed(leg.portgroup, "portgroup")
-                if pg is None:
-                    continue
-                if not pg.security.promiscuous:
-                    problems.append(f"portgroup {pg.name} rejects promiscuous mode")
-                if not pg.security.forged_transmits:
-                    problems.append(f"portgroup {pg.name} rejects forged transmits")
+            problems = [p for leg in (a, b) for p in self.fabric.bridging_problems(vm, self.index.get(leg.nic))]
             why = (f"security policy: {'; '.join(problems)}, so bridged {vm.name} cannot pass frames between "
                    f"its legs" if problems else "")
             bridge = Bridge(vm, a.segment, b.segment, not problems, why)
@@ -546,20 +366,16 @@ class Network:
             obj, kind = self.index.get(itf.network), self.index.kind(itf.network)
             sw = self.index.parent(itf.network) if kind == "portgroup" else obj
             point = Point(None, parse_if(itf.ip), None, dlr.id, itf.id, f"{dlr.name}/{itf.name}")
-            vlan = None
-            if kind == "portgroup":  # a VLAN-backed interface on a distributed portgroup
-                try:
-                    parsed = parse_vlan(obj.vlan, sw.kind)
-                    vlan = parsed.tag if parsed.mode is VlanMode.ACCESS else None
-                except VlanError:
-                    vlan = None
             if sw is None or self.index.kind(sw.id) != "switch":
                 point.problem = f"DLR interface {itf.name} names no switch or portgroup"
             else:
+                # a VLAN-backed interface on a distributed portgroup sits in the portgroup's VLAN
+                vlan, problem = self.fabric.frame_vlan(sw, obj if kind == "portgroup" else None, None, point.name)
+                vlan = None if problem or sw.kind not in VLAN_SWITCHES else vlan
                 point.portgroup = sw.id  # the logical switch; its per-host instance is chosen at walk time
                 self._dlr_vlan[itf.id] = vlan
-                for host in self._switch_hosts(sw):
-                    self.switch_segment(sw, host, vlan)
+                for host in self.fabric.switch_hosts(sw):
+                    self.switch_segment(SegmentKey(sw.id, host, vlan))
             device.points.append(point)
         self._add_device(device)
 
@@ -568,14 +384,14 @@ class Network:
         sw = self.typed(point.portgroup, "switch")
         if sw is None or host is None:
             return None
-        return self._seg_by_key.get(("sw", sw.id, host, self._dlr_vlan.get(point.nic), None))
+        return self._seg_by_key.get(SegmentKey(sw.id, host, self._dlr_vlan.get(point.nic)))
 
     def _nat(self, sw: Any) -> None:
         host = sw.host
         inside_ip = parse_addr(sw.nat_gateway)
         if inside_ip is None or host is None:
             return
-        inside_seg = self.switch_segment(sw, host, None)
+        inside_seg = self.switch_segment(SegmentKey(sw.id, host, None))
         net = None
         for pts in self.points.values():
             for p in pts:
@@ -584,15 +400,14 @@ class Network:
         iface = make_iface(int(inside_ip), net.prefixlen if net else 24)
         device = Device(f"{sw.id}", f"{sw.name} NAT", "nat", host=host)
         device.points.append(Point(inside_seg, iface, None, sw.id, sw.id, f"{sw.name} NAT inside"))
-        uplinks = sw.uplinks or [_Uplink(p.id) for p in self.host_pnics(host)]
         out = Point(None, None, None, sw.id, f"{sw.id}:outside", f"{self.host_name(host)} host network")
-        up = self.active_uplink(uplinks)
-        if up is None:
+        wire = self.fabric.nat_wire(sw)
+        if wire.pnic is None:
             out.problem = f"{self.host_name(host)} has no working pNIC for {sw.name}'s NAT"
         else:
             out.segment = self.segment(("nat-outside", sw.id), f"{self.host_name(host)} host network", host, False,
                                        sw.id, None)
-            self._attach(out.segment, up.pnic, self.pnic_port(up.pnic), None)
+            self._attach(out.segment, wire)
         device.points.append(out)
         self._add_device(device)
 
@@ -603,64 +418,84 @@ class Network:
             if ka == kb == "switch":
                 a, b = self.index.get(link.a), self.index.get(link.b)
                 if a.host and a.host == b.host and {a.kind, b.kind} <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}:
-                    self.graph.add_edge(self.switch_segment(a, a.host, None), self.switch_segment(b, b.host, None),
-                                        kind="patch")
+                    self.graph.add_edge(self.switch_segment(SegmentKey(a.id, a.host, None)),
+                                        self.switch_segment(SegmentKey(b.id, b.host, None)), kind="patch")
+
+    def _embedded(self) -> None:
+        """SR-IOV: a pNIC's embedded switch joins its VFs with the segment it uplinks in the same VLAN."""
+        for vf, vf_wire in self.wires.items():
+            if self._key_of[vf].switching is not Switching.EMBEDDED:
+                continue
+            for other, wire in self.wires.items():
+                if self._key_of[other].switching is Switching.VIRTUAL and shares_embedded_switch(vf_wire, wire):
+                    self.graph.add_edge(vf, other, kind="embedded", pnic=vf_wire.pnic)
 
     def _trunks(self) -> None:
-        """Inter-switch links carry a VLAN only when both ports allow it (SEMANTICS 3). ``switch_graph`` keeps
-        every inter-switch cable whatever it carries, to explain where a VLAN stops."""
-        used = {(s.object_id, s.vlan) for s in self.segments if s.physical}
-        vlans = {v for _, v in used}
+        """Cables between physical switches extend the VLANs that cross them both ways (``trunk_vlan``),
+        followed from every physical VLAN in use to the switches beyond. ``switch_graph`` keeps every
+        inter-switch cable whatever it carries, to explain where a VLAN stops."""
+        cables: dict[str, list[tuple[Port, Port]]] = {}
         for link in self.topology.links:
             pa, pb = self.port.get(link.a), self.port.get(link.b)
-            if pa is not None and pb is not None and pa.id != pb.id:
-                ends = (self.port_switch[pa.id].id, self.port_switch[pb.id].id)
-                if ends[0] != ends[1]:
-                    self.switch_graph.add_edge(*ends, ports=(pa.id, pb.id))
-            if pa is None or pb is None or not (pa.up and pb.up):
+            if pa is None or pb is None or pa.id == pb.id:
                 continue
-            sa, sb = self.port_switch[pa.id], self.port_switch[pb.id]
-            if pa.mode is PortMode.ACCESS or pb.mode is PortMode.ACCESS:
-                va, _ = self.accept(pa, None)
-                vb, _ = self.accept(pb, None)
-                if va is not None and vb is not None:
-                    self.graph.add_edge(self.phys_segment(sa, va), self.phys_segment(sb, vb), kind="trunk",
-                                        ports=(pa.id, pb.id))
-                continue
-            try:
-                ra, rb = parse_ranges(pa.allowed), parse_ranges(pb.allowed)
-            except VlanError:
-                continue
-            for v in sorted(vlans | {pa.native_vlan, pb.native_vlan}):
-                if not (_carries(ra, v) and _carries(rb, v)):
+            ends = (self.port_switch[pa.id].id, self.port_switch[pb.id].id)
+            if ends[0] != ends[1]:
+                self.switch_graph.add_edge(*ends, ports=(pa.id, pb.id), speed=link.speed_mbps)
+            cables.setdefault(ends[0], []).append((pa, pb))
+            cables.setdefault(ends[1], []).append((pb, pa))
+        todo = [(s.object_id, s.vlan) for s in self.segments if s.physical]
+        seen = set(todo)
+        while todo:
+            ps_id, vlan = todo.pop()
+            for here, there in cables.get(ps_id, ()):
+                other = trunk_vlan(here, there, vlan)
+                if other is None:
                     continue
-                if (v == pa.native_vlan) != (v == pb.native_vlan):
-                    continue  # sent untagged on one side, tagged on the other: handled by the native pair below
-                self.graph.add_edge(self.phys_segment(sa, v), self.phys_segment(sb, v), kind="trunk",
-                                    ports=(pa.id, pb.id))
-            if pa.native_vlan != pb.native_vlan and _carries(ra, pa.native_vlan) and _carries(rb, pb.native_vlan):
-                self.graph.add_edge(self.phys_segment(sa, pa.native_vlan), self.phys_segment(sb, pb.native_vlan),
-                                    kind="trunk", ports=(pa.id, pb.id))
+                far = self.port_switch[there.id]
+                self.graph.add_edge(self.phys_segment(self.port_switch[here.id], vlan), self.phys_segment(far, other),
+                                    kind="trunk", ports=(here.id, there.id))
+                if (far.id, other) not in seen:
+                    seen.add((far.id, other))
+                    todo.append((far.id, other))
 
-    def _overlays(self) -> None:
-        """NSX segments: every host instance joins the logical switch's tunnel through the host's transport pNIC."""
+    def _transports(self) -> None:
+        """Each NSX member host's tunnel endpoint, wired to the physical network like a segment."""
         for sw in self.topology.switches:
             if sw.kind is not SwitchKind.NSX_SEGMENT:
                 continue
-            hub = None
+            for host in sw.members:
+                if host in self.transports:
+                    continue
+                wire = self.transports[host] = self.fabric.transport(host)
+                tep = self.segment(("tep", host), f"{self.host_name(host)} tunnel endpoint", host, False, host,
+                                   wire.vlan)
+                self._attach(tep, wire)
+
+    def tep_segment(self, host: str | None) -> int | None:
+        return self._seg_by_key.get(("tep", host))
+
+    def _overlays(self) -> None:
+        """NSX segments: the instances whose hosts' tunnel endpoints reach each other over the physical network
+        (the transport VLAN carried between their transport pNICs) are joined by one tunnel hub."""
+        component: dict[int, int] = {}
+        for sw in self.topology.switches:
+            if sw.kind is not SwitchKind.NSX_SEGMENT:
+                continue
             for s in list(self.segments):
                 if s.object_id != sw.id or s.physical:
                     continue
-                uplinks = [u for u in sw.uplinks if self.host_of_pnic.get(u.pnic) == s.host]
-                if not uplinks:
-                    uplinks = [_Uplink(p.id) for p in self.host_pnics(s.host)]
-                up = self.active_uplink(uplinks, s) if uplinks else None
-                if up is None:
-                    s.problems.append(f"{self.host_name(s.host)} has no working transport pNIC for {sw.name}")
+                wire = self.transports.get(s.host)
+                if wire is None or wire.pnic is None:
+                    s.problems.extend(wire.problems if wire else ())
                     continue
-                if hub is None:
-                    hub = self.segment(("overlay", sw.id), f"{sw.name} overlay", None, False, sw.id, None)
-                self.graph.add_edge(s.id, hub, kind="overlay", pnic=up.pnic)
+                tep = self.tep_segment(s.host)
+                if tep not in component:
+                    nodes = nx.node_connected_component(self.graph, tep)
+                    first = min(nodes)
+                    component.update((n, first) for n in nodes)
+                hub = self.segment(("overlay", sw.id, component[tep]), f"{sw.name} overlay", None, False, sw.id, None)
+                self.graph.add_edge(s.id, hub, kind="overlay", pnic=wire.pnic)
 
     def refresh(self, vm_ids: set[str]) -> bool:
         """Recompute these VMs' interfaces after an edit that moved only them (a portgroup's VLAN, a vNIC's
@@ -703,7 +538,7 @@ class Network:
         local_graph = nx.Graph()
         local_graph.add_nodes_from(range(len(self.segments)))
         for a, b, data in self.graph.edges(data=True):
-            if data["kind"] in ("bridge", "patch"):
+            if data["kind"] in ("bridge", "patch", "embedded"):
                 local_graph.add_edge(a, b)
         for gid, comp in enumerate(nx.connected_components(local_graph)):
             atts = set()

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from ..model.objects import Action, MacvtapMode, PortMode, SwitchKind
-from ..model.vlan import VlanError, parse_ranges
+from ..model.forwarding import egress
+from ..model.objects import Action, MacvtapMode, SwitchKind
 from .calibration import Calibration
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
@@ -121,6 +121,9 @@ class Walker:
         problems = sa.problems + [p for p in sb.problems if p not in sa.problems]
         if problems:
             return "; ".join(problems)
+        sw = net.typed(sa.object_id, "switch")
+        if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT and sa.object_id == sb.object_id:
+            return self._overlay_reason(sw, sa.host, sb.host)
         missing = self._missing_trunks(a, b)
         if missing:
             return "; ".join(missing)
@@ -135,6 +138,19 @@ class Walker:
             if data["kind"] == "uplink":
                 return peer
         return None
+
+    def _overlay_reason(self, sw, host_a: str | None, host_b: str | None) -> str:
+        """Why two hosts' instances of an NSX segment are not joined: their tunnel endpoints do not reach each
+        other, because the physical network does not carry the transport VLAN between their transport pNICs."""
+        net = self.net
+        wa, wb = net.transports[host_a], net.transports[host_b]
+        ta, tb = net.tep_segment(host_a), net.tep_segment(host_b)
+        why = self._missing_trunks(ta, tb) or [f"no L2 path joins {net.segments[ta].name} and {net.segments[tb].name}"]
+        vlan = f"VLAN {wa.vlan}" if wa.tag is not None else f"untagged frames (VLAN {wa.vlan} on the wire)"
+        return (f"{sw.name} joins {net.host_name(host_a)} and {net.host_name(host_b)} through the NSX overlay, but "
+                f"the tunnel endpoints cannot reach each other: the physical network does not carry the transport "
+                f"{vlan} from {net.fabric.pnic_label(wa.pnic)} to {net.fabric.pnic_label(wb.pnic)} "
+                f"({'; '.join(why)})")
 
     def _missing_trunks(self, a: int, b: int) -> list[str]:
         """Why two wired segments do not meet: different VLANs, or inter-switch ports on the way between their
@@ -155,16 +171,9 @@ class Walker:
             for port_id in net.switch_graph.edges[x, y]["ports"]:
                 port = net.port[port_id]
                 if not port.up:
-                    out.append(f"port {port.name} of {net.port_switch[port_id].name} is down")
-                    continue
-                try:
-                    allowed = parse_ranges(port.allowed) if port.mode is PortMode.TRUNK else ()
-                except VlanError:
-                    allowed = ()
-                carried = any(lo <= pa.vlan <= hi for lo, hi in allowed) if port.mode is PortMode.TRUNK \
-                    else port.access_vlan == pa.vlan
-                if not carried:
-                    out.append(f"port {port.name} of {net.port_switch[port_id].name} does not allow VLAN {pa.vlan}")
+                    out.append(f"{net.fabric.port_label(port)} is down")
+                elif not egress(port, pa.vlan)[0]:
+                    out.append(f"{net.fabric.port_label(port)} does not allow VLAN {pa.vlan}")
         return out
 
     def leg(self, a: int, b: int, src: Party, dst: Party, proto: str | None, port: int | None,

@@ -33,9 +33,9 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
-from vnetbench.model import (MULTI_HOST_SWITCHES, VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, PortMode,
-                             Security, SwitchKind, Topology, Uplink, VmRole)
-from vnetbench.model.vlan import VlanError, VlanMode, parse_ranges, parse_vlan
+from vnetbench.model import VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, SwitchKind, Topology, VmRole
+from vnetbench.model.forwarding import (PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
+                                        reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
 from vnetbench.backends import nftables as nft
 from .names import design_tag, guest_ifname, ifname, mac_for, ns_name
@@ -88,29 +88,41 @@ def _end(ns: str, name: str, master: str | None = None, *, isolated: bool = Fals
             "learning": learning, "mac": mac, "addrs": list(addrs), "up": up}
 
 
+def _default_route(addr: str, gateway: str) -> list[list[str]]:
+    """The guest's default route through the first interface that has an address, a segment and a gateway (as
+    the prediction chooses it); a gateway outside that interface's subnet gives no route (the OS refuses it)."""
+    try:
+        inside = ipaddress.IPv4Address(gateway) in ipaddress.IPv4Interface(addr).network
+    except ValueError:
+        inside = False
+    return [["default", gateway]] if inside else []
+
+
 @dataclass
 class _Segment:
-    host: str
-    switch: Any
-    vlan: int | None
+    """The bridge that emulates one segment (``key``); per-guest keys of one attachment share one bridge."""
+
+    key: SegmentKey
+    switch: Any               # the virtual switch, or None for a pNIC's embedded switch or DirectPath
     ns: str
     bridge: str
-    portgroup: Any = None
+    mtu: int = 1500
+
+    @property
+    def host(self) -> str:
+        return self.key.host
 
 
 class _Builder:
     def __init__(self, design: Topology) -> None:
         self.d = design
         self.ix = Index(design)
+        self.fabric = Fabric(design, self.ix)
         self.tag = design_tag(design.id)
         self.res: dict[str, Resource] = {}
         self.reasons: list[str] = []
         self.endpoints: dict[str, EndpointInfo] = {}
-        self.peers: dict[str, list[str]] = {}
-        for link in design.links:
-            self.peers.setdefault(link.a, []).append(link.b)
-            self.peers.setdefault(link.b, []).append(link.a)
-        self.segments: dict[tuple, _Segment] = {}
+        self.segments: dict[SegmentKey, _Segment] = {}
         self.groups: dict[tuple[str, int], list[tuple[str, str, bool]]] = {}   # (pnic, vlan) -> members
         self.private_macs: dict[str, list[str]] = {}                        # pnic -> guest MACs (private)
         self.routes: dict[str, list[list[str]]] = {}
@@ -181,106 +193,56 @@ class _Builder:
 
     # --- where things plug in ---------------------------------------------------------------------
 
-    def port_of(self, obj_id: str) -> Any:
-        for other in self.peers.get(obj_id, []):
-            if self.ix.kind(other) == "port":
-                return self.ix.get(other)
-        return None
-
-    @staticmethod
-    def land(port: Any, tag: int | None) -> int | None:
-        """The physical VLAN a frame with ``tag`` (None: untagged) joins on ``port``, or None if dropped."""
-        if port is None or not port.up:
-            return None
-        if port.mode is PortMode.ACCESS:
-            return port.access_vlan if tag is None else None
-        if tag is None:
-            return port.native_vlan
-        try:
-            allowed = parse_ranges(port.allowed)
-        except VlanError:
-            return None
-        return tag if any(lo <= tag <= hi for lo, hi in allowed) else None
-
-    @staticmethod
-    def out_tag(port: Any, vlan: int) -> tuple[bool, int | None]:
-        """Whether ``port`` sends VLAN ``vlan`` out, and with which tag (None: untagged)."""
-        if not port.up:
-            return False, None
-        if port.mode is PortMode.ACCESS:
-            return vlan == port.access_vlan, None
-        if vlan == port.native_vlan:
-            return True, None
-        try:
-            allowed = parse_ranges(port.allowed)
-        except VlanError:
-            return False, None
-        return any(lo <= vlan <= hi for lo, hi in allowed), vlan
-
     def segment(self, vm: VM, nic: Any) -> tuple[_Segment | None, str]:
-        """The segment a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""
-        return self.segment_at(vm.host, nic.network, nic.guest_vlan, f"vNIC {vm.name}/{nic.name}", vm, nic)
+        """The bridge a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""
+        place = self.fabric.place(vm, nic)
+        if place.segment is None:
+            return None, place.problem if place.invalid else ""
+        return self.bridge_of(place.segment), ""
 
-    def segment_at(self, host: str, network: str, guest_vlan: int | None, who: str,
-                   vm: VM | None = None, nic: Any = None) -> tuple[_Segment | None, str]:
+    def switch_segment(self, host: str, network: str, who: str) -> tuple[_Segment | None, str]:
+        """The bridge of ``network``'s untagged segment on ``host`` (a DLR interface's, a patch's, a NAT's)."""
         kind = self.ix.kind(network)
-        if kind == "portgroup":
-            pg, sw = self.ix.get(network), self.ix.parent(network)
-        elif kind == "switch":
-            pg, sw = None, self.ix.get(network)
-        else:
+        if kind not in ("portgroup", "switch"):
             return None, f"{who}: network {network!r} is not a portgroup or switch"
-        if sw.kind not in SUPPORTED_SWITCHES:
-            return None, ""
-        if sw.kind in MULTI_HOST_SWITCHES:
-            if host not in sw.members:
-                return None, f"{who}: its host is not a member of {sw.name}"
-        elif sw.host != host:
-            return None, f"{who}: switch {sw.name} is on another host"
-        vlan: int | None = None
-        if pg is not None:
-            try:
-                parsed = parse_vlan(pg.vlan, sw.kind)
-            except VlanError as exc:
-                return None, f"portgroup {pg.name}: {exc}"
-            if parsed.mode is VlanMode.TRUNK:
-                if guest_vlan is not None:
-                    if not parsed.carries(guest_vlan):
-                        return None, ""        # the switch drops the guest's tag: plugged into nothing
-                    vlan = guest_vlan
-                elif sw.kind is not SwitchKind.VSS:
-                    vlan = pg.native_vlan
-            elif guest_vlan is not None:
-                return None, ""                # a tagged frame on an access portgroup is dropped
-            else:
-                vlan = parsed.tag
-        if sw.kind is SwitchKind.MACVTAP:
-            return (self.macvtap_segment(vm, nic, sw) if vm is not None else None), ""
-        key = (host, sw.id, vlan)
-        if key not in self.segments:
-            ns = self.hv(host)
-            label = f"{sw.name}" + (f" VLAN {vlan}" if vlan is not None else "")
-            addrs: tuple[str, ...] = ()
-            if sw.kind is SwitchKind.HOSTED_HOSTONLY and sw.host_address:
-                addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
-                addrs = (addr,) if addr else ()
-            br = self.bridge(ns, ifname("b", sw.id, vlan), label, sw.id, sw.mtu, addrs)
-            self.segments[key] = _Segment(host, sw, vlan, ns, br, pg)
-            if sw.kind is SwitchKind.NSX_SEGMENT:
-                self.overlay_members.setdefault(sw.id, []).append(self.segments[key])
-        return self.segments[key], ""
+        pg = self.ix.get(network) if kind == "portgroup" else None
+        sw = self.ix.parent(network) if pg is not None else self.ix.get(network)
+        if host not in self.fabric.switch_hosts(sw):
+            return None, f"{who}: {sw.name} does not exist on {self.fabric.name_of(host)}"
+        vlan, problem = self.fabric.frame_vlan(sw, pg, None, who)
+        if problem:
+            return None, f"{who}: {problem}"
+        return self.bridge_of(SegmentKey(sw.id, host, vlan)), ""
 
-    def macvtap_segment(self, vm: VM, nic: Any, sw: Any) -> _Segment | None:
-        if not sw.uplinks:
-            self.reasons.append(f"macvtap switch {sw.name} names no pNIC")
-            return None
-        pnic = sw.uplinks[0].pnic
-        key = (vm.host, sw.id, "macvtap")
+    def bridge_of(self, key: SegmentKey) -> _Segment | None:
+        if key.switching is Switching.VIRTUAL:
+            sw = self.ix.get(key.switch)
+            if sw.kind not in SUPPORTED_SWITCHES:
+                return None
+            if sw.kind in PER_GUEST:   # every guest of one attachment is a port of its pNIC bridge
+                key = SegmentKey(sw.id, key.host, None)
+        else:
+            sw = None
         if key not in self.segments:
-            ns = self.hv(vm.host)
-            br = self.bridge(ns, ifname("q", pnic, "macvtap"), f"macvtap on {self.ix.get(pnic).name}", sw.id,
-                             sw.mtu)
-            self.segments[key] = _Segment(vm.host, sw, None, ns, br)
+            ns = self.hv(key.host)
+            addrs: tuple[str, ...] = ()
+            if sw is None:
+                what = "embedded switch" if key.switching is Switching.EMBEDDED else "DirectPath"
+                br = self.bridge(ns, ifname("f", key.switch, key.vlan, key.guest), f"{self.ix.get(key.switch).name} "
+                                 f"{what}" + (f" VLAN {key.vlan}" if key.vlan is not None else ""), key.switch)
+            elif sw.kind in PER_GUEST:
+                pnic = self.fabric.uplinks_of(sw, key.host, None)
+                name = self.ix.get(pnic[0].pnic).name if pnic else sw.name
+                br = self.bridge(ns, ifname("q", sw.id, "macvtap"), f"{sw.kind} on {name}", sw.id, sw.mtu)
+            else:
+                if sw.kind is SwitchKind.HOSTED_HOSTONLY and sw.host_address:
+                    addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
+                    addrs = (addr,) if addr else ()
+                label = f"{sw.name}" + (f" VLAN {key.vlan}" if key.vlan is not None else "")
+                br = self.bridge(ns, ifname("b", sw.id, key.vlan), label, sw.id, sw.mtu, addrs)
+            self.segments[key] = _Segment(key, sw, ns, br, sw.mtu if sw else 1500)
+            if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT:
+                self.overlay_members.setdefault(sw.id, []).append(self.segments[key])
         return self.segments[key]
 
     # --- VMs --------------------------------------------------------------------------------------
@@ -329,7 +291,7 @@ class _Builder:
         blocked_by_policy = False
         bridge_addrs: list[str] = []
         for i, nic in enumerate(vm.vnics):
-            seg, why = (self.segment(vm, nic) if nic.network else (None, ""))
+            seg, why = self.segment(vm, nic)
             if why:
                 self.reasons.append(why)
             addr = self._iface(nic.ip, f"vNIC {vm.name}/{nic.name} ip", self.reasons)
@@ -338,26 +300,24 @@ class _Builder:
             name = guest_ifname(nic.name, i, taken)
             taken.add(name)
             if bridged:
-                sec = seg.portgroup.security if seg and seg.portgroup else Security(True, True, True)
-                if seg and seg.portgroup and (not sec.promiscuous or not sec.forged_transmits):
-                    blocked_by_policy = True
+                blocked_by_policy |= bool(seg and self.fabric.bridging_problems(vm, nic))
                 bridge_addrs += [addr] if addr else []
             mac = nic.mac or mac_for(self.tag, nic.id)
             isolated = False
-            if seg and seg.switch.kind is SwitchKind.MACVTAP:
-                mode = seg.switch.macvtap_mode or MacvtapMode.VEPA
-                isolated = mode in (MacvtapMode.VEPA, MacvtapMode.PRIVATE)
-                if mode is MacvtapMode.PRIVATE:
-                    self.private_macs.setdefault(seg.switch.uplinks[0].pnic, []).append(mac.lower())
+            if seg and seg.switch is not None and seg.switch.kind in PER_GUEST:
+                isolated = not guests_meet_inside(seg.switch)
+                if not reflection_reaches_guests(seg.switch):
+                    pnic = self.fabric.uplinks_of(seg.switch, vm.host, None)[0].pnic
+                    self.private_macs.setdefault(pnic, []).append(mac.lower())
             a = _end(ns, name, "fw0" if bridged else None, mac=mac, up=nic.connected,
                      addrs=() if bridged or not addr else (addr,))
             b = _end(seg.ns if seg else self.hv(vm.host), ifname("n", nic.id),
                      seg.bridge if seg and nic.connected else None, isolated=isolated, learning=not isolated)
-            self.veth(a, b, f"{vm.name} {nic.name}", vm.id, seg.switch.mtu if seg else 1500)
+            self.veth(a, b, f"{vm.name} {nic.name}", vm.id, seg.mtu if seg else 1500)
             if seg and nic.connected:
                 self.vm_ports.append((seg.ns, b["name"], vm, nic))
-            if nic.gateway and ns not in self.routes and nic.connected:
-                self.routes[ns] = [["default", nic.gateway]]
+            if seg and addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = _default_route(addr, nic.gateway)
         if bridged:
             self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
         self.endpoints[vm.id] = EndpointInfo(ns, addresses)
@@ -395,9 +355,9 @@ class _Builder:
     def attach_to_port(self, ns: str, name: str, obj_id: str, tag: int | None, addr: str | None,
                        owner: str, object_id: str, svi_switch: str | None = None) -> None:
         """A router interface or physical host NIC: a veth from ``ns`` into the VLAN bridge it lands in."""
-        port = self.port_of(obj_id)
+        port = self.fabric.port_of(obj_id)
         if port is not None:
-            ps_id, vlan = self.ix.parent(port.id).id, self.land(port, tag)
+            ps_id, vlan = self.ix.parent(port.id).id, ingress(port, tag) if port.up else None
         elif svi_switch:
             ps_id, vlan = svi_switch, tag
             if vlan is None:
@@ -432,47 +392,33 @@ class _Builder:
             if addr:
                 addresses[nic.id] = addr
             self.attach_to_port(ns, name, nic.id, nic.vlan, addr, ph.name, ph.id)
-            if nic.gateway and ns not in self.routes:
-                self.routes[ns] = [["default", nic.gateway]]
+            if addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = _default_route(addr, nic.gateway)
         self.endpoints[ph.id] = EndpointInfo(ns, addresses)
 
-    def active_pnic(self, uplinks: list[Any], host_id: str) -> tuple[Any, Any]:
-        """The pNIC that carries a segment's traffic (the first working active one, else a standby)."""
-        host = self.ix.get(host_id)
-        mine = {p.id for p in host.pnics}
-        for standby in (False, True):
-            for up in uplinks:
-                pnic = self.ix.get(up.pnic)
-                if up.standby != standby or up.pnic not in mine or not pnic.up:
-                    continue
-                port = self.port_of(up.pnic)
-                if port is not None and port.up:
-                    return up, port
-        return None, None
-
     def uplinks(self) -> None:
-        for (host_id, _sw, vlan), seg in self.segments.items():
-            sw = seg.switch
-            if sw.kind is SwitchKind.MACVTAP:
-                pnic_id = sw.uplinks[0].pnic
-                phys = self.land(self.port_of(pnic_id), None)
-                if phys is not None:
-                    self.groups.setdefault((pnic_id, phys), []).append((seg.bridge, seg.ns, True))
-                continue
-            if sw.kind in (SwitchKind.NSX_SEGMENT, SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT):
-                continue                        # no layer-2 uplink: NSX tunnels, NAT routes, host-only stays in
-            ups = seg.portgroup.uplinks if seg.portgroup and seg.portgroup.uplinks is not None else sw.uplinks
-            if sw.kind is SwitchKind.HOSTED_BRIDGED and not ups:
-                ups = [Uplink(p.id) for p in self.ix.get(host_id).pnics[:1]]
-            uplink, port = self.active_pnic(ups, host_id)
-            if uplink is None:
-                continue
-            phys = self.land(port, uplink.vlan if sw.kind is SwitchKind.LINUX_BRIDGE else vlan)
-            if phys is not None:
-                self.groups.setdefault((uplink.pnic, phys), []).append((seg.bridge, seg.ns, False))
+        """Each segment's bridge reaches the physical switch VLAN its wire lands in (``Fabric.segment_wire``).
+
+        An SR-IOV embedded switch joins the segment of the same pNIC and VLAN directly (a veth inside the host,
+        as the NIC switches between its VFs and its own traffic) and reaches the wire through it.
+        """
+        wires = {key: self.fabric.segment_wire(key) for key in self.segments}
+        wires = {key: w for key, w in wires.items() if w is not None and w.pnic is not None}
+        for key, wire in wires.items():
+            seg = self.segments[key]
+            if key.switching is Switching.EMBEDDED:
+                partner = next((self.segments[k] for k, w in wires.items() if k.switching is Switching.VIRTUAL
+                                and shares_embedded_switch(wire, w)), None)
+                if partner is not None:
+                    self.veth(_end(seg.ns, ifname("e", seg.bridge), seg.bridge),
+                              _end(partner.ns, ifname("e", partner.bridge, seg.bridge), partner.bridge),
+                              f"{self.ix.get(key.switch).name} embedded switch - {partner.bridge}", key.switch)
+                    continue
+            guests = seg.switch is not None and seg.switch.kind in PER_GUEST
+            self.groups.setdefault((wire.pnic, wire.vlan), []).append((seg.bridge, seg.ns, guests))
         shaped: dict[tuple[str, str, bool], list[str]] = {}     # (ns, pNIC, inbound) -> veth ends
         for (pnic_id, phys), members in self.groups.items():
-            pnic, port = self.ix.get(pnic_id), self.port_of(pnic_id)
+            pnic, port = self.ix.get(pnic_id), self.fabric.port_of(pnic_id)
             host_ns = members[0][1]
             mtu = TRANSPORT_MTU if (pnic_id, phys) in self.transport_groups else 1500
             ps_ns, ps_br = self.ps_bridge(self.ix.parent(port.id).id, phys)
@@ -524,8 +470,8 @@ class _Builder:
                 self.reasons.append(f"DLR {dlr.name} interface {itf.name}: network {itf.network!r} is not a "
                                     "portgroup or switch")
                 continue
-            for host in (sw.members or [sw.host]):
-                seg, why = self.segment_at(host, itf.network, None, f"DLR {dlr.name} interface {itf.name}")
+            for host in self.fabric.switch_hosts(sw):
+                seg, why = self.switch_segment(host, itf.network, f"DLR {dlr.name} interface {itf.name}")
                 if why:
                     self.reasons.append(why)
                 if seg:
@@ -541,7 +487,7 @@ class _Builder:
                 taken.add(name)
                 self.veth(_end(ns, name, mac=mac_for(self.tag, itf.id, host), addrs=(addr,) if addr else ()),
                           _end(seg.ns, ifname("d", itf.id, host), seg.bridge),
-                          f"DLR {dlr.name} {itf.name} on {self.ix.get(host).name}", dlr.id, seg.switch.mtu)
+                          f"DLR {dlr.name} {itf.name} on {self.ix.get(host).name}", dlr.id, seg.mtu)
                 if addr:
                     net = ipaddress.IPv4Interface(addr).network
                     for vm in self.d.vms:
@@ -569,8 +515,8 @@ class _Builder:
                 self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
                                     f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
                 continue
-            sa, _ = self.segment_at(a.host, a.id, None, f"patch {link.id}")
-            sb, _ = self.segment_at(b.host, b.id, None, f"patch {link.id}")
+            sa, _ = self.switch_segment(a.host, a.id, f"patch {link.id}")
+            sb, _ = self.switch_segment(b.host, b.id, f"patch {link.id}")
             if sa and sb:
                 self.veth(_end(sa.ns, ifname("c", link.id, "a"), sa.bridge),
                           _end(sb.ns, ifname("c", link.id, "b"), sb.bridge), f"patch {a.name} - {b.name}", link.id)
@@ -584,7 +530,7 @@ class _Builder:
         """
         if not sw.host or not sw.nat_gateway:
             return
-        seg, why = self.segment_at(sw.host, sw.id, None, f"switch {sw.name}")
+        seg, why = self.switch_segment(sw.host, sw.id, f"switch {sw.name}")
         if seg is None:
             self.reasons.append(why or f"switch {sw.name}: no NAT network")
             return
@@ -595,10 +541,8 @@ class _Builder:
         ns = self.netns("n", sw.id, f"NAT of {sw.name}", True)
         self.veth(_end(ns, "inside", addrs=(f"{gateway}/{inside.prefixlen}",)),
                   _end(seg.ns, ifname("a", sw.id), seg.bridge), f"{sw.name} NAT inside", sw.id)
-        host = self.ix.get(sw.host)
-        uplink, port = self.active_pnic(sw.uplinks or [Uplink(p.id) for p in host.pnics], sw.host)
-        phys = self.land(port, None) if uplink else None
-        if phys is None:
+        wire = self.fabric.nat_wire(sw)
+        if wire.pnic is None:
             return
         lan = [*(n for ph in self.d.physical_hosts for n in ph.nics),
                *(i for rt in self.d.physical_routers for i in rt.interfaces),
@@ -615,7 +559,7 @@ class _Builder:
         br = self.bridge(hv, ifname("w", sw.id), f"{sw.name} NAT outside", sw.id)
         self.veth(_end(ns, "outside", addrs=tuple(borrowed)), _end(hv, ifname("e", sw.id), br),
                   f"{sw.name} NAT outside", sw.id)
-        self.groups.setdefault((uplink.pnic, phys), []).append((br, hv, False))
+        self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, hv, False))
         if gateways:
             self.routes[ns] = [["default", max(set(gateways), key=gateways.count)]]
         self._add(Resource("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside")},
@@ -625,24 +569,23 @@ class _Builder:
         """NSX segments: a bridge per member host, joined by VXLAN between the hosts' tunnel endpoints.
 
         Each host with NSX segments gets a transport bridge holding its VTEP address; it reaches the physical
-        network through the host's transport pNIC like any segment, so the tunnels really cross the pNICs.
+        network through the host's transport pNIC in the transport VLAN (``Fabric.transport``) like any segment,
+        so the tunnels really cross the pNICs, and only where the physical network carries that VLAN.
         """
         if not self.overlay_members:
             return
         vteps: dict[str, str] = {}
         for host_id in sorted({seg.host for segs in self.overlay_members.values() for seg in segs}):
-            uplinks = [u for sw_id in self.overlay_members for u in self.ix.get(sw_id).uplinks]
-            uplink, port = self.active_pnic(uplinks, host_id)
-            phys = self.land(port, None) if uplink else None
-            if phys is None:
+            wire = self.fabric.transport(host_id)
+            if wire.pnic is None:
                 continue
             ns = self.hv(host_id)
             index = next(i for i, h in enumerate(self.d.hosts) if h.id == host_id)
             vteps[host_id] = str(VTEP_NET[index + 1])
             br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, TRANSPORT_MTU,
                              (f"{vteps[host_id]}/{VTEP_NET.prefixlen}",))
-            self.groups.setdefault((uplink.pnic, phys), []).append((br, ns, False))
-            self.transport_groups.add((uplink.pnic, phys))
+            self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, ns, False))
+            self.transport_groups.add((wire.pnic, wire.vlan))
         for n, (sw_id, segs) in enumerate(self.overlay_members.items()):
             sw = self.ix.get(sw_id)
             vni = sw.vni or 5000 + n
@@ -690,11 +633,6 @@ class _Builder:
         for link in self.d.links:
             if self.ix.kind(link.a) == "port" and self.ix.kind(link.b) == "port":
                 trunks.append((self.ix.get(link.a), self.ix.get(link.b), link))
-
-        def crossing(src: Any, dst: Any, vlan: int) -> int | None:
-            sent, tag = self.out_tag(src, vlan)
-            return self.land(dst, tag) if sent else None
-
         changed = True
         while changed:
             changed = False
@@ -702,14 +640,14 @@ class _Builder:
                 for src, dst in ((pa, pb), (pb, pa)):
                     sa, sb = self.ix.parent(src.id).id, self.ix.parent(dst.id).id
                     for vlan in sorted(self.ps_used.get(sa, set())):
-                        other = crossing(src, dst, vlan)
+                        other = trunk_vlan(src, dst, vlan)
                         if other is not None and other not in self.ps_used.get(sb, set()):
                             self.ps_bridge(sb, other)
                             changed = True
         for pa, pb, link in trunks:
             sa, sb = self.ix.parent(pa.id), self.ix.parent(pb.id)
             for vlan in sorted(self.ps_used.get(sa.id, set())):
-                other = crossing(pa, pb, vlan)
+                other = trunk_vlan(pa, pb, vlan)
                 if other is None:
                     continue
                 ns_a, br_a = self.ps_bridge(sa.id, vlan)

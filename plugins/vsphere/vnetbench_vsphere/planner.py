@@ -231,7 +231,7 @@ class Planner:
                       pg.id, **data)
             return
         diffs = []
-        if parse_vlan(current.vlan, SwitchKind.VDS) != vlan:
+        if not parse_vlan(current.vlan, SwitchKind.VDS).means(vlan):
             diffs.append(f"{parse_vlan(current.vlan, SwitchKind.VDS)} -> {vlan}")
         if current.security != pg.security:
             diffs.append("security policy")

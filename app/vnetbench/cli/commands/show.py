@@ -10,8 +10,7 @@ import argparse
 from typing import Any
 
 from ...model import Index, Topology
-from ...model.objects import PortMode, SwitchKind
-from ...model.vlan import VlanError, parse_vlan
+from ...model.objects import PortMode
 from ..common import load_design, print_json
 from ..main import EXIT_OK
 
@@ -42,11 +41,6 @@ def inventory(t: Topology) -> dict[str, Any]:
         own = getattr(entry.obj, "name", entry.obj.id)
         return f"{entry.parent.name}/{own}" if entry.parent is not None else own
 
-    def vlan_text(pg, sw) -> str:
-        try:
-            return str(parse_vlan(pg.vlan, SwitchKind(sw.kind)))
-        except VlanError:
-            return f"invalid VLAN {pg.vlan!r}"
 
     users: dict[str, int] = {}
     for vm in t.vms:
@@ -65,7 +59,7 @@ def inventory(t: Topology) -> dict[str, Any]:
             "uplinks": [{"pnic": name(u.pnic), "standby": u.standby, "vlan": u.vlan} for u in sw.uplinks],
             "macvtap_mode": str(sw.macvtap_mode) if sw.macvtap_mode else None,
             "vnics": users.get(sw.id, 0),
-            "portgroups": [{"id": pg.id, "name": pg.name, "vlan": vlan_text(pg, sw), "vnics": users.get(pg.id, 0),
+            "portgroups": [{"id": pg.id, "name": pg.name, "vlan": pg.vlan.label(sw.kind), "vnics": users.get(pg.id, 0),
                             "promiscuous": pg.security.promiscuous, "forged_transmits": pg.security.forged_transmits}
                            for pg in sw.portgroups]})
     def switch_of(network: str | None) -> str | None:

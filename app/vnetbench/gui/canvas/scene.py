@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, Q
 
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
-from ...model.vlan import VlanError, parse_vlan
 from ..catalog import icon_for
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..editing import EditError, Editor
@@ -269,10 +268,7 @@ class DesignScene(QGraphicsScene):
                 subtitle += f" · VNI {obj.vni}"
         elif kind == "portgroup":
             sw = switch_of.get(obj.id)
-            try:
-                subtitle = str(parse_vlan(obj.vlan, sw.kind if sw else SwitchKind.VSS))
-            except VlanError:
-                subtitle = f"VLAN {obj.vlan} (invalid)"
+            subtitle = obj.vlan.label(sw.kind if sw else SwitchKind.VSS)
             size = PORTGROUP_SIZE
         elif kind == "vm":
             family = "vm" if obj.role is VmRole.VM else f"vm-{obj.role.value}"

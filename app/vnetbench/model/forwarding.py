@@ -1,0 +1,478 @@
+"""The forwarding facts: where a frame may go at layer 2, and how large it may be. The one copy of the rules.
+
+Prediction (``vnetbench.predict``), validation and every backend (the local lab's desired state, KVM,
+vSphere) ask these questions here and keep no copy of the answers' logic:
+
+- which segment a vNIC's frames join (``Fabric.place``), SEMANTICS §2;
+- what a physical port does with tagged and untagged frames (``ingress``, ``egress``, ``trunk_vlan``), §3;
+- which uplink carries a segment (``Fabric.teaming``, ``Fabric.active_uplink``, ``Fabric.wire``), §3;
+- when a frame may leave and come back through one port (``returns_through``), §3;
+- how an NSX overlay reaches another host (``Fabric.transport``: the transport pNIC and VLAN), §2 and §3;
+- how large a packet gets through (``overlay_overhead``, ``inner_mtu``), forwarding-rules.md "MTU".
+
+"SEMANTICS" is the forwarding specification; ``resources/docs/forwarding-rules.md`` tells the same rules in
+the product's own words, section by section. Sentences returned here (why a frame is dropped) are the ones
+prediction shows, so every consumer words a fact the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from .index import Index
+from .objects import (
+    MULTI_HOST_SWITCHES, VM, Encapsulation, MacvtapMode, NicType, PhysicalSwitch, PNic, Port, PortMode, Switch,
+    SwitchKind, Topology, Uplink, VNic,
+)
+from .vlan import VlanMode
+
+#: Switches whose segments are one per VLAN (their portgroups choose the VLAN), SEMANTICS §2.
+VLAN_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS, SwitchKind.NSX_SEGMENT})
+#: Switches that tag frames on their uplinks with the segment's VLAN (the others send what the uplink says).
+TAGGING_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
+#: Attachments where each guest sits alone behind the pNIC (macvtap's non-bridge modes), §2.
+PER_GUEST = frozenset({SwitchKind.MACVTAP})
+#: Switches without a layer-2 uplink: host-only and NAT stay in the host, an NSX segment tunnels (§2).
+NO_UPLINK = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+#: vNIC types whose frames bypass the virtual switch.
+BYPASS_TYPES = frozenset({NicType.SRIOV, NicType.DIRECTPATH})
+
+#: Bytes an overlay adds to a guest packet (inner Ethernet header + tunnel header + outer UDP and IPv4):
+#: VXLAN 14 + 8 + 8 + 20 = 50; Geneve the same with at least one 4-byte option, as NSX sends it.
+OVERLAY_OVERHEAD = {Encapsulation.VXLAN: 50, Encapsulation.GENEVE: 54}
+#: The guest packet every overlay must carry unfragmented (a standard 1500-byte MTU).
+STANDARD_MTU = 1500
+
+
+# --- what a port does with a frame (SEMANTICS §3) ----------------------------------------------------------
+
+
+def ingress(port: Port, tag: int | None) -> int | None:
+    """The VLAN a frame arriving with ``tag`` (None: untagged) joins on ``port``, or None when dropped.
+
+    SEMANTICS §3: an access port takes untagged frames into its access VLAN and drops tagged ones; a trunk
+    takes a tagged frame when it allows the tag, and an untagged one into its native VLAN only when the allowed
+    list carries the native VLAN too.
+    """
+    if port.mode is PortMode.ACCESS:
+        return port.access_vlan if tag is None else None
+    vlan = port.native_vlan if tag is None else tag
+    return vlan if port.allowed.carries(vlan) else None
+
+
+def ingress_problem(port: Port, tag: int | None, label: str) -> str:
+    """Why ``port`` (named ``label``) drops a frame with ``tag``, in one sentence (see ``ingress``)."""
+    if port.mode is PortMode.ACCESS:
+        return f"{label} is an access port in VLAN {port.access_vlan}, so it drops frames tagged VLAN {tag}"
+    if not port.allowed.valid:
+        return f"{label} has an unreadable allowed VLAN list {port.allowed.text!r}"
+    what = f"its native VLAN {port.native_vlan} for untagged frames" if tag is None else f"VLAN {tag}"
+    return f"{label} does not allow {what}"
+
+
+def egress(port: Port, vlan: int) -> tuple[bool, int | None]:
+    """Whether ``port`` sends frames of its switch's ``vlan`` out, and with which tag (None: untagged), §3.
+
+    The mirror of ``ingress``: an access port sends its access VLAN untagged; a trunk sends an allowed VLAN
+    tagged, except its native VLAN, which it sends untagged (and only when allowed).
+    """
+    if port.mode is PortMode.ACCESS:
+        return vlan == port.access_vlan, None
+    if not port.allowed.carries(vlan):
+        return False, None
+    return True, (None if vlan == port.native_vlan else vlan)
+
+
+def trunk_vlan(a: Port, b: Port, vlan: int) -> int | None:
+    """The VLAN of ``b``'s switch that VLAN ``vlan`` of ``a``'s switch joins over the cable a-b, or None.
+
+    SEMANTICS §3: physical switches joined by a cable extend a VLAN only when it crosses both ways (out of one
+    port, into the other, and back), so a native-VLAN mismatch joins the two native VLANs and nothing else
+    one-way. Both ports must be up.
+    """
+    if not (a.up and b.up):
+        return None
+    sent, tag = egress(a, vlan)
+    other = ingress(b, tag) if sent else None
+    if other is None:
+        return None
+    back, back_tag = egress(b, other)
+    return other if back and ingress(a, back_tag) == vlan else None
+
+
+def returns_through(port: Port, routed: bool = False) -> bool:
+    """Whether a frame that entered a switch through ``port`` may be sent back out of it (a u-turn), §3.
+
+    A switch never bridges a frame back out of the port it came in on, unless the port has hairpin
+    (reflective relay) on; a routed frame is a new frame, which a router may send back (router on a stick).
+    """
+    return routed or port.hairpin
+
+
+def guests_meet_inside(sw: Switch) -> bool:
+    """Whether guests of one per-guest attachment reach each other inside the host (macvtap bridge mode), §2."""
+    return sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.BRIDGE
+
+
+def reflection_reaches_guests(sw: Switch) -> bool:
+    """Whether a hairpinned frame comes back to the other guests of a per-guest attachment, §2.
+
+    macvtap ``private`` drops frames from its own guests even when the switch reflects them.
+    """
+    return not (sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.PRIVATE)
+
+
+# --- MTU (forwarding-rules.md "MTU") --------------------------------------------------------------------------
+
+
+def overlay_overhead(sw: Switch) -> int:
+    """Bytes the overlay of NSX segment ``sw`` adds to every guest packet between hosts."""
+    return OVERLAY_OVERHEAD[sw.encapsulation or Encapsulation.GENEVE]
+
+
+def inner_mtu(sw: Switch, transport_mtu: int) -> int:
+    """The largest guest packet an overlay carries when its transport path takes ``transport_mtu``."""
+    return transport_mtu - overlay_overhead(sw)
+
+
+def shares_embedded_switch(vf: Wire, other: Wire) -> bool:
+    """Whether an SR-IOV VF's segment and another segment meet inside the NIC: they leave through the same pNIC
+    in the same VLAN, and the NIC's embedded switch joins its VFs with its own (physical function's) traffic."""
+    return vf.pnic is not None and vf.pnic == other.pnic and vf.tag == other.tag
+
+
+# --- places, wires and transports --------------------------------------------------------------------------
+
+
+class Switching(StrEnum):
+    """What switches a segment's frames inside the host."""
+
+    VIRTUAL = "virtual"      # a virtual switch (``SegmentKey.switch`` is its id)
+    EMBEDDED = "embedded"    # a pNIC's embedded switch joining its SR-IOV virtual functions (the pNIC's id)
+    DIRECT = "direct"        # nothing: a DirectPath guest owns the pNIC (the pNIC's id)
+
+
+@dataclass(frozen=True)
+class SegmentKey:
+    """One broadcast domain inside one switching instance (SEMANTICS §2).
+
+    ``switch`` is the virtual switch's id, or a pNIC's (``switching`` says which). ``vlan`` is the VLAN the
+    frames carry inside it (for DirectPath: the guest's own tag). ``guest`` is the vNIC that sits alone in the
+    segment (macvtap VEPA/private/passthrough, a raw socket, DirectPath).
+    """
+
+    switch: str
+    host: str | None
+    vlan: int | None
+    guest: str | None = None
+    switching: Switching = Switching.VIRTUAL
+
+
+@dataclass(frozen=True)
+class Place:
+    """The segment a vNIC's frames join, with the portgroup it sits on, or why its frames go nowhere.
+
+    ``invalid`` marks a problem of the design itself (validation reports it); otherwise the problem is a
+    forwarding outcome (the switch drops the guest's tag, the vNIC is disconnected).
+    """
+
+    segment: SegmentKey | None = None
+    portgroup: str | None = None
+    problem: str = ""
+    invalid: bool = False
+
+
+@dataclass(frozen=True)
+class Wire:
+    """Where frames meet the physical network: out of ``pnic`` (an ``uplink``) into ``port``, tagged ``tag``,
+    joining the physical switch's ``vlan``; ``problems`` say why they do not (``pnic`` None)."""
+
+    pnic: str | None = None
+    port: Port | None = None
+    tag: int | None = None
+    vlan: int | None = None
+    uplink: Any = None
+    problems: tuple[str, ...] = ()
+
+
+class Fabric:
+    """One design's cabling (what plugs into what) and the facts that depend on it.
+
+    Built once per design state; prediction, validation and the backends ask it instead of walking links.
+    """
+
+    def __init__(self, topology: Topology, index: Index | None = None) -> None:
+        self.topology = topology
+        self.index = index or Index(topology)
+        self.host_of_pnic: dict[str, str] = {}
+        self.pnic: dict[str, PNic] = {}
+        self.port: dict[str, Port] = {}
+        self.port_switch: dict[str, PhysicalSwitch] = {}
+        self.peers: dict[str, list[str]] = {}
+        self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
+        for host in topology.hosts:
+            for pnic in host.pnics:
+                self.host_of_pnic[pnic.id] = host.id
+                self.pnic[pnic.id] = pnic
+        for ps in topology.physical_switches:
+            for port in ps.ports:
+                self.port_switch[port.id] = ps
+                self.port[port.id] = port
+        for link in topology.links:
+            self.peers.setdefault(link.a, []).append(link.b)
+            self.peers.setdefault(link.b, []).append(link.a)
+
+    # --- names and cables -----------------------------------------------------------------------------------
+
+    def name_of(self, obj_id: str | None) -> str:
+        return str(getattr(self.index.get(obj_id), "name", obj_id))
+
+    def port_label(self, port: Port) -> str:
+        return f"port {port.name} of {self.port_switch[port.id].name}"
+
+    def pnic_label(self, pnic_id: str) -> str:
+        pnic = self.pnic.get(pnic_id)
+        return f"{self.name_of(self.host_of_pnic.get(pnic_id))}/{pnic.name if pnic else pnic_id}"
+
+    def port_of(self, obj_id: str) -> Port | None:
+        """The physical switch port cabled to ``obj_id`` (a pNIC, router interface or host NIC)."""
+        for peer in self.peers.get(obj_id, ()):
+            port = self.port.get(peer)
+            if port is not None:
+                return port
+        return None
+
+    def host_pnics(self, host_id: str | None) -> list[PNic]:
+        host = self.index.get(host_id) if self.index.kind(host_id) == "host" else None
+        return list(host.pnics) if host is not None else []
+
+    def switch_hosts(self, sw: Switch) -> list[str]:
+        return list(sw.members) if sw.kind in MULTI_HOST_SWITCHES else ([sw.host] if sw.host else [])
+
+    # --- which segment a vNIC's frames join (SEMANTICS §2) ---------------------------------------------------
+
+    def place(self, vm: VM, nic: VNic) -> Place:
+        """The segment ``nic``'s frames join, or where they go instead, or why they go nowhere (SEMANTICS §2).
+
+        vSS/vDS/OVS/NSX: (host, switch, VLAN), every portgroup of one VLAN on one switch instance being one
+        segment; a vDS or NSX segment has one instance per member host. Linux bridges and hosted networks: one
+        segment per (host, switch). macvtap in bridge mode: one segment; in its other modes and on a raw socket
+        every guest alone. SR-IOV: the pNIC's embedded switch in the portgroup's VLAN, past the virtual switch.
+        DirectPath: the guest alone on the pNIC it owns, tagging its frames itself.
+        """
+        name = f"{vm.name}/{nic.name}"
+        if not nic.connected:
+            return Place(problem=f"{name} is disconnected")
+        if nic.type is NicType.DIRECTPATH:
+            pnic, problem = self.physical_function(vm, nic)
+            key = SegmentKey(pnic, vm.host, nic.guest_vlan, nic.id, Switching.DIRECT) if pnic else None
+            return Place(key, problem=problem, invalid=bool(problem))
+        kind = self.index.kind(nic.network)
+        if kind == "portgroup":
+            sw, pg = self.index.parent(nic.network), self.index.get(nic.network)
+        elif kind == "switch":
+            sw, pg = self.index.get(nic.network), None
+        else:
+            return Place(problem=f"{name} is not connected to a portgroup or switch", invalid=nic.network is not None)
+        host = vm.host
+        if host is None or (host not in sw.members if sw.kind in MULTI_HOST_SWITCHES else sw.host not in (None, host)):
+            return Place(problem=f"{vm.name} runs on {self.name_of(host)}, where {sw.name} does not exist",
+                         invalid=True)
+        pg_id = pg.id if pg is not None else None
+        if pg is not None and pg.vlan.problem(sw.kind) is not None:
+            return Place(portgroup=pg_id, problem=f"portgroup {pg.name} has an invalid VLAN: "
+                                                  f"{pg.vlan.problem(sw.kind)}", invalid=True)
+        vlan, problem = self.frame_vlan(sw, pg, nic.guest_vlan, name)
+        if problem:
+            return Place(portgroup=pg_id, problem=problem)
+        if nic.type is NicType.SRIOV:
+            pnic, problem = self.physical_function(vm, nic)
+            key = SegmentKey(pnic, host, vlan, switching=Switching.EMBEDDED) if pnic else None
+            return Place(key, portgroup=pg_id, problem=problem, invalid=bool(problem))
+        if sw.kind in PER_GUEST:
+            guest = None if guests_meet_inside(sw) else nic.id
+            return Place(SegmentKey(sw.id, host, None, guest), portgroup=pg_id)
+        return Place(SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None), portgroup=pg_id)
+
+    def frame_vlan(self, sw: Switch, pg: Any, guest_vlan: int | None, who: str) -> tuple[int | None, str]:
+        """The VLAN a guest's frames carry inside ``sw`` through portgroup ``pg`` (None: untagged), or why the
+        switch drops them (SEMANTICS §2, trunk portgroups).
+
+        An access portgroup tags the guest's untagged frames; a guest that tags frames itself needs a trunk
+        portgroup carrying its VLAN. On a trunk, untagged guest frames join the VLAN none segment of a vSS and
+        the portgroup's native VLAN elsewhere.
+        """
+        if pg is None:
+            return None, ""
+        vlan = pg.vlan
+        if vlan.problem(sw.kind) is not None:
+            return None, f"portgroup {pg.name} has an invalid VLAN: {vlan.problem(sw.kind)}"
+        if vlan.mode is VlanMode.TRUNK:
+            if guest_vlan is None:
+                return (None if sw.kind is SwitchKind.VSS else pg.native_vlan), ""
+            if not vlan.carries(guest_vlan):
+                return None, f"portgroup {pg.name} does not carry the guest's VLAN {guest_vlan}"
+            return guest_vlan, ""
+        if guest_vlan is not None:
+            return None, (f"{who} tags VLAN {guest_vlan} itself, but portgroup {pg.name} is not a trunk, so the "
+                          f"switch drops its frames")
+        return vlan.tag, ""
+
+    def physical_function(self, vm: VM, nic: VNic) -> tuple[str | None, str]:
+        """The pNIC an SR-IOV or DirectPath vNIC uses, when it is one of the VM's host (else why not)."""
+        pnic = nic.physical_function
+        if pnic is None or pnic not in self.pnic:
+            return None, f"{vm.name}/{nic.name} is a {nic.type} adapter but names no pNIC as its physical function"
+        if self.host_of_pnic[pnic] != vm.host:
+            return None, f"{vm.name}/{nic.name} uses {self.pnic_label(pnic)}, which is not a pNIC of its host"
+        return pnic, ""
+
+    def bridging_problems(self, vm: VM, nic: VNic) -> list[str]:
+        """Why a bridged firewall VM cannot pass frames through its leg ``nic`` (SEMANTICS §4.4), or nothing.
+
+        It receives frames addressed to others only with promiscuous mode accepted, and sends them with their
+        senders' MACs only with forged transmits accepted, on the leg's portgroup. An SR-IOV or DirectPath leg
+        passes the virtual switch by: no portgroup policy applies, and the NIC hands it only its own frames.
+        """
+        if nic.type in BYPASS_TYPES:
+            return [f"{vm.name}/{nic.name} is a {nic.type} adapter, which bypasses the virtual switch and its "
+                    f"security policy and receives only frames addressed to its own MAC"]
+        pg = self.index.get(nic.network) if self.index.kind(nic.network) == "portgroup" else None
+        if pg is None:
+            return []
+        return [f"portgroup {pg.name} rejects {what}" for what, accepted in
+                (("promiscuous mode", pg.security.promiscuous), ("forged transmits", pg.security.forged_transmits))
+                if not accepted]
+
+    # --- which uplink is active (SEMANTICS §3) ---------------------------------------------------------------
+
+    def teaming(self, sw: Switch, host: str | None, vlan: int | None) -> list[Any]:
+        """The uplink order for ``sw``'s segment in ``vlan`` on ``host`` (SEMANTICS §3 teaming).
+
+        A portgroup's teaming override applies to its VLAN's segment (the first such portgroup in file order);
+        otherwise the switch's own order, restricted to ``host``'s pNICs.
+        """
+        order = sw.uplinks
+        for pg in sw.portgroups:
+            if pg.uplinks is None or pg.vlan.problem(sw.kind) is not None:
+                continue
+            if pg.vlan.mode is VlanMode.ACCESS and pg.vlan.tag == vlan or pg.vlan.mode is VlanMode.NONE and vlan is None:
+                order = pg.uplinks
+                break
+        if host is None:
+            return list(order)
+        if order is sw.uplinks:
+            by_host = self._by_host.get(sw.id)
+            if by_host is None:
+                by_host = self._by_host[sw.id] = {}
+                for u in sw.uplinks:
+                    by_host.setdefault(self.host_of_pnic.get(u.pnic), []).append(u)
+            return list(by_host.get(host, ()))
+        return [u for u in order if self.host_of_pnic.get(u.pnic) == host]
+
+    def uplink_problem(self, up: Any) -> str | None:
+        """Why this uplink cannot carry traffic (down, not cabled, its port down), or None when it can."""
+        pnic = self.pnic.get(up.pnic)
+        if pnic is None:
+            return f"uplink {up.pnic} is not a pNIC of this host"
+        port = self.port_of(pnic.id)
+        name = self.pnic_label(pnic.id)
+        if not pnic.up:
+            return f"{name} is down"
+        if port is None:
+            return f"{name} is not cabled to a switch port"
+        if not port.up:
+            return f"{self.port_label(port)} is down"
+        return None
+
+    def active_uplink(self, uplinks: list[Any]) -> tuple[Any, list[str]]:
+        """SEMANTICS §3 teaming: the first active uplink that works; standby ones only when every active one
+        fails. Returns it (or None) and why the ones before it could not carry traffic."""
+        problems = []
+        for standby in (False, True):
+            for up in uplinks:
+                if up.standby is not standby:
+                    continue
+                problem = self.uplink_problem(up)
+                if problem is None:
+                    return up, problems
+                problems.append(problem)
+        return None, problems
+
+    def uplinks_of(self, sw: Switch, host: str | None, vlan: int | None) -> list[Any]:
+        """The uplinks a segment of ``sw`` may use: its teaming order, or the implied ones (a hosted bridged
+        network without uplinks uses the host's first pNIC; a per-guest attachment its one pNIC on the host)."""
+        if sw.kind in PER_GUEST:
+            return [u for u in sw.uplinks if self.host_of_pnic.get(u.pnic) == host][:1]
+        uplinks = self.teaming(sw, host, vlan)
+        if sw.kind is SwitchKind.HOSTED_BRIDGED and not uplinks and host:
+            uplinks = [Uplink(p.id) for p in self.host_pnics(host)[:1]]
+        return uplinks
+
+    def wire(self, sw: Switch, host: str | None, vlan: int | None) -> Wire | None:
+        """Where a segment of ``sw`` meets the physical network (SEMANTICS §3), or None for switches that have no
+        layer-2 uplink by nature (host-only, NAT, NSX segments: see ``transport``).
+
+        The active uplink carries it; a tagging switch sends the segment's VLAN as the tag, a Linux bridge,
+        macvtap or raw socket what its uplink says (eth0.10: tag 10). The port then takes it or drops it.
+        """
+        if sw.kind in NO_UPLINK:
+            return None
+        uplinks = self.uplinks_of(sw, host, vlan)
+        if not uplinks:
+            if sw.kind in PER_GUEST:
+                return Wire(problems=(f"{sw.kind} {sw.name} names no pNIC of {self.name_of(host)}",))
+            return Wire(problems=(f"{sw.name} has no uplink, so VMs on it cannot reach the physical network",))
+        up, problems = self.active_uplink(uplinks)
+        if up is None:
+            return Wire(problems=(*problems, f"every uplink of {sw.name} is down, so its traffic stays in the host"))
+        tag = vlan if sw.kind in TAGGING_SWITCHES else up.vlan
+        return self._into_port(up, tag, problems)
+
+    def segment_wire(self, key: SegmentKey) -> Wire | None:
+        """Where the segment ``key`` meets the physical network (see ``wire``). An SR-IOV embedded switch and a
+        DirectPath guest leave through their one pNIC (no teaming), tagged with the segment's VLAN."""
+        if key.switching is Switching.VIRTUAL:
+            return self.wire(self.index.get(key.switch), key.host, key.vlan)
+        up = Uplink(key.switch)
+        problem = self.uplink_problem(up)
+        return Wire(problems=(problem,)) if problem else self._into_port(up, key.vlan, [])
+
+    def _into_port(self, up: Any, tag: int | None, problems: list[str]) -> Wire:
+        port = self.port_of(up.pnic)
+        if port is None or not port.up:
+            return Wire(problems=(*problems, self.uplink_problem(up) or ""))
+        vlan = ingress(port, tag)
+        if vlan is None:
+            return Wire(problems=(*problems, ingress_problem(port, tag, self.port_label(port))))
+        return Wire(up.pnic, port, tag, vlan, up, tuple(problems))
+
+    # --- how an overlay reaches another host (SEMANTICS §2 nsx-segment, §3) ------------------------------------
+
+    def transport(self, host: str) -> Wire:
+        """A host's NSX tunnel endpoint: the pNIC its overlay traffic leaves through, and the transport VLAN.
+
+        Every NSX segment on a host shares one tunnel endpoint: the first working uplink the segments list on
+        that host (their ``vlan`` is the transport VLAN; none: untagged), else the host's first working pNIC,
+        untagged. Another host's endpoint is reached only when the physical network joins the two wires' VLANs.
+        """
+        uplinks = [u for sw in self.topology.switches if sw.kind is SwitchKind.NSX_SEGMENT and host in sw.members
+                   for u in sw.uplinks if self.host_of_pnic.get(u.pnic) == host]
+        if not uplinks:
+            uplinks = [Uplink(p.id) for p in self.host_pnics(host)]
+        up, problems = self.active_uplink(uplinks)
+        if up is None:
+            return Wire(problems=(*problems, f"{self.name_of(host)} has no working transport pNIC for its NSX "
+                                              f"segments"))
+        return self._into_port(up, up.vlan, problems)
+
+    def nat_wire(self, sw: Switch) -> Wire:
+        """Where a hosted NAT service sends translated traffic: out of the switch's uplink, else the host's first
+        working pNIC, untagged (the host's own network)."""
+        uplinks = sw.uplinks or [Uplink(p.id) for p in self.host_pnics(sw.host)]
+        up, problems = self.active_uplink(uplinks)
+        if up is None:
+            return Wire(problems=tuple(problems))
+        return self._into_port(up, None, problems)
