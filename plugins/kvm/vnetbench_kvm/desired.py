@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import nftables as nft
-from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, SwitchKind, Topology, VmRole)
-from vnetbench.model.vlan import VlanError, VlanMode, parse_vlan
+from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
+                             VmRole)
+from vnetbench.model.forwarding import Fabric, Wire, returns_through
+from vnetbench.model.vlan import VlanMode
 
-from . import facts
 from .config import design_tag, digest, ifname, libvirt_name, ns_name
 
 PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "domain": 4}
@@ -100,14 +101,14 @@ def mac_for(tag: str, nic_id: str) -> str:
     return "52:54:00:" + ":".join(h[i:i + 2] for i in range(0, 6, 2))
 
 
-def ovs_vlan(value: int | str, native: int | None) -> dict[str, Any]:
+def ovs_vlan(pg: Portgroup) -> dict[str, Any]:
     """A design portgroup's VLAN as libvirt's ``<vlan>``: {"tags": [...], "trunk": bool, "native": id}."""
-    parsed = parse_vlan(value, SwitchKind.OVS)
-    if parsed.mode is VlanMode.ACCESS:
-        return {"tags": [parsed.tag], "trunk": False, "native": None}
-    if parsed.mode is VlanMode.NONE:
+    vlan, native = pg.vlan, pg.native_vlan
+    if vlan.mode is VlanMode.ACCESS:
+        return {"tags": [vlan.tag], "trunk": False, "native": None}
+    if vlan.mode is VlanMode.NONE:
         return {"tags": [0], "trunk": False, "native": None}
-    tags = [v for lo, hi in parsed.ranges for v in range(lo, hi + 1)]
+    tags = [v for lo, hi in vlan.ranges for v in range(lo, hi + 1)]
     if native is not None and native not in tags:
         tags.append(native)
     return {"tags": sorted(tags), "trunk": True, "native": native}
@@ -117,8 +118,8 @@ class _Builder:
     def __init__(self, design: Topology, boot: dict[str, Boot], emulate: bool) -> None:
         self.d, self.boot, self.emulate = design, boot, emulate
         self.ix = Index(design)
+        self.fabric = Fabric(design, self.ix)
         self.tag = design_tag(design.id)
-        self.peers = facts.cable_peers(design)
         self.wants: dict[str, Want] = {}
         self.guests: dict[str, Guest] = {}
         self.reasons: list[str] = []
@@ -178,10 +179,11 @@ class _Builder:
             elif sw.kind is SwitchKind.OVS:
                 groups = []
                 for pg in sw.portgroups:
-                    try:
-                        groups.append({"name": pg.name, **ovs_vlan(pg.vlan, pg.native_vlan)})
-                    except VlanError as exc:
-                        self.reasons.append(f"portgroup {pg.name}: {exc}")
+                    problem = pg.vlan.problem(sw.kind)
+                    if problem is not None:
+                        self.reasons.append(f"portgroup {pg.name}: {problem}")
+                    else:
+                        groups.append({"name": pg.name, **ovs_vlan(pg)})
                 spec = {"network": network, "bridge": ifname("b", self.tag, sw.id), "mtu": sw.mtu,
                         "portgroups": groups}
                 self.add(Want("ovs", f"ovs/{network}", sw.host, spec,
@@ -200,18 +202,18 @@ class _Builder:
             if not sw.uplinks:
                 self.reasons.append(f"macvtap switch {sw.name} names no pNIC")
                 continue
-            pnic_id = sw.uplinks[0].pnic
             mode = (sw.macvtap_mode or MacvtapMode.VEPA).value
             users = {vm.id for vm in self.d.vms for n in vm.vnics if n.network == sw.id}
             if mode == "passthrough" and len(users) > 1:
                 self.reasons.append(f"macvtap {sw.name} is in passthrough mode (one VM owns the pNIC) but "
                                     f"{len(users)} VMs use it")
             network = self.networks[sw.id]
-            dev = self.uplink_dev(pnic_id, {"kind": "none"}, None, sw.host, hairpin=True)
-            if dev is None:
-                self.reasons.append(f"macvtap {sw.name}: its pNIC is cabled to no switch port that takes untagged "
+            out = self.wire_out(sw, self.fabric.wire(sw, sw.host, None), {"kind": "none"}, hairpin=True)
+            if out is None:
+                self.reasons.append(f"macvtap {sw.name}: its pNIC is cabled to no switch port that takes its "
                                     "frames, and the KVM lab needs one to emulate it")
                 continue
+            pnic_id, dev = out
             spec = {"network": network, "mode": mode, "dev": dev}
             deps = tuple(k for k in (self.pnic_key(pnic_id),) if k)
             self.add(Want("macvtap", self.switch_keys[sw.id], sw.host, spec, f"macvtap {sw.name} ({mode} on {dev})",
@@ -219,36 +221,45 @@ class _Builder:
 
     # --- the physical side ---------------------------------------------------------------------------
 
-    def pnic_key(self, pnic_id: str) -> str | None:
+    def pnic_key(self, pnic_id: str | None) -> str | None:
         return f"pnic/{ifname('i', self.tag, pnic_id)}" if pnic_id in self.wires else None
 
-    def uplink_dev(self, pnic_id: str, attach: dict[str, Any], tag: int | None, host: str,
-                   hairpin: bool = False) -> str | None:
-        """Plan the veth that carries one segment out through ``pnic_id``; returns its host-side name."""
-        pnic = self.ix.get(pnic_id)
+    def wire_out(self, sw: Any, wire: Wire | None, attach: dict[str, Any],
+                 hairpin: bool = False) -> tuple[str, str] | None:
+        """Plan the host device that carries one segment of ``sw`` out through a pNIC: (pNIC id, device name).
+
+        ``wire`` is the forwarding facts' answer: the active uplink, the tag on it and the physical VLAN its
+        port puts the frames in (None, or no pNIC: the segment stays inside the host).
+        """
         if not self.emulate:
-            name = pnic.name if tag is None or attach["kind"] == "ovs" else f"{pnic.name}.{tag}"
-            self.wires.setdefault(pnic_id, []).append({"dev": pnic.name, "host_if": name, "vlan": tag,
-                                                       "attach": attach, "real": True})
-            return name
-        port = facts.port_of(self.ix, self.peers, pnic_id)
-        phys = facts.land(port, tag)
-        if phys is None:
-            return None                                      # the switch port drops it: the segment stays inside
-        ps = self.ix.parent(port.id)
+            uplinks = self.fabric.uplinks_of(sw, sw.host, None if wire is None else wire.tag)
+            up = next((u for u in uplinks if not u.standby), None)
+            if up is None:
+                return None
+            pnic = self.ix.get(up.pnic)
+            tag = up.vlan if sw.kind is not SwitchKind.OVS else None
+            name = pnic.name if tag is None else f"{pnic.name}.{tag}"
+            wires = self.wires.setdefault(up.pnic, [])
+            if all(w["host_if"] != name for w in wires):
+                wires.append({"dev": pnic.name, "host_if": name, "attach": attach, "real": True})
+            return up.pnic, name
+        if wire is None or wire.pnic is None:
+            return None
+        pnic_id, port, phys = wire.pnic, wire.port, wire.vlan
+        ps = self.fabric.port_switch[port.id]
         ns = ns_name(self.tag, ps.id)
         self.wire_deps.setdefault(pnic_id, set()).add(f"pswitch/{ns}")
         wires = self.wires.setdefault(pnic_id, [])
         if any(w["phys"] == phys for w in wires):
-            self.reasons.append(f"pNIC {pnic.name}: two segments land in physical VLAN {phys}; the KVM lab gives "
-                                "each (pNIC, VLAN) one veth, so keep them on different pNICs")
+            self.reasons.append(f"pNIC {self.ix.get(pnic_id).name}: two segments land in physical VLAN {phys}; the "
+                                "KVM lab gives each (pNIC, VLAN) one veth, so keep them on different pNICs")
             return None
         host_if = ifname("w", self.tag, pnic_id, phys)
         wires.append({"host_if": host_if, "ps_if": ifname("p", self.tag, pnic_id, phys), "ps_ns": ns,
-                      "ps_bridge": f"v{phys}", "phys": phys, "attach": attach, "hairpin": hairpin and port.hairpin,
-                      "mtu": 1500})
+                      "ps_bridge": f"v{phys}", "phys": phys, "attach": attach,
+                      "hairpin": hairpin and returns_through(port), "mtu": 1500})
         self.ps_vlans.setdefault(ns, (ps, set()))[1].add(phys)
-        return host_if
+        return pnic_id, host_if
 
     def uplinks(self) -> None:
         for sw in self.d.switches:
@@ -256,29 +267,14 @@ class _Builder:
             if key is None or sw.kind is SwitchKind.MACVTAP:
                 continue
             bridge = self.wants[key].spec["bridge"]
-            if sw.kind is SwitchKind.LINUX_BRIDGE:
-                up = facts.active_uplink(self.ix, self.peers, sw.uplinks, sw.host) if self.emulate else \
-                    next(iter(sw.uplinks), None)
-                if up is not None:
-                    self.uplink_dev(up.pnic, {"kind": "bridge", "bridge": bridge}, up.vlan, sw.host)
-                    self.wire_deps.setdefault(up.pnic, set()).add(key)
-                continue
-            for vlan in sorted(self.used_vlans.get(sw.id, set()), key=lambda v: -1 if v is None else v):
-                pg = next((p for p in sw.portgroups if p.uplinks is not None and self.pg_vlan(sw, p) == vlan), None)
-                uplinks = pg.uplinks if pg is not None else sw.uplinks
-                up = facts.active_uplink(self.ix, self.peers, uplinks, sw.host) if self.emulate else \
-                    next(iter(uplinks), None)
-                if up is not None:
-                    self.uplink_dev(up.pnic, {"kind": "ovs", "bridge": bridge, "tag": vlan or 0}, vlan, sw.host)
-                    self.wire_deps.setdefault(up.pnic, set()).add(key)
-
-    @staticmethod
-    def pg_vlan(sw: Any, pg: Any) -> int | None:
-        try:
-            parsed = parse_vlan(pg.vlan, sw.kind)
-        except VlanError:
-            return None
-        return parsed.tag if parsed.mode is VlanMode.ACCESS else None
+            vlans = [None] if sw.kind is SwitchKind.LINUX_BRIDGE else \
+                sorted(self.used_vlans.get(sw.id, set()), key=lambda v: -1 if v is None else v)
+            for vlan in vlans:
+                attach = {"kind": "bridge", "bridge": bridge} if sw.kind is SwitchKind.LINUX_BRIDGE else \
+                    {"kind": "ovs", "bridge": bridge, "tag": vlan or 0}
+                out = self.wire_out(sw, self.fabric.wire(sw, sw.host, vlan), attach)
+                if out is not None:
+                    self.wire_deps.setdefault(out[0], set()).add(key)
 
     def physical(self) -> None:
         for ns, (ps, vlans) in sorted(self.ps_vlans.items()):
@@ -330,15 +326,13 @@ class _Builder:
         forwards = vm.role is not VmRole.VM
         bridged = forwards and vm.forwarding.mode is ForwardMode.BRIDGED
         words = ["console=ttyS0", "quiet", "panic=-1", f"vnb.name={vm.name.replace(' ', '_')[:60]}"]
-        nics, addresses, deps, security, gateway = [], {}, set(), [], None
+        nics, addresses, deps, gateway = [], {}, set(), None
         for nic in vm.vnics:
             network = self.nic_network(vm, nic)
             if network is None:
                 continue
-            key, portgroup, sec = network
+            key, portgroup = network
             deps.add(key)
-            if sec is not None:
-                security.append(sec)
             mac = (nic.mac or mac_for(self.tag, nic.id)).lower()
             addr = self.address(nic.ip, f"vNIC {vm.name}/{nic.name} ip")
             if addr:
@@ -353,7 +347,7 @@ class _Builder:
         rules, family = None, None
         if forwards:
             words.append(f"vnb.fwd={'bridged' if bridged else 'routed'}")
-            rules, family = self.ruleset(vm, bridged, security)
+            rules, family = self.ruleset(vm, bridged)
         name = libvirt_name(self.tag, vm.name)
         spec = {"name": name, "vcpus": max(1, vm.cpus), "memory_mb": boot.memory_mb, "machine": boot.machine,
                 "type": boot.accel, "kernel": boot.kernel, "initrd": boot.initrd, "cmdline": " ".join(words),
@@ -364,8 +358,8 @@ class _Builder:
                       tuple(sorted(deps))))
         self.guests[vm.id] = Guest(vm.host, name, addresses, max(1, vm.cpus))
 
-    def nic_network(self, vm: VM, nic: Any) -> tuple[str, str | None, Any] | None:
-        """(switch want key, libvirt portgroup, portgroup security) a vNIC plugs into; None: nowhere."""
+    def nic_network(self, vm: VM, nic: Any) -> tuple[str, str | None] | None:
+        """(switch want key, libvirt portgroup) a vNIC plugs into; None: nowhere."""
         if not nic.network:
             return None
         kind = self.ix.kind(nic.network)
@@ -379,30 +373,26 @@ class _Builder:
         if sw.host != vm.host:
             self.reasons.append(f"vNIC {vm.name}/{nic.name}: switch {sw.name} is on another host")
             return None
+        place = self.fabric.place(vm, nic)
+        if place.invalid:
+            self.reasons.append(place.problem)
+            return None
         if sw.kind is SwitchKind.OVS:
             if pg is None:
                 self.reasons.append(f"vNIC {vm.name}/{nic.name}: on Open vSwitch {sw.name}, pick one of its "
                                     "portgroups")
                 return None
-            try:
-                parsed = parse_vlan(pg.vlan, sw.kind)
-            except VlanError:
-                return None
-            if parsed.mode is VlanMode.TRUNK:
-                segment = nic.guest_vlan if nic.guest_vlan is not None and parsed.carries(nic.guest_vlan) else \
-                    (pg.native_vlan if nic.guest_vlan is None else "dropped")
-            else:
-                segment = parsed.tag if nic.guest_vlan is None else "dropped"
-            if segment != "dropped":
-                self.used_vlans.setdefault(sw.id, set()).add(segment)
-            return self.switch_keys[sw.id], pg.name, pg.security
-        return self.switch_keys[sw.id], None, None
+            if place.segment is not None:
+                self.used_vlans.setdefault(sw.id, set()).add(place.segment.vlan)
+            return self.switch_keys[sw.id], pg.name
+        return self.switch_keys[sw.id], None
 
-    def ruleset(self, vm: VM, bridged: bool, security: list[Any]) -> tuple[str | None, str | None]:
+    def ruleset(self, vm: VM, bridged: bool) -> tuple[str | None, str | None]:
         fw = vm.forwarding
         try:
             if bridged:
-                return nft.bridged_ruleset(fw, self.resolve, vm.name, not facts.bridging_allowed(security)), "bridge"
+                blocked = any(self.fabric.bridging_problems(vm, nic) for nic in vm.vnics if nic.network)
+                return nft.bridged_ruleset(fw, self.resolve, vm.name, blocked), "bridge"
             if fw.rules or fw.default_policy is not Action.ALLOW:
                 return nft.routed_ruleset(fw, self.resolve, vm.name), "inet"
         except nft.RuleError as exc:
