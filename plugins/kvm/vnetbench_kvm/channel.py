@@ -9,7 +9,6 @@ anything more, or closing the stream, stops the command inside the guest.
 
 from __future__ import annotations
 
-import ipaddress
 import queue
 import re
 import shlex
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
+from vnetbench.backends.addresses import endpoint_address
 
 from .guestimage import SLOTS
 
@@ -160,14 +160,7 @@ class GuestEndpoint(Endpoint):
         self.opener, self.name, self.domain, self.addresses, self.cpus = opener, name, domain, addresses, cpus
 
     def address(self, vnic_id: str | None = None) -> str:
-        if vnic_id is not None:
-            if vnic_id not in self.addresses:
-                raise BackendError(f"{self.name} has no address on {vnic_id!r}",
-                                   f"give it an ip, or use one of {', '.join(self.addresses) or 'none'}")
-            return str(ipaddress.IPv4Interface(self.addresses[vnic_id]).ip)
-        if not self.addresses:
-            raise BackendError(f"{self.name} has no IPv4 address", "give one of its vNICs an ip")
-        return str(ipaddress.IPv4Interface(next(iter(self.addresses.values()))).ip)
+        return endpoint_address(self.name, self.addresses, vnic_id)
 
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         if not argv:

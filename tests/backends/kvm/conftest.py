@@ -4,33 +4,15 @@ before anything was deployed (teardown must restore it exactly)."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
-from kvmhost import KvmHost, missing_tools
+from kvmhost import KvmHost, listing, missing_tools
 
 FOREIGN_DOMAIN = ("<domain type='qemu'><name>admins-vm</name><memory unit='MiB'>64</memory>"
                   "<os><type arch='x86_64' machine='pc'>hvm</type></os></domain>")
 FOREIGN_NETWORK = "<network><name>admins-lan</name><forward mode='bridge'/><bridge name='br-admin'/></network>"
-
-
-def listing(host: KvmHost) -> dict[str, object]:
-    """What libvirt, Open vSwitch and the kernel hold, by name (and state), for before/after comparisons."""
-    import libvirt
-
-    conn = libvirt.open(host.uri)
-    try:
-        domains = sorted((d.name(), d.isActive()) for d in conn.listAllDomains())
-        networks = sorted((n.name(), n.isActive()) for n in conn.listAllNetworks())
-    finally:
-        conn.close()
-    links = sorted(link["ifname"] for link in json.loads(host.run(["ip", "-j", "link", "show"]).stdout))
-    bridges = host.run(["ovs-vsctl", "list-br"]).stdout.split()
-    ports = {br: host.run(["ovs-vsctl", "list-ports", br]).stdout.split() for br in bridges}
-    return {"domains": domains, "networks": networks, "links": links, "netns": host.run(["ip", "netns"]).stdout,
-            "ovs": ports, "qdiscs": host.run(["tc", "qdisc", "show"]).stdout}
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ the tests build can leak onto the machine's network. The backend reaches it with
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -150,6 +151,23 @@ class KvmHost:
                     _kill(int(entry))
             _kill(self.holder.pid)
             self.holder = None
+
+
+def listing(host: KvmHost) -> dict[str, object]:
+    """What libvirt, Open vSwitch and the kernel hold, by name (and state), for before/after comparisons."""
+    import libvirt
+
+    conn = libvirt.open(host.uri)
+    try:
+        domains = sorted((d.name(), d.isActive()) for d in conn.listAllDomains())
+        networks = sorted((n.name(), n.isActive()) for n in conn.listAllNetworks())
+    finally:
+        conn.close()
+    links = sorted(link["ifname"] for link in json.loads(host.run(["ip", "-j", "link", "show"]).stdout))
+    bridges = host.run(["ovs-vsctl", "list-br"]).stdout.split()
+    ports = {br: host.run(["ovs-vsctl", "list-ports", br]).stdout.split() for br in bridges}
+    return {"domains": domains, "networks": networks, "links": links, "netns": host.run(["ip", "netns"]).stdout,
+            "ovs": ports, "qdiscs": host.run(["tc", "qdisc", "show"]).stdout}
 
 
 def _ns(path: str) -> tuple[int, int] | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import listing
+from kvmhost import listing
 
 from vnetbench.backends import BackendError
 from vnetbench.model import Index, VmRole, load, save
