@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
-                                Deployment, ObjectState, Op, Plan, PlannedChange, ProgressFn, SettingField,
+                                Deployment, Endpoint, ObjectState, Op, Plan, PlannedChange, ProgressFn, SettingField,
                                 SettingKind, Unsupported)
 from vnetbench.model import Index, Topology
 
@@ -26,12 +26,13 @@ from . import channel, guestimage
 from .config import DEFAULT_URI, Settings, design_tag, split_libvirt_name
 from .desired import PHASE, SUPPORTED_SWITCHES, Boot, Desired, Want, desired
 from .hostside import HostShell, Listing
+from .hostprobe import NamespaceEndpoint
 from .importer import import_hosts
 from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
 
 BOOT_TIMEOUT = 240.0           # TCG guests on a busy two-core machine boot in 6-60 s
 LIBVIRT_KINDS = ("domain", "bridge", "ovs", "macvtap")
-HOST_KINDS = ("pswitch", "pnic", "patch")   # host plumbing only: nothing to build behind the test driver
+HOST_KINDS = ("pswitch", "pnic", "patch", "phost")   # host plumbing only: nothing to build behind the test driver
 
 
 def _libvirt() -> Any:
@@ -312,33 +313,37 @@ class KvmBackend(Backend):
         results: dict[int, ChangeResult] = {}
         booting: dict[int, tuple[Site, PlannedChange]] = {}
         failed_keys: set[str] = set()
-        for i, ch in enumerate(plan.changes):
-            if cancel is not None and cancel.cancelled:
-                results.update({j: ChangeResult(c, False, "cancelled") for j, c in enumerate(plan.changes)
-                                if j >= i})
-                break
+
+        def one(i: int) -> None:
+            ch = plan.changes[i]
             uri, prefix = ch.data["site"]
             site = self.sites.get((uri, tuple(prefix))) or self.sites.setdefault(
                 (uri, tuple(prefix)), Site(uri, self.shell_factory(list(prefix))))
-            deps = ch.data.get("deps", ())
-            if any(d in failed_keys for d in deps):
+            if any(d in failed_keys for d in ch.data.get("deps", ())):
                 results[i] = ChangeResult(ch, False, "an object it needs failed")
-                continue
+                return
             report(i, total, f"{ch.op.value} {ch.kind} {ch.key.split('/', 1)[-1]}")
             try:
                 self._apply_one(plan.design_id, site, ch)
-            except BackendError as exc:
-                results[i] = ChangeResult(ch, False, exc.message)
+            except Exception as exc:  # noqa: BLE001 - libvirt and host errors: reported per change
+                results[i] = ChangeResult(ch, False, exc.message if isinstance(exc, BackendError) else _message(exc))
                 failed_keys.add(ch.key)
-                continue
-            except Exception as exc:  # noqa: BLE001 - libvirt errors: reported per change
-                results[i] = ChangeResult(ch, False, _message(exc))
-                failed_keys.add(ch.key)
-                continue
+                return
             if ch.kind == "domain" and ch.op is not Op.DELETE:
                 booting[i] = (site, ch)
             else:
                 results[i] = ChangeResult(ch, True)
+
+        for batch in _batches(plan.changes):
+            if cancel is not None and cancel.cancelled:
+                results.update({j: ChangeResult(plan.changes[j], False, "cancelled")
+                                for j in range(batch[0], total)})
+                break
+            if len(batch) == 1:
+                one(batch[0])
+            else:
+                with ThreadPoolExecutor(max_workers=min(8, len(batch))) as pool:
+                    list(pool.map(one, batch))
         if booting:
             report(total - len(booting), total, f"waiting for {len(booting)} guests to boot")
             results.update(self._boot_wait(plan.design_id, booting, report, total, cancel))
@@ -380,7 +385,8 @@ class KvmBackend(Backend):
             return                                     # no host side behind the test driver
         build, remove = {"pswitch": (site.shell.pswitch, site.shell.delete_pswitch),
                          "pnic": (site.shell.pnic, site.shell.delete_pnic),
-                         "patch": (site.shell.patch, site.shell.delete_patch)}[ch.kind]
+                         "patch": (site.shell.patch, site.shell.delete_patch),
+                         "phost": (site.shell.phost, site.shell.delete_phost)}[ch.kind]
         if ch.op is Op.DELETE:
             remove(spec)
         else:
@@ -517,12 +523,19 @@ class KvmBackend(Backend):
         sites = [(h if h != "*" else "kvm", self.site(h)) for h in hosts]
         return import_hosts([(name, self._open(site), site.uri) for name, site in sites], progress)
 
-    def endpoint(self, design: Topology, vm_id: str) -> channel.GuestEndpoint:
+    def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
         try:
             obj = Index(design).endpoint(vm_id)
         except LookupError as exc:
             raise BackendError(str(exc), "name a VM of the design") from None
-        guest = self.desired(design).guests.get(obj.id)
+        want = self.desired(design)
+        if obj.id in want.bystanders:
+            info = want.bystanders[obj.id]
+            site = self._host_site(design, info.host)
+            if site.test_driver or info.ns not in site.shell.run(["ip", "netns", "list"]).stdout.split():
+                raise BackendError(f"{obj.name} is not deployed", "run `vnetbench deploy FILE --backend kvm` first")
+            return NamespaceEndpoint(site.shell.prefix, obj.name, info.ns, info.addresses)
+        guest = want.guests.get(obj.id)
         if guest is None:
             raise BackendError(f"{obj.name} is not a guest the KVM backend deploys", "pick a VM on a KVM host")
         site = self._host_site(design, guest.host)
@@ -537,12 +550,24 @@ class KvmBackend(Backend):
         return channel.GuestEndpoint(self.opener(site), obj.name, guest.domain, guest.addresses, guest.cpus)
 
 
+def _batches(changes: tuple[PlannedChange, ...]) -> list[list[int]]:
+    """Indexes of the changes in the order they run; guests (independent of each other) run side by side."""
+    out: list[list[int]] = []
+    for i, ch in enumerate(changes):
+        prev = changes[out[-1][0]] if out else None
+        if prev is not None and ch.kind == prev.kind == "domain" and (ch.op is Op.DELETE) == (prev.op is Op.DELETE):
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
+
+
 def _names(w: Want) -> set[str]:
     """Host-side names a want creates (so the sweep keeps them)."""
     spec = w.spec
     if w.kind in ("bridge", "ovs"):
         return {spec["bridge"]}
-    if w.kind == "pswitch":
+    if w.kind in ("pswitch", "phost"):
         return {spec["ns"]}
     if w.kind == "pnic":
         return {spec["ifb_host"], *(x["host_if"] for x in spec["wires"])}

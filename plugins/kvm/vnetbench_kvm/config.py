@@ -16,7 +16,8 @@ Settings (all text, so the GUI's connect dialog and ``--set KEY=VALUE`` carry th
   ``netdev``), ``system`` or ``netdev``.
 
 Every name carries the design's tag (six hex digits of its id's hash): libvirt objects are ``vnb-<tag>-<name>``,
-host interfaces ``v<role><tag><hash>`` (15 characters at most), physical-switch namespaces ``vnk<tag>-s-<id>``.
+host interfaces ``v<role><tag><hash>`` (15 characters at most), namespaces of physical switches and hosts
+``vnk<tag>-s-<id>`` / ``vnk<tag>-p-<id>``.
 The tag finds a design's objects even when its file is gone; the marks (``marking``) prove they are ours.
 """
 
@@ -61,9 +62,10 @@ def ifname(role: str, tag: str, *parts: object) -> str:
     return f"v{role}{tag}{digest(*parts)[:5]}"
 
 
-def ns_name(tag: str, obj_id: str) -> str:
+def ns_name(tag: str, obj_id: str, role: str = "s") -> str:
+    """A namespace of the emulated physical network: ``s`` a physical switch, ``p`` a physical host."""
     safe = _NS_SAFE.sub("_", obj_id)[:24]
-    return f"{NS_PREFIX}{tag}-s-{safe}"
+    return f"{NS_PREFIX}{tag}-{role}-{safe}"
 
 
 def per_host(value: str, host: str, default: str) -> str:

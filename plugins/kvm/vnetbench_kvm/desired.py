@@ -15,7 +15,8 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
   offers it) with one ``<interface>`` per vNIC, its MAC and its model (vlance and flexible -> pcnet);
   addresses, gateway, guest VLAN and forwarding mode travel on the kernel command line; a router or firewall
   VM gets the nftables ruleset the local lab would load (``vnetbench.backends.nftables``);
-- **pNICs and physical switches** (``pnics=emulate``, a one-machine lab): each physical switch is a network
+- **pNICs, physical switches and physical hosts** (``pnics=emulate``, a one-machine lab): a physical host is a
+  namespace with a veth per NIC into its port's VLAN bridge (probes run there with ``ip netns exec``); each physical switch is a network
   namespace with one bridge per VLAN; each pNIC is one veth per physical VLAN it carries, from the host
   side (enslaved to the Linux bridge, an OVS access port of that VLAN, or the macvtap's lower device) into
   that VLAN's bridge, and all of a pNIC's veths share one ifb + tbf shaper per direction at its speed. The
@@ -34,12 +35,12 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
-from vnetbench.model.forwarding import Fabric, Wire, returns_through
+from vnetbench.model.forwarding import Fabric, Wire, ingress, returns_through
 from vnetbench.model.vlan import VlanMode
 
 from .config import design_tag, digest, ifname, libvirt_name, ns_name
 
-PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "domain": 4}
+PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "domain": 4}
 SUPPORTED_SWITCHES = frozenset({SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchKind.MACVTAP})
 #: QEMU's device model for each vNIC type (seed 004: Vlance and Flexible show the guest an AMD PCnet32).
 NIC_MODELS: dict[NicType, str] = {NicType.VLANCE: "pcnet", NicType.FLEXIBLE: "pcnet", NicType.E1000: "e1000",
@@ -77,12 +78,22 @@ class Guest:
     cpus: int
 
 
+@dataclass(frozen=True)
+class Bystander:
+    """An emulated physical host: a namespace on the lab host, probed with ``ip netns exec``."""
+
+    host: str
+    ns: str
+    addresses: dict[str, str]        # NIC id -> address/prefix
+
+
 @dataclass
 class Desired:
     tag: str
     wants: dict[str, Want]
     guests: dict[str, Guest]
     reasons: list[str] = field(default_factory=list)
+    bystanders: dict[str, Bystander] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,7 @@ class _Builder:
         self.tag = design_tag(design.id)
         self.wants: dict[str, Want] = {}
         self.guests: dict[str, Guest] = {}
+        self.bystanders: dict[str, Bystander] = {}
         self.reasons: list[str] = []
         self.switch_keys: dict[str, str] = {}                   # switch id -> key of its want
         self.networks: dict[str, str] = {}                      # switch id -> libvirt network name
@@ -158,9 +170,9 @@ class _Builder:
         for name in sorted({n for n in names if names.count(n) > 1}):
             self.reasons.append(f"two VMs are called {name!r}; libvirt needs unique domain names")
         if self.emulate:
-            if self.d.physical_routers or self.d.physical_hosts:
-                self.reasons.append("physical routers and hosts are not emulated by the KVM backend (the local lab "
-                                    "emulates them); remove them or deploy with pnics=real on real hardware")
+            if self.d.physical_routers:
+                self.reasons.append("physical routers are not emulated by the KVM backend (the local lab emulates "
+                                    "them); remove them or deploy with pnics=real on real hardware")
             if any(self.ix.kind(l.a) == "port" and self.ix.kind(l.b) == "port" for l in self.d.links):
                 self.reasons.append("trunks between physical switches are not emulated by the KVM backend; join "
                                     "the uplinks on one physical switch")
@@ -292,6 +304,32 @@ class _Builder:
                           f"uplink {pnic.name} ({', '.join(w['host_if'] for w in wires)})",
                           pnic_id, tuple(sorted(self.wire_deps.get(pnic_id, set())))))
 
+    def physical_hosts(self) -> None:
+        """Each physical host: a namespace with one veth per NIC into the VLAN bridge its port puts it in."""
+        if not self.emulate:
+            return
+        for ph in self.d.physical_hosts:
+            ns = ns_name(self.tag, ph.id, "p")
+            nics, addresses, gateway, deps = [], {}, None, set()
+            for i, nic in enumerate(ph.nics):
+                port = self.fabric.port_of(nic.id)
+                vlan = ingress(port, nic.vlan) if port is not None and port.up else None
+                addr = self.address(nic.ip, f"physical host {ph.name} NIC {nic.name} ip")
+                if addr:
+                    addresses[nic.id] = addr
+                gateway = gateway or nic.gateway
+                if vlan is None:
+                    continue
+                ps = self.fabric.port_switch[port.id]
+                ps_ns = ns_name(self.tag, ps.id)
+                self.ps_vlans.setdefault(ps_ns, (ps, set()))[1].add(vlan)
+                deps.add(f"pswitch/{ps_ns}")
+                nics.append({"name": f"eth{i}", "addr": addr, "mac": (nic.mac or mac_for(self.tag, nic.id)).lower(),
+                             "ps_ns": ps_ns, "ps_if": ifname("h", self.tag, nic.id), "ps_bridge": f"v{vlan}"})
+            self.add(Want("phost", f"phost/{ns}", self.lab_host, {"ns": ns, "nics": nics, "gateway": gateway},
+                          f"physical host {ph.name} (namespace {ns})", ph.id, tuple(sorted(deps))))
+            self.bystanders[ph.id] = Bystander(self.lab_host, ns, addresses)
+
     def patches(self) -> None:
         for link in self.d.links:
             if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
@@ -422,10 +460,11 @@ class _Builder:
             self.vm(vm)
         self.uplinks()
         self.macvtaps()
+        self.physical_hosts()
         self.physical()
         self.patches()
         ordered = dict(sorted(self.wants.items(), key=lambda kv: (kv[1].phase, kv[0])))
-        return Desired(self.tag, ordered, self.guests, list(dict.fromkeys(self.reasons)))
+        return Desired(self.tag, ordered, self.guests, list(dict.fromkeys(self.reasons)), self.bystanders)
 
 
 def desired(design: Topology, boot: dict[str, Boot], emulate: bool = True) -> Desired:

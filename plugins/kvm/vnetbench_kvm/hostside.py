@@ -128,6 +128,22 @@ class HostShell:
             self.ip("-n", ns, "link", "set", f"v{vlan}", "up")
         self.mark("lo", mark, key, ns)
 
+    def phost(self, spec: dict[str, Any], mark: str, key: str) -> None:
+        ns = spec["ns"]
+        self.ip("netns", "del", ns, check=False)
+        self.ip("netns", "add", ns)
+        self.ip("-n", ns, "link", "set", "lo", "up")
+        for nic in spec["nics"]:
+            self.ip("-n", ns, "link", "add", nic["name"], "type", "veth", "peer", "name", nic["ps_if"], "netns",
+                    nic["ps_ns"])
+            self.ip("-n", ns, "link", "set", nic["name"], "address", nic["mac"], "up")
+            if nic["addr"]:
+                self.ip("-n", ns, "addr", "add", nic["addr"], "dev", nic["name"])
+            self.ip("-n", nic["ps_ns"], "link", "set", nic["ps_if"], "master", nic["ps_bridge"], "up")
+        if spec["gateway"]:
+            self.ip("-n", ns, "route", "add", "default", "via", spec["gateway"])
+        self.mark("lo", mark, key, ns)
+
     def attach(self, dev: str, attach: dict[str, Any]) -> None:
         if attach["kind"] == "bridge":
             self.ip("link", "set", dev, "master", attach["bridge"], "up")
@@ -204,6 +220,8 @@ class HostShell:
 
     def delete_pswitch(self, spec: dict[str, Any]) -> None:
         self.ip("netns", "del", spec["ns"], check=False)
+
+    delete_phost = delete_pswitch
 
     def delete_pnic(self, spec: dict[str, Any]) -> None:
         for wire in spec["wires"]:

@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "resources" / "examples" / "kvm-nic-models.vnet.yaml"
+SEED_001 = ROOT / "resources" / "examples" / "kvm-tap-macvtap.vnet.yaml"
 
 
 def _agreement():
@@ -131,6 +132,30 @@ def test_teardown_leaves_libvirt_ovs_and_the_kernel_as_before(deployed, kvm_host
     backend, design, _ = deployed
     results = backend.teardown(design.id)
     assert results and all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert listing(kvm_host) == kvm_host.before
+
+
+def test_the_seed_001_example_agrees_with_the_prediction(kvm_host):
+    """tap + bridge, macvtap VEPA without and with hairpin, and a physical host, deployed and probed by the
+    local lab's agreement test itself (it deploys, pings every pair, runs iperf3, and tears down)."""
+    from vnetbench_kvm import KvmBackend
+
+    backend = KvmBackend(kvm_host.settings(accel="qemu"))
+    backend.connect()
+    try:
+        rows, iperf = _agreement()._agreement(backend, load(SEED_001), SEED_001.name)
+    finally:
+        backend.close()
+    table = [f"{r['src']:8} {r['dst']:8} {r['predicted']:20} {r['lab']:9} {'yes' if r['agree'] else 'NO'}"
+             for r in rows] + [f"iperf3 {r['src']} -> {r['dst']}: {r['mbps']} Mbit/s" for r in iperf]
+    print("\n" + "\n".join(table))
+    (_artifacts() / "kvm-agreement-seed001.txt").write_text("\n".join(table) + "\n")
+    assert len(rows) == 42
+    assert {(r["src"], r["dst"], r["predicted"]) for r in rows} >= {
+        ("raw-a", "raw-b", "unreachable"), ("vepa-a", "vepa-b", "via-physical"), ("tap-a", "tap-b", "in-host"),
+        ("raw-a", "loadgen", "via-physical")}
+    assert [r for r in rows if not r["agree"]] == []
+    assert iperf and [r for r in iperf if not r["agree"]] == []
     assert listing(kvm_host) == kvm_host.before
 
 
