@@ -23,7 +23,7 @@ from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities
 from vnetbench.model import Index, Topology
 
 from . import channel, guestimage
-from .config import DEFAULT_URI, Settings, design_tag, split_libvirt_name
+from .config import DEFAULT_URI, Settings, design_tag
 from .desired import PHASE, SUPPORTED_SWITCHES, Boot, Desired, Want, desired
 from .hostside import HostShell, Listing
 from .hostprobe import NamespaceEndpoint
@@ -114,10 +114,7 @@ class KvmBackend(Backend):
 
     def _setting_hosts(self) -> list[str]:
         """Host names the settings mention (``*`` for the default)."""
-        text = self.config.text("uri", self.config.text("url"))
-        names = [p.partition("=")[0].strip() for p in text.split(";") if "=" in p.partition("?")[0]
-                 and not any(c in p.partition("=")[0] for c in ":/ ")]
-        return names or ["*"]
+        return self.config.hosts()
 
     def site(self, host_name: str) -> Site:
         uri, prefix = self.config.uri(host_name), tuple(self.config.host_exec(host_name))

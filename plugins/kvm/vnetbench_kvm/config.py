@@ -68,15 +68,19 @@ def ns_name(tag: str, obj_id: str, role: str = "s") -> str:
     return f"{NS_PREFIX}{tag}-{role}-{safe}"
 
 
+def _is_table(text: str) -> bool:
+    """``h1=v1; h2=v2`` rather than one value for all (a URI's query may hold "=", a host name cannot ":/ ")."""
+    first = text.split(";")[0]
+    return "=" in first and not any(c in first.partition("=")[0].strip() for c in ":/ ")
+
+
 def per_host(value: str, host: str, default: str) -> str:
     """``value`` for design host ``host``: a plain value is everyone's; ``h1=v1; *=v2`` picks by name."""
     text = value.strip()
     if not text:
         return default
-    first = text.split(";")[0]
-    key = first.partition("=")[0].strip()
-    if "=" not in first or any(c in key for c in ":/ "):
-        return text                               # one value for all (a URI's query may hold "=")
+    if not _is_table(text):
+        return text
     table: dict[str, str] = {}
     for part in text.split(";"):
         if not part.strip():
@@ -96,6 +100,13 @@ class Settings:
     def text(self, key: str, default: str = "") -> str:
         value = self.raw.get(key)
         return default if value is None or value == "" else str(value)
+
+    def hosts(self) -> list[str]:
+        """The host names the ``uri`` setting names (``*`` when it is one URI for all)."""
+        text = self.text("uri", self.text("url")).strip()
+        if not _is_table(text):
+            return ["*"]
+        return [p.partition("=")[0].strip() for p in text.split(";") if p.strip()]
 
     def uri(self, host: str) -> str:
         return per_host(self.text("uri", self.text("url")), host, DEFAULT_URI)
