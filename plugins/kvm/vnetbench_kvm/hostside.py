@@ -118,11 +118,15 @@ class HostShell:
                    f"external_ids:vnetbench-key={json.dumps(key)}", f"external_ids:vnetbench-mark={mark}")
         self.ip("link", "set", name, "up", check=False)
 
-    def pswitch(self, spec: dict[str, Any], mark: str, key: str) -> None:
-        ns = spec["ns"]
+    def fresh_ns(self, ns: str) -> None:
+        """An empty namespace ``ns`` (one left over from an interrupted deploy is replaced)."""
         self.ip("netns", "del", ns, check=False)
         self.ip("netns", "add", ns)
         self.ip("-n", ns, "link", "set", "lo", "up")
+
+    def pswitch(self, spec: dict[str, Any], mark: str, key: str) -> None:
+        ns = spec["ns"]
+        self.fresh_ns(ns)
         for vlan in spec["vlans"]:
             self.ip("-n", ns, "link", "add", f"v{vlan}", "type", "bridge")
             self.ip("-n", ns, "link", "set", f"v{vlan}", "up")
@@ -130,9 +134,7 @@ class HostShell:
 
     def phost(self, spec: dict[str, Any], mark: str, key: str) -> None:
         ns = spec["ns"]
-        self.ip("netns", "del", ns, check=False)
-        self.ip("netns", "add", ns)
-        self.ip("-n", ns, "link", "set", "lo", "up")
+        self.fresh_ns(ns)
         for nic in spec["nics"]:
             self.ip("-n", ns, "link", "add", nic["name"], "type", "veth", "peer", "name", nic["ps_if"], "netns",
                     nic["ps_ns"])
