@@ -51,3 +51,15 @@ def test_problems_follow_edits(qtbot):
 
     wb.document.set(pg, "vlan", 10)
     qtbot.waitUntil(lambda: not dock.problems and dock.summary.text() == "No problems found.", timeout=5000)
+
+
+def test_the_lint_shows_in_the_dock(qtbot):
+    """The dock lists what ``vnetbench validate`` lists: a gateway nobody owns is a warning there too."""
+    wb = Workbench(two_vms_one_switch())
+    dock = ProblemsDock(wb)
+    qtbot.addWidget(dock)
+    qtbot.waitUntil(lambda: dock.summary.text() == "No problems found.", timeout=5000)
+    nic = wb.topology.vms[0].vnics[0]
+    wb.document.set(nic, "gateway", nic.ip.split("/")[0].rsplit(".", 1)[0] + ".254")
+    qtbot.waitUntil(lambda: any("nothing in the design owns" in p.message for p in dock.problems), timeout=5000)
+    assert [p.severity for p in dock.problems] == ["warning"] and dock.problems[0].object_id == nic.id

@@ -97,4 +97,5 @@ def test_the_readme_format_tour_is_a_valid_design():
     snippet = readme.split("```yaml\n", 1)[1].split("```", 1)[0]
     topology = loads(snippet)
     assert topology.vms[0].vnics[0].network == topology.switches[0].portgroups[0].id
-    assert validate(topology) == []
+    # valid: no errors (a fragment; its gateway's router is left out, which the lint rightly notes)
+    assert [p.message for p in validate(topology) if p.severity == "error"] == []

@@ -54,7 +54,7 @@ def design() -> Topology:
                  VNic(id="v2n0", name="eth0", network="pg10", mac="00:50:56:00:00:02", ip="10.0.10.12/24",
                       gateway="10.0.10.1")])],
         physical_switches=[PhysicalSwitch(id="p1", name="sw1", ports=[
-            Port(id="p1a", name="Gi0/1", mode=PortMode.TRUNK, allowed="10"),
+            Port(id="p1a", name="Gi0/1", mode=PortMode.TRUNK, allowed="10,11,20"),
             Port(id="p1b", name="Gi0/2", mode=PortMode.TRUNK, allowed="10"),
             Port(id="p1c", name="Gi0/3")])],
         physical_routers=[PhysicalRouter(id="r1", name="core", switch="p1", interfaces=[

@@ -6,6 +6,9 @@ gets E1000 and VMXNET3, and Flexible when set up as "other Linux"; Flexible show
 stock driver has no VMXNET), so both names are accepted for it. E1000e needs Windows 8 / Server 2012 or later and
 VM hardware version 8. KVM (QEMU) emulates its own family for any guest, including pcnet (Vlance), e1000 and
 vmxnet3 from the VMware list; it has no VMXNET2.
+
+ESXi also hands a guest hardware: an SR-IOV virtual function (hardware version 10, vSphere 5.5) or a whole pNIC
+through DirectPath I/O (hardware version 7). The guest's own driver for the NIC runs them, so any guest OS may.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ N = NicType
 
 #: Adapter types each platform offers at all.
 PLATFORM_NIC_TYPES: dict[HostKind, frozenset[NicType]] = {
-    HostKind.ESXI: frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.E1000E, N.VMXNET2, N.VMXNET3}),
+    HostKind.ESXI: frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.E1000E, N.VMXNET2, N.VMXNET3, N.SRIOV, N.DIRECTPATH}),
     HostKind.HOSTED: frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.E1000E, N.VMXNET2, N.VMXNET3}),
     # QEMU 7.2 emulates pcnet (what Vlance/Flexible show the guest), e1000, e1000e, vmxnet3, virtio-net, rtl8139.
     HostKind.KVM: frozenset({N.VIRTIO, N.E1000, N.E1000E, N.RTL8139, N.VLANCE, N.FLEXIBLE, N.VMXNET3}),
@@ -37,7 +40,9 @@ _LINUX_DISTRO = frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.VMXNET3})
 _OTHER_LINUX = frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.VMXNET2, N.VMXNET3})
 _OLD_WINDOWS = frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.VMXNET2, N.VMXNET3})
 _NEW_WINDOWS = frozenset({N.E1000, N.E1000E, N.VMXNET3})
-_ALL_VMWARE = PLATFORM_NIC_TYPES[HostKind.ESXI]
+#: Adapters that are the host's hardware handed to the guest: any guest with a driver for the NIC uses them.
+HARDWARE_NICS = frozenset({N.SRIOV, N.DIRECTPATH})
+_ALL_VMWARE = PLATFORM_NIC_TYPES[HostKind.HOSTED]
 
 #: ``VM.guest_os`` values vnetbench knows. ``other`` checks nothing.
 GUESTS: dict[str, GuestOs] = {
@@ -59,7 +64,7 @@ GUESTS: dict[str, GuestOs] = {
 }
 
 #: The VM hardware version an adapter type needs on VMware (E1000e: 8 per the seed; VMXNET3: 7, vSphere 4).
-MIN_HARDWARE: dict[NicType, int] = {N.E1000E: 8, N.VMXNET3: 7}
+MIN_HARDWARE: dict[NicType, int] = {N.E1000E: 8, N.VMXNET3: 7, N.SRIOV: 10, N.DIRECTPATH: 7}
 
 
 def allowed_nic_types(host_kind: HostKind, guest_os: str) -> frozenset[NicType]:
@@ -68,4 +73,4 @@ def allowed_nic_types(host_kind: HostKind, guest_os: str) -> frozenset[NicType]:
     guest = GUESTS.get(guest_os.strip().lower())
     if host_kind == HostKind.KVM or guest is None:
         return platform
-    return platform & guest.vmware_nics
+    return platform & (guest.vmware_nics | HARDWARE_NICS)

@@ -15,6 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .forwarding import (
+    BYPASS_TYPES, STANDARD_MTU, TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, inner_mtu, overlay_overhead,
+)
 from .index import Index
 from .nictypes import GUESTS, MIN_HARDWARE, PLATFORM_NIC_TYPES, allowed_nic_types
 from .objects import (
@@ -24,6 +27,7 @@ from .objects import (
     ForwardMode,
     Host,
     HostKind,
+    NicType,
     Portgroup,
     PortMode,
     Switch,
@@ -83,6 +87,7 @@ class _Checker:
     def __init__(self, topology: Topology) -> None:
         self.t = topology
         self.index = Index(topology)
+        self.fabric = Fabric(topology, self.index)
         self.problems: list[Problem] = []
 
     # --- helpers -------------------------------------------------------------------------------------
@@ -144,6 +149,7 @@ class _Checker:
         self.check_links()
         self.check_nsx()
         self.check_segments()
+        self.check_gateways()
         self.check_layout()
         return self.problems
 
@@ -208,19 +214,24 @@ class _Checker:
             if host.cpus < 1:
                 self.error(f"hosts[{i}].cpus", host.id, f"{host.name} has {host.cpus} CPUs", "give it at least 1 CPU")
             for j, pnic in enumerate(host.pnics):
+                path = f"hosts[{i}].pnics[{j}]"
                 if pnic.speed_mbps <= 0:
-                    self.error(f"hosts[{i}].pnics[{j}].speed_mbps", pnic.id,
+                    self.error(f"{path}.speed_mbps", pnic.id,
                                f"{self.name(pnic.id)} has speed {pnic.speed_mbps} Mbit/s",
                                "set its link speed, like 1000 or 10000")
+                self.check_mtu(f"{path}.mtu", pnic.id, pnic.mtu, self.name(pnic.id))
+                if pnic.ip is not None and host.kind is HostKind.ESXI:
+                    self.warn(f"{path}.ip", pnic.id, f"{self.name(pnic.id)} gives the ESXi host OS an address, "
+                              "which vnetbench does not model (ESXi addresses live on VMkernel ports)",
+                              "remove ip; host OS addresses are for hosted hypervisors and KVM hosts")
+                self.check_ip_and_gateway(path, pnic.id, pnic.ip, pnic.gateway, f"the host OS on {self.name(pnic.id)}")
 
     def check_switches(self) -> None:
         uplink_users: dict[tuple[str, int | None], str] = {}
         for i, sw in enumerate(self.t.switches):
             path = f"switches[{i}]"
             self.check_switch_placement(path, sw)
-            if not MIN_MTU <= sw.mtu <= MAX_MTU:
-                self.error(f"{path}.mtu", sw.id, f"{self.name(sw.id)} has MTU {sw.mtu}, which is out of range",
-                           f"use an MTU from {MIN_MTU} to {MAX_MTU} (1500 standard, 9000 jumbo)")
+            self.check_mtu(f"{path}.mtu", sw.id, sw.mtu, self.name(sw.id))
             if sw.kind == SwitchKind.MACVTAP:
                 if sw.macvtap_mode is None:
                     self.error(f"{path}.macvtap_mode", sw.id, f"{self.name(sw.id)} is a macvtap without a mode",
@@ -239,6 +250,11 @@ class _Checker:
             if sw.kind == SwitchKind.HOSTED_HOSTONLY and sw.uplinks:
                 self.error(f"{path}.uplinks", sw.id, f"{self.name(sw.id)} is host-only but has uplinks",
                            "remove the uplinks, or make it a hosted-bridged network")
+            if sw.encapsulation is not None and sw.kind is not SwitchKind.NSX_SEGMENT:
+                self.error(f"{path}.encapsulation", sw.id, f"{self.name(sw.id)} is a {sw.kind} switch, which "
+                           "encapsulates nothing", "remove encapsulation; it belongs to NSX segments")
+            if sw.kind is SwitchKind.NSX_SEGMENT:
+                self.check_transport_mtu(path, sw)
             if sw.vni is not None and not 1 <= sw.vni <= MAX_VNI:
                 self.error(f"{path}.vni", sw.id, f"{self.name(sw.id)} has VNI {sw.vni}, which is out of range",
                            f"use a VNI from 1 to {MAX_VNI}")
@@ -280,6 +296,45 @@ class _Checker:
                            "which has no portgroups", "connect vNICs to the switch itself and remove the portgroups")
             for j, pg in enumerate(sw.portgroups):
                 self.check_portgroup(f"{path}.portgroups[{j}]", sw, pg, seen)
+                self.check_vlan_carried(f"{path}.portgroups[{j}].vlan", sw, pg)
+
+    def check_transport_mtu(self, path: str, sw: Switch) -> None:
+        """The classic NSX failure: a transport MTU that cannot carry a standard guest packet plus the overlay's
+        headers (forwarding-rules.md "MTU")."""
+        for host in sw.members:
+            wire = self.fabric.transport(host) if self.index.kind(host) == "host" else None
+            if wire is None or wire.pnic is None:
+                continue
+            pnic = self.fabric.pnic[wire.pnic]
+            mtu, where = min((pnic.mtu, self.name(pnic.id)), (wire.port.mtu, self.fabric.port_label(wire.port)))
+            if inner_mtu(sw, mtu) < STANDARD_MTU:
+                need = STANDARD_MTU + overlay_overhead(sw)
+                self.warn(f"{path}.uplinks", sw.id, f"the overlay of {self.name(sw.id)} cannot carry a "
+                          f"{STANDARD_MTU}-byte guest packet from {self.name(host)}: {where} has MTU {mtu}, and "
+                          f"{sw.encapsulation or 'geneve'} adds {overlay_overhead(sw)} bytes",
+                          f"raise the transport MTU (pNIC and switch ports) to {need} or more (1600 is usual), or "
+                          f"lower {sw.name}'s MTU to {inner_mtu(sw, mtu)}")
+
+    def check_vlan_carried(self, path: str, sw: Switch, pg: Portgroup) -> None:
+        """A portgroup whose VMs need the physical network, but whose VLAN the active uplink's port drops."""
+        if sw.kind not in TAGGING_SWITCHES or self.pg_vlan(sw, pg) is None or pg.vlan.mode is not VlanMode.ACCESS:
+            return
+        hosts = {vm.host for vm in self.t.vms for nic in vm.vnics if nic.network == pg.id and nic.type not in
+                 BYPASS_TYPES and vm.host in self.switch_hosts(sw)}
+        for host in sorted(hosts):
+            wire = self.fabric.wire(sw, host, pg.vlan.tag)
+            if wire is None or wire.pnic is not None or not self.fabric.teaming(sw, host, pg.vlan.tag):
+                continue
+            up, _ = self.fabric.active_uplink(self.fabric.teaming(sw, host, pg.vlan.tag))
+            port = self.fabric.port_of(up.pnic) if up is not None else None
+            if port is None or not port.allowed.valid:   # an unreadable list is reported on its own
+                continue
+            self.warn(path, pg.id, f"{self.name(pg.id)} is in VLAN {pg.vlan.tag}, but its active uplink "
+                      f"{self.name(up.pnic)} plugs into {self.fabric.port_label(port)}, which does not carry it, so "
+                      f"its VMs on {self.name(host)} cannot reach the physical network",
+                      f"allow VLAN {pg.vlan.tag} on {port.name}" + (" (make it a trunk)" if port.mode is
+                                                                     PortMode.ACCESS else "")
+                      + ", or put the portgroup in a VLAN the port carries")
 
     def check_switch_placement(self, path: str, sw: Switch) -> None:
         want = SWITCH_HOST_KIND[sw.kind]
@@ -345,7 +400,14 @@ class _Checker:
         label = f"{vm.name}/{nic.name}"
         if host is not None:
             self.check_nic_type(f"{path}.type", vm, host, nic, label)
+        self.check_mtu(f"{path}.mtu", nic.id, nic.mtu, label)
+        self.check_physical_function(path, vm, nic, label)
         pg, sw = None, None
+        if nic.type is NicType.DIRECTPATH:
+            if nic.network is not None:
+                self.error(f"{path}.network", nic.id, f"{label} is a DirectPath adapter, which owns its pNIC and "
+                           "takes no network", "remove network; the pNIC's switch port decides where it goes")
+            return self.check_vnic_addresses(path, nic, label)
         if nic.network is None:
             self.warn(f"{path}.network", nic.id, f"{label} is connected to no network",
                       "pick a portgroup or network for it, or remove the vNIC")
@@ -370,17 +432,23 @@ class _Checker:
             if len(users) > 1 and users[0] is not nic:
                 self.error(f"{path}.network", nic.id, f"{label} shares the passthrough macvtap {self.name(sw.id)}",
                            "a passthrough macvtap gives its pNIC to one vNIC; use bridge or vepa mode for several")
+        if nic.type is NicType.SRIOV and not isinstance(pg, Portgroup) and nic.network is not None:
+            self.error(f"{path}.network", nic.id, f"{label} is an SR-IOV adapter on {self.name(nic.network)}, "
+                       "but a virtual function takes its VLAN from a portgroup", "connect it to a portgroup")
         if nic.guest_vlan is not None:
             self.check_vlan_id(f"{path}.guest_vlan", nic.id, nic.guest_vlan, label)
-            vlan = self.pg_vlan(sw, pg)
-            if vlan is None or vlan.mode is not VlanMode.TRUNK:
-                where = f"the portgroup {pg.name}" if pg else "a network without VLAN trunking"
-                self.error(f"{path}.guest_vlan", nic.id, f"{label} tags VLAN {nic.guest_vlan} itself, but is on "
-                           f"{where}, which is not a trunk", "remove guest_vlan, or use a trunk portgroup "
+            if pg is None:
+                self.error(f"{path}.guest_vlan", nic.id, f"{label} tags VLAN {nic.guest_vlan} itself, but is on a "
+                           "network without VLAN trunking", "remove guest_vlan, or use a trunk portgroup "
                            "(vSS VLAN 4095, vDS/OVS trunk)")
-            elif 1 <= nic.guest_vlan <= MAX_VLAN and not vlan.carries(nic.guest_vlan):
-                self.error(f"{path}.guest_vlan", nic.id, f"{label} tags VLAN {nic.guest_vlan}, which the trunk "
-                           f"{pg.name} ({vlan}) does not carry", "add the VLAN to the trunk, or tag a carried VLAN")
+            elif self.pg_vlan(sw, pg) is not None and 1 <= nic.guest_vlan <= MAX_VLAN:
+                _, problem = self.fabric.frame_vlan(sw, pg, nic.guest_vlan, label)
+                if problem:
+                    self.error(f"{path}.guest_vlan", nic.id, problem, "remove guest_vlan, or use a trunk portgroup "
+                               "(vSS VLAN 4095, vDS/OVS trunk) that carries the VLAN")
+        self.check_vnic_addresses(path, nic, label)
+
+    def check_vnic_addresses(self, path: str, nic, label: str) -> None:
         if nic.mac is not None and not _MAC.match(nic.mac.lower()):
             self.error(f"{path}.mac", nic.id, f"{label} has MAC {nic.mac!r}, which is not a MAC address",
                        "write six hex pairs, like 00:50:56:01:02:03")
@@ -388,6 +456,32 @@ class _Checker:
             self.error(f"{path}.mac", nic.id, f"{label} has the multicast MAC {nic.mac}",
                        "a NIC needs a unicast MAC: the first byte must be even (VMware uses 00:50:56)")
         self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label)
+
+    def check_physical_function(self, path: str, vm: VM, nic, label: str) -> None:
+        """SR-IOV and DirectPath adapters name the pNIC they use; a DirectPath one owns it alone."""
+        if nic.type not in BYPASS_TYPES:
+            if nic.physical_function is not None:
+                self.error(f"{path}.physical_function", nic.id, f"{label} is a {nic.type} adapter but names a "
+                           "physical function", "remove it, or make the adapter sriov or directpath")
+            return
+        if self.ref(f"{path}.physical_function", nic.id, nic.physical_function, ["pnic"], "pNIC") is None \
+                and nic.physical_function is not None:
+            return
+        pnic, problem = self.fabric.physical_function(vm, nic)
+        if pnic is None:
+            self.error(f"{path}.physical_function", nic.id, problem,
+                       f"name a pNIC of {self.name(vm.host)} as its physical_function")
+            return
+        if nic.type is not NicType.DIRECTPATH:
+            return
+        uplink_of = [sw for sw in self.t.switches for u in sw.uplinks if u.pnic == pnic]
+        others = [f"{v.name}/{n.name}" for v in self.t.vms for n in v.vnics
+                  if n is not nic and n.physical_function == pnic]
+        if uplink_of or others:
+            users = [f"an uplink of {self.name(sw.id)}" for sw in uplink_of] + [f"used by {o}" for o in others]
+            self.error(f"{path}.physical_function", nic.id, f"{label} passes {self.name(pnic)} through to the "
+                       f"guest (DirectPath), but the pNIC is also {', '.join(users)}",
+                       "a DirectPath pNIC belongs to one guest alone; give it its own pNIC")
 
     def check_nic_type(self, path: str, vm: VM, host: Host, nic, label: str) -> None:
         platform = PLATFORM_NIC_TYPES[host.kind]
@@ -427,15 +521,18 @@ class _Checker:
         if fw.mode != ForwardMode.BRIDGED:
             return
         for j, nic in enumerate(vm.vnics):
-            pg = self.index.get(nic.network)
-            if not isinstance(pg, Portgroup):
+            problems = self.fabric.bridging_problems(vm, nic)
+            if not problems:
                 continue
-            missing = [what for what, on in (("promiscuous mode", pg.security.promiscuous),
-                                             ("forged transmits", pg.security.forged_transmits)) if not on]
-            if missing:
-                self.warn(f"{path}.vnics[{j}].network", vm.id, f"{vm.name} bridges through {self.name(pg.id)}, "
-                          f"which rejects {' and '.join(missing)}, so the firewall will drop traffic",
-                          f"accept {' and '.join(missing)} on {pg.name}'s security policy")
+            if nic.type in BYPASS_TYPES:
+                self.warn(f"{path}.vnics[{j}].type", vm.id, f"{vm.name} bridges through {problems[0]}, so the "
+                          "firewall will drop traffic", "give a bridged firewall's legs ordinary vNICs (vmxnet3)")
+                continue
+            missing = [p.removeprefix(f"portgroup {self.index.get(nic.network).name} rejects ") for p in problems]
+            pg = self.index.get(nic.network)
+            self.warn(f"{path}.vnics[{j}].network", vm.id, f"{vm.name} bridges through {self.name(pg.id)}, "
+                      f"which rejects {' and '.join(missing)}, so the firewall will drop traffic",
+                      f"accept {' and '.join(missing)} on {pg.name}'s security policy")
 
     def check_rule_match(self, path: str, owner: str, value: str, label: str) -> None:
         if value.strip().lower() == "any" or value in self.index:
@@ -463,6 +560,7 @@ class _Checker:
                 label = f"{ps.name}/{port.name}"
                 self.check_vlan_id(f"{path}.access_vlan", port.id, port.access_vlan, label)
                 self.check_vlan_id(f"{path}.native_vlan", port.id, port.native_vlan, label)
+                self.check_mtu(f"{path}.mtu", port.id, port.mtu, label)
                 if not port.allowed.valid:
                     self.error(f"{path}.allowed", port.id, f"{label} allows {port.allowed.text!r}: "
                                f"{port.allowed.error}", port.allowed.hint)
@@ -507,6 +605,9 @@ class _Checker:
                 self.error(path, link.id, f"link {link.id} joins {self.name(link.a)} to itself",
                            "connect it to something else")
                 continue
+            if link.speed_mbps is not None and not (ka == kb == "port" and link.speed_mbps > 0):
+                self.error(f"{path}.speed_mbps", link.id, f"link {link.id} has speed {link.speed_mbps} Mbit/s",
+                           "a speed belongs to a trunk between two switch ports and is a positive number, like 10000")
             if ka == kb == "switch":
                 self.check_patch(path, link.id, self.index.get(link.a), self.index.get(link.b))
             elif frozenset({ka, kb}) not in LINKABLE:
@@ -554,12 +655,12 @@ class _Checker:
             self.check_rule_port(f"{path}.port", None, rule.port, label)
 
     def check_segments(self) -> None:
-        """Duplicate IPs and MACs in one segment, approximated as (switch, VLAN) across hosts."""
+        """Duplicate IPs and MACs in one segment (the prediction's lint finds them across an L2 domain)."""
         ips: dict[tuple, tuple[str, str]] = {}
         macs: dict[tuple, tuple[str, str]] = {}
         for i, vm in enumerate(self.t.vms):
             for j, nic in enumerate(vm.vnics):
-                seg = self.segment_of(nic.network, nic.guest_vlan)
+                seg = self.fabric.place(vm, nic).segment if vm.host in self.index else None
                 if seg is None:
                     continue
                 label, path = f"{vm.name}/{nic.name}", f"vms[{i}].vnics[{j}]"
@@ -570,9 +671,15 @@ class _Checker:
                     self.once(macs, (seg, nic.mac.lower()), path + ".mac", nic.id, label, f"the MAC {nic.mac}")
         for i, dlr in enumerate(self.t.nsx.dlrs):
             for j, itf in enumerate(dlr.interfaces):
-                seg = self.segment_of(itf.network, None)
+                kind = self.index.kind(itf.network)
+                if kind not in ("portgroup", "switch"):
+                    continue
+                pg = self.index.get(itf.network) if kind == "portgroup" else None
+                sw = self.index.parent(itf.network) if pg is not None else self.index.get(itf.network)
+                vlan, problem = self.fabric.frame_vlan(sw, pg, None, itf.name)
                 address = _address(itf.ip)
-                if seg is not None and address is not None:
+                for host in [] if problem or address is None else self.switch_hosts(sw):
+                    seg = SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None)
                     self.once(ips, (seg, address), f"nsx.dlrs[{i}].interfaces[{j}].ip", itf.id,
                               f"{dlr.name}/{itf.name}", f"the address {address}")
 
@@ -583,18 +690,32 @@ class _Checker:
         else:
             seen[key] = (path, label)
 
-    def segment_of(self, network: str | None, guest_vlan: int | None) -> tuple | None:
-        target = self.index.get(network)
-        if isinstance(target, Switch):
-            return (target.id, None)
-        if isinstance(target, Portgroup):
-            sw = self.index.parent(target.id)
-            vlan = self.pg_vlan(sw, target)
-            if vlan is None:
-                return None
-            tag = guest_vlan if vlan.mode is VlanMode.TRUNK else vlan.tag
-            return (sw.id, tag)
-        return None
+    def check_gateways(self) -> None:
+        """A gateway that nothing in the design owns, or that something owns which does not route."""
+        routers = {_address(p.ip) for rt in self.t.physical_routers for p in rt.interfaces}
+        routers |= {_address(n.ip) for vm in self.t.vms if vm.role is not VmRole.VM for n in vm.vnics}
+        routers |= {_address(i.ip) for dlr in self.t.nsx.dlrs for i in dlr.interfaces}
+        routers |= {sw.nat_gateway.strip() for sw in self.t.switches if sw.nat_gateway}
+        hosts = {_address(sw.host_address): self.name(sw.host) for sw in self.t.switches if sw.host_address}
+        hosts |= {_address(p.ip): self.name(p.id) for h in self.t.hosts for p in h.pnics if p.ip}
+        others = {_address(n.ip): self.name(n.id) for vm in self.t.vms if vm.role is VmRole.VM for n in vm.vnics}
+        others |= {_address(n.ip): self.name(n.id) for ph in self.t.physical_hosts for n in ph.nics}
+        nics = [(f"vms[{i}].vnics[{j}]", n, f"{vm.name}/{n.name}") for i, vm in enumerate(self.t.vms)
+                for j, n in enumerate(vm.vnics)]
+        nics += [(f"physical_hosts[{i}].nics[{j}]", n, f"{ph.name}/{n.name}")
+                 for i, ph in enumerate(self.t.physical_hosts) for j, n in enumerate(ph.nics)]
+        for path, nic, label in nics:
+            gateway = _address(nic.gateway) if nic.gateway else None
+            if gateway is None or gateway in routers or not _inside(gateway, nic.ip):
+                continue  # (a gateway outside the subnet, or without an address, is reported on its own)
+            owner = hosts.get(gateway) or others.get(gateway)
+            if owner is not None:
+                self.warn(f"{path}.gateway", nic.id, f"{label}'s gateway {gateway} is {owner}'s address, which "
+                          "does not route", "point it at a router, a firewall or router VM, a DLR or a NAT service")
+            else:
+                self.warn(f"{path}.gateway", nic.id, f"nothing in the design owns {label}'s gateway {gateway}, so "
+                          "its traffic to other subnets goes nowhere",
+                          f"give a router interface the address {gateway}, or correct the gateway")
 
     def check_layout(self) -> None:
         for obj_id in self.t.layout.places:
@@ -603,6 +724,11 @@ class _Checker:
                           "does not exist", "remove that entry (saving from the designer drops it)")
 
     # --- values ----------------------------------------------------------------------------------------
+
+    def check_mtu(self, path: str, obj_id: str, value: int, label: str) -> None:
+        if not MIN_MTU <= value <= MAX_MTU:
+            self.error(path, obj_id, f"{label} has MTU {value}, which is out of range",
+                       f"use an MTU from {MIN_MTU} to {MAX_MTU} (1500 standard, 9000 jumbo)")
 
     def check_vlan_id(self, path: str, obj_id: str, value: int | None, label: str) -> None:
         if value is not None and not 1 <= value <= MAX_VLAN:
@@ -651,6 +777,13 @@ class _Checker:
         elif ip is None:
             self.warn(f"{path}.gateway", obj_id, f"{label} has a gateway but no address",
                       "give it an address/prefix in the gateway's subnet")
+
+
+def _inside(address: str, ip: str | None) -> bool:
+    try:
+        return ip is not None and ipaddress.IPv4Address(address) in ipaddress.IPv4Interface(ip).network
+    except ValueError:
+        return False
 
 
 def _address(ip: str | None) -> str | None:

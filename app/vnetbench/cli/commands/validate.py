@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ...model.validate import ERROR, Problem, validate
+from ...model.validate import ERROR, Problem
+from ...predict.lint import check
 from ..common import load_design, print_json
 from ..main import EXIT_NO, EXIT_OK
 
@@ -13,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "validate", help="check a design for problems (exit 0 clean or warnings only, 1 errors, 2 unreadable)",
         description="Check a design: VLANs per switch kind, names, references, cabling, vNIC types per guest OS, "
-                    "addresses and gateways, duplicates per segment, firewall security policy.")
+                    "addresses and gateways, duplicates per segment, firewall security policy; and lint: gateways "
+                    "nobody owns, VLANs an uplink drops, overlay transport MTU, address collisions and odd subnets "
+                    "in a layer-2 domain, unreachable next hops, asymmetric routes.")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
     p.add_argument("--json", action="store_true", help="print the problems as JSON")
     p.set_defaults(func=run)
@@ -25,7 +28,7 @@ def format_problem(problem: Problem) -> str:
 
 def run(args: argparse.Namespace) -> int:
     topology = load_design(args.file)
-    problems = validate(topology)
+    problems = check(topology)
     errors = sum(p.severity == ERROR for p in problems)
     warnings = len(problems) - errors
     if args.json:

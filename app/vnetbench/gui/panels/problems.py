@@ -12,7 +12,8 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QStyle, QTreeWidget, QTreeWi
                                QWidget)
 
 from ...model import Change
-from ...model.validate import Problem, validate
+from ...model.validate import Problem
+from ...predict.lint import check
 from ..colors import SEVERITY_COLORS, SEVERITY_SYMBOLS
 from ..workbench import Workbench, affects_traffic
 from ..worker import Latest, Work
@@ -60,7 +61,7 @@ class ProblemsDock(QDockWidget):
 
     def _work(self) -> Work:
         snapshot = self.workbench.snapshot()
-        return lambda progress, cancel: validate(snapshot())
+        return lambda progress, cancel: check(snapshot())
 
     def _show(self, problems: list[Problem]) -> None:
         self.problems = sorted(problems, key=lambda p: _ORDER.get(str(p.severity), 3))

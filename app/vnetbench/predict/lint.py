@@ -1,0 +1,139 @@
+"""Lint that needs the prediction: what only a design's layer-2 domains and routes reveal.
+
+``check(topology)`` is what ``vnetbench validate`` and the Problems dock show: the model's validation
+(references, VLAN notation, cabling, adapter types, gateways nobody owns, VLANs an uplink drops, the overlay's
+transport MTU...) plus these lints, each with its place in the file and its fix:
+
+- two addresses colliding in one L2 domain (validation already catches them within one segment);
+- a VM whose subnet differs from the rest of its L2 domain;
+- a route whose next hop is unreachable from the router;
+- a flow whose two directions pass different routers (asymmetric), as a warning.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import Counter
+
+from ..model.objects import Topology, VmRole
+from ..model.validate import ERROR, WARNING, Problem, validate
+from .engine import Engine
+from .network import Network, Point
+
+#: At most this many groups of endpoints (same domain, subnet and gateway) are walked pairwise for asymmetry.
+MAX_ROUTE_GROUPS = 60
+
+
+def check(topology: Topology) -> list[Problem]:
+    """Validation plus the prediction's lint, errors first."""
+    problems = validate(topology) + lint(topology)
+    return sorted(problems, key=lambda p: p.severity != ERROR)
+
+
+def lint(topology: Topology) -> list[Problem]:
+    return _Linter(Engine(topology)).run()
+
+
+class _Linter:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.net: Network = engine.network
+        self.problems: list[Problem] = []
+
+    def run(self) -> list[Problem]:
+        points = [p for pts in self.net.points.values() for p in pts if p.segment is not None and p.iface]
+        points += [p for d in self.net.devices if d.kind == "router" for p in d.points
+                   if p.segment is not None and p.iface]
+        self.collisions(points)
+        self.subnets(points)
+        self.next_hops()
+        self.asymmetry()
+        return self.problems
+
+    def add(self, severity: str, point_or_id: Point | str, field: str, message: str, hint: str) -> None:
+        obj_id = point_or_id.nic if isinstance(point_or_id, Point) else point_or_id
+        entry = self.net.index.entries.get(obj_id)
+        path = f"{entry.path}.{field}" if entry is not None and field else (entry.path if entry else "")
+        self.problems.append(Problem(severity, path, obj_id, message, hint))
+
+    def domain(self, point: Point) -> int:
+        return self.net.segments[point.segment].domain
+
+    def collisions(self, points: list[Point]) -> None:
+        seen: dict[tuple[int, ipaddress.IPv4Address], Point] = {}
+        for p in points:
+            first = seen.setdefault((self.domain(p), p.ip), p)
+            if first is not p and first.segment != p.segment:  # one segment: validation says so already
+                self.add(ERROR, p, "ip", f"{p.name} has the address {p.ip}, which {first.name} has too, in the "
+                         f"same layer-2 domain ({self.net.segments[first.segment].name} and "
+                         f"{self.net.segments[p.segment].name} are joined)",
+                         "give each interface in a layer-2 domain its own address")
+
+    def subnets(self, points: list[Point]) -> None:
+        by_domain: dict[int, list[Point]] = {}
+        for p in points:
+            by_domain.setdefault(self.domain(p), []).append(p)
+        for members in by_domain.values():
+            counts = Counter(p.iface.network for p in members)
+            if len(counts) < 2:
+                continue
+            (usual, n), (_, runner_up) = counts.most_common(2)
+            if n == runner_up:
+                continue  # no clear majority: several subnets on one VLAN may be on purpose
+            for p in members:
+                if p.iface.network != usual and self.net.typed(p.owner, "vm") is not None:
+                    self.add(WARNING, p, "ip", f"{p.name} is in {p.iface.network}, but the rest of its layer-2 "
+                             f"domain ({self.net.segments[p.segment].name}) is in {usual}, so it reaches them only "
+                             f"through a router", f"give it an address in {usual}, or move it to the VLAN of "
+                             f"{p.iface.network}")
+
+    def next_hops(self) -> None:
+        """A physical router's route must point at an address it reaches on one of its own networks."""
+        for device in self.net.devices:
+            if device.kind != "router":
+                continue
+            router = self.net.typed(device.id, "physical_router")
+            for k, (prefix, via) in enumerate(device.routes):
+                out = next((p for p in device.points if p.iface is not None and via in p.iface.network), None)
+                owners = self.net.by_address.get(via, []) + [
+                    (None, p) for pts in self.net.points.values() for p in pts if p.ip == via]
+                reached = out is not None and out.segment is not None and any(
+                    p.segment is not None and self.engine.walker.l2_code(out.segment, p.segment) for _, p in owners)
+                if reached:
+                    continue
+                if out is None:
+                    why = f"none of {device.name}'s interfaces is in {via}'s subnet"
+                elif not owners:
+                    why = f"nothing in the design has the address {via}"
+                else:
+                    why = f"{via} ({owners[0][1].name}) is not in {out.name}'s layer-2 domain"
+                self.add(WARNING, router.id, f"routes[{k}].via", f"{device.name}'s route to {prefix} points at "
+                         f"{via}, which it cannot reach: {why}", f"point the route at a router {device.name} "
+                         "reaches directly, or cable and address that next hop")
+
+    def asymmetry(self) -> None:
+        """Pairs whose request and reply pass different routers: one per group of endpoints that sit alike."""
+        groups: dict[tuple, str] = {}
+        for vm in self.net.topology.vms:
+            if vm.role is not VmRole.VM:
+                continue
+            key = tuple((self.domain(p), p.iface.network, p.gateway) for p in self.net.points[vm.id]
+                        if p.segment is not None and p.iface is not None)
+            if key:
+                groups.setdefault(key, vm.id)
+        reps = list(groups.values())[:MAX_ROUTE_GROUPS]
+        walker, reported = self.engine.walker, set()
+        for i, a in enumerate(reps):
+            for b in reps[i + 1:]:
+                p = walker.flow(a, b, "udp", None)
+                there, home = p.forward.routed_by, p.reverse.routed_by
+                if not (p.forward.verdict.delivered and p.reverse.verdict.delivered) or set(there) == set(home):
+                    continue
+                if (there, home) in reported:
+                    continue
+                reported.add((there, home))
+                name_a, name_b = self.net.name_of(a), self.net.name_of(b)
+                self.add(WARNING, a, "", f"traffic from {name_a} to {name_b} passes {', '.join(there) or 'no router'}"
+                         f", but the reply passes {', '.join(home) or 'no router'}: an asymmetric path, which a "
+                         "stateful firewall on one side drops", f"give {name_a} and {name_b} gateways that route "
+                         "both ways through the same routers")
