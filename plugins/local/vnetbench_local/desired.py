@@ -37,7 +37,7 @@ from vnetbench.model import VM, Action, Forwarding, ForwardMode, Index, MacvtapM
 from vnetbench.model.forwarding import (BYPASS_TYPES, PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
                                         inner_mtu, reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
-from . import rules as nft
+from vnetbench.backends import nftables as nft
 from .names import design_tag, guest_ifname, ifname, mac_for, ns_name
 
 #: Creation order of resource kinds; deletion runs the other way round.

@@ -20,7 +20,7 @@ from typing import Any
 from vnetbench.backends import CancelToken
 
 from .context import Context, kill_pids
-from .rules import TABLE
+from vnetbench.backends.nftables import TABLE
 
 # Stages, in the order they run: deletions first (filters before links before namespaces), then creations.
 TC_DEL, NFT_DEL, LINK_DEL, NETNS_DEL = 0, 1, 2, 3

@@ -1,5 +1,8 @@
 """nftables rulesets built from a router or firewall VM's ``Forwarding`` (SEMANTICS.md section 4, rule 6).
 
+One compiler for every backend that forwards with nftables: the local lab loads these rulesets into a
+firewall VM's namespace, the KVM backend into the firewall guest, so both filter exactly alike.
+
 First matching rule wins, then the default policy. A stateful firewall accepts the replies of flows it let
 through (``ct state established,related``) and drops TCP that does not start with a SYN, which is how a
 real stateful firewall that sees only one direction of a flow behaves. Routed mode filters the ``inet``
@@ -13,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Iterable
 
-from vnetbench.model import Action, Forwarding, Proto, Rule
+from ..model import Action, Forwarding, Index, Proto, Rule, Topology
 
 TABLE = "vnb"
 
@@ -86,6 +89,40 @@ def rule_line(rule: Rule, resolve: Resolver, where: str) -> str:
     verdict = "accept" if rule.action is Action.ALLOW else "drop"
     comment = (rule.name or where).replace('"', "'")[:120]
     return f'{_match(rule, resolve, where)} {verdict} comment "{comment}"'
+
+
+def design_resolver(design: Topology) -> Resolver:
+    """Addresses of the object a rule names: a VM, vNIC, NIC or interface, a physical host, a host's VMs,
+    or a portgroup/switch (the subnets of the vNICs on it)."""
+    ix = Index(design)
+    nics = [(vm, n) for vm in design.vms for n in vm.vnics]
+
+    def ips(items: Iterable[object]) -> list[str]:
+        out = []
+        for item in items:
+            try:
+                out.append(str(ipaddress.IPv4Interface(getattr(item, "ip")).ip))
+            except (ValueError, TypeError):
+                continue
+        return out
+
+    def resolve(ref: str) -> list[str] | None:
+        kind = ix.kind(ref)
+        obj = ix.get(ref) if kind else None
+        if kind in ("vnic", "host_nic", "router_interface"):
+            return ips([obj])
+        if kind == "vm":
+            return ips(obj.vnics)
+        if kind == "physical_host":
+            return ips(obj.nics)
+        if kind in ("portgroup", "switch"):
+            return sorted({str(ipaddress.IPv4Interface(n.ip).network) for _, n in nics
+                           if n.ip and "/" in n.ip and (n.network == ref or ix.parent(n.network) is obj)})
+        if kind == "host":
+            return ips([n for vm, n in nics if vm.host == ref])
+        return None
+
+    return resolve
 
 
 def _policy(action: Action) -> str:

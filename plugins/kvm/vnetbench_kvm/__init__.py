@@ -1,0 +1,5 @@
+"""The KVM backend: libvirt + QEMU guests on Linux bridges, Open vSwitch and macvtap."""
+
+from .backend import KvmBackend
+
+__all__ = ["KvmBackend"]

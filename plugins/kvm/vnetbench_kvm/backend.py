@@ -1,0 +1,578 @@
+"""``KvmBackend``: the backend contract over libvirt (one connection per design host's URI) and the host-side
+plumbing libvirt does not do (``hostside``).
+
+``plan`` compares the objects the design needs (``desired``) with the marked objects the hosts hold and
+the names only vnetbench gives; what carries the design's tag but is no longer wanted is deleted, so a
+deploy killed half-way is cleaned by the next plan. ``apply`` builds in phases (physical side, switches,
+pNICs, macvtaps and patches, guests), boots the guests together and waits until each answers on its command
+channel, then loads firewall rules and marks the guest ready.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
+                                Deployment, Endpoint, ObjectState, Op, Plan, PlannedChange, ProgressFn, SettingField,
+                                SettingKind, Unsupported)
+from vnetbench.model import Index, Topology
+
+from . import channel, guestimage
+from .config import DEFAULT_URI, Settings, design_tag
+from .desired import PHASE, SUPPORTED_SWITCHES, Boot, Desired, Want, desired
+from .hostside import HostShell, Listing
+from .hostprobe import NamespaceEndpoint
+from .importer import import_hosts
+from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
+
+BOOT_TIMEOUT = 240.0           # TCG guests on a busy two-core machine boot in 6-60 s
+LIBVIRT_KINDS = ("domain", "bridge", "ovs", "macvtap")
+HOST_KINDS = ("pswitch", "pnic", "patch", "phost")   # host plumbing only: nothing to build behind the test driver
+
+
+def _libvirt() -> Any:
+    try:
+        import libvirt
+    except ImportError:
+        raise BackendError("libvirt-python is not installed", "pip install 'vnetbench[kvm]'") from None
+    libvirt.registerErrorHandler(lambda _ctx, _err: None, None)      # errors arrive as exceptions only
+    return libvirt
+
+
+@dataclass
+class Site:
+    """One libvirt connection and the host-side shell that goes with it."""
+
+    uri: str
+    shell: HostShell
+    conn: Any = None
+
+    @property
+    def test_driver(self) -> bool:
+        return self.uri.startswith("test:")
+
+
+@dataclass
+class Held:
+    """What one site holds: marks of libvirt objects and of host objects, and names to sweep."""
+
+    domains: dict[str, tuple[Mark | None, bool]]       # name -> (mark, running)
+    networks: dict[str, tuple[Mark | None, bool]]      # name -> (mark, active)
+    host: Listing
+
+
+class KvmBackend(Backend):
+    name = "kvm"
+    title = "KVM (libvirt + QEMU)"
+    capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
+                                bridged_firewalls=True, nsx=False, physical_network=True, import_inventory=True,
+                                measure=True, needs_credentials=False)
+    settings_fields = (
+        SettingField("uri", "libvirt URI", SettingKind.URL, DEFAULT_URI,
+                     "qemu:///system, qemu+ssh://root@kvm02/system, test:///default; per design host: "
+                     "kvm01=qemu:///system; kvm02=qemu+ssh://root@kvm02/system", required=True),
+        SettingField("image", "Guest image", SettingKind.TEXT, "auto",
+                     "auto: the probe guest, built from Debian packages and cached; or KERNEL,INITRD paths"),
+        SettingField("machine", "Machine type", SettingKind.TEXT, "pc", "QEMU machine type (pc, q35)"),
+        SettingField("accel", "Accelerator", SettingKind.TEXT, "auto",
+                     "auto (kvm where /dev/kvm works, else qemu), kvm, or qemu (TCG emulation)"),
+        SettingField("host_exec", "Host command prefix", SettingKind.TEXT, "",
+                     "how to run ip/ovs-vsctl on the KVM host: empty (this machine), ssh root@kvm02, ..."),
+        SettingField("pnics", "pNICs", SettingKind.TEXT, "emulate",
+                     "emulate (one-machine lab: physical switches as namespaces) or real (use the host's pNICs)"),
+    )
+
+    def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
+        super().__init__(settings)
+        self.config = Settings(self.settings)
+        self.sites: dict[tuple[str, tuple[str, ...]], Site] = {}
+        self.shell_factory: Callable[[list[str]], HostShell] = HostShell
+        self._boot: dict[str, Boot] = {}
+
+    # --- connections -------------------------------------------------------------------------------
+
+    def connect(self) -> None:
+        _libvirt()
+        self.config.emulate, self.config.accel, self.config.memory_mb     # bad settings fail here
+        for host in self._setting_hosts():
+            self._open(self.site(host))
+
+    def close(self) -> None:
+        for site in self.sites.values():
+            if site.conn is not None:
+                try:
+                    site.conn.close()
+                except Exception:  # noqa: BLE001 - closing a connection that may be gone
+                    pass
+                site.conn = None
+        self.sites.clear()
+
+    def _setting_hosts(self) -> list[str]:
+        """Host names the settings mention (``*`` for the default)."""
+        return self.config.hosts()
+
+    def site(self, host_name: str) -> Site:
+        uri, prefix = self.config.uri(host_name), tuple(self.config.host_exec(host_name))
+        key = (uri, prefix)
+        if key not in self.sites:
+            self.sites[key] = Site(uri, self.shell_factory(list(prefix)))
+        return self.sites[key]
+
+    def _open(self, site: Site) -> Any:
+        libvirt = _libvirt()
+        if site.conn is None:
+            try:
+                site.conn = libvirt.open(site.uri)
+            except libvirt.libvirtError as exc:
+                raise BackendError(f"cannot connect to libvirt at {site.uri}: {exc.get_error_message()}",
+                                   "check the uri setting and that libvirtd runs there") from None
+        return site.conn
+
+    def opener(self, site: Site) -> Callable[[], Any]:
+        libvirt = _libvirt()
+        return lambda: libvirt.open(site.uri)
+
+    def _host_site(self, design: Topology, host_id: str) -> Site:
+        host = Index(design).get(host_id)
+        return self.site(host.name if host is not None else "*")
+
+    # --- what the design needs --------------------------------------------------------------------------
+
+    def boot(self, design: Topology) -> dict[str, Boot]:
+        """How guests boot on each KVM host: image, machine, accelerator (asked of the host when auto)."""
+        out = {}
+        for host in design.hosts:
+            site = self.site(host.name)
+            kernel, initrd = self._image(site)
+            out[host.id] = Boot(kernel, initrd, self.config.machine, self._accel(site), self.config.memory_mb)
+        return out
+
+    def _image(self, site: Site) -> tuple[str, str]:
+        if self.config.image != "auto":
+            kernel, _, initrd = self.config.image.partition(",")
+            if not initrd:
+                raise BackendError(f"image {self.config.image!r} is not KERNEL,INITRD", "or use image=auto")
+            return kernel.strip(), initrd.strip()
+        img = guestimage.image() if site.test_driver else guestimage.ensure_image()
+        return str(img.kernel), str(img.initrd)
+
+    def _accel(self, site: Site) -> str:
+        if self.config.accel != "auto":
+            return self.config.accel
+        if site.test_driver:
+            return "qemu"
+        libvirt = _libvirt()
+        try:
+            self._open(site).getDomainCapabilities(None, "x86_64", None, "kvm")
+            return "kvm"
+        except libvirt.libvirtError:
+            return "qemu"
+
+    def desired(self, design: Topology, boot: dict[str, Boot] | None = None) -> Desired:
+        if boot is None:
+            boot = {h.id: Boot("", "") for h in design.hosts}
+        return desired(design, boot, self.config.emulate)
+
+    def unsupported(self, design: Topology) -> list[str]:
+        reasons = super().unsupported(design)
+        reasons += self.desired(design).reasons
+        if self.config.emulate and (design.physical_switches or any(h.pnics for h in design.hosts)):
+            sites = {(self.config.uri(h.name), tuple(self.config.host_exec(h.name))) for h in design.hosts}
+            if len(sites) > 1:
+                reasons.append("pnics=emulate joins the hosts through emulated physical switches on one machine, "
+                               "but the hosts are on different libvirt hosts; use pnics=real")
+        return list(dict.fromkeys(reasons))
+
+    # --- what the hosts hold -----------------------------------------------------------------------------
+
+    def held(self, site: Site, need_ovs: bool) -> Held:
+        conn = self._open(site)
+        domains = {d.name(): (read_mark(d.XMLDesc(0)), bool(d.isActive())) for d in conn.listAllDomains(0)}
+        networks = {n.name(): (read_mark(n.XMLDesc(0)), bool(n.isActive())) for n in conn.listAllNetworks(0)}
+        host = Listing() if site.test_driver else site.shell.listing(need_ovs)
+        return Held(domains, networks, host)
+
+    @staticmethod
+    def current_mark(want: Want, held: Held) -> str | None:
+        """The mark the host holds for ``want`` when the object is whole and running, else None."""
+        if want.kind == "domain":
+            mark, running = held.domains.get(want.spec["name"], (None, False))
+            return mark.mark if mark and running and mark.state == "ready" else None
+        if want.kind in LIBVIRT_KINDS:
+            mark, active = held.networks.get(want.spec["network"], (None, False))
+            if not mark or not active:
+                return None
+            if want.kind == "macvtap" or not held.host.links and not held.host.ovs:
+                return mark.mark                           # the test driver: no host side to compare
+            return mark.mark if held.host.marks.get(want.key) == mark.mark else None
+        return held.host.marks.get(want.key)
+
+    # --- plan --------------------------------------------------------------------------------------------
+
+    def plan(self, design: Topology) -> Plan:
+        reasons = self.unsupported(design)
+        if reasons:
+            raise Unsupported(reasons)
+        want = self.desired(design, self.boot(design))
+        by_site: dict[int, tuple[Site, Held]] = {}
+        need_ovs = any(w.kind == "ovs" for w in want.wants.values())
+        for host in design.hosts:
+            site = self.site(host.name)
+            if id(site) not in by_site:
+                by_site[id(site)] = (site, self.held(site, need_ovs))
+        changes: list[PlannedChange] = []
+        for site, held in by_site.values():
+            changes += self._sweep(design.id, want, site, held)
+        ops: dict[str, tuple[Op, str]] = {}
+        for key, w in want.wants.items():
+            site, held = by_site[id(self._host_site(design, w.host))]
+            if site.test_driver and w.kind in HOST_KINDS:
+                continue
+            now = self.current_mark(w, held)
+            if now == w.mark:
+                continue
+            exists = self._exists(w, held)
+            ops[key] = (Op.UPDATE, "changed in the design" if exists else "") if exists else (Op.CREATE, "")
+            if exists and w.kind == "domain":
+                mark = held.domains[w.spec["name"]][0]
+                if mark and mark.mark == w.mark:
+                    ops[key] = (Op.UPDATE, "not running, or an earlier apply did not finish it")
+        grew = True
+        while grew:
+            grew = False
+            for key, w in want.wants.items():
+                if key not in ops:
+                    hit = next((d for d in w.deps if d in ops and ops[d][0] is Op.UPDATE), None)
+                    if hit:
+                        ops[key] = (Op.UPDATE, f"rebuilt with {hit.split('/', 1)[1]}")
+                        grew = True
+        for key, w in want.wants.items():
+            if key in ops:
+                op, why = ops[key]
+                site = self._host_site(design, w.host)
+                changes.append(PlannedChange(op, w.kind, key, w.description + (f": {why}" if why else ""),
+                                             w.object_id, {"spec": w.spec, "mark": w.mark, "deps": list(w.deps),
+                                                           "site": [site.uri, site.shell.prefix]}))
+        return Plan(self.name, design.id, tuple(changes))
+
+    @staticmethod
+    def _exists(w: Want, held: Held) -> bool:
+        if w.kind == "domain":
+            return w.spec["name"] in held.domains
+        if w.kind in LIBVIRT_KINDS:
+            return w.spec["network"] in held.networks
+        return w.key in held.host.marks
+
+    def _sweep(self, design_id: str, want: Desired | None, site: Site, held: Held,
+               why: str = "no longer in the design") -> list[PlannedChange]:
+        """Deletions: marked libvirt objects of the design (or of any design) the design no longer has, and
+        host objects carrying its tag that nothing wanted names."""
+        tag = design_tag(design_id) if design_id else None
+        wanted = set(want.wants) if want else set()
+        keep_names: set[str] = set()
+        if want:
+            for w in want.wants.values():
+                keep_names |= _names(w)
+        out = []
+        for table, kind in ((held.domains, "domain"), (held.networks, "network")):
+            for name, (mark, _active) in sorted(table.items()):
+                if mark is None or (design_id and mark.design != design_id) or mark.key in wanted:
+                    continue
+                out.append(PlannedChange(Op.DELETE, mark.key.split("/")[0], mark.key,
+                                         f"{kind} {name} ({why})", None,
+                                         {"libvirt": kind, "name": name, "site": [site.uri, site.shell.prefix]}))
+        if not site.test_driver:
+            links, spaces, bridges = site.shell.ours(held.host, tag)
+            names = [n for n in [*bridges, *links, *spaces] if n not in keep_names]
+            if names:
+                out.append(PlannedChange(Op.DELETE, "leftover", f"leftover/{site.uri}",
+                                         f"host objects ({why}): {', '.join(sorted(names))}", None,
+                                         {"bridges": [n for n in bridges if n not in keep_names],
+                                          "links": [n for n in links if n not in keep_names],
+                                          "spaces": [n for n in spaces if n not in keep_names],
+                                          "site": [site.uri, site.shell.prefix]}))
+        out.sort(key=lambda c: -PHASE.get(c.kind, 9))
+        return out
+
+    # --- apply -------------------------------------------------------------------------------------------
+
+    def apply(self, plan: Plan, progress: ProgressFn | None = None,
+              cancel: CancelToken | None = None) -> list[ChangeResult]:
+        if plan.empty:
+            return []
+        total = len(plan.changes)
+        report = progress or (lambda done, all_, msg: None)
+        results: dict[int, ChangeResult] = {}
+        booting: dict[int, tuple[Site, PlannedChange]] = {}
+        failed_keys: set[str] = set()
+
+        def one(i: int) -> None:
+            ch = plan.changes[i]
+            uri, prefix = ch.data["site"]
+            site = self.sites.get((uri, tuple(prefix))) or self.sites.setdefault(
+                (uri, tuple(prefix)), Site(uri, self.shell_factory(list(prefix))))
+            if any(d in failed_keys for d in ch.data.get("deps", ())):
+                results[i] = ChangeResult(ch, False, "an object it needs failed")
+                return
+            report(i, total, f"{ch.op.value} {ch.kind} {ch.key.split('/', 1)[-1]}")
+            try:
+                self._apply_one(plan.design_id, site, ch)
+            except Exception as exc:  # noqa: BLE001 - libvirt and host errors: reported per change
+                results[i] = ChangeResult(ch, False, exc.message if isinstance(exc, BackendError) else _message(exc))
+                failed_keys.add(ch.key)
+                return
+            if ch.kind == "domain" and ch.op is not Op.DELETE:
+                booting[i] = (site, ch)
+            else:
+                results[i] = ChangeResult(ch, True)
+
+        for batch in _batches(plan.changes):
+            if cancel is not None and cancel.cancelled:
+                results.update({j: ChangeResult(plan.changes[j], False, "cancelled")
+                                for j in range(batch[0], total)})
+                break
+            if len(batch) == 1:
+                one(batch[0])
+            else:
+                with ThreadPoolExecutor(max_workers=min(8, len(batch))) as pool:
+                    list(pool.map(one, batch))
+        if booting:
+            report(total - len(booting), total, f"waiting for {len(booting)} guests to boot")
+            results.update(self._boot_wait(plan.design_id, booting, report, total, cancel))
+        return [results[i] for i in range(len(plan.changes)) if i in results]
+
+    def _apply_one(self, design_id: str, site: Site, ch: PlannedChange) -> None:
+        conn = self._open(site)
+        if ch.kind == "leftover":
+            site.shell.delete_leftovers(ch.data["links"], ch.data["spaces"], ch.data["bridges"])
+            return
+        if "libvirt" in ch.data:                      # a swept libvirt object
+            self._undefine(conn, ch.data["libvirt"], ch.data["name"])
+            return
+        spec, mark = ch.data["spec"], Mark(design_id, ch.key, ch.data["mark"], "ready")
+        if ch.kind == "domain":
+            self._undefine(conn, "domain", spec["name"])
+            if ch.op is Op.DELETE:
+                return
+            building = Mark(design_id, ch.key, ch.data["mark"], "building")
+            dom = conn.defineXML(domain_xml(spec, building, guestimage.SLOTS))
+            dom.create()
+            return
+        if ch.kind in ("bridge", "ovs", "macvtap"):
+            self._undefine(conn, "network", spec["network"])
+            if not site.test_driver:
+                {"bridge": site.shell.delete_bridge, "ovs": site.shell.delete_ovs,
+                 "macvtap": lambda s: None}[ch.kind](spec)
+            if ch.op is Op.DELETE:
+                return
+            if not site.test_driver:
+                if ch.kind == "bridge":
+                    site.shell.bridge(spec, mark.mark, ch.key)
+                elif ch.kind == "ovs":
+                    site.shell.ovs_bridge(spec, mark.mark, ch.key, design_id, self._datapath(site))
+            net = conn.networkDefineXML(network_xml(ch.kind, spec, mark))
+            net.create()
+            return
+        if site.test_driver:
+            return                                     # no host side behind the test driver
+        build, remove = {"pswitch": (site.shell.pswitch, site.shell.delete_pswitch),
+                         "pnic": (site.shell.pnic, site.shell.delete_pnic),
+                         "patch": (site.shell.patch, site.shell.delete_patch),
+                         "phost": (site.shell.phost, site.shell.delete_phost)}[ch.kind]
+        if ch.op is Op.DELETE:
+            remove(spec)
+        else:
+            build(spec, mark.mark, ch.key)
+
+    def _datapath(self, site: Site) -> str:
+        if self.config.ovs_datapath != "auto":
+            return self.config.ovs_datapath
+        loaded = site.shell.run(["test", "-d", "/sys/module/openvswitch"], check=False).returncode == 0
+        return "system" if loaded else "netdev"
+
+    @staticmethod
+    def _undefine(conn: Any, kind: str, name: str) -> None:
+        libvirt = _libvirt()
+        lookup = conn.lookupByName if kind == "domain" else conn.networkLookupByName
+        try:
+            obj = lookup(name)
+        except libvirt.libvirtError:
+            return
+        if obj.isActive():
+            obj.destroy()
+        obj.undefine()
+
+    def _boot_wait(self, design_id: str, booting: dict[int, tuple[Site, PlannedChange]], report: Any,
+                   total: int, cancel: CancelToken | None) -> dict[int, ChangeResult]:
+        """Wait until every started guest answers on its channel, load its rules, mark it ready."""
+        done = [total - len(booting)]
+
+        def one(item: tuple[int, tuple[Site, PlannedChange]]) -> tuple[int, ChangeResult]:
+            i, (site, ch) = item
+            spec = ch.data["spec"]
+            try:
+                if not site.test_driver:
+                    self._wait_ready(site, spec, cancel)
+                    if spec["nft"]:
+                        text = base64.b64encode(spec["nft"].encode()).decode()
+                        code, _, err = channel.run(self.opener(site), spec["name"],
+                                                   f"echo {text} | base64 -d | nft -f -", 120)
+                        if code != 0:
+                            raise BackendError(f"the guest refused its nftables rules: {err.strip()}", "")
+                conn = self._open(site)
+                dom = conn.lookupByName(spec["name"])
+                mark = Mark(design_id, ch.key, ch.data["mark"], "ready")
+                libvirt = _libvirt()
+                dom.setMetadata(libvirt.VIR_DOMAIN_METADATA_ELEMENT, mark_xml(mark), "vnb",
+                                "https://vnetbench.io/xmlns/libvirt/1",
+                                libvirt.VIR_DOMAIN_AFFECT_CONFIG | libvirt.VIR_DOMAIN_AFFECT_LIVE)
+                result = ChangeResult(ch, True)
+            except (BackendError, TimeoutError) as exc:
+                result = ChangeResult(ch, False, getattr(exc, "message", str(exc)))
+            except Exception as exc:  # noqa: BLE001 - libvirt errors: reported per change
+                result = ChangeResult(ch, False, _message(exc))
+            done[0] += 1
+            report(done[0], total, f"guest {spec['name']} {'ready' if result.ok else 'failed'}")
+            return i, result
+
+        with ThreadPoolExecutor(max_workers=min(16, len(booting))) as pool:
+            return dict(pool.map(one, booting.items()))
+
+    def _wait_ready(self, site: Site, spec: dict[str, Any], cancel: CancelToken | None) -> None:
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        cmd = channel.GuestCommand(self.opener(site), spec["name"], ["true"], "true")
+        try:
+            while True:
+                try:
+                    code = cmd.wait(0.5)
+                    break
+                except TimeoutError:
+                    if cancel is not None and cancel.cancelled:
+                        raise BackendError("cancelled while the guest booted", "") from None
+                    if time.monotonic() > deadline:
+                        raise BackendError(f"guest {spec['name']} did not answer within {BOOT_TIMEOUT:.0f} s",
+                                           "look at its serial console (virsh console)") from None
+        finally:
+            cmd.terminate()
+        if code != 0:
+            raise BackendError(f"guest {spec['name']}: its command channel answered {code}", "")
+
+    # --- teardown, status, deployments ---------------------------------------------------------------
+
+    def teardown(self, design_id: str | None = None, progress: ProgressFn | None = None,
+                 cancel: CancelToken | None = None) -> list[ChangeResult]:
+        changes: list[PlannedChange] = []
+        for host in self._setting_hosts():
+            site = self.site(host)
+            changes += [c for c in self._sweep(design_id or "", None, site, self.held(site, False), "teardown")
+                        if c not in changes]
+        changes.sort(key=lambda c: -PHASE.get(c.kind, 9))
+        plan = Plan(self.name, design_id or "", tuple(changes))
+        return self.apply(plan, progress, cancel)
+
+    def status(self, design: Topology) -> dict[str, ObjectState]:
+        want = self.desired(design, self.boot(design))
+        helds: dict[int, Held] = {}
+        out: dict[str, list[tuple[DeployState, str]]] = {}
+        for w in want.wants.values():
+            site = self._host_site(design, w.host)
+            if site.test_driver and w.kind in HOST_KINDS:
+                continue
+            held = helds.setdefault(id(site), self.held(site, False))
+            now = self.current_mark(w, held)
+            if now == w.mark:
+                item = (DeployState.DEPLOYED, "")
+            elif self._exists(w, held):
+                item = (DeployState.PENDING, f"{w.description} differs from the design")
+            else:
+                item = (DeployState.ABSENT, f"{w.description} is not built")
+            if w.object_id:
+                out.setdefault(w.object_id, []).append(item)
+        result = {}
+        for oid, items in out.items():
+            states = {s for s, _ in items}
+            if states == {DeployState.DEPLOYED}:
+                result[oid] = ObjectState(DeployState.DEPLOYED)
+            elif states == {DeployState.ABSENT}:
+                result[oid] = ObjectState(DeployState.ABSENT, items[0][1])
+            else:
+                result[oid] = ObjectState(DeployState.PENDING, next(r for s, r in items if r))
+        return result
+
+    def deployments(self) -> list[Deployment]:
+        counts: dict[str, int] = {}
+        for host in self._setting_hosts():
+            held = self.held(self.site(host), False)
+            for mark, _ in [*held.domains.values(), *held.networks.values()]:
+                if mark is not None:
+                    counts[mark.design] = counts.get(mark.design, 0) + 1
+        return [Deployment(did, did, n, "libvirt domains and networks") for did, n in sorted(counts.items())]
+
+    # --- import and endpoints -------------------------------------------------------------------------
+
+    def import_design(self, progress: ProgressFn | None = None) -> Topology:
+        hosts = self._setting_hosts()
+        sites = [(h if h != "*" else "kvm", self.site(h)) for h in hosts]
+        return import_hosts([(name, self._open(site), site.uri) for name, site in sites], progress)
+
+    def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
+        try:
+            obj = Index(design).endpoint(vm_id)
+        except LookupError as exc:
+            raise BackendError(str(exc), "name a VM of the design") from None
+        want = self.desired(design)
+        if obj.id in want.bystanders:
+            info = want.bystanders[obj.id]
+            site = self._host_site(design, info.host)
+            if site.test_driver or info.ns not in site.shell.run(["ip", "netns", "list"]).stdout.split():
+                raise BackendError(f"{obj.name} is not deployed", "run `vnetbench deploy FILE --backend kvm` first")
+            return NamespaceEndpoint(site.shell.prefix, obj.name, info.ns, info.addresses)
+        guest = want.guests.get(obj.id)
+        if guest is None:
+            raise BackendError(f"{obj.name} is not a guest the KVM backend deploys", "pick a VM on a KVM host")
+        site = self._host_site(design, guest.host)
+        libvirt = _libvirt()
+        try:
+            running = self._open(site).lookupByName(guest.domain).isActive()
+        except libvirt.libvirtError:
+            running = False
+        if not running:
+            raise BackendError(f"{obj.name} is not running on {site.uri}",
+                               "run `vnetbench deploy FILE --backend kvm` first")
+        return channel.GuestEndpoint(self.opener(site), obj.name, guest.domain, guest.addresses, guest.cpus)
+
+
+def _batches(changes: tuple[PlannedChange, ...]) -> list[list[int]]:
+    """Indexes of the changes in the order they run; guests (independent of each other) run side by side."""
+    out: list[list[int]] = []
+    for i, ch in enumerate(changes):
+        prev = changes[out[-1][0]] if out else None
+        if prev is not None and ch.kind == prev.kind == "domain" and (ch.op is Op.DELETE) == (prev.op is Op.DELETE):
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
+
+
+def _names(w: Want) -> set[str]:
+    """Host-side names a want creates (so the sweep keeps them)."""
+    spec = w.spec
+    if w.kind in ("bridge", "ovs"):
+        return {spec["bridge"]}
+    if w.kind in ("pswitch", "phost"):
+        return {spec["ns"]}
+    if w.kind == "pnic":
+        return {spec["ifb_host"], *(x["host_if"] for x in spec["wires"])}
+    if w.kind == "patch":
+        return {spec["a"]["if"], spec["b"]["if"]}
+    return set()
+
+
+def _message(exc: Exception) -> str:
+    get = getattr(exc, "get_error_message", None)
+    return str(get() if get else exc)

@@ -1,0 +1,209 @@
+"""The KVM backend against libvirt's own test driver (``test:///default``): plan, re-apply, one-field changes,
+teardown of marked objects only, import, and what the plugin refuses before it touches anything.
+
+The test driver keeps its objects in memory for the life of the process, so each test tears down what it
+made; it runs no QEMU and no host plumbing, which the end-to-end tests cover.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+try:
+    import libvirt  # noqa: F401 - the test driver comes with libvirt-python
+except ImportError:
+    if os.environ.get("CI"):      # the setup installs the kvm extra: missing there is a failure
+        raise
+    pytest.skip("libvirt-python is not installed (pip install -e '.[kvm]')", allow_module_level=True)
+
+from vnetbench.backends import Op, Unsupported, discover
+from vnetbench.model import NicType, load
+
+from vnetbench_kvm import KvmBackend
+from vnetbench_kvm.desired import Boot, desired
+from vnetbench_kvm.xml import NS, domain_xml, network_xml, read_mark, Mark
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "resources" / "examples" / "kvm-nic-models.vnet.yaml"
+URI = "test:///default"
+
+
+@pytest.fixture
+def backend():
+    b = KvmBackend({"uri": URI})
+    b.connect()
+    conn = next(iter(b.sites.values())).conn
+    before = ({d.name() for d in conn.listAllDomains()}, {n.name() for n in conn.listAllNetworks()})
+    yield b
+    b.teardown()
+    assert ({d.name() for d in conn.listAllDomains()}, {n.name() for n in conn.listAllNetworks()}) == before
+    b.close()
+
+
+def _design():
+    return load(EXAMPLE)
+
+
+def test_the_plugin_is_found_through_its_entry_point():
+    info = {p.name: p for p in discover()}["kvm"]
+    assert info.ok and info.backend is KvmBackend
+    names = [f.name for f in KvmBackend.settings_fields]
+    assert names[:2] == ["uri", "image"] and "accel" in names and "machine" in names
+
+
+def test_plan_apply_and_an_unchanged_design_plans_nothing(backend):
+    design = _design()
+    plan = backend.plan(design)
+    kinds = [c.kind for c in plan.changes]
+    assert kinds.count("domain") == 7 and {"bridge", "ovs"} <= set(kinds)
+    assert all(c.op is Op.CREATE for c in plan.changes)
+    results = backend.apply(plan)
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert backend.plan(design).empty
+    states = backend.status(design)
+    assert states["vm-virtio-a"].state.value == "deployed" and states["sw-kvm01-ovs0"].state.value == "deployed"
+
+
+def test_one_field_changes_one_object(backend):
+    design = _design()
+    backend.apply(backend.plan(design))
+    changed = copy.deepcopy(design)
+    changed.vms[0].vnics[0].type = NicType.E1000
+    plan = backend.plan(changed)
+    assert [(c.op, c.key) for c in plan.changes] == [(Op.UPDATE, "domain/vnb-496e5c-virtio-a")]
+    assert all(r.ok for r in backend.apply(plan))
+    conn = next(iter(backend.sites.values())).conn
+    xml = ET.fromstring(conn.lookupByName("vnb-496e5c-virtio-a").XMLDesc(0))
+    assert xml.find("devices/interface/model").get("type") == "e1000"
+    assert backend.plan(changed).empty
+
+
+def test_a_removed_vm_is_deleted_and_nothing_else(backend):
+    design = _design()
+    backend.apply(backend.plan(design))
+    smaller = copy.deepcopy(design)
+    smaller.vms = [vm for vm in smaller.vms if vm.name != "e1000-b"]
+    plan = backend.plan(smaller)
+    assert [(c.op, c.kind) for c in plan.changes] == [(Op.DELETE, "domain")]
+    assert "e1000-b" in plan.changes[0].description
+
+
+def test_teardown_removes_marked_objects_only(backend):
+    conn = next(iter(backend.sites.values())).conn
+    foreign_net = conn.networkDefineXML("<network><name>admins-lan</name><forward mode='bridge'/>"
+                                        "<bridge name='br-admin'/></network>")
+    foreign_dom = conn.defineXML("<domain type='qemu'><name>admins-vm</name><memory>65536</memory>"
+                                 "<os><type arch='x86_64'>hvm</type></os></domain>")
+    try:
+        design = _design()
+        backend.apply(backend.plan(design))
+        results = backend.teardown(design.id)
+        assert results and all(r.ok for r in results)
+        names = {d.name() for d in conn.listAllDomains()}
+        assert "admins-vm" in names and not any(n.startswith("vnb-") for n in names)
+        nets = {n.name() for n in conn.listAllNetworks()}
+        assert "admins-lan" in nets and "default" in nets and not any(n.startswith("vnb-") for n in nets)
+    finally:
+        foreign_dom.undefine()
+        foreign_net.undefine()
+
+
+def test_deployments_list_the_design(backend):
+    design = _design()
+    backend.apply(backend.plan(design))
+    (dep,) = backend.deployments()
+    assert dep.design_id == design.id and dep.objects == 9
+
+
+def test_import_reads_networks_domains_and_vlans(backend):
+    design = _design()
+    backend.apply(backend.plan(design))
+    topo = backend.import_design()
+    switches = {s.name: s for s in topo.switches}
+    assert switches["ovs0"].kind.value == "ovs" and switches["br0"].kind.value == "linux-bridge"
+    assert {(p.name, p.vlan) for p in switches["ovs0"].portgroups} == {("VLAN10", 10), ("VLAN20", 20)}
+    vms = {v.name: v for v in topo.vms}
+    fw = vms["fw01"]
+    assert [n.type for n in fw.vnics] == [NicType.E1000, NicType.VLANCE]
+    assert fw.vnics[1].mac == "52:54:00:4b:00:02"
+    assert fw.vnics[0].network == next(p.id for p in switches["ovs0"].portgroups if p.name == "VLAN10")
+    assert vms["virtio-a"].vnics[0].network == switches["br0"].id
+    assert "test" in vms                                     # the test driver's own domain comes along
+    assert all(vm.id in topo.layout.places for vm in topo.vms)
+
+
+def test_unsupported_names_reasons_before_touching_anything(backend):
+    design = _design()
+    design.vms[0].vnics[0].type = NicType.VMXNET2
+    design.switches[0].kind = design.switches[0].kind.__class__("vss")
+    with pytest.raises(Unsupported) as err:
+        backend.plan(design)
+    text = "; ".join(err.value.reasons)
+    assert "vmxnet2" in text and "vss" in text
+    conn = next(iter(backend.sites.values())).conn
+    assert not any(d.name().startswith("vnb-") for d in conn.listAllDomains())
+    nsx = load(ROOT / "resources" / "examples" / "nsx-dfw.vnet.yaml")
+    assert any("NSX" in r for r in backend.unsupported(nsx))
+
+
+def test_domain_xml_carries_model_mac_addresses_and_the_mark():
+    design = _design()
+    want = desired(design, {h.id: Boot("/k", "/i", "pc", "qemu", 192) for h in design.hosts})
+    assert not want.reasons
+    spec = want.wants["domain/vnb-496e5c-fw01"].spec
+    xml = domain_xml(spec, Mark(design.id, "domain/vnb-496e5c-fw01", "abc", "building"), 8)
+    root = ET.fromstring(xml)
+    assert root.get("type") == "qemu" and root.findtext("os/kernel") == "/k"
+    models = [i.find("model").get("type") for i in root.findall("devices/interface")]
+    assert models == ["e1000", "pcnet"]
+    assert [i.find("source").get("portgroup") for i in root.findall("devices/interface")] == ["VLAN10", "VLAN20"]
+    cmdline = root.findtext("os/cmdline")
+    assert "vnb.nic=52:54:00:4b:00:01,10.10.0.1/24" in cmdline and "vnb.fwd=routed" in cmdline
+    assert len(root.findall("devices/channel")) == 8
+    assert read_mark(xml) == Mark(design.id, "domain/vnb-496e5c-fw01", "abc", "building")
+    assert NS in xml
+    assert "drop" in spec["nft"] and spec["nft_family"] == "inet"
+
+
+def test_ovs_portgroups_carry_tag_trunk_and_native_vlan():
+    design = _design()
+    pg = design.switches[1].portgroups[0]
+    pg.vlan, pg.native_vlan = "trunk 10-12", 30
+    want = desired(design, {h.id: Boot("/k", "/i") for h in design.hosts})
+    spec = want.wants["ovs/vnb-496e5c-ovs0"].spec
+    root = ET.fromstring(network_xml("ovs", spec, Mark("d", "k", "m")))
+    assert root.find("virtualport").get("type") == "openvswitch"
+    trunk, access = root.findall("portgroup")
+    assert trunk.find("vlan").get("trunk") == "yes"
+    assert [(t.get("id"), t.get("nativeMode")) for t in trunk.findall("vlan/tag")] == \
+        [("10", None), ("11", None), ("12", None), ("30", "untagged")]
+    assert [t.get("id") for t in access.findall("vlan/tag")] == ["20"]
+
+
+def test_macvtap_maps_to_a_direct_network_in_the_designs_mode():
+    design = load(ROOT / "resources" / "examples" / "kvm-tap-macvtap.vnet.yaml")
+    design.physical_hosts.clear()
+    design.links = [link for link in design.links if link.id != "link-4"]
+    want = desired(design, {h.id: Boot("/k", "/i") for h in design.hosts})
+    assert not want.reasons
+    spec = want.wants["macvtap/vnb-6f0f2d-macvtap-eth2"].spec
+    root = ET.fromstring(network_xml("macvtap", spec, Mark("d", "k", "m")))
+    assert root.find("forward").get("mode") == "vepa"
+    assert root.find("forward/interface").get("dev") == spec["dev"]
+    eth2 = want.wants[next(k for k, w in want.wants.items() if w.kind == "pnic" and w.spec["pnic"] == "eth2")]
+    assert eth2.spec["wires"][0]["hairpin"] is True          # Gi0/3 reflects: VEPA guests meet through it
+    eth1 = want.wants[next(k for k, w in want.wants.items() if w.kind == "pnic" and w.spec["pnic"] == "eth1")]
+    assert eth1.spec["wires"][0]["hairpin"] is False
+
+
+def test_settings_pick_a_uri_per_design_host():
+    b = KvmBackend({"uri": "kvm01=test:///default; *=qemu+ssh://root@kvm02/system", "host_exec": "ssh root@kvm02"})
+    assert b.config.uri("kvm01") == "test:///default"
+    assert b.config.uri("kvm02") == "qemu+ssh://root@kvm02/system"
+    assert b.config.host_exec("kvm02") == ["ssh", "root@kvm02"]
+    assert KvmBackend({"uri": "qemu:///system?socket=/x/sock"}).config.uri("any") == "qemu:///system?socket=/x/sock"
