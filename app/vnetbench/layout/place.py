@@ -45,7 +45,7 @@ class Part:
     root: Box
     boxes: list[Box]
     edges: list[Edge] = field(default_factory=list)
-    bus_channel: float | None = None  # hosts: the top of the channel holding the bands (relative y)
+    bus_channel: float | None = None  # hosts: the y of the first band's track (relative)
     pnic_top: float | None = None     # hosts: the top of the pNIC row
     _by_id: dict[str, Box] | None = None
 
@@ -317,7 +317,7 @@ class Arranger:
             boxes += children[bar.id]
         part = Part(hb, boxes, edges)
         if bus_channel is not None:
-            part.bus_channel = tops[bus_channel]
+            part.bus_channel = tops[bus_channel] + MARGIN
         if pnics:
             part.pnic_top = bands[band_of[pnics[0].id]].y
         return part
@@ -480,9 +480,11 @@ class Arranger:
             first = len(rows)
             hosts = [h for _, hs in stack for h in hs]
             n = max(1, math.ceil(width(hosts) / limit))
-            per = math.ceil(len(hosts) / n)
-            for i in range(0, len(hosts), per):
-                rows.append(hosts[i:i + per])
+            start = 0
+            for i in range(n):  # n rows as even as can be
+                size = len(hosts) // n + (1 if i < len(hosts) % n else 0)
+                rows.append(hosts[start:start + size])
+                start += size
             switch_row = []
             for sw_id, _ in stack:
                 if sw_id is not None and sw_id not in placed:
@@ -536,7 +538,7 @@ class Arranger:
             hosts = [self.parts[k] for k in row if self.parts[k].root.kind == "host"]
             if len(hosts) < 2:
                 continue
-            for attr, nudge in (("bus_channel", 1.0), ("pnic_top", -1.0)):
+            for attr, nudge in (("bus_channel", 1.0 - MARGIN), ("pnic_top", -1.0)):
                 marks = [getattr(p, attr) for p in hosts if getattr(p, attr) is not None]
                 if not marks:
                     continue
@@ -661,7 +663,7 @@ class Arranger:
                     pa, pb = self.parts[a], self.parts[b]
                     ba = next(x for x in pa.boxes if x.id == f"{sw_id}@{a}")
                     bb = next(x for x in pb.boxes if x.id == f"{sw_id}@{b}")
-                    y = pa.root.y + pa.bus_channel + MARGIN + track * LANE
+                    y = pa.root.y + pa.bus_channel + track * LANE
                     xa = pa.root.x + ba.x + ba.w - PIN_STEP
                     xb = pb.root.x + bb.x + PIN_STEP
                     self.edges.append(Edge(f"{sw_id}@{a}~{b}", ba.id, bb.id, "bus", sw.name,
