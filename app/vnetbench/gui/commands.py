@@ -93,3 +93,10 @@ class Group(QUndoCommand):
     def undo(self) -> None:
         for command in reversed(self.children):
             command.undo()
+
+
+class AutoLayout(SetField):
+    """Arrange > Auto Layout: every place replaced by the automatic layout's, as one undo step."""
+
+    def __init__(self, document: Document, layout: Any, places: dict) -> None:
+        super().__init__(document, layout, "places", places, "Auto Layout")

@@ -14,7 +14,7 @@ HANDLE_STEP = 30.0
 
 HOST_HEADER = 34.0
 SWITCH_HEADER = 28.0
-PAD = 14.0
+PAD = 14.0  # around children placed by hand (the automatic layout's frames fit exactly: vnetbench.layout)
 HOST_MIN = (320.0, 180.0)
 SWITCH_MIN = (200.0, 90.0)
 

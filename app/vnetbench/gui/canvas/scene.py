@@ -14,9 +14,11 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPainterPath, QPen
 from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
+from ...layout import content as layout_content
+from ...layout.place import BAR_PAD
+from ...layout.place import PAD as LAYOUT_PAD
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
-from ...model.vlan import VlanError, parse_vlan
 from ..catalog import icon_for
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..editing import EditError, Editor
@@ -24,6 +26,7 @@ from ..signals import connect_weakly
 from ..workbench import Workbench
 from .geometry import (
     DLR_SIZE,
+    HOST_HEADER,
     HOST_MIN,
     NOTE_SIZE,
     PAD,
@@ -36,15 +39,14 @@ from .geometry import (
     physical_switch_size,
     snap,
 )
+from .drawn import Drawn, drawn, layout_edge_id, links, members, part_words, words
 from .items import LinkItem, HandleItem, NodeItem, NoteItem
+from .layout import remembered
 from .overlay import PathOverlay
+from .overview import Bundles
 
 GRIP = 14.0
 Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10, "drag": 11}
-SWITCH_LABELS = {SwitchKind.VSS: "standard vSwitch", SwitchKind.VDS: "distributed vSwitch",
-                 SwitchKind.LINUX_BRIDGE: "Linux bridge", SwitchKind.OVS: "Open vSwitch", SwitchKind.MACVTAP: "macvtap",
-                 SwitchKind.HOSTED_BRIDGED: "bridged", SwitchKind.HOSTED_HOSTONLY: "host-only",
-                 SwitchKind.HOSTED_NAT: "NAT", SwitchKind.NSX_SEGMENT: "NSX segment"}
 
 
 @dataclass
@@ -107,6 +109,13 @@ class DesignScene(QGraphicsScene):
         self.setBackgroundBrush(QColor("#fbfcfe"))
         self.overlay = PathOverlay(self)
         self.addItem(self.overlay)
+        self.bundles = Bundles(self)
+        self.addItem(self.bundles)
+        self.spans: dict[str, list[str]] = {}
+        self.inner: set[str] = set()
+        self.parent_of: dict[str, str] = {}
+        self.arranged: dict = {}
+        self.arranged_edges: dict = {}
         connect_weakly(workbench.designChanged, self, "_design_changed")
         connect_weakly(workbench.undo_stack.indexChanged, self, "flush")
         connect_weakly(workbench.selectionChanged, self, "_select_ids")
@@ -180,52 +189,74 @@ class DesignScene(QGraphicsScene):
             self._moved = set()
 
     def _sync(self) -> None:
+        for _ in self._sync_steps():
+            pass
+
+    def _sync_steps(self, batch: int = 0):
+        """``_sync`` in steps: yields (done, total) after every ``batch`` items made (never when 0), so a large
+        design can be drawn a slice at a time while the window keeps answering."""
         topo = self.topology
         places = topo.layout.places
         self._place_of = {id(p): oid for oid, p in places.items()}
-        wanted: dict[str, tuple[str, object]] = {}
-        for host in topo.hosts:
-            wanted[host.id] = ("host", host)
-        for sw in topo.switches:
-            wanted[sw.id] = ("switch", sw)
-            for pg in sw.portgroups:
-                wanted[pg.id] = ("portgroup", pg)
-        for vm in topo.vms:
-            wanted[vm.id] = ("vm", vm)
-        for ps in topo.physical_switches:
-            wanted[ps.id] = ("physical_switch", ps)
-        for router in topo.physical_routers:
-            wanted[router.id] = ("physical_router", router)
-        for ph in topo.physical_hosts:
-            wanted[ph.id] = ("physical_host", ph)
-        for dlr in topo.nsx.dlrs:
-            wanted[dlr.id] = ("dlr", dlr)
-        for note in topo.layout.notes:
-            wanted[note.id] = ("note", note)
-        for oid in [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o][0]]:
+        self.spans = members(topo)
+        wanted = drawn(topo)
+        for oid in [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o].kind]:
             self._remove_node(oid)
         switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups}
-        for oid, (kind, obj) in wanted.items():
+        self.inner = {key for key, d in wanted.items() if d.parent}
+        self.parent_of = {key: d.parent for key, d in wanted.items() if d.parent}
+        counts = self._counts(wanted)
+        arranged = remembered(topo)
+        self.arranged = arranged.by_id() if arranged is not None else {}
+        self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
+        total, made = len(wanted), 0
+        for oid, d in wanted.items():
             item = self.nodes.get(oid)
             if item is None:
-                item = NoteItem(oid) if kind == "note" else NodeItem(oid, kind, frame=kind in ("host", "switch"))
+                kind = d.kind
+                item = NoteItem(oid) if kind == "note" else NodeItem(oid, kind, frame=kind in ("host", "switch"),
+                                                                     ref=d.ref)
                 item.setZValue(Z["note"] if kind == "note" else Z.get(kind, Z["node"]))
+                item.setVisible(not (self.overview and oid in self.inner))
                 self.nodes[oid] = item
                 self.addItem(item)
-            self._update_node(item, kind, obj, switch_of, places.get(oid))
-            if kind == "note":
-                item.setPos(obj.x, obj.y)
+                made += 1
+                if batch and made % batch == 0:
+                    yield made, total
+            self._update_node(item, d, switch_of, places.get(oid), counts.get(oid, ""))
+            if d.kind == "note":
+                item.setPos(d.obj.x, d.obj.y)
             else:
                 place = places.get(oid)
-                pos = QPointF(place.x, place.y) if place else self._fallback(kind, obj)
+                pos = QPointF(place.x, place.y) if place else self._fallback(d)
                 if item.pos() != pos:
                     item.setPos(pos)
+                if item.handles and not item.frame:
+                    self._place_handles(item)
         self._fit_frames()
-        self._sync_links()
+        yield from self._sync_links(batch)
         self.overlay.refresh()
+        if self.overview:
+            self.bundles.refresh()
         if self.deploy_states:
             self.show_deploy_states(self.deploy_states)
         self._select_ids(self.workbench.selection)
+
+    def _counts(self, wanted: dict[str, Drawn]) -> dict[str, str]:
+        """What each host holds, for its label when zoomed far out."""
+        vms: dict[str, int] = {}
+        switches: dict[str, int] = {}
+        for d in wanted.values():
+            if d.kind == "vm" and d.parent:
+                vms[d.parent] = vms.get(d.parent, 0) + 1
+            elif d.kind == "switch" and d.parent:
+                switches[d.parent] = switches.get(d.parent, 0) + 1
+        out = {}
+        for host in self.topology.hosts:
+            n, m, p = vms.get(host.id, 0), switches.get(host.id, 0), len(host.pnics)
+            out[host.id] = (f"{n} VM{'s' if n != 1 else ''} \u00b7 {m} switch{'es' if m != 1 else ''} \u00b7 "
+                            f"{p} pNIC{'s' if p != 1 else ''}")
+        return out
 
     def _remove_node(self, oid: str) -> None:
         item = self.nodes.pop(oid)
@@ -233,19 +264,16 @@ class DesignScene(QGraphicsScene):
             self.handles.pop(hid, None)
         self.removeItem(item)
 
-    def _fallback(self, kind: str, obj) -> QPointF:
+    def _fallback(self, d: Drawn) -> QPointF:
         """Where an object without a place is drawn: inside its container, else below everything."""
-        parent_id = getattr(obj, "host", None) if kind in ("switch", "vm") else None
-        if kind == "portgroup":
-            parent = self.workbench.document.index.parent(obj.id)
-            parent_id = parent.id if parent else None
-        parent = self.nodes.get(parent_id) if parent_id else None
+        parent = self.nodes.get(d.parent) if d.parent else None
         if parent is not None:
             return parent.pos() + QPointF(PAD, parent.header_height() + PAD)
-        bottom = max((i.sceneBoundingRect().bottom() for i in self.nodes.values() if i.oid != obj.id), default=0)
+        bottom = max((i.sceneBoundingRect().bottom() for i in self.nodes.values() if i.oid != d.key), default=0)
         return QPointF(0, bottom + 60)
 
-    def _update_node(self, item, kind: str, obj, switch_of: dict, place: Place | None) -> None:
+    def _update_node(self, item, d: Drawn, switch_of: dict, place: Place | None, counts: str = "") -> None:
+        kind, obj = d.kind, d.obj
         if kind == "note":
             sig = (obj.text, obj.w, obj.h)
             if sig != item.signature:
@@ -254,100 +282,102 @@ class DesignScene(QGraphicsScene):
                 item.set_size(obj.w or NOTE_SIZE[0], obj.h or NOTE_SIZE[1])
                 item.update()
             return
-        title, subtitle, handles, handle_kind, colour, edge = obj.name, "", [], "", "#5a6473", "bottom"
+        lines = words(d, self.topology, switch_of, self.spans)
+        handles, handle_kind, colour, edge = [], "", "#5a6473", "bottom"
         size = None
         family = {"host": "host", "switch": "switch", "portgroup": "portgroup", "dlr": "nsx"}.get(kind, "physical")
         if kind == "host":
-            subtitle = f"{obj.kind.value} · {len(obj.pnics)} pNIC{'s' if len(obj.pnics) != 1 else ''}"
-            handles, handle_kind, colour = [(p.id, p.name) for p in obj.pnics], "pnic", "#2f5597"
+            handles, handle_kind, colour = [(p.id, p.name, part_words("pnic", p)) for p in obj.pnics], "pnic", "#2f5597"
         elif kind == "switch":
             family = "nsx" if obj.kind is SwitchKind.NSX_SEGMENT else "switch"
-            uplinks = len(obj.uplinks)
-            subtitle = SWITCH_LABELS[obj.kind] + (f" · {uplinks} uplink{'s' if uplinks != 1 else ''}" if uplinks
-                                                  else " · no uplinks")
-            if obj.kind is SwitchKind.NSX_SEGMENT and obj.vni:
-                subtitle += f" · VNI {obj.vni}"
         elif kind == "portgroup":
-            sw = switch_of.get(obj.id)
-            try:
-                subtitle = str(parse_vlan(obj.vlan, sw.kind if sw else SwitchKind.VSS))
-            except VlanError:
-                subtitle = f"VLAN {obj.vlan} (invalid)"
             size = PORTGROUP_SIZE
         elif kind == "vm":
             family = "vm" if obj.role is VmRole.VM else f"vm-{obj.role.value}"
-            ips = [n.ip.split("/")[0] for n in obj.vnics if n.ip]
-            subtitle = ips[0] if ips else obj.guest_os
-            handles, handle_kind, colour = [(n.id, n.name) for n in obj.vnics], "vnic", "#2e8b57"
+            handles, handle_kind, colour = [(n.id, n.name, []) for n in obj.vnics], "vnic", "#2e8b57"
             size = VM_SIZE
         elif kind == "physical_switch":
-            subtitle = f"{len(obj.ports)} ports"
-            handles, handle_kind, edge = [(p.id, p.name) for p in obj.ports], "port", "top"
+            handles, handle_kind, edge = [(p.id, p.name, part_words("port", p)) for p in obj.ports], "port", "top"
             size = physical_switch_size(len(obj.ports))
         elif kind == "physical_router":
-            subtitle = "L3 switch" if obj.switch else "router"
-            handles, handle_kind, edge = [(i.id, i.name) for i in obj.interfaces], "router_interface", "top"
+            handles, handle_kind, edge = [(i.id, i.name, part_words("router_interface", i)) for i in obj.interfaces], \
+                "router_interface", "top"
             size = (max(ROUTER_MIN_SIZE[0], 40 + len(obj.interfaces) * 40), ROUTER_MIN_SIZE[1])
         elif kind == "physical_host":
-            ips = [n.ip.split("/")[0] for n in obj.nics if n.ip]
-            subtitle = ips[0] if ips else "bare metal"
-            handles, handle_kind, edge = [(n.id, n.name) for n in obj.nics], "host_nic", "top"
+            handles, handle_kind, edge = [(n.id, n.name, part_words("host_nic", n)) for n in obj.nics], "host_nic", "top"
             size = PHYSICAL_HOST_SIZE
         elif kind == "dlr":
-            subtitle = f"DLR · {len(obj.interfaces)} interfaces"
             size = DLR_SIZE
         if size and place is not None and place.w and place.h:  # a size the design file asks for
-            size = (max(place.w, 90.0), max(place.h, 40.0))
-        sig = (title, subtitle, tuple(handles), size, family)
+            size = (max(place.w, 40.0), max(place.h, 24.0))
+        title_w = header = 0.0
+        if item.frame or kind in ("physical_switch", "physical_router", "physical_host"):
+            block = layout_content.frame(d.key, d.ref, kind, obj.name, lines)
+            title_w, header = (0.0 if kind == "host" else block.label_w), block.header
+        sig = (obj.name, tuple(lines), tuple((h, n, tuple(w)) for h, n, w in handles), size, family, counts)
         if sig == item.signature:
             return
         item.signature = sig
-        item.title, item.subtitle, item.family = title, subtitle, family
+        item.set_text(obj.name, lines)
+        item.family, item.counts = family, counts
+        item.label_w, item.header = title_w, max(header, HOST_HEADER)
         item.icon = icon_for(kind, obj)
         if size:
             item.set_size(*size)
-        if [h for h, _ in handles] != list(item.handles) or any(
-                item.handles[h].full_label != label for h, label in handles):
+        if [h for h, _, _ in handles] != list(item.handles) or any(
+                item.handles[h].full_label != label for h, label, _ in handles):
             for hid, handle in item.handles.items():
                 self.handles.pop(hid, None)
                 handle.setParentItem(None)
                 self.removeItem(handle)
             item.handles = {}
-            for hid, label in handles:
+            for hid, label, _ in handles:
                 handle = HandleItem(hid, handle_kind, label, item, colour)
                 handle.label_below = edge == "bottom"
                 handle.setVisible(not self.overview)
                 item.handles[hid] = handle
                 self.handles[hid] = handle
+        for hid, _, part in handles:
+            item.handles[hid].lines = part
         item.handle_edge = edge
-        if not item.frame:
-            self._place_handles(item)
         item.update()
 
     def set_overview(self, overview: bool) -> None:
-        """Called by the view when the zoom crosses the level-of-detail threshold."""
+        """Called by the view when the zoom crosses the level-of-detail threshold: far out, hosts are labelled
+        boxes (what they hold hidden, so Qt does not even visit it) and links between boxes are bundled."""
         if overview != self.overview:
             self.overview = overview
             for handle in self.handles.values():
                 handle.setVisible(not overview)
+            for key in self.inner:
+                item = self.nodes.get(key)
+                if item is not None:
+                    item.setVisible(not overview)
+            for link in self.links.values():
+                link.setVisible(not overview)
+            self.bundles.show(overview)
 
     def _place_handles(self, item: NodeItem) -> None:
+        """Handles where the automatic layout put their boxes while the item is where it put it (drawn as chips
+        with their details), else evenly along the item's edge."""
+        rect = item.mapRectToScene(item.size)
+        box = self.arranged.get(item.oid)
+        boxes = [self.arranged.get(hid) for hid in item.handles]
+        if box is not None and all(boxes) and _same(rect, box):
+            for handle, b in zip(item.handles.values(), boxes):
+                handle.setPos(b.x + b.w / 2 - box.x, b.y + b.h / 2 - box.y)
+                handle.set_chip(QRectF(-b.w / 2, -b.h / 2, b.w, b.h), handle.lines)
+            return
         n = len(item.handles)
-        rect = item.size
-        y = rect.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else rect.top()
+        local = item.size
+        y = local.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else local.top()
         for i, handle in enumerate(item.handles.values()):
-            handle.setPos(rect.left() + rect.width() * (i + 1) / (n + 1), y)
+            handle.set_chip(None, [])
+            handle.setPos(local.left() + local.width() * (i + 1) / (n + 1), y)
 
     def children_of(self, oid: str) -> list[str]:
-        """What a frame holds: a host its switches and VMs, a switch its portgroups."""
-        index = self.workbench.document.index
-        obj, kind = index.get(oid), index.kind(oid)
-        if kind == "host":
-            return ([s.id for s in self.topology.switches if s.host == oid and s.kind not in MULTI_HOST_SWITCHES]
-                    + [v.id for v in self.topology.vms if v.host == oid])
-        if kind == "switch":
-            return [pg.id for pg in obj.portgroups]
-        return []
+        """What a frame holds: a host its switches (and proxies), VMs and DLR instances, a switch its portgroups."""
+        return [key for key, parent in self.parent_of.items() if parent == oid and key in self.nodes]
 
     def descendants(self, oid: str) -> list[str]:
         out, todo = [], self.children_of(oid)
@@ -360,67 +390,71 @@ class DesignScene(QGraphicsScene):
     def _fit_frames(self) -> None:
         """Size each frame to hold its children (switches first, then hosts), then put their handles on."""
         places = self.topology.layout.places
-        by_host: dict[str, list[str]] = {}
-        for sw in self.topology.switches:
-            if sw.host and sw.kind not in MULTI_HOST_SWITCHES:
-                by_host.setdefault(sw.host, []).append(sw.id)
-        for vm in self.topology.vms:
-            if vm.host:
-                by_host.setdefault(vm.host, []).append(vm.id)
-        for sw in self.topology.switches:
-            self._fit(sw.id, [pg.id for pg in sw.portgroups], SWITCH_MIN, places)
+        held: dict[str, list[str]] = {}
+        for key, parent in self.parent_of.items():
+            held.setdefault(parent, []).append(key)
+        for oid, item in self.nodes.items():
+            if item.kind == "switch":
+                self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
         for host in self.topology.hosts:
-            self._fit(host.id, by_host.get(host.id, []), HOST_MIN, places, extra_bottom=22)
+            self._fit(host.id, held.get(host.id, []), HOST_MIN, places, extra_bottom=22)
             self._place_handles(self.nodes[host.id])
 
     def _fit(self, oid: str, children: list[str], minimum: tuple[float, float], places, extra_bottom: float = 0) -> None:
+        """A frame's size: the one its place asks for, grown to hold its children. A frame the automatic layout
+        sized holds them exactly (its pNICs inside); one drawn by hand keeps a margin and its kind's minimum."""
         item = self.nodes[oid]
         place = places.get(oid)
-        w = max(minimum[0], place.w or 0 if place else 0)
-        h = max(minimum[1], place.h or 0 if place else 0)
+        arranged = oid in self.arranged
+        pad = BAR_PAD if arranged and item.kind == "switch" else LAYOUT_PAD if arranged else PAD
+        extra = 0.0 if arranged else extra_bottom
+        w = max(0.0 if arranged else minimum[0], place.w or 0 if place else 0)
+        h = max(0.0 if arranged else minimum[1], place.h or 0 if place else 0)
         origin = item.pos()
         for cid in children:
             child = self.nodes.get(cid)
             if child is not None:
-                r = child.sceneBoundingRect()
-                w = max(w, r.right() - origin.x() + PAD)
-                h = max(h, r.bottom() - origin.y() + PAD + extra_bottom)
+                r = child.mapRectToScene(child.size) if arranged else child.sceneBoundingRect()
+                w = max(w, r.right() - origin.x() + pad)
+                h = max(h, r.bottom() - origin.y() + pad + extra)
         item.set_size(w, h)
 
     # --- links -------------------------------------------------------------------------------------------
 
-    def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
-        topo = self.topology
-        out: dict[str, tuple[str, str, str]] = {}
-        for vm in topo.vms:
-            for nic in vm.vnics:
-                if nic.network:
-                    out[f"net:{nic.id}"] = ("net", nic.id, nic.network)
-        for sw in topo.switches:
-            for up in sw.uplinks:
-                out[f"up:{sw.id}:{up.pnic}"] = ("uplink", sw.id, up.pnic)
-        for link in topo.links:
-            out[link.id] = ("cable", link.a, link.b)
-        for dlr in topo.nsx.dlrs:
-            for itf in dlr.interfaces:
-                out[f"dlr:{itf.id}"] = ("dlr", dlr.id, itf.network)
-        for router in topo.physical_routers:
-            if router.switch:
-                out[f"l3:{router.id}"] = ("l3", router.id, router.switch)
-        return {k: v for k, v in out.items() if self.anchor_item(v[1]) and self.anchor_item(v[2])}
+    def host_rows(self) -> list[list[str]]:
+        """Hosts standing side by side (their frames overlap vertically), each row left to right."""
+        rects = sorted(((self.nodes[h.id].mapRectToScene(self.nodes[h.id].size), h.id) for h in self.topology.hosts
+                        if h.id in self.nodes), key=lambda r: (r[0].top(), r[0].left()))
+        rows: list[list[tuple[QRectF, str]]] = []
+        for rect, hid in rects:
+            for row in rows:
+                if rect.top() < row[0][0].bottom() and row[0][0].top() < rect.bottom():
+                    row.append((rect, hid))
+                    break
+            else:
+                rows.append([(rect, hid)])
+        return [[hid for _, hid in sorted(row, key=lambda r: r[0].left())] for row in rows]
 
-    def _sync_links(self) -> None:
+    def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
+        return links(self.topology, lambda oid: self.anchor_item(oid) is not None, self.spans, self.host_rows())
+
+    def _sync_links(self, batch: int = 0):
         wanted = self._wanted_links()
         for key in [k for k in self.links if k not in wanted or
                     (self.links[k].style, self.links[k].a, self.links[k].b) != wanted[k]]:
             self.removeItem(self.links.pop(key))
         self.touching = {}
+        made = 0
         for key, (style, a, b) in wanted.items():
             item = self.links.get(key)
             if item is None:
                 item = LinkItem(key, style, a, b)
+                item.setVisible(not self.overview)
                 self.links[key] = item
                 self.addItem(item)
+                made += 1
+                if batch and made % batch == 0:
+                    yield made, len(wanted)
             for end in (a, b):
                 self.touching.setdefault(self.node_of(end), set()).add(key)
             self._route(item)
@@ -455,11 +489,20 @@ class DesignScene(QGraphicsScene):
         return QPointF(rect.center().x(), rect.top() if toward.y() < rect.center().y() else rect.bottom())
 
     def _route(self, link: LinkItem) -> None:
+        """The automatic layout's route while both ends are where it put them, else the plain route."""
+        edge = self.arranged_edges.get(layout_edge_id(link.key, link.a, link.b))
+        if edge is not None and all(self._as_arranged(self.node_of(end)) for end in (link.a, link.b)):
+            link.set_points(edge.points)
+            return
         pa, pb = self._centre(link.a), self._centre(link.b)
         a = self.anchor(link.a, pb)
         b = self.anchor(link.b, pa)
         if a is not None and b is not None:
             link.set_ends(a, b)
+
+    def _as_arranged(self, oid: str) -> bool:
+        item, box = self.nodes.get(oid), self.arranged.get(oid)
+        return item is not None and box is not None and _same(item.mapRectToScene(item.size), box)
 
     def _centre(self, oid: str) -> QPointF:
         item = self.anchor_item(oid)
@@ -477,8 +520,9 @@ class DesignScene(QGraphicsScene):
     def selected_ids(self) -> list[str]:
         """The selected objects; a handle inside a selected node goes with its node (rubber band)."""
         selected = self.selectedItems()
-        return [item.oid for item in selected if hasattr(item, "oid") and not (
+        ids = [getattr(item, "ref", item.oid) for item in selected if hasattr(item, "oid") and not (
             isinstance(item, HandleItem) and item.parentItem().isSelected())]
+        return list(dict.fromkeys(ids))
 
     def _selection_to_workbench(self) -> None:
         if not self._selecting:
@@ -495,17 +539,25 @@ class DesignScene(QGraphicsScene):
         try:
             wanted = set(ids)
             for item in self.selectedItems():
-                if getattr(item, "oid", None) not in wanted:
+                if getattr(item, "ref", getattr(item, "oid", None)) not in wanted:
                     item.setSelected(False)
             for oid in ids:
-                item = self.nodes.get(oid) or self.handles.get(oid) or self.links.get(oid)
-                if item is not None and not item.isSelected():
-                    item.setSelected(True)
+                for item in [self.nodes.get(oid) or self.handles.get(oid) or self.links.get(oid),
+                             *self.instances_of(oid)]:
+                    if item is not None and not item.isSelected():
+                        item.setSelected(True)
         finally:
             self._selecting = False
         shown = [i for i in ids if i in self.nodes or i in self.handles]
+        shown += [item.oid for i in ids for item in self.instances_of(i)]
         if shown and not self._syncing:
             self.focusRequested.emit(self.node_rect(self.node_of(shown[0])))
+
+    def instances_of(self, oid: str) -> list[NodeItem]:
+        """The items drawn for an object that has one per member host (a vDS proxy, its portgroups, a DLR)."""
+        if oid in self.nodes:
+            return []
+        return [item for item in self.nodes.values() if getattr(item, "ref", None) == oid and item.oid != oid]
 
     # --- containment -------------------------------------------------------------------------------------
 
@@ -517,7 +569,7 @@ class DesignScene(QGraphicsScene):
             if what == "host" and item.kind == "host":
                 return item.oid
             if what == "switch" and item.kind == "switch":
-                return item.oid
+                return item.ref  # a proxy stands for its distributed switch
         return None
 
     def container_kind(self, oid: str) -> str:
@@ -769,12 +821,13 @@ class DesignScene(QGraphicsScene):
 
     def next_slot(self, switch_id: str) -> QPointF:
         """Where the next portgroup dropped into a switch goes: right of the last one, in a row."""
-        rect = self.node_rect(switch_id)
-        right = rect.left() + PAD
+        item = self.nodes.get(switch_id) or next(iter(self.instances_of(switch_id)), None)
+        rect = item.mapRectToScene(item.size)
+        right = rect.left() + max(PAD, item.label_w)
         for pg in self.workbench.document.index.get(switch_id).portgroups:
             pg_rect = self.node_rect(pg.id)
             if pg_rect is not None:
-                right = max(right, pg_rect.right() + 16)
+                right = max(right, pg_rect.right() + 10)
         return QPointF(right, rect.top() + SWITCH_HEADER + 14)
 
     def drop_size(self, key: str) -> tuple[float, float]:
@@ -790,3 +843,8 @@ class DesignScene(QGraphicsScene):
         return {"physical-switch": physical_switch_size(8), "physical-router": ROUTER_MIN_SIZE,
                 "physical-host": PHYSICAL_HOST_SIZE, "nsx-dlr": DLR_SIZE, "note": NOTE_SIZE}[key]
 
+
+def _same(rect: QRectF, box) -> bool:
+    """Whether an item's scene rect is the layout's box (to half a pixel)."""
+    return (abs(rect.x() - box.x) < 0.5 and abs(rect.y() - box.y) < 0.5 and abs(rect.width() - box.w) < 0.5
+            and abs(rect.height() - box.h) < 0.5)
