@@ -29,12 +29,15 @@ from .. import resources_dir
 from ..model import Topology, TopologyFileError, load, save
 from ..model.fileformat import dumps
 from .backend_import import BackendImporter
-from .canvas.layout import fill_layout
+from .canvas.layout import auto_layout, fill_layout
+from .canvas.minimap import Minimap
 from .canvas.scene import DesignScene
 from .canvas.view import DesignView
 from .editing import Editor
 from .files import Autosave, Autosaved, add_recent, clear_recent, recent_files
+from .find import FindBar
 from .inspector import Inspector
+from .opening import Opener
 from .palette import Palette
 from .pathing import PathController
 from .signals import connect_weakly
@@ -98,6 +101,9 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(QIcon(str(resources_dir() / "icons" / "switch-vds.svg")))
         self.resize(1440, 900)
         self._build_docks()
+        self.opener = Opener(self)
+        self.find_bar = FindBar(self)
+        self.minimap = Minimap(self.view)
         self._build_actions()
         self._build_menus()
         self.zoom_label = QLabel()
@@ -214,6 +220,10 @@ class MainWindow(QMainWindow):
         self.a_delete = self._action("&Delete", self.delete_selection,
                                      [QKeySequence(K.Delete), QKeySequence(Qt.Key.Key_Backspace)])
         self.a_select_all = self._action("Select &All", self.select_all, K.SelectAll)
+        self.a_find = self._action("&Find\u2026", self.find_bar.open, K.Find)
+        self.a_auto_layout = self._action("Auto &Layout", lambda: auto_layout(self.workbench), "Ctrl+Shift+L")
+        self.a_minimap = self._action("Over&view Map", self.minimap.set_enabled, "Ctrl+Shift+M", checkable=True,
+                                      checked=True)
         self.a_note = self._action("Add &Note", self.add_note, "Ctrl+Shift+N")
         self.a_clear_path = self._action("Clear &Path", lambda: self.workbench.highlight_path(None), "Esc")
         self.a_zoom_in = self._action("Zoom &In", self.view.zoom_in, [QKeySequence(K.ZoomIn), "Ctrl+="])
@@ -252,16 +262,19 @@ class MainWindow(QMainWindow):
         edit.addSeparator()
         edit.addActions([self.a_cut, self.a_copy, self.a_paste, self.a_duplicate, self.a_delete])
         edit.addSeparator()
-        edit.addActions([self.a_select_all, self.a_note, self.a_clear_path])
+        edit.addActions([self.a_select_all, self.a_find, self.a_note, self.a_clear_path])
         view = bar.addMenu("&View")
         view.addActions([self.a_zoom_in, self.a_zoom_out, self.a_fit, self.a_actual])
         view.addSeparator()
-        view.addActions([self.a_grid, self.a_snap])
+        view.addActions([self.a_grid, self.a_snap, self.a_minimap])
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
         arrange = bar.addMenu("&Arrange")
+        arrange.addAction(self.a_auto_layout)
+        arrange.addSeparator()
         arrange.addActions(list(self.a_align.values()))
+
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("MainToolbar")
         toolbar.setMovable(False)
@@ -399,28 +412,24 @@ class MainWindow(QMainWindow):
                 self.open_file(path)
 
     def open_file(self, path: str) -> bool:
-        try:
-            topology = load(path)
-        except TopologyFileError as exc:
-            self.tell_error("Cannot open the design", str(exc))
-            return False
-        self.set_design(topology, path)
-        add_recent(path)
-        self.workbench.status.emit(f"Opened {path}")
-        return True
+        """Open a design; a large one in the background (``Opener``). True when it opened or is opening."""
+        return self.opener.open(path)
 
     def open_example(self, path: str) -> bool:
         """An example opens as a new, untitled copy, so saving never overwrites the bundled file."""
         if not self.maybe_save():
             return False
-        try:
-            topology = load(path)
-        except TopologyFileError as exc:
-            self.tell_error("Cannot open the example", str(exc))
-            return False
-        self.set_design(topology, None)
-        self.workbench.status.emit(f"Example {Path(path).name}: save it to keep your changes")
-        return True
+        return self.opener.open(path, example=True)
+
+    def finish_open(self, topology: Topology, path: str, example: bool) -> None:
+        """A design read by the opener becomes this window's."""
+        if example:
+            self.set_design(topology, None)
+            self.workbench.status.emit(f"Example {Path(path).name}: save it to keep your changes")
+            return
+        self.set_design(topology, path)
+        add_recent(path)
+        self.workbench.status.emit(f"Opened {path}")
 
     def open_imported(self, topology: Topology, source: str) -> None:
         """A design read from a backend opens untitled and counts as unsaved until saved."""

@@ -1,10 +1,10 @@
-"""Graphviz ``dot`` orders and spaces the top level: which host goes where in its row, which switch under it.
+"""Graphviz ``dot`` orders the top level: which host goes where in its row, which switch under it.
 
 The top level of a design is a layered graph: rows of hosts, the switches they are cabled to below them, the
-physical tiers below those. ``dot`` (network simplex ranking, crossing minimisation, priority placement) puts
-each row's boxes in an order with few crossing cables and spaces them so a box sits near what it is cabled to.
-Everything else (the insides of hosts and switches, the wrapping of rows, the routing of each line) is this
-package's own, so that its guarantees (no overlap, no line through a box) hold whatever ``dot`` returns.
+physical tiers below those. ``dot`` (network simplex ranking, crossing minimisation) puts each row's boxes in an
+order with few crossing cables. Everything else (the insides of hosts and switches, the wrapping and spacing of
+rows, the routing of each line) is this package's own, so that its guarantees (no overlap, no line through a
+box) hold whatever ``dot`` returns.
 
 All rows are sent to one ``dot`` process as separate graphs. If ``dot`` is missing or fails, the boxes keep the
 design's order (``engine()`` says which happened).

@@ -552,7 +552,8 @@ class Arranger:
                 p.insert(p.root.h - 1.0, tallest - p.root.h)
 
     def _order(self, rows: list[list[str]], stacks: list[tuple[int, int]], owner) -> str:
-        """Order and space each row with Graphviz (falls back to the design's order); returns the engine's name."""
+        """Order each row with Graphviz (falls back to the design's order), pack it and centre it under the widest
+        row of its stack; returns the engine's name."""
         weights: dict[tuple[str, str], int] = {}
         for _, a, b, _, _ in self._links(owner):
             key = (owner[a][0], owner[b][0])
@@ -574,16 +575,19 @@ class Arranger:
             graphs.append(Graph(graph_rows, links))
         placed = place_rows(graphs)
         for g, group in enumerate(groups):
+            widths = []
             for r in group:
                 row = rows[r]
-                if placed is not None:
+                if placed is not None:  # dot's order; the spacing is ours: compact, each row centred
                     xs = placed[g]
                     row.sort(key=lambda k: xs.get(k, 0.0))
-                    wanted = [xs.get(k, 0.0) for k in row]
-                else:
-                    wanted = [None] * len(row)
                 roots = [self.parts[k].root for k in row]
-                _pack(roots, wanted, TOP_GAP)
+                _pack(roots, [None] * len(roots), TOP_GAP)
+                widths.append(roots[-1].x + roots[-1].w if roots else 0.0)
+            widest = max(widths, default=0.0)
+            for r, width in zip(group, widths):
+                for k in rows[r]:
+                    self.parts[k].root.x += (widest - width) / 2
         return dot_version() if placed is not None else "model order (graphviz dot not found)"
 
     def _arrange_children(self, rows: list[list[str]], owner) -> None:

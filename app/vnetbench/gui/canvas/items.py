@@ -285,8 +285,8 @@ class NodeItem(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(rect)
         if not self.parentItem() and detail > 0 and (self.kind == "host" or self.label_w):
-            px = 13.0 / detail  # 13 screen pixels
-            if rect.height() < 1.5 * px:
+            px = min(13.0 / detail, rect.height() * 0.8)  # 13 screen pixels, or as much as a thin bar holds
+            if px * detail < 6:
                 return
             painter.setPen(QColor("#1d2433"))
             painter.setFont(font(px, True))

@@ -50,8 +50,10 @@ def fill_layout(topology: Topology) -> int:
 
     An unplaced object inside a placed frame keeps its spot relative to that frame; unplaced top-level objects
     go below what is placed."""
-    diagram = arrange(topology)
-    remember(topology, diagram)
+    diagram = remembered(topology)
+    if diagram is None:  # (a design opened in the background was laid out by the worker already)
+        diagram = arrange(topology)
+        remember(topology, diagram)
     places = topology.layout.places
     auto = auto_places(diagram)
     missing = [key for key in auto if key not in places]

@@ -2,8 +2,8 @@
 
 At overview zoom the scene hides what hosts hold and every single link (thousands of hairlines are only a
 texture); this item draws, for each pair of top-level boxes joined by cables (a host and its top-of-rack switch,
-two switches), one orthogonal line whose width grows with the number of cables, so the racks and the uplinks
-stay readable.
+two switches), one of those cables' routes (they run between the boxes) with a width that grows with the number
+of cables, so the racks and the uplinks stay readable.
 """
 
 from __future__ import annotations
@@ -46,27 +46,20 @@ class Bundles(QGraphicsItem):
 
     def refresh(self) -> None:
         scene = self._scene
-        pairs: dict[tuple[str, str], int] = {}
+        pairs: dict[tuple[str, str], list] = {}
         for link in scene.links.values():
             a, b = self._top(link.a), self._top(link.b)
-            if a != b and a in scene.nodes and b in scene.nodes:
-                pairs[tuple(sorted((a, b)))] = pairs.get(tuple(sorted((a, b))), 0) + 1
+            if a != b and a in scene.nodes and b in scene.nodes and link.points:
+                pairs.setdefault(tuple(sorted((a, b))), []).append(link)
         self.prepareGeometryChange()
         self.lines = []
         bounds = QRectF()
-        for (a, b), n in pairs.items():
-            ra = scene.nodes[a].mapRectToScene(scene.nodes[a].size)
-            rb = scene.nodes[b].mapRectToScene(scene.nodes[b].size)
-            if ra.center().y() > rb.center().y():
-                ra, rb = rb, ra
-            start = QPointF(ra.center().x(), ra.bottom())
-            end = QPointF(rb.center().x(), rb.top() if rb.top() > ra.bottom() else rb.bottom())
-            mid = (start.y() + end.y()) / 2 if rb.top() > ra.bottom() else max(ra.bottom(), rb.bottom()) + 30
-            path = QPainterPath(start)
-            path.lineTo(start.x(), mid)
-            path.lineTo(end.x(), mid)
-            path.lineTo(end)
-            self.lines.append((path, 1.5 + 1.5 * math.log2(n)))
+        for links in pairs.values():
+            points = links[0].points
+            path = QPainterPath(QPointF(*points[0]))
+            for x, y in points[1:]:
+                path.lineTo(x, y)
+            self.lines.append((path, min(4.0, 1.0 + math.log2(len(links)))))
             bounds = bounds.united(path.controlPointRect())
         self._bounds = bounds.adjusted(-10, -10, 10, 10)
         self.update()

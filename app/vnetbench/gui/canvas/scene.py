@@ -77,6 +77,8 @@ class _LinkDrag:
 class DesignScene(QGraphicsScene):
     #: The view should show this rectangle (something was selected from outside the canvas: a panel).
     focusRequested = Signal(QRectF)
+    #: The items were brought up to date with the model (a sync or a move finished).
+    drawn = Signal()
 
     def __init__(self, workbench: Workbench, editor: Editor | None = None) -> None:
         super().__init__(workbench)  # lives as long as the design it draws
@@ -116,6 +118,8 @@ class DesignScene(QGraphicsScene):
         self.parent_of: dict[str, str] = {}
         self.arranged: dict = {}
         self.arranged_edges: dict = {}
+        self.gradually: tuple | None = None  # (batch, progress) for the next reset: see sync_gradually
+        self._dirty_meanwhile = False
         connect_weakly(workbench.designChanged, self, "_design_changed")
         connect_weakly(workbench.undo_stack.indexChanged, self, "flush")
         connect_weakly(workbench.selectionChanged, self, "_select_ids")
@@ -146,13 +150,20 @@ class DesignScene(QGraphicsScene):
         return self.workbench.topology
 
     def _design_changed(self, change: Change) -> None:
+        if self._syncing and change.op != "reset":
+            self._dirty_meanwhile = True
         oid = self._place_of.get(id(change.obj)) if isinstance(change.obj, Place) else None
         if change.op == "set" and oid in self.nodes and change.field in ("x", "y") and not self._dirty:
             self._moved.add(oid)  # only a position: the quick path moves the item and its links
         else:
             self._dirty = True
         if change.op == "reset":
-            self.sync()
+            if self.gradually is not None:  # a large design being opened: drawn a slice at a time
+                batch, progress = self.gradually
+                self.gradually = None
+                self.sync_gradually(batch, progress)
+            else:
+                self.sync()
         elif not self._sync_timer.isActive():
             self._sync_timer.start()
 
@@ -175,6 +186,7 @@ class DesignScene(QGraphicsScene):
         resized = {oid for oid, size in sizes.items() if self.nodes[oid].size != size}  # their handles moved
         self.reroute(moved | resized)
         self.overlay.refresh()
+        self.drawn.emit()
 
     def sync(self) -> None:
         """Make the items match the model: add, update, remove, size frames, route links."""
@@ -191,6 +203,36 @@ class DesignScene(QGraphicsScene):
     def _sync(self) -> None:
         for _ in self._sync_steps():
             pass
+
+    def sync_gradually(self, batch: int, progress=None) -> None:
+        """Like ``sync``, a slice of ``batch`` items per turn of the event loop, so the window paints and
+        answers while a large design is drawn; ``progress(done, total)`` after each slice, ``drawn`` at the end.
+        An edit meanwhile is drawn once this finishes."""
+        if self._syncing:
+            return
+        self._syncing = True
+        steps = self._sync_steps(batch)
+
+        def step() -> None:
+            try:
+                done, total = next(steps)
+            except StopIteration:
+                self._syncing = False
+                self._moved = set()
+                again, self._dirty = self._dirty_meanwhile, False
+                self._dirty_meanwhile = False
+                if again:
+                    self.sync()
+                return
+            except BaseException:
+                self._syncing = False
+                raise
+            if progress is not None:
+                progress(done, total)
+            QTimer.singleShot(0, step)
+
+        self._dirty_meanwhile = False
+        QTimer.singleShot(0, step)
 
     def _sync_steps(self, batch: int = 0):
         """``_sync`` in steps: yields (done, total) after every ``batch`` items made (never when 0), so a large
@@ -210,19 +252,19 @@ class DesignScene(QGraphicsScene):
         self.arranged = arranged.by_id() if arranged is not None else {}
         self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
         total, made = len(wanted), 0
+        bulk = total - len(self.nodes) > 2000
+        if bulk:  # thousands of new items: index them once at the end, not one by one
+            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         for oid, d in wanted.items():
             item = self.nodes.get(oid)
-            if item is None:
+            new = item is None
+            if new:
                 kind = d.kind
                 item = NoteItem(oid) if kind == "note" else NodeItem(oid, kind, frame=kind in ("host", "switch"),
                                                                      ref=d.ref)
                 item.setZValue(Z["note"] if kind == "note" else Z.get(kind, Z["node"]))
                 item.setVisible(not (self.overview and oid in self.inner))
                 self.nodes[oid] = item
-                self.addItem(item)
-                made += 1
-                if batch and made % batch == 0:
-                    yield made, total
             self._update_node(item, d, switch_of, places.get(oid), counts.get(oid, ""))
             if d.kind == "note":
                 item.setPos(d.obj.x, d.obj.y)
@@ -233,14 +275,22 @@ class DesignScene(QGraphicsScene):
                     item.setPos(pos)
                 if item.handles and not item.frame:
                     self._place_handles(item)
+            if new:  # added once drawn and sized: the scene indexes it once
+                self.addItem(item)
+                made += 1
+                if batch and made % batch == 0:
+                    yield made, total
         self._fit_frames()
         yield from self._sync_links(batch)
+        if bulk:
+            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self.overlay.refresh()
         if self.overview:
             self.bundles.refresh()
         if self.deploy_states:
             self.show_deploy_states(self.deploy_states)
         self._select_ids(self.workbench.selection)
+        self.drawn.emit()
 
     def _counts(self, wanted: dict[str, Drawn]) -> dict[str, str]:
         """What each host holds, for its label when zoomed far out."""
@@ -356,6 +406,8 @@ class DesignScene(QGraphicsScene):
             for link in self.links.values():
                 link.setVisible(not overview)
             self.bundles.show(overview)
+            if not overview:  # a hidden item cannot be selected: select what became visible
+                self._select_ids(self.workbench.selection)
 
     def _place_handles(self, item: NodeItem) -> None:
         """Handles where the automatic layout put their boxes while the item is where it put it (drawn as chips
@@ -445,19 +497,23 @@ class DesignScene(QGraphicsScene):
             self.removeItem(self.links.pop(key))
         self.touching = {}
         made = 0
+        still = {key for key, item in self.nodes.items() if key in self.arranged
+                 and _same(item.mapRectToScene(item.size), self.arranged[key])}
         for key, (style, a, b) in wanted.items():
             item = self.links.get(key)
-            if item is None:
+            new = item is None
+            if new:
                 item = LinkItem(key, style, a, b)
                 item.setVisible(not self.overview)
                 self.links[key] = item
+            for end in (a, b):
+                self.touching.setdefault(self.node_of(end), set()).add(key)
+            self._route(item, still)
+            if new:
                 self.addItem(item)
                 made += 1
                 if batch and made % batch == 0:
                     yield made, len(wanted)
-            for end in (a, b):
-                self.touching.setdefault(self.node_of(end), set()).add(key)
-            self._route(item)
         for handle in self.handles.values():
             handle.connected = False
         for item in self.links.values():
@@ -488,10 +544,12 @@ class DesignScene(QGraphicsScene):
             return QPointF(rect.center().x(), rect.bottom())
         return QPointF(rect.center().x(), rect.top() if toward.y() < rect.center().y() else rect.bottom())
 
-    def _route(self, link: LinkItem) -> None:
-        """The automatic layout's route while both ends are where it put them, else the plain route."""
-        edge = self.arranged_edges.get(layout_edge_id(link.key, link.a, link.b))
-        if edge is not None and all(self._as_arranged(self.node_of(end)) for end in (link.a, link.b)):
+    def _route(self, link: LinkItem, still: set[str] | None = None) -> None:
+        """The automatic layout's route while both ends are where it put them (``still``: the items known to
+        be), else the plain route."""
+        edge = self.arranged_edges.get(layout_edge_id(link.key, link.a, link.b)) if self.arranged_edges else None
+        if edge is not None and all(self.node_of(end) in still if still is not None
+                                    else self._as_arranged(self.node_of(end)) for end in (link.a, link.b)):
             link.set_points(edge.points)
             return
         pa, pb = self._centre(link.a), self._centre(link.b)
