@@ -40,10 +40,6 @@ class Opener(QObject):
         self.bar.setMaximumWidth(220)
         self.bar.setTextVisible(False)
         self.label = QLabel()
-        window.statusBar().addWidget(self.label)
-        window.statusBar().addWidget(self.bar)
-        self.bar.hide()
-        self.label.hide()
         self.pending: tuple[str, bool, float] = ("", False, 0.0)
         window.installEventFilter(self)
 
@@ -113,8 +109,7 @@ class Opener(QObject):
         def drawn() -> None:
             scene.drawn.disconnect(drawn)
             self.busy = False
-            self.bar.hide()
-            self.label.hide()
+            self._hide()
             self.window.view.fit()
             self.opened.emit(path, time.perf_counter() - started)
 
@@ -123,16 +118,24 @@ class Opener(QObject):
         self.window.finish_open(topology, path, example)
 
     def _show(self, text: str, done: int, total: int) -> None:
+        """The progress in the status bar (its widgets are there only while an open is under way)."""
+        if not self.label.isVisible():
+            self.window.statusBar().addWidget(self.label)
+            self.window.statusBar().addWidget(self.bar)
+            self.label.show()
+            self.bar.show()
         self.label.setText(text)
         self.bar.setRange(0, total)
         self.bar.setValue(done)
-        self.label.show()
-        self.bar.show()
+
+    def _hide(self) -> None:
+        if self.label.isVisible():
+            self.window.statusBar().removeWidget(self.label)
+            self.window.statusBar().removeWidget(self.bar)
 
     def _fail(self, message: str, example: bool) -> None:
         self.busy = False
-        self.bar.hide()
-        self.label.hide()
+        self._hide()
         if "Cancelled" in message:
             return
         self.window.tell_error("Cannot open the example" if example else "Cannot open the design", message)
