@@ -39,6 +39,11 @@ def entries(topology: Topology) -> list[tuple[str, Match]]:
         if text:
             out.append((text.lower(), Match(oid, kind, text, label)))
 
+    def addresses(oid: str, kind: str, owner: str, nic) -> None:
+        """A NIC's address and MAC, both leading to its owner."""
+        for text in ((nic.ip or "").split("/")[0], getattr(nic, "mac", None)):
+            add(oid, kind, text, f"{text}  \u2014 {owner} {nic.name}")
+
     for host in topology.hosts:
         add(host.id, "host", host.name, f"{host.name}  \u2014 host")
     for sw in topology.switches:
@@ -48,22 +53,17 @@ def entries(topology: Topology) -> list[tuple[str, Match]]:
     for vm in topology.vms:
         add(vm.id, "vm", vm.name, f"{vm.name}  \u2014 VM")
         for nic in vm.vnics:
-            ip = (nic.ip or "").split("/")[0]
-            add(vm.id, "vnic", ip, f"{ip}  \u2014 {vm.name} {nic.name}")
-            add(vm.id, "vnic", nic.mac, f"{nic.mac}  \u2014 {vm.name} {nic.name}")
+            addresses(vm.id, "vnic", vm.name, nic)
     for ps in topology.physical_switches:
         add(ps.id, "physical_switch", ps.name, f"{ps.name}  \u2014 physical switch")
     for rt in topology.physical_routers:
         add(rt.id, "physical_router", rt.name, f"{rt.name}  \u2014 router")
         for itf in rt.interfaces:
-            ip = (itf.ip or "").split("/")[0]
-            add(rt.id, "router_interface", ip, f"{ip}  \u2014 {rt.name} {itf.name}")
+            addresses(rt.id, "router_interface", rt.name, itf)
     for ph in topology.physical_hosts:
         add(ph.id, "physical_host", ph.name, f"{ph.name}  \u2014 physical host")
         for nic in ph.nics:
-            ip = (nic.ip or "").split("/")[0]
-            add(ph.id, "host_nic", ip, f"{ip}  \u2014 {ph.name} {nic.name}")
-            add(ph.id, "host_nic", nic.mac, f"{nic.mac}  \u2014 {ph.name} {nic.name}")
+            addresses(ph.id, "host_nic", ph.name, nic)
     for dlr in topology.nsx.dlrs:
         add(dlr.id, "dlr", dlr.name, f"{dlr.name}  \u2014 NSX DLR")
     return out

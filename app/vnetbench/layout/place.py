@@ -20,8 +20,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from ..model.objects import (MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, VM, Dlr, Host, PhysicalHost, PhysicalRouter,
-                             PhysicalSwitch, Switch, Topology)
+from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, VM, Dlr, Host, Switch, Topology
 from . import content as C
 from .diagram import Box, Diagram, Edge
 from .graphviz import Graph, dot_version, place_rows

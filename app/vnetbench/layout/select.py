@@ -6,7 +6,6 @@ import copy
 from collections.abc import Iterable
 
 from ..model import Index, Topology
-from ..model.objects import MULTI_HOST_SWITCHES
 
 #: Kinds that stand for their owner when chosen (a vNIC draws its VM).
 _OWNED = {"vnic": "vm", "host_nic": "physical_host", "router_interface": "physical_router", "port": "physical_switch",

@@ -82,10 +82,10 @@ def elide(text: str, size: float, bold: bool, width: float) -> str:
 
 
 def text_scale(painter: QPainter) -> float:
-    """How much smaller than the layout's size text is drawn at this zoom: 1 up to 100%, down to 0.55 closer in,
-    so a cut label shows in full as one zooms in."""
+    """How much smaller than the layout's size text is drawn at this zoom: 1 up to 100%, then as much smaller as
+    the zoom is larger (the same size on screen), down to 0.35, so a cut label shows in full as one zooms in."""
     zoom = painter.worldTransform().m11()
-    return min(1.0, max(0.55, 1.0 / zoom)) if zoom > 0 else 1.0
+    return min(1.0, max(0.35, 1.0 / zoom)) if zoom > 0 else 1.0
 
 
 def draw_lines(painter: QPainter, rect: QRectF, title: str, lines: list[str], left: float, scale: float) -> bool:
