@@ -18,79 +18,20 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 
-from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, VM, Dlr, Host, Switch, Topology
+from ..model.objects import MULTI_HOST_SWITCHES, VM, Dlr, Switch, Topology
 from . import content as C
 from .diagram import Box, Diagram, Edge
 from .graphviz import Graph, dot_version, place_rows
-from .route import LANE, MARGIN, Band, Item, Pin, Route, route
-
-PAD = 12.0        # inside a frame, around its children
-BAR_PAD = 8.0     # inside a switch bar, around its portgroups / ports
-GAP = 24.0        # between boxes of a row inside a host
-TOP_GAP = 48.0    # between boxes of a top-level row
-PG_GAP = 10.0     # between portgroups (ports) in a bar
-ROW_GAP = 10.0    # between a bar's two rows of ports
-PIN_STEP = 7.0    # least room per line ending on one side of a box
-VM_ROW_MIN = 1400.0
-
-
-@dataclass
-class Part:
-    """A laid-out top-level box: ``boxes`` (the root first) with coordinates relative to their parent, and the
-    lines inside it with points relative to the root's corner."""
-
-    root: Box
-    boxes: list[Box]
-    edges: list[Edge] = field(default_factory=list)
-    bus_channel: float | None = None  # hosts: the y of the first band's track (relative)
-    pnic_top: float | None = None     # hosts: the top of the pNIC row
-    _by_id: dict[str, Box] | None = None
-
-    def offset(self, box: Box) -> tuple[float, float]:
-        """``box``'s corner relative to the root's corner."""
-        x = y = 0.0
-        while box is not self.root:
-            x, y = x + box.x, y + box.y
-            box = self.by_id()[box.parent]
-        return x, y
-
-    def by_id(self) -> dict[str, Box]:
-        if self._by_id is None or len(self._by_id) != len(self.boxes):
-            self._by_id = {b.id: b for b in self.boxes}
-        return self._by_id
-
-    def insert(self, at: float, dy: float) -> None:
-        """Open ``dy`` pixels of room at height ``at`` (relative, strictly inside a channel): what lies below it
-        moves down, and lines crossing it stretch."""
-        if dy <= 0:
-            return
-        for box in self.boxes[1:]:
-            if box.parent == self.root.id and box.y > at:
-                box.y += dy
-        for edge in self.edges:
-            edge.points = [(x, y + dy if y > at else y) for x, y in edge.points]
-        if self.bus_channel is not None and self.bus_channel > at:
-            self.bus_channel += dy
-        if self.pnic_top is not None and self.pnic_top > at:
-            self.pnic_top += dy
-        self.root.h += dy
-
-
-@dataclass
-class _End:
-    """A line's end inside a level: the band item, the box it ends on, and which side it leaves from."""
-
-    band: int
-    item: Item
-    box: Box
-    left: float   # the box's left edge, relative to the item
-    top: float    # the box's top edge, relative to the item
-    side: int
+from .host import HostLayout, switch_bar
+from .parts import PIN_STEP, TOP_GAP, End, Part, fit_bar, pack, routes_for
+from .route import LANE, MARGIN, Band, Item, route
 
 
 class Arranger:
+    """Lays out a whole design: the hosts (``host.py``), the physical boxes and what stands alone, then the
+    top-level rows, their order (Graphviz), the cables between them and the bands between proxies."""
+
     def __init__(self, topology: Topology) -> None:
         self.t = topology
         self.host_ids = {h.id for h in topology.hosts}
@@ -101,8 +42,6 @@ class Arranger:
         self.dlr_hosts = self._dlr_hosts()
         self.parts: dict[str, Part] = {}
         self.edges: list[Edge] = []
-
-    # --- hosts ---------------------------------------------------------------------------------------------
 
     def _dlr_hosts(self) -> dict[str, list[str]]:
         """The hosts a DLR has an instance in: where the segments (or switches) it joins live."""
@@ -120,213 +59,12 @@ class Arranger:
             out[dlr.id] = [h.id for h in self.t.hosts if h.id in hosts]
         return out
 
-    def _switch_bar(self, sw: Switch, host: str | None, proxy: bool) -> tuple[Box, list[Box]]:
-        """A switch as a bar: name and kind on the left, portgroups in a row to the right."""
-        sid = f"{sw.id}@{host}" if proxy else sw.id
-        details = C.switch_details(sw)
-        if proxy:
-            details.append(f"proxy \u00b7 {len(self.members[sw.id])} member hosts")
-        bar = C.frame(sid, sw.id, "switch", sw.name, details, style=str(sw.kind), host=host)
-        pgs = []
-        if sw.kind in PORTGROUP_SWITCHES:
-            for pg in sw.portgroups:
-                pid = f"{pg.id}@{host}" if proxy else pg.id
-                box = C.leaf(pid, pg.id, "portgroup", pg.name, C.portgroup_details(pg, sw), host=host)
-                box.parent = sid
-                pgs.append(box)
-        return bar, pgs
-
-    @staticmethod
-    def _fit_bar(bar: Box, rows: list[list[Box]]) -> None:
-        """Put a bar's children in rows right of its title and size the bar around them."""
-        y = BAR_PAD
-        right = bar.label_w
-        for row in rows:
-            if not row:
-                continue
-            x = bar.label_w
-            for child in row:
-                child.x, child.y = x, y
-                x += child.w + PG_GAP
-            right = max(right, x - PG_GAP)
-            y += max(c.h for c in row) + ROW_GAP
-        used = y - ROW_GAP + BAR_PAD if any(rows) else 0.0
-        bar.w = max(bar.label_w + BAR_PAD, right + BAR_PAD)
-        bar.h = max(bar.header, used)
-
-    def host_part(self, host: Host, vms: list[VM], local: list[Switch]) -> Part:
-        hb = C.frame(host.id, host.id, "host", host.name, C.host_details(host), style=str(host.kind))
-        boxes: list[Box] = [hb]
-        target: dict[str, Box] = {}
-        bars: list[Box] = []
-        children: dict[str, list[Box]] = {}
-        proxies = [sw for sw in self.multi if host.id in self.members[sw.id]]
-        for sw, proxy in [(s, False) for s in local] + [(s, True) for s in proxies]:
-            bar, pgs = self._switch_bar(sw, host.id, proxy)
-            bar.parent = host.id
-            bars.append(bar)
-            children[bar.id] = pgs
-            target[sw.id] = bar
-            for pg in pgs:
-                target[pg.ref] = pg
-        leaves: list[Box] = []
-        for vm in vms:
-            box = C.leaf(vm.id, vm.id, "vm", vm.name, C.vm_details(vm), style=str(vm.role),
-                         aliases=tuple(n.id for n in vm.vnics), host=host.id)
-            box.parent = host.id
-            leaves.append(box)
-        for dlr in self.t.nsx.dlrs:
-            if host.id in self.dlr_hosts[dlr.id]:
-                box = C.leaf(f"{dlr.id}@{host.id}", dlr.id, "dlr", dlr.name, C.dlr_details(dlr), host=host.id)
-                box.parent = host.id
-                leaves.append(box)
-        pnics = []
-        for nic in host.pnics:
-            box = C.leaf(nic.id, nic.id, "pnic", nic.name, C.pnic_details(nic), host=host.id)
-            box.parent = host.id
-            pnics.append(box)
-        pnic_ids = {b.id for b in pnics}
-        # the lines inside the host
-        edges: list[Edge] = []
-        vm_objs = {vm.id: vm for vm in vms}
-        for box in leaves:
-            if box.kind == "vm":
-                for nic in vm_objs[box.id].vnics:
-                    tgt = target.get(nic.network or "")
-                    if tgt is not None:
-                        edges.append(Edge(nic.id, box.id, tgt.id, "vnic" if nic.connected else "standby",
-                                          refs=(nic.id, nic.network or "")))
-            else:
-                dlr = next(d for d in self.t.nsx.dlrs if d.id == box.ref)
-                for itf in dlr.interfaces:
-                    tgt = target.get(itf.network)
-                    if tgt is not None:
-                        edges.append(Edge(f"{itf.id}@{host.id}", box.id, tgt.id, "dlr", refs=(itf.id, itf.network)))
-        for sw, bar in ((s, b) for s, b in zip(local + proxies, bars)):
-            for up in sw.uplinks:
-                if up.pnic in pnic_ids:
-                    edges.append(Edge(f"{bar.id}>{up.pnic}", bar.id, up.pnic, "standby" if up.standby else "uplink",
-                                      label=f"VLAN {up.vlan}" if up.vlan else "", refs=(sw.id, up.pnic)))
-        local_ids = {s.id for s in local}
-        for link in self.t.links:
-            if link.a in local_ids and link.b in local_ids:
-                edges.append(Edge(link.id, link.a, link.b, "patch", refs=(link.id,)))
-        # portgroups wide enough for the lines ending on them, then the bars
-        incoming: dict[str, int] = {}
-        for e in edges:
-            incoming[e.b] = incoming.get(e.b, 0) + 1
-        for bar in bars:
-            for pg in children[bar.id]:
-                pg.w = max(pg.w, (incoming.get(pg.id, 0) + 1) * PIN_STEP)
-            self._fit_bar(bar, [children[bar.id]])
-        # rows: switches side by side; VMs above, each near what it uses; pNICs below, under their switches
-        x = 0.0
-        for bar in bars:
-            bar.x = x
-            x += bar.w + GAP
-        switch_w = x - GAP if bars else 0.0
-        by_id = {b.id: b for b in bars}
-        for bar in bars:
-            for pg in children[bar.id]:
-                by_id[pg.id] = pg
-
-        def centre(box_id: str) -> float:
-            box = by_id[box_id]
-            if box.kind == "portgroup":
-                return by_id[box.parent].x + box.x + box.w / 2
-            return box.x + box.w / 2
-
-        wants: dict[str, list[float]] = {}
-        for e in edges:
-            if e.kind in ("vnic", "standby", "dlr"):
-                wants.setdefault(e.a, []).append(centre(e.b))
-        order = sorted(range(len(leaves)), key=lambda i: (
-            sum(wants.get(leaves[i].id, [1e9])) / len(wants.get(leaves[i].id, [1e9])), i))
-        total = sum(b.w + GAP for b in leaves)
-        limit = max(switch_w, VM_ROW_MIN, 1.3 * math.sqrt(total * 200.0))
-        nrows = max(1, math.ceil(total / limit)) if leaves else 0
-        rows: list[list[Box]] = [[] for _ in range(nrows)]
-        for k, i in enumerate(order):
-            rows[k % nrows].append(leaves[i])
-        for row in rows:
-            _pack(row, [sum(wants.get(b.id, [0.0])) / max(1, len(wants.get(b.id, []))) if b.id in wants else None
-                        for b in row], GAP)
-        ups: dict[str, list[float]] = {}
-        for e in edges:
-            if e.kind in ("uplink", "standby") and e.b in pnic_ids:
-                ups.setdefault(e.b, []).append(centre(e.a))
-        pnics.sort(key=lambda b: sum(ups.get(b.id, [1e9])) / len(ups.get(b.id, [1e9])))
-        _pack(pnics, [sum(ups[b.id]) / len(ups[b.id]) if b.id in ups else None for b in pnics], GAP)
-        # bands and routing
-        bands: list[Band] = []
-        band_of: dict[str, int] = {}
-        items: dict[str, Item] = {}
-        for row in rows + [bars] + [pnics]:
-            if not row:
-                continue
-            band = Band([], max(b.h for b in row))
-            for b in row:
-                item = Item(b.id, b.x, b.w, b.h)
-                items[b.id] = item
-                band_of[b.id] = len(bands)
-                band.items.append(item)
-            bands.append(band)
-        switch_band = band_of[bars[0].id] if bars else None
-
-        def end(box_id: str, side: int) -> _End:
-            box = by_id.get(box_id) or next(b for b in leaves + pnics if b.id == box_id)
-            if box.kind == "portgroup":
-                bar = by_id[box.parent]
-                return _End(band_of[bar.id], items[bar.id], box, box.x, box.y, side)
-            return _End(band_of[box.id], items[box.id], box, 0.0, 0.0, side)
-
-        for b in leaves + pnics:
-            by_id.setdefault(b.id, b)
-        routes = _routes(edges, lambda e: (end(e.a, 1), end(e.b, 1 if e.kind == "patch" else -1)),
-                         lambda box_id: items[box_id].x + items[box_id].w / 2 if box_id in items else centre(box_id),
-                         reserved={bar.id: bar.ref in self.bus_index for bar in bars})
-        bus_channel = switch_band + 1 if switch_band is not None else None
-        nbus = (max(self.bus_index[s.id] for s in proxies if s.id in self.bus_index) + 1
-                if any(s.id in self.bus_index for s in proxies) else 0)
-        tops = route(bands, list(routes.values()), GAP, {bus_channel: nbus} if nbus else None, top=hb.header)
-        for key, r in routes.items():
-            next(e for e in edges if e.id == key).points = r.points(bands)
-        # the boxes where the routing left them; everything moved right of the host's padding
-        for band in bands:
-            for item in band.items:
-                box = by_id[item.key]
-                box.x, box.y = item.x, band.y
-        xs = [b.x for row in rows + [bars, pnics] for b in row] + [p[0] for e in edges for p in e.points]
-        xe = [b.x + b.w for row in rows + [bars, pnics] for b in row] + [p[0] for e in edges for p in e.points]
-        left = min(xs, default=0.0)
-        shift = PAD - left
-        for row in rows + [bars, pnics]:
-            for b in row:
-                b.x += shift
-        for e in edges:
-            e.points = [(px + shift, py) for px, py in e.points]
-        hb.w = max(hb.label_w + PAD, max(xe, default=0.0) - left + 2 * PAD)
-        hb.h = tops[-1] if bands else hb.header + PAD
-        for bar in bars:
-            boxes.append(bar)
-        for row in rows:
-            boxes += row
-        boxes += pnics
-        for bar in bars:
-            boxes += children[bar.id]
-        part = Part(hb, boxes, edges)
-        if bus_channel is not None:
-            part.bus_channel = tops[bus_channel] + MARGIN
-        if pnics:
-            part.pnic_top = bands[band_of[pnics[0].id]].y
-        return part
-
     # --- physical network and loose objects ---------------------------------------------------------------
 
     def bar_part(self, root: Box, kids: list[Box]) -> Part:
         for kid in kids:
             kid.parent = root.id
-        self._fit_bar(root, [kids])
+        fit_bar(root, [kids])
         return Part(root, [root] + kids)
 
     def physical_parts(self) -> None:
@@ -358,7 +96,7 @@ class Arranger:
             self.parts[dlr.id] = Part(box, [box])
             vm_row.append(dlr.id)
         for sw in switches:
-            bar, pgs = self._switch_bar(sw, None, False)
+            bar, pgs = switch_bar(sw, None)
             self.parts[sw.id] = self.bar_part(bar, pgs)
             sw_row.append(sw.id)
         return vm_row, sw_row
@@ -386,7 +124,10 @@ class Arranger:
             else:
                 loose_sw.append(sw)
         for host in t.hosts:
-            self.parts[host.id] = self.host_part(host, vms_by_host.get(host.id, []), local_by_host.get(host.id, []))
+            proxies = [(sw, len(self.members[sw.id])) for sw in self.multi if host.id in self.members[sw.id]]
+            dlrs = [d for d in t.nsx.dlrs if host.id in self.dlr_hosts[d.id]]
+            self.parts[host.id] = HostLayout(host, vms_by_host.get(host.id, []), local_by_host.get(host.id, []),
+                                             proxies, dlrs, t.links, self.bus_index).part()
         self.physical_parts()
         vm_row, sw_row = self.loose_parts(loose_vms, loose_sw, [d for d in t.nsx.dlrs if not self.dlr_hosts[d.id]])
         owner = self._owners()
@@ -581,7 +322,7 @@ class Arranger:
                     xs = placed[g]
                     row.sort(key=lambda k: xs.get(k, 0.0))
                 roots = [self.parts[k].root for k in row]
-                _pack(roots, [None] * len(roots), TOP_GAP)
+                pack(roots, [None] * len(roots), TOP_GAP)
                 widths.append(roots[-1].x + roots[-1].w if roots else 0.0)
             widest = max(widths, default=0.0)
             for r, width in zip(group, widths):
@@ -609,7 +350,7 @@ class Arranger:
                 (bottom if down else top).append(kid)
             for row in (top, bottom):
                 row.sort(key=lambda k: self._centre(owner, peer[k.id]) if k.id in peer else 1e12)
-            self._fit_bar(part.root, [top, bottom])
+            fit_bar(part.root, [top, bottom])
 
     def _centre(self, owner, box_id: str) -> float:
         """The x of a box's centre in the top-level coordinates known so far."""
@@ -635,14 +376,14 @@ class Arranger:
         edges = {lid: Edge(lid, a, b, kind, label, refs=(lid,) if kind != "member" else (a, b))
                  for lid, a, b, kind, label in links}
 
-        def end(box_id: str) -> _End:
+        def end(box_id: str) -> End:
             key, box = owner[box_id]
             part = self.parts[key]
             left, top = part.offset(box)
             side = self.side.get(box.id, -1 if box.kind == "portgroup" else 1)
-            return _End(band_of[key], self.items[key], box, left, top, side)
+            return End(band_of[key], self.items[key], box, left, top, side)
 
-        routes = _routes(list(edges.values()), lambda e: (end(e.a), end(e.b)),
+        routes = routes_for(list(edges.values()), lambda e: (end(e.a), end(e.b)),
                          lambda box_id: self._centre(owner, box_id), reserved={})
         route(bands, list(routes.values()), TOP_GAP)
         for key, r in routes.items():
@@ -688,48 +429,6 @@ class Arranger:
                 edge.points = [(x + part.root.x, y + part.root.y) for x, y in edge.points]
                 self.edges.append(edge)
         return out
-
-
-def _pack(boxes: list[Box], wanted: list[float | None], gap: float) -> None:
-    """Place ``boxes`` left to right, each centred on its wanted x where the ones before it allow, then the row
-    as a whole centred on what it wants (so a row of VMs on one portgroup fans out around it)."""
-    x = None
-    for box, want in zip(boxes, wanted):
-        left = want - box.w / 2 if want is not None else (x if x is not None else 0.0)
-        if x is not None:
-            left = max(left, x)
-        box.x = left
-        x = left + box.w + gap
-    offsets = [want - (box.x + box.w / 2) for box, want in zip(boxes, wanted) if want is not None]
-    if offsets:
-        shift = sum(offsets) / len(offsets)
-        for box in boxes:
-            box.x += shift
-
-
-def _routes(edges: list[Edge], ends, centre, reserved: dict[str, bool]) -> dict[str, Route]:
-    """A ``Route`` per edge, with the points where lines leave the same side of a box spread along it."""
-    found: dict[str, dict] = {}
-    pins: dict[tuple[str, int], list] = {}
-    for e in edges:
-        a, b = ends(e)
-        found[e.id] = {"a": a, "b": b, "edge": e}
-        pins.setdefault((a.box.id, a.side), []).append((e.id, "a"))
-        pins.setdefault((b.box.id, b.side), []).append((e.id, "b"))
-    for (box_id, side), entries in pins.items():
-        def toward(entry):
-            info = found[entry[0]]
-            other = info["edge"].b if entry[1] == "a" else info["edge"].a
-            return centre(other)
-        entries.sort(key=lambda en: (toward(en), en[0]))
-        extra = 1 if side > 0 and reserved.get(box_id) else 0  # a proxy keeps its corners for the band
-        n = len(entries) + 2 * extra
-        for k, (key, which) in enumerate(entries, start=extra):
-            end = found[key][which]
-            dx = end.left + end.box.w * (k + 1) / (n + 1)
-            dy = end.top + (end.box.h if end.side > 0 else 0.0)
-            found[key][which + "_pin"] = Pin(end.band, end.item, dx, dy, end.side)
-    return {key: Route(key, info["a_pin"], info["b_pin"]) for key, info in found.items()}
 
 
 def arrange(topology: Topology) -> Diagram:

@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QGuiApplication, QPainterPath, QPen
 from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
 from ...layout import content as layout_content
-from ...layout.place import BAR_PAD
-from ...layout.place import PAD as LAYOUT_PAD
+from ...layout.parts import BAR_PAD
+from ...layout.parts import PAD as LAYOUT_PAD
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
 from ..catalog import icon_for
