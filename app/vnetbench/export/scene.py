@@ -24,18 +24,35 @@ def build_scene(topology: Topology, select: Iterable[str] | None = None) -> Scen
 
 
 def highlighted(scene: Scene, object_ids: Iterable[str | None]) -> tuple[set[str], set[str]]:
-    """Box ids and line ids that a path through ``object_ids`` (a prediction's hops) passes.
+    """Box ids and line ids that a path through ``object_ids`` (a prediction's hops, in order) passes.
 
-    An object drawn once per host (a vDS proxy, its portgroups, a DLR) lights only in the hosts the path
-    visits; a band between two proxies lights when both of its ends do."""
-    ids = {i for i in object_ids if i}
-    hit = [b for b in scene.boxes if b.ref in ids or ids.intersection(b.aliases)]
-    hosts = {b.host for b in hit if b.kind in ("vm", "pnic") and b.host} | {b.id for b in hit if b.kind == "host"}
-    boxes = {b.id for b in hit if b.host is None or b.kind in ("vm", "pnic") or b.host in hosts}
+    An object drawn once per host (a vDS proxy, its portgroups, a DLR) lights in the host the path is in at that
+    hop: the host of the last VM or pNIC passed. A line lights when both its ends do (a band between two proxies
+    too), or when it is the hop itself (a vNIC, a cable) and one end does."""
+    instances = scene.instances()
+    for box in scene.boxes:
+        for alias in box.aliases:
+            instances.setdefault(alias, []).append(box)
+    ids: set[str] = set()
+    boxes: set[str] = set()
+    host: str | None = None
+    for oid in object_ids:
+        if not oid:
+            continue
+        ids.add(oid)
+        drawn = instances.get(oid, [])
+        if len(drawn) == 1:
+            box = drawn[0]
+            boxes.add(box.id)
+            if box.kind in ("vm", "pnic") and box.host:
+                host = box.host
+        else:
+            boxes.update(b.id for b in drawn if b.host == host)
     lines = set()
     for edge in scene.edges:
-        ends = edge.a in boxes and edge.b in boxes
-        named = bool(ids.intersection(edge.refs)) and (edge.a in boxes or edge.b in boxes)
-        if (ends and (edge.kind != "member" or named)) or (named and edge.kind not in ("bus", "member")):
+        own = edge.refs[0] in ids if edge.refs else False
+        if edge.a in boxes and edge.b in boxes and (edge.kind != "member" or own):
+            lines.add(edge.id)
+        elif own and edge.kind not in ("bus", "member") and (edge.a in boxes or edge.b in boxes):
             lines.add(edge.id)
     return boxes, lines
