@@ -52,7 +52,7 @@ def test_example_has_a_tidy_layout(path):
     t = load(path)
     places = t.layout.places
     drawn = [b.id for b in arrange(t).boxes if b.kind not in ("pnic", "port", "router_interface", "host_nic")]
-    assert [oid for oid in drawn if oid not in places] == []
+    assert [oid for oid in drawn if oid not in places] == [], "run scripts/layout-examples.py"
     assert validate(t) == []  # no place is left over
     frames = [places[h.id] for h in t.hosts]
     assert all(f.w and f.h and f.w >= 300 and f.h >= 200 for f in frames)
