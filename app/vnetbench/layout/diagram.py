@@ -43,10 +43,6 @@ class Box:
     def frame(self) -> bool:
         return self.kind in FRAME_KINDS
 
-    @property
-    def detail(self) -> str:
-        return " ".join(self.lines)
-
     def center(self) -> tuple[float, float]:
         return self.x + self.w / 2, self.y + self.h / 2
 
