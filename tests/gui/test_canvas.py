@@ -235,6 +235,14 @@ def test_arrow_keys_nudge_the_selection_and_double_click_edits_its_name(window):
     QTest.keyClick(win.view, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     assert (places[host].x, places[host].y) == (x + GRID, y + 1)
     assert places[pg].x == pg_x + GRID  # what the host holds moves with it
+    assert win.workbench.undo_stack.count() == steps + 1  # a run of nudges is one undo step
+    assert win.workbench.undo_stack.undoText().startswith("Nudge ")
+    win.workbench.undo_stack.undo()
+    assert (places[host].x, places[host].y, places[pg].x) == (x, y, pg_x)
+    win.workbench.undo_stack.redo()
+    assert (places[host].x, places[host].y) == (x + GRID, y + 1)
+    win.workbench.select([pg])  # another object: its nudges are a step of their own
+    QTest.keyClick(win.view, Qt.Key.Key_Left)
     assert win.workbench.undo_stack.count() == steps + 2
     vm = win.view.drop("vm", QPointF(600, 100))
     QTest.mouseDClick(win.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,

@@ -62,12 +62,15 @@ def test_open_replaces_the_design_clears_history_and_reports_bad_files(window, t
 
 def test_examples_menu_lists_bundled_examples_and_opens_them_untitled(window):
     win = window
+    win.examples_menu.aboutToShow.emit()
     names = [a.text() for a in win.examples_menu.actions()]
-    assert "esx-four-cases" in names
-    action = win.examples_menu.actions()[names.index("esx-four-cases")]
+    title = "ESX: the four vSwitch / portgroup / VLAN cases"
+    assert title in names and len(names) == len(win.examples())  # the examples' titles, not their file names
+    action = win.examples_menu.actions()[names.index(title)]
     action.trigger()
     assert win.workbench.topology.id == "example-esx-four-cases"
     assert win.path is None  # saving asks for a new file; the bundled example stays as shipped
+    assert win.windowTitle().startswith(title)  # an opened example keeps its title
     assert len(win.scene.nodes) > 10
 
 

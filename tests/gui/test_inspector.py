@@ -73,7 +73,7 @@ def test_vnic_fields_addresses_references_and_enums(window):
     assert nic.guest_vlan is None and win.inspector.messages["guest_vlan"].isVisible()
     win.inspector.fields["connected"].click()
     assert nic.connected is False
-    assert win.workbench.undo_stack.count() == 8  # host, switch, pg, vm + ip, network, type, connected
+    assert win.workbench.undo_stack.count() == 9  # host, switch, its uplink, pg, vm + ip, network, type, connected
 
 
 def test_list_fields_edit_add_and_remove_rows(window):

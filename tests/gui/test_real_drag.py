@@ -68,6 +68,9 @@ def test_real_qdrag_from_palette_drops_a_host_and_a_switch_into_it(window, qtbot
     palette_drag(win, qtbot, "switch-vss", win.scene.node_rect(host.id).center())
     assert len(topo.switches) == 1
     assert topo.switches[0].host == host.id  # dropped into the host frame: it belongs to that host
+    assert [u.pnic for u in topo.switches[0].uplinks] == [host.pnics[0].id]  # it took the free pNIC
+    win.workbench.undo_stack.undo()  # the automatic uplink is a step of its own
+    assert len(topo.switches) == 1 and topo.switches[0].uplinks == []
     win.workbench.undo_stack.undo()
     assert topo.switches == []
 
