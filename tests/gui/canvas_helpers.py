@@ -13,6 +13,22 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QMessageBox
 
 from vnetbench.gui.mainwindow import MainWindow
 
+def artifacts() -> Path:
+    """Where screenshots go for people to look at: $VNETBENCH_ARTIFACTS (CI keeps it), else test-artifacts/."""
+    folder = Path(os.environ.get("VNETBENCH_ARTIFACTS", "test-artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shoot(win, qtbot, name: str):
+    """Save a screenshot of ``win`` as ``name`` in the artifacts folder; returns the image."""
+    qtbot.wait(150)
+    image = win.grab().toImage()
+    path = artifacts() / name
+    assert image.save(str(path)), path
+    return image
+
+
 REAL_DISPLAY = bool(os.environ.get("DISPLAY")) and os.environ.get("QT_QPA_PLATFORM", "xcb") not in (
     "offscreen", "minimal")
 needs_display = pytest.mark.skipif(not REAL_DISPLAY, reason="a real QDrag needs an X server (run under xvfb-run)")

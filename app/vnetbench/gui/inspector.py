@@ -59,6 +59,7 @@ class Inspector(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         self.heading = QLabel()
         self.heading.setStyleSheet("font-weight: bold; font-size: 14px; padding: 6px 8px;")
+        self.heading.setWordWrap(True)  # a long design title wraps instead of widening the dock
         outer.addWidget(self.heading)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)

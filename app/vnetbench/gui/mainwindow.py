@@ -283,6 +283,8 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
+            # shown from the menu: in front of its tabs, not hidden behind another
+            dock.toggleViewAction().triggered.connect(lambda on, d=dock: on and d.raise_())
         view.addSeparator()
         view.addAction(self.a_reset_layout)
         arrange = bar.addMenu("&Arrange")
@@ -443,7 +445,9 @@ class MainWindow(QMainWindow):
         gets its room back if it was collapsed (measure gets more: its plot must be readable at once)."""
         problems = self.problems_dock
         collapse = front is problems and self._problem_counts is not None and not problems.problems
-        problems.setMaximumHeight(problems.minimumSizeHint().height() if collapse else UNLIMITED)
+        if collapse:
+            problems.widget().layout().activate()  # its list just hid: the hint must not count it
+        problems.setMaximumHeight(problems.minimumSizeHint().height() + 6 if collapse else UNLIMITED)
         if collapse or self.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea or front.isFloating():
             return
         share, least = (MEASURE_SHARE, MEASURE_LEAST) if front.objectName() == "MeasureDock" else (

@@ -103,14 +103,17 @@ class MeasureDock(QDockWidget):
         centre_layout.addWidget(self._middle, 1)
         result_area = scrolling(self.result)
         result_area.setMaximumHeight(110)  # five lines; a longer text scrolls, the plot keeps the room
+        result_area.setMinimumHeight(28)
         centre_layout.addWidget(result_area)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(tabs)
         splitter.addWidget(centre)
         splitter.addWidget(self.runs)
-        splitter.setStretchFactor(1, 1)
+        for column, stretch in enumerate((0, 1, 0)):  # the plot takes what the screen has to spare
+            splitter.setStretchFactor(column, stretch)
         splitter.setChildrenCollapsible(False)
-        splitter.setSizes([320, 700, 320])
+        self.splitter = splitter
+        self._shared = False
         self.setWidget(splitter)
 
         self.measure_button.clicked.connect(self.start)
@@ -128,6 +131,15 @@ class MeasureDock(QDockWidget):
         workbench.designChanged.connect(self._design_changed)
         self._set_busy(False)
         self.refresh_history()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        width = event.size().width()  # the splitter inside is resized after this
+        if not self._shared and self.isVisible() and width >= 600:
+            # once it has its real width: the controls and the runs a column each, the plot the rest
+            self._shared = True
+            side = min(330, width // 4)
+            self.splitter.setSizes([side, width - 2 * side, side])
 
     # --- the pair and the backend --------------------------------------------------------------------------
 

@@ -53,8 +53,11 @@ class HistoryPanel(QWidget):
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setMinimumWidth(160)
+        self.list.setToolTip("Select several runs (Ctrl+click) to overlay them in the plot")
         self.export_button = QPushButton("Export…")
-        self.calibrate_button = QPushButton("Save as calibration…")
+        self.export_button.setToolTip("Export the selected run as CSV or JSON")
+        self.calibrate_button = QPushButton("Calibration…")
+        self.calibrate_button.setToolTip("Save the selected runs as a calibration profile for estimates")
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
         top.addWidget(self.all_designs)
@@ -83,7 +86,8 @@ class HistoryPanel(QWidget):
             digest = design_digest(self.topology)
             runs = [r for r in runs if belongs_to(r, self.topology, digest)]
         scope = "all designs" if self.all_designs.isChecked() else "this design"
-        self.heading.setText(f"Stored runs of {scope} (select several to overlay)")
+        self.heading.setText(f"Stored runs: {scope}")
+        self.heading.setToolTip(f"The runs measured on {scope}; select several to overlay them")
         with QSignalBlocker(self.list):
             self.list.clear()
             for run in runs:

@@ -15,7 +15,7 @@ from ...measure import Run, Sample, TestKind, TestSpec
 #: Curve colours for overlaid runs (the live run is the first).
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 #: The smallest plot that still shows both axes, a title and a curve one can read.
-MIN_SIZE = (360, 200)
+MIN_SIZE = (300, 180)
 
 
 class RunPlot(pg.PlotWidget):
