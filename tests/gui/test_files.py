@@ -80,7 +80,7 @@ def test_autosave_after_edits_and_restore_after_a_crash(window, qtbot, data_dir)
     win.editor.add("host-esxi", 0, 0)
     win.editor.add("vm", 400, 0)
     assert win.edit_timer.isActive()  # an autosave follows the edit shortly
-    qtbot.waitUntil(lambda: win.autosave.path.exists(), timeout=5000)
+    qtbot.waitUntil(lambda: win.autosave.meta_path.exists(), timeout=5000)
     saved = to_data(win.workbench.topology)
     # A crash: the window goes away without a clean close, the autosave stays behind.
     crashed_slot = win.autosave.path
@@ -112,5 +112,5 @@ def test_autosave_of_a_saved_file_is_not_offered_when_the_file_is_newer(window, 
     assert not win.autosave.path.exists()
     win.editor.add("vm", 300, 0)
     win.autosave_now()
-    qtbot.waitUntil(lambda: win.autosave.path.exists(), timeout=5000)
+    qtbot.waitUntil(lambda: win.autosave.meta_path.exists(), timeout=5000)
     assert [s.original for s in Autosave().left_behind()] == [str(path.resolve())]

@@ -69,8 +69,9 @@ def new_element(cls: type, namer: Namer, count: int) -> Any:
     return cls(**values)
 
 
-#: Kinds whose objects are parts of another (a vNIC of a VM...): named "owner/part" in messages and history.
-PART_KINDS = frozenset({"vnic", "pnic", "port", "router_interface", "host_nic", "dlr_interface"})
+#: Kinds whose objects are parts of another (a vNIC of a VM, a portgroup of a switch...): named "owner/part" in
+#: messages and the history.
+PART_KINDS = frozenset({"vnic", "pnic", "port", "router_interface", "host_nic", "dlr_interface", "portgroup"})
 #: Switch kinds that take a free pNIC of their host as uplink when they are created (ESXi's vSwitch0 does).
 UPLINKED_WHEN_MADE = frozenset({SwitchKind.VSS, SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchKind.MACVTAP,
                                 SwitchKind.HOSTED_BRIDGED})
@@ -257,16 +258,21 @@ class Editor:
 
     # --- set ------------------------------------------------------------------------------------------
 
-    def set(self, obj: Any, field: str, value: Any, text: str = "") -> bool:
-        """One field of one object; ``text`` names it in the history ("Set web01/eth0 IP to 10.0.0.5/24")."""
-        group = Group(text or f"Set {describe(self.index, obj.id) if hasattr(obj, 'id') else type(obj).__name__} "
-                      f"{field_label(field)} to {self.value_text(value)}")
+    def set(self, obj: Any, field: str, value: Any, text: str = "", where: str = "",
+            merge_key: object = None) -> bool:
+        """One field of one object, named in the history for what changed: "Set web01/eth0 IP to 10.0.0.5/24"
+        (``where`` names an object without an id, like "fw01 rule 2"). With ``merge_key``, the next edit of the
+        same key merges into this undo step (a spin box stepped through values)."""
+        where = where or (describe(self.index, obj.id) if getattr(obj, "id", None) in self.index
+                          else type(obj).__name__)
+        text = text or f"Set {where} {field_label(field)} to {self.value_text(value)}"
+        group = Group(text) if merge_key is None else Merging(text, merge_key)
         self._set(group, obj, field, value)
         return self.push(group)
 
     def value_text(self, value: Any) -> str:
         """A value as the history shows it: references by name, nothing as "none"."""
-        if value is None or value == []:
+        if value is None or value == [] or value == "":
             return "none"
         if isinstance(value, bool):
             return "yes" if value else "no"
