@@ -102,6 +102,8 @@ def test_a_vm_shows_each_vnic_as_a_form_with_address_prefix_and_gateway_in_one_r
     type_into(win, "vnics.0.ip", "192.168.1.10/24")
     assert win.workbench.document.index.get(vm).vnics[0].ip == "192.168.1.10/24"
     assert "list-vnics" not in [w.objectName() for w in win.inspector.fields.values()]  # not a table
+    page = win.inspector.scroll.widget()
+    assert page.minimumSizeHint().width() <= win.inspector.scroll.viewport().width()  # never scrolls sideways
 
 
 def test_vnic_types_offered_follow_the_guest_os(window):

@@ -101,6 +101,9 @@ class ComboEditor:
         self.inspector, self.obj, self.field, self.choices, self.where = inspector, obj, field, list(choices), where
         self.widget = QComboBox()
         self.widget.setObjectName(f"field-{field}")
+        # as wide as the form gives it, not as wide as the longest name: the inspector must never scroll sideways
+        self.widget.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.widget.setMinimumContentsLength(8)
         self.message = message_label(field)
         self.dirty = False
         for _, label in self.choices:
@@ -156,6 +159,7 @@ class AddressEditor:
         self.address = QLineEdit()
         self.address.setObjectName("field-ip")
         self.address.setPlaceholderText("address")
+        self.address.setMinimumWidth(56)
         self.prefix = QSpinBox()
         self.prefix.setObjectName("field-prefix")
         self.prefix.setRange(0, 32)
@@ -173,6 +177,7 @@ class AddressEditor:
         layout.addWidget(self.prefix)
         if gateway is not None:
             gateway.widget.setPlaceholderText("gateway")
+            gateway.widget.setMinimumWidth(56)
             layout.addWidget(QLabel("gw"))
             layout.addWidget(gateway.widget, 3)
         self.dirty = False

@@ -258,7 +258,9 @@ class Inspector(QWidget):
         """A VM's vNICs: a small form each (name, type, network, address row), not a half-hidden table."""
         for i, nic in enumerate(vm.vnics):
             group = QGroupBox(f"vNIC {nic.name}")
-            QVBoxLayout(group).addWidget(self._form(nic, f"{prefix}vnics.{i}.", describe(self.index, nic.id)))
+            inner = QVBoxLayout(group)
+            inner.setContentsMargins(6, 4, 6, 6)
+            inner.addWidget(self._form(nic, f"{prefix}vnics.{i}.", describe(self.index, nic.id)))
             form.addRow(group)
         add = QPushButton("Add vNIC")
         add.clicked.connect(lambda: self.editor.add_element(vm, "vnics"))

@@ -62,7 +62,7 @@ AUTOSAVE_AFTER_EDIT_MS = 2_000
 OPEN_FILTER = "vnetbench designs (*.vnet.yaml *.yaml *.yml *.vnet.json *.json);;All files (*)"
 #: Saving as JSON keeps the same content; it opens much faster for very large designs.
 SAVE_FILTER = "vnetbench design (*.vnet.yaml);;vnetbench design as JSON, for large designs (*.vnet.json);;All files (*)"
-#: The docks along the bottom, tabbed together, in tab order. Measure waits in the View menu until wanted.
+#: The docks along the bottom, tabbed together, in tab order (Problems first). Measure waits in the View menu.
 BOTTOM_DOCKS = ("ProblemsDock", "MatrixDock", "WhatIfDock", "DeployDock", "MeasureDock")
 #: Where the window keeps its layout in the settings; a new version forgets layouts saved by older ones.
 GEOMETRY_KEY, STATE_KEY, LAYOUT_VERSION = "window/geometry", "window/state", 1
@@ -445,10 +445,16 @@ class MainWindow(QMainWindow):
         gets its room back if it was collapsed (measure gets more: its plot must be readable at once)."""
         problems = self.problems_dock
         collapse = front is problems and self._problem_counts is not None and not problems.problems
+        for name in BOTTOM_DOCKS[1:]:  # a tab group is as tall as its tallest tab needs: the hidden tabs give way
+            self.docks[name].widget().setMinimumHeight(1 if collapse else 0)
         if collapse:
             problems.widget().layout().activate()  # its list just hid: the hint must not count it
-        problems.setMaximumHeight(problems.minimumSizeHint().height() + 6 if collapse else UNLIMITED)
-        if collapse or self.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea or front.isFloating():
+            line = problems.minimumSizeHint().height() + 6
+            problems.setMaximumHeight(line)
+            self.resizeDocks([problems], [line], Qt.Orientation.Vertical)  # the canvas takes the rest
+            return
+        problems.setMaximumHeight(UNLIMITED)
+        if self.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea or front.isFloating():
             return
         share, least = (MEASURE_SHARE, MEASURE_LEAST) if front.objectName() == "MeasureDock" else (
             BOTTOM_SHARE, BOTTOM_LEAST)
