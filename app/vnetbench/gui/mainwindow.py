@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import platform
+import time
 import uuid
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QMimeData, QPointF, QRect, Qt, QTimer, qVersion
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QMimeData, QPointF, QRect, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QIcon, QKeySequence
 from shiboken6 import isValid
 from PySide6.QtWidgets import (
@@ -198,7 +199,7 @@ class MainWindow(QMainWindow):
             action.setShortcuts([k if isinstance(k, QKeySequence) else QKeySequence(k) for k in keys])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         if icon:
-            action.setIcon(action_icon(icon))
+            self._icons[action] = icon
         if checkable:
             action.setCheckable(True)
             action.setChecked(checked)
@@ -209,6 +210,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
+        self._icons: dict[QAction, str] = {}  # action -> its icon's name, drawn in the theme's text colour
         K = QKeySequence.StandardKey
         stack = self.workbench.undo_stack
         self.a_new = self._action("&New", self.new_design, K.New, icon="new")
@@ -221,13 +223,13 @@ class MainWindow(QMainWindow):
         self.a_quit = self._action("&Quit", self.close, QKeySequence.keyBindings(K.Quit) or ["Ctrl+Q"])
         self.a_undo = stack.createUndoAction(self, "&Undo")
         self.a_undo.setShortcuts(QKeySequence.keyBindings(K.Undo))
-        self.a_undo.setIcon(action_icon("undo"))
+        self._icons[self.a_undo] = "undo"
         self.a_redo = stack.createRedoAction(self, "&Redo")
         redo_keys = QKeySequence.keyBindings(K.Redo)
         if QKeySequence("Ctrl+Y") not in redo_keys:  # what Windows users type, wherever they are
             redo_keys.append(QKeySequence("Ctrl+Y"))
         self.a_redo.setShortcuts(redo_keys)
-        self.a_redo.setIcon(action_icon("redo"))
+        self._icons[self.a_redo] = "redo"
         self.addActions([self.a_undo, self.a_redo])
         self.a_cut = self._action("Cu&t", self.cut, K.Cut)
         self.a_copy = self._action("&Copy", self.copy, K.Copy)
@@ -254,6 +256,18 @@ class MainWindow(QMainWindow):
                                      ("top", "&Top", "Ctrl+Alt+Up"), ("bottom", "&Bottom", "Ctrl+Alt+Down"),
                                      ("centre", "&Centres", "Ctrl+Alt+H"), ("middle", "&Middles", "Ctrl+Alt+V"))
         }
+        self._draw_icons()
+
+    def _draw_icons(self) -> None:
+        """Toolbar icons in the text colour of the theme in use (again when the desktop goes dark)."""
+        for action, name in self._icons.items():
+            action.setIcon(action_icon(name))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_icons", None):
+            self._draw_icons()  # the desktop's palette changed (went dark, say): icons and canvas follow it
+            self.scene.follow_colour_scheme()
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -444,7 +458,7 @@ class MainWindow(QMainWindow):
         """The bottom tabs' height for the one in front: an empty Problems dock is one line; any other tab
         gets its room back if it was collapsed (measure gets more: its plot must be readable at once)."""
         problems = self.problems_dock
-        collapse = front is problems and self._problem_counts is not None and not problems.problems
+        collapse = front is problems and not problems.problems  # also while the first check runs: most pass
         for name in BOTTOM_DOCKS[1:]:  # a tab group is as tall as its tallest tab needs: the hidden tabs give way
             self.docks[name].widget().setMinimumHeight(1 if collapse else 0)
         if collapse:
@@ -681,6 +695,12 @@ class MainWindow(QMainWindow):
         task.start()
         return task
 
+    def _finish_autosave(self, limit_s: float = 5.0) -> None:
+        """Let an autosave already being written finish, so discarding the slot afterwards leaves nothing."""
+        end = time.monotonic() + limit_s
+        while self._autosaving is not None and self._autosaving.running and time.monotonic() < end:
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+
     def offer_restore(self) -> bool:
         """After a crash: offer the newest autosave left behind; True when one was restored."""
         for saved in sorted(self.autosave.left_behind(), key=lambda s: s.saved_at, reverse=True):
@@ -704,8 +724,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_save():
-            self.autosave.discard()
             self.autosave_timer.stop()
+            self._finish_autosave()
+            self.autosave.discard()
             self.save_layout()
             event.accept()
         else:

@@ -15,26 +15,12 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from ... import resources_dir
+from ..colors import canvas_theme
 from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 
 #: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
 OVERVIEW_LOD = 0.4
 SELECTED = QColor("#1e6fff")
-
-#: (fill, border, accent) per item family.
-COLOURS = {
-    "host": ("#eef3fb", "#2f5597", "#2f5597"),
-    "switch": ("#e6f5f4", "#1b8a8f", "#1b8a8f"),
-    "portgroup": ("#ffffff", "#20a39e", "#20a39e"),
-    "vm": ("#ffffff", "#2e8b57", "#2e8b57"),
-    "vm-firewall": ("#ffffff", "#c0392b", "#c0392b"),
-    "vm-router": ("#ffffff", "#7b3fa0", "#7b3fa0"),
-    "vm-nsx-edge": ("#ffffff", "#4b3fa8", "#4b3fa8"),
-    "physical": ("#f4f5f7", "#5a6473", "#5a6473"),
-    "nsx": ("#f1effb", "#4b3fa8", "#4b3fa8"),
-    "note": ("#fff6c8", "#d4b443", "#8a6d00"),
-}
-
 
 @cache
 def icon_pixmap(name: str, size: int) -> QPixmap:
@@ -49,9 +35,14 @@ def icon_pixmap(name: str, size: int) -> QPixmap:
     return pixmap
 
 
-@cache
 def family_colours(family: str) -> tuple[QColor, QColor, QColor]:
-    return tuple(QColor(c) for c in COLOURS[family])
+    """(fill, border, accent) of an item family in the canvas theme (light, or dark on a dark desktop)."""
+    return _family_colours(family, canvas_theme().dark)
+
+
+@cache
+def _family_colours(family: str, dark: bool) -> tuple[QColor, QColor, QColor]:
+    return tuple(QColor(c) for c in canvas_theme().families[family])
 
 
 @cache
@@ -66,10 +57,11 @@ def elide(text: str, size: float, bold: bool, width: float) -> str:
     return QFontMetricsF(font(size, bold)).elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
-def tint(colour: QColor, amount: float) -> QColor:
-    """``colour`` mixed into white: ``amount`` 0 is white, 1 the colour itself."""
-    return QColor.fromRgbF(1 - (1 - colour.redF()) * amount, 1 - (1 - colour.greenF()) * amount,
-                           1 - (1 - colour.blueF()) * amount)
+def tint(colour: QColor, amount: float, base: QColor) -> QColor:
+    """``colour`` mixed into ``base``: ``amount`` 0 is the base, 1 the colour itself."""
+    return QColor.fromRgbF(*(b + (c - b) * amount for c, b in ((colour.redF(), base.redF()),
+                                                               (colour.greenF(), base.greenF()),
+                                                               (colour.blueF(), base.blueF()))))
 
 
 def lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
@@ -109,12 +101,12 @@ class HandleItem(QGraphicsItem):
         rect = QRectF(-half, -half, HANDLE, HANDLE)
         selected = self.isSelected()
         painter.setPen(QPen(SELECTED if selected else self.colour.darker(130), 2 if selected else 1.2))
-        painter.setBrush(self.colour if self.connected else QColor("white"))
+        painter.setBrush(self.colour if self.connected else QColor(canvas_theme().handle_fill))
         if self.kind in ("vnic", "host_nic"):
             painter.drawEllipse(rect)
         else:
             painter.drawRoundedRect(rect, 2, 2)
-        painter.setPen(QColor("#333"))
+        painter.setPen(QColor(canvas_theme().handle_text))
         painter.setFont(font(9))
         y = half + 10 if self.label_below else -half - 3
         painter.drawText(QRectF(-40, y - 10, 80, 12), Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
@@ -195,14 +187,14 @@ class NodeItem(QGraphicsItem):
         band = QPainterPath()
         band.addRoundedRect(QRectF(rect.left(), rect.top(), rect.width(), header), 8, 8)
         band.addRect(QRectF(rect.left(), rect.top() + header / 2, rect.width(), header / 2))
-        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22 if self.kind == "host" else 0.16)))
+        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22 if self.kind == "host" else 0.16, fill)))
         painter.setPen(QPen(border.lighter(130), 1))
         painter.drawLine(QPointF(rect.left() + 1, rect.top() + header), QPointF(rect.right() - 1, rect.top() + header))
         icon = header - 10
         painter.drawPixmap(QRectF(rect.left() + 8, rect.top() + 5, icon, icon), icon_pixmap(self.icon, 48),
                            QRectF(0, 0, 48, 48))
         x = rect.left() + icon + 16
-        painter.setPen(QColor("#1d2433"))
+        painter.setPen(QColor(canvas_theme().text))
         size = 14 if self.kind == "host" else 12.5
         painter.setFont(font(size, True))
         width = QFontMetricsF(font(size, True)).horizontalAdvance(self.title)
@@ -212,7 +204,7 @@ class NodeItem(QGraphicsItem):
         painter.setPen(grip)
         for d in (4.0, 8.0, 12.0):
             painter.drawLine(QPointF(rect.right() - d, rect.bottom() - 2), QPointF(rect.right() - 2, rect.bottom() - d))
-        painter.setPen(QColor("#5b6577"))
+        painter.setPen(QColor(canvas_theme().subtext))
         painter.setFont(font(11))
         sub_x = x + width + 10
         if sub_x < rect.right() - 40:
@@ -234,12 +226,12 @@ class NodeItem(QGraphicsItem):
                            icon_pixmap(self.icon, 48), QRectF(0, 0, 48, 48))
         x = rect.left() + icon + 24
         width = rect.width() - (x - rect.left()) - 6
-        painter.setPen(QColor("#1d2433"))
+        painter.setPen(QColor(canvas_theme().text))
         painter.setFont(font(13, True))
         top = rect.top() + rect.height() / 2
         painter.drawText(QRectF(x, top - 18, width, 17), Qt.AlignmentFlag.AlignBottom,
                          elide(self.title, 13, True, width))
-        painter.setPen(QColor("#5b6577"))
+        painter.setPen(QColor(canvas_theme().subtext))
         painter.setFont(font(11))
         painter.drawText(QRectF(x, top + 1, width, 16), Qt.AlignmentFlag.AlignTop,
                          elide(self.subtitle, 11, False, width))
@@ -271,7 +263,7 @@ class NoteItem(QGraphicsItem):
         return self.mapToScene(self.size.center())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        fill, border, ink = (QColor(c) for c in COLOURS["note"])
+        fill, border, ink = family_colours("note")
         selected = self.isSelected()
         painter.setPen(QPen(SELECTED if selected else border, 2 if selected else 1))
         painter.setBrush(fill)
@@ -283,7 +275,7 @@ class NoteItem(QGraphicsItem):
         painter.drawText(self.size.adjusted(8, 6, -8, -6), Qt.TextFlag.TextWordWrap, self.text)
 
 
-#: Link styles: (colour, width, dash).
+#: Link styles: (colour in the light theme, width, dash); ``colors.CanvasTheme.links`` has each theme's colour.
 LINK_STYLES = {
     "net": ("#2e8b57", 1.8, False),     # vNIC to its portgroup or switch
     "uplink": ("#1b8a8f", 2.0, True),   # vSwitch to the pNIC it uses
@@ -293,9 +285,14 @@ LINK_STYLES = {
 }
 
 
-@cache
 def link_pen(style: str, selected: bool, detailed: bool) -> QPen:
+    return _link_pen(style, selected, detailed, canvas_theme().dark)
+
+
+@cache
+def _link_pen(style: str, selected: bool, detailed: bool, dark: bool) -> QPen:
     colour, width, dashed = LINK_STYLES[style]
+    colour = canvas_theme().links.get(style, colour)
     pen = QPen(SELECTED if selected else QColor(colour), width + (1.5 if selected else 0) if detailed else 0)
     if dashed and detailed:
         pen.setStyle(Qt.PenStyle.DashLine)

@@ -14,14 +14,14 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
 from ...model.vlan import VlanError, parse_vlan
 from ..catalog import KINDS, icon_for
-from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
+from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS, canvas_theme, refresh_theme
 from ..editing import EditError, Editor, describe
 from ..signals import connect_weakly
 from ..workbench import Workbench
@@ -66,6 +66,12 @@ SWITCH_LABELS = {SwitchKind.VSS: "standard vSwitch", SwitchKind.VDS: "distribute
                  SwitchKind.HOSTED_NAT: "NAT", SwitchKind.NSX_SEGMENT: "NSX segment"}
 
 
+def handle_colour(kind: str) -> str:
+    """A connection handle's colour: a pNIC in its host's, a vNIC in its VM's, the rest in the physical network's."""
+    family = {"pnic": "host", "vnic": "vm"}.get(kind, "physical")
+    return canvas_theme().families[family][2]
+
+
 class DesignScene(QGraphicsScene):
     #: The view should show this rectangle (something was selected from outside the canvas: a panel).
     focusRequested = Signal(QRectF)
@@ -94,7 +100,8 @@ class DesignScene(QGraphicsScene):
         self._sync_timer.setInterval(0)
         self._sync_timer.timeout.connect(self.flush)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
-        self.setBackgroundBrush(QColor("#fbfcfe"))
+        self.setBackgroundBrush(QColor(canvas_theme().background))
+        connect_weakly(QGuiApplication.styleHints().colorSchemeChanged, self, "follow_colour_scheme")
         self.overlay = PathOverlay(self)
         self.addItem(self.overlay)
         connect_weakly(workbench.designChanged, self, "_design_changed")
@@ -104,6 +111,17 @@ class DesignScene(QGraphicsScene):
         connect_weakly(workbench.deployStateChanged, self, "show_deploy_states")
         self.selectionChanged.connect(self._selection_to_workbench)
         self.sync()
+
+    def follow_colour_scheme(self, *_: object) -> None:
+        """The desktop went dark (or light): the canvas follows, background, items and links."""
+        refresh_theme()
+        self.setBackgroundBrush(QColor(canvas_theme().background))
+        for handle in self.handles.values():
+            handle.colour = QColor(handle_colour(handle.kind))
+        for item in [*self.nodes.values(), *self.handles.values(), *self.links.values()]:
+            item.update()  # also drops a cached picture
+        for view in self.views():
+            view.resetCachedContent()
 
     def show_prediction(self, prediction) -> None:
         self.overlay.show_prediction(prediction)
@@ -244,12 +262,12 @@ class DesignScene(QGraphicsScene):
                 item.set_size(obj.w or NOTE_SIZE[0], obj.h or NOTE_SIZE[1])
                 item.update()
             return
-        title, subtitle, handles, handle_kind, colour, edge = obj.name, "", [], "", "#5a6473", "bottom"
+        title, subtitle, handles, handle_kind, edge = obj.name, "", [], "", "bottom"
         size = None
         family = {"host": "host", "switch": "switch", "portgroup": "portgroup", "dlr": "nsx"}.get(kind, "physical")
         if kind == "host":
             subtitle = f"{obj.kind.value} · {len(obj.pnics)} pNIC{'s' if len(obj.pnics) != 1 else ''}"
-            handles, handle_kind, colour = [(p.id, p.name) for p in obj.pnics], "pnic", "#2f5597"
+            handles, handle_kind = [(p.id, p.name) for p in obj.pnics], "pnic"
         elif kind == "switch":
             family = "nsx" if obj.kind is SwitchKind.NSX_SEGMENT else "switch"
             uplinks = len(obj.uplinks)
@@ -269,7 +287,7 @@ class DesignScene(QGraphicsScene):
             family = "vm" if obj.role is VmRole.VM else f"vm-{obj.role.value}"
             ips = [n.ip.split("/")[0] for n in obj.vnics if n.ip]
             subtitle = ips[0] if ips else obj.guest_os
-            handles, handle_kind, colour = [(n.id, n.name) for n in obj.vnics], "vnic", "#2e8b57"
+            handles, handle_kind = [(n.id, n.name) for n in obj.vnics], "vnic"
             size = VM_SIZE
         elif kind == "physical_switch":
             subtitle = f"{len(obj.ports)} ports"
@@ -305,7 +323,7 @@ class DesignScene(QGraphicsScene):
                 self.removeItem(handle)
             item.handles = {}
             for hid, label in handles:
-                handle = HandleItem(hid, handle_kind, label, item, colour)
+                handle = HandleItem(hid, handle_kind, label, item, handle_colour(handle_kind))
                 handle.setToolTip(f"{label}: {HANDLE_TIPS[handle_kind]}; click to edit")
                 handle.label_below = edge == "bottom"
                 handle.setVisible(not self.overview)

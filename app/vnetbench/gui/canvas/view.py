@@ -8,6 +8,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from ..colors import canvas_theme
 from .geometry import GRID
 from .items import OVERVIEW_LOD
 from .scene import DesignScene
@@ -176,7 +177,8 @@ class DesignView(QGraphicsView):
         if step * self.zoom() < 6:
             return
         left, top = math.floor(rect.left() / step) * step, math.floor(rect.top() / step) * step
-        minor, major = QColor("#edf0f5"), QColor("#dde2ea")
+        theme = canvas_theme()
+        minor, major = QColor(theme.grid_minor), QColor(theme.grid_major)
         x = left
         while x < rect.right():
             painter.setPen(QPen(major if round(x / GRID) % 5 == 0 else minor, 0))

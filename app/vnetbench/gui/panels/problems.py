@@ -45,6 +45,7 @@ class ProblemsDock(QDockWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemActivated.connect(self._clicked)
+        self.tree.hide()  # until there is something to list
 
         body = QWidget()
         layout = QVBoxLayout(body)
