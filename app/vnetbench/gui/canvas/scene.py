@@ -491,10 +491,14 @@ class DesignScene(QGraphicsScene):
             isinstance(item, HandleItem) and item.parentItem().isSelected())]
 
     def _selection_to_workbench(self) -> None:
+        """The selection in the order it was made (Qt's own order is arbitrary): click A, Ctrl+click B is A, B,
+        so a path or a measurement picked that way goes from A to B."""
         if not self._selecting:
             self._selecting = True
             try:
-                self.workbench.select(self.selected_ids())
+                now = self.selected_ids()
+                kept = [oid for oid in self.workbench.selection if oid in now]
+                self.workbench.select(kept + [oid for oid in now if oid not in kept])
             finally:
                 self._selecting = False
 
