@@ -153,3 +153,20 @@ def test_crisp_and_on_screen_at_a_scale_factor(scale, tmp_path):
     assert facts["image"][0] == pytest.approx(w * ratio, abs=2)  # every device pixel drawn, not upscaled
     assert facts["icon"] == [round(24 * ratio), round(24 * ratio), pytest.approx(ratio)]
     assert facts["plot"][0] >= MIN_SIZE[0] and facts["plot"][1] >= MIN_SIZE[1]
+
+
+def test_docks_are_built_statically_and_pairs_are_picked_by_one_widget(fresh):
+    """Every dock is there (a broken one fails loudly, never vanishes), and the path, measure and A/B docks pick
+    their pair with the same widget, keeping the pair as data."""
+    from vnetbench.gui.endpoints import EndpointPicker, Pair
+
+    win = fresh()
+    assert set(win.docks) == {"PaletteDock", "InspectorDock", "HistoryDock", "PathDock", "ProblemsDock",
+                              "MatrixDock", "WhatIfDock", "DeployDock", "MeasureDock"}
+    measure = win.docks["MeasureDock"]
+    pickers = [win.docks["PathDock"].picker, measure.picker, measure.ab.picker]
+    assert all(type(p) is EndpointPicker for p in pickers)
+    win.open_example(str(EXAMPLE))
+    ids = {vm.name: vm.id for vm in win.workbench.topology.vms}
+    win.workbench.request_pair(ids["web01"], ids["db01"])
+    assert win.docks["PathDock"].picker.pair == measure.picker.pair == Pair(ids["web01"], ids["db01"])

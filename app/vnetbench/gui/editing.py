@@ -291,9 +291,8 @@ class Editor:
         group = Group("Connect")
         if what == "network":
             nic_id, net_id = (a, b) if index.kind(a) == "vnic" else (b, a)
-            nic, net = index.get(nic_id), index.get(net_id)
-            group.setText(f"Connect {index.parent(nic_id).name}/{nic.name} to {net.name}")
-            self._set(group, nic, "network", net_id)
+            group.setText(f"Connect {describe(index, nic_id)} to {describe(index, net_id)}")
+            self._set(group, index.get(nic_id), "network", net_id)
         elif what == "uplink":
             pnic_id, sw_id = (a, b) if index.kind(a) == "pnic" else (b, a)
             self._uplink(group, index.get(sw_id), pnic_id)

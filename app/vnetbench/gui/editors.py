@@ -87,11 +87,13 @@ class TextEditor:
         if not self.check():
             self.inspector.workbench.status.emit(f"{self.field}: {self.message.text()}")
             return
-        value = self.value()
         self.dirty = False
+        self.commit(self.value())
+
+    def commit(self, value: Any, merge: bool = False) -> None:
         current = getattr(self.obj, self.field)
         if value != current or type(value) is not type(current):
-            self.inspector.commit(self.obj, self.field, value, self.where)
+            self.inspector.commit(self.obj, self.field, value, self.where, merge=merge)
 
 
 class ComboEditor:
@@ -147,7 +149,7 @@ class CheckEditor:
             self.inspector.commit(self.obj, self.field, checked, self.where)
 
 
-class AddressEditor:
+class AddressEditor(TextEditor):
     """Address, prefix length and gateway in one row: ``[10.0.0.5] / [24]  gateway [10.0.0.1]``.
 
     The model keeps ``ip`` as ``address/prefix``; typing ``10.0.0.5/24`` into the address works too. The
@@ -155,18 +157,15 @@ class AddressEditor:
     """
 
     def __init__(self, inspector: Inspector, obj: Any, where: str, gateway: TextEditor | None) -> None:
-        self.inspector, self.obj, self.field, self.where = inspector, obj, "ip", where
-        self.address = QLineEdit()
-        self.address.setObjectName("field-ip")
-        self.address.setPlaceholderText("address")
-        self.address.setMinimumWidth(56)
         self.prefix = QSpinBox()
         self.prefix.setObjectName("field-prefix")
         self.prefix.setRange(0, 32)
         self.prefix.setValue(24)
         self.prefix.setToolTip("Prefix length: 24 is a 255.255.255.0 netmask")
-        self.widget = self.address
-        self.message = message_label("ip")
+        super().__init__(inspector, obj, "ip", str | None, where)
+        self.address = self.widget
+        self.address.setPlaceholderText("address")
+        self.address.setMinimumWidth(56)
         self.gateway = gateway
         self.row = QWidget()
         layout = QHBoxLayout(self.row)
@@ -180,26 +179,25 @@ class AddressEditor:
             gateway.widget.setMinimumWidth(56)
             layout.addWidget(QLabel("gw"))
             layout.addWidget(gateway.widget, 3)
-        self.dirty = False
-        self.load()
-        self.address.textEdited.connect(self.check)
-        self.address.editingFinished.connect(self.finish)
         self.prefix.valueChanged.connect(self._prefix_changed)
 
     def load(self) -> None:
-        value = getattr(self.obj, "ip")
-        address, _, prefix = (value or "").partition("/")
-        with QSignalBlocker(self.address), QSignalBlocker(self.prefix):
-            self.address.setText(address)
-            if prefix.isdigit():
-                self.prefix.setMaximum(128 if ":" in address else 32)
-                self.prefix.setValue(int(prefix))
+        self.show_value(getattr(self.obj, "ip") or "")
         self.dirty = False
         self.show_message(None)
 
+    def show_value(self, value: str) -> None:
+        """``address/prefix`` shown apart, in the two boxes."""
+        address, _, prefix = value.partition("/")
+        with QSignalBlocker(self.widget), QSignalBlocker(self.prefix):
+            self.widget.setText(address)
+            if prefix.isdigit():
+                self.prefix.setMaximum(128 if ":" in address else 32)
+                self.prefix.setValue(int(prefix))
+
     def value(self) -> str | None:
         """``address/prefix`` from the row, or None when the address is empty; ``FieldError`` if it is wrong."""
-        text = self.address.text().strip()
+        text = self.widget.text().strip()
         if not text:
             return None
         if "/" not in text:
@@ -209,48 +207,15 @@ class AddressEditor:
             raise FieldError(problem)
         return str(ipaddress.ip_interface(text).ip) + "/" + text.rsplit("/", 1)[1]
 
-    def check(self) -> bool:
-        self.dirty = True
-        try:
-            self.value()
-        except FieldError as exc:
-            self.show_message(str(exc))
-            return False
-        self.show_message(None)
-        return True
-
-    def show_message(self, message: str | None) -> None:
-        self.message.setText(message or "")
-        self.message.setVisible(bool(message))
-        self.address.setStyleSheet(ERROR_STYLE if message else "")
-        self.address.setToolTip(message or "")
-
-    def finish(self) -> None:
-        if not self.dirty:
-            return
-        if not self.check():
-            self.inspector.workbench.status.emit(f"ip: {self.message.text()}")
-            return
-        self.dirty = False
-        self._commit(self.value())
+    def commit(self, value: Any, merge: bool = False) -> None:
+        if value is not None and "/" in self.widget.text():  # typed with its prefix: show them apart
+            self.show_value(value)
+        super().commit(value, merge)
 
     def _prefix_changed(self, _value: int) -> None:
-        if self.address.text().strip() and self.check():
+        if self.widget.text().strip() and self.check():
             self.dirty = False
-            self._commit(self.value(), merge=True)
-
-    def _commit(self, value: str | None, merge: bool = False) -> None:
-        if value is not None and "/" in self.address.text():  # typed with its prefix: show them apart
-            self.load_text(value)
-        if value != getattr(self.obj, "ip"):
-            self.inspector.commit(self.obj, "ip", value, self.where, merge=merge)
-
-    def load_text(self, value: str) -> None:
-        address, _, prefix = value.partition("/")
-        with QSignalBlocker(self.address), QSignalBlocker(self.prefix):
-            self.address.setText(address)
-            self.prefix.setMaximum(128 if ":" in address else 32)
-            self.prefix.setValue(int(prefix))
+            self.commit(self.value(), merge=True)  # stepping through prefixes is one undo step
 
 
 #: The portgroup VLAN drop-down: (label, what choosing it writes for a vSS, for the other switch kinds).
