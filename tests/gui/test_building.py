@@ -37,6 +37,7 @@ def test_vms_dropped_on_a_host_header_land_below_it_side_by_side_and_the_host_gr
         assert all(not r.intersects(rect(win, o)) for o in others if o != vm)  # nor over a neighbour
         assert win.workbench.document.index.get(vm).host == host
     assert frame.width() > HOST_MIN[0]
+    win.view.fit()
     shoot(win, qtbot, "gui-drops-with-room.png")
 
 
