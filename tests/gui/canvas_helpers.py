@@ -63,7 +63,7 @@ def window(qtbot, data_dir):
     qtbot.waitExposed(win)
     win.activateWindow()  # shortcuts (a window-wide context) need the active window
     qtbot.waitUntil(win.isActiveWindow, timeout=3000)
-    qtbot.waitUntil(lambda: win._problem_counts is not None, timeout=5000)  # the docks have settled
+    qtbot.waitUntil(lambda: win.problem_counts is not None, timeout=5000)  # the docks have settled
     qtbot.wait(20)
     yield win
     win.close()

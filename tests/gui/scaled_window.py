@@ -31,7 +31,7 @@ def main(out: str) -> None:
     image.save(out)
     ratio = app.primaryScreen().devicePixelRatio()
     icon = action_icon("save").pixmap(QSize(24, 24), ratio)
-    frame, area = window.frameGeometry(), window.available()
+    frame, area = window.frameGeometry(), window.docking.available()
     print(json.dumps({
         "ratio": ratio, "available": [area.x(), area.y(), area.width(), area.height()],
         "frame": [frame.x(), frame.y(), frame.width(), frame.height()],

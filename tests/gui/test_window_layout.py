@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QMessageBox
 
 from canvas_helpers import artifacts, data_dir, shoot  # noqa: F401
 from vnetbench import resources_dir
-from vnetbench.gui.mainwindow import MEASURE_LEAST, MainWindow
+from vnetbench.gui.docking import MEASURE_LEAST
+from vnetbench.gui.mainwindow import MainWindow
 from vnetbench.gui.measure.plot import MIN_SIZE
 from vnetbench.model import save
 
@@ -53,7 +54,7 @@ def test_first_window_fills_the_screen_with_the_example_fitted(fresh, qtbot):
     win = fresh()
     win.open_example(str(EXAMPLE))
     qtbot.wait(400)
-    area = win.available()
+    area = win.docking.available()
     assert inside(win.frameGeometry(), area)
     assert win.frameGeometry().width() >= area.width() - 2 and win.frameGeometry().height() >= area.height() - 2
     visible = win.view.mapToScene(win.view.viewport().rect()).boundingRect()
@@ -67,7 +68,7 @@ def test_an_empty_problems_dock_is_one_line_and_grows_when_a_problem_appears(fre
     win = fresh()
     win.open_example(str(EXAMPLE))
     dock = win.problems_dock
-    qtbot.waitUntil(lambda: win._problem_counts is not None, timeout=5000)
+    qtbot.waitUntil(lambda: win.problem_counts is not None, timeout=5000)
     qtbot.waitUntil(lambda: dock.height() <= 60, timeout=3000)
     assert not dock.tree.isVisible() and dock.summary.text() == "No problems found."
     assert win.problems_badge.text() == "✔ No problems"
@@ -90,7 +91,7 @@ def test_an_empty_problems_dock_is_one_line_and_grows_when_a_problem_appears(fre
 
 def test_measure_dock_is_readable_at_once_and_the_window_stays_on_screen(fresh, qtbot, tmp_path):
     win = fresh()
-    area = win.available()
+    area = win.docking.available()
     win.docks["MeasureDock"].toggleViewAction().trigger()
     dock = win.docks["MeasureDock"]
     qtbot.waitUntil(lambda: dock.height() >= MEASURE_LEAST, timeout=3000)
@@ -124,7 +125,7 @@ def test_layout_is_remembered_and_view_reset_layout_restores_the_default(fresh, 
 
     again.a_reset_layout.trigger()
     qtbot.wait(300)
-    area = again.available()
+    area = again.docking.available()
     assert inside(again.frameGeometry(), area) and again.frameGeometry().width() >= area.width() - 2
     assert again.docks["HistoryDock"].isVisible() or not again.docks["HistoryDock"].isHidden()
     assert not again.docks["MeasureDock"].isVisible()

@@ -20,8 +20,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButton, QScrollArea, QVBoxLayout,
                                QWidget)
 
-from ..model import (VM, Change, DfwRule, DlrInterface, HostKind, HostNic, Link, PhysicalRouter, Port, PortMode,
-                     Portgroup, RouterInterface, Rule, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, PhysicalRouter, Port, PortMode, Portgroup,
+                     RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
 from ..model.nictypes import GUESTS, allowed_nic_types
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from ..model.vlan import VlanError, VlanMode, parse_vlan
@@ -41,7 +41,8 @@ DRAWN_LISTS = {"hosts", "switches", "vms", "physical_switches", "physical_router
                "layout", "format_version"}
 #: Objects whose address is a row of address / prefix (and gateway, when they have one).
 ADDRESSED = (VNic, HostNic, RouterInterface, DlrInterface)
-#: Fields whose text may name objects (written as names, stored as ids).
+#: Fields whose text may name objects, written as names and stored as ids (a rule's src/dst may also be "any" or
+#: an address, kept as typed).
 NAMED_REFERENCES = {"members", "applied_to", "src", "dst"}
 
 
@@ -324,7 +325,7 @@ class Inspector(QWidget):
 
     def shown(self, obj: Any, field: str, value: Any) -> str:
         """A value as the form shows it: object ids as names."""
-        if field in NAMED_REFERENCES or (isinstance(obj, (Rule, DfwRule)) and field in ("src", "dst")):
+        if field in NAMED_REFERENCES:
             items = value if isinstance(value, list) else [value]
             return ", ".join(describe(self.index, v) if isinstance(v, str) and v in self.index else format_value(v)
                              for v in items)

@@ -1,10 +1,8 @@
 """The designer's main window: the canvas in the middle, palette and inspector beside it, the docks around.
 
 It owns the file life cycle (new, open, close, save, save as, recent, examples, autosave and crash restore),
-the actions with their standard shortcuts, and the window's own layout: the first window fills the screen's
-available area, a window never grows past it (whatever the docks ask for), the canvas keeps most of the room
-(an empty Problems dock shrinks to its one line), and the geometry and dock arrangement are remembered, with
-View > Reset Layout to go back. Questions to the person (save changes? restore?) go through the ``ask_*``
+the actions with their standard shortcuts and menus; ``docking.Docking`` arranges the docks and keeps the
+window on screen (View > Reset Layout goes back to its default). Questions to the person (save changes? restore?) go through the ``ask_*``
 methods so tests can answer them without a modal dialog.
 """
 
@@ -30,7 +28,6 @@ from PySide6.QtWidgets import (
     QToolButton,
     QToolTip,
     QUndoView,
-    QWidget,
 )
 
 from .. import __version__, resources_dir
@@ -42,10 +39,11 @@ from .canvas.hint import CanvasHint
 from .canvas.layout import fill_layout
 from .canvas.scene import DesignScene
 from .canvas.view import DesignView
+from .docking import Docking
 from .dialogs import open_path, remember, save_path
 from .editing import Editor
 from .endpoints import selected_endpoints
-from .files import Autosave, Autosaved, add_recent, clear_recent, recent_files, settings
+from .files import Autosave, Autosaved, add_recent, clear_recent, recent_files
 from .icons import action_icon
 from .inspector import Inspector
 from .measure import MeasureDock
@@ -63,17 +61,6 @@ AUTOSAVE_AFTER_EDIT_MS = 2_000
 OPEN_FILTER = "vnetbench designs (*.vnet.yaml *.yaml *.yml *.vnet.json *.json);;All files (*)"
 #: Saving as JSON keeps the same content; it opens much faster for very large designs.
 SAVE_FILTER = "vnetbench design (*.vnet.yaml);;vnetbench design as JSON, for large designs (*.vnet.json);;All files (*)"
-#: The docks along the bottom, tabbed together, in tab order (Problems first). Measure waits in the View menu.
-BOTTOM_DOCKS = ("ProblemsDock", "MatrixDock", "WhatIfDock", "DeployDock", "MeasureDock")
-#: Where the window keeps its layout in the settings; a new version forgets layouts saved by older ones.
-GEOMETRY_KEY, STATE_KEY, LAYOUT_VERSION = "window/geometry", "window/state", 1
-#: The bottom docks' share of the window's height, and the least a tab gets when it comes to the front.
-BOTTOM_SHARE, BOTTOM_LEAST = 0.24, 180
-#: The measure dock's share when it comes to the front: its plot must be readable at once.
-MEASURE_SHARE, MEASURE_LEAST = 0.4, 280
-UNLIMITED = 16_777_215  # QWIDGETSIZE_MAX
-
-
 def new_topology() -> Topology:
     return Topology(id=f"design-{uuid.uuid4().hex[:8]}", name="untitled")
 
@@ -112,8 +99,7 @@ class MainWindow(QMainWindow):
         self._paste_count = 0
         self._fit_when_shown = False
         self._autosaving: Task | None = None
-        self._front: QDockWidget | None = None  # the bottom tab in front
-        self._problem_counts: dict[str, int] | None = None  # None until the first validation
+        self.problem_counts: dict[str, int] | None = None  # None until the first validation
         self._examples: dict[str, str] = {}  # example path -> its design's title
         self.about_box: QMessageBox | None = None
         self._shown_once = False
@@ -122,7 +108,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_status_bar()
-        self._layout_restored = self.restore_layout()
+        self._layout_restored = self.docking.restore()
         connect_weakly(self.workbench.status, self, "_show_status")
         connect_weakly(self.workbench.undo_stack.cleanChanged, self, "_update_title")
         connect_weakly(self.workbench.undo_stack.indexChanged, self, "_edited")
@@ -164,32 +150,7 @@ class MainWindow(QMainWindow):
             self.docks[dock.objectName()] = dock
         self.problems_dock = self.docks["ProblemsDock"]
         self.problems_dock.counted.connect(self._problems_counted)
-        for name in BOTTOM_DOCKS:
-            dock = self.docks[name]
-            dock.visibilityChanged.connect(lambda visible, d=dock: visible and self._came_to_front(d))
-        self.arrange_docks()
-
-    def arrange_docks(self) -> None:
-        """The default arrangement: palette left; inspector, history and path right; the rest tabbed below."""
-        left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
-                               Qt.DockWidgetArea.BottomDockWidgetArea)
-        for dock in self.docks.values():
-            dock.setFloating(False)
-        self.addDockWidget(left, self.docks["PaletteDock"])
-        right_docks = [self.docks[n] for n in ("InspectorDock", "HistoryDock", "PathDock")]
-        bottom_docks = [self.docks[n] for n in BOTTOM_DOCKS]
-        for group, area in ((right_docks, right), (bottom_docks, bottom)):
-            self.addDockWidget(area, group[0])
-            for dock in group[1:]:
-                self.tabifyDockWidget(group[0], dock)
-        for dock in self.docks.values():
-            dock.setVisible(dock.objectName() != "MeasureDock")
-        right_docks[0].raise_()
-        bottom_docks[0].raise_()
-        self._front = bottom_docks[0]
-        self.resizeDocks([self.docks["PaletteDock"]], [200], Qt.Orientation.Horizontal)
-        self.resizeDocks([right_docks[0]], [340], Qt.Orientation.Horizontal)
-        self._size_bottom(bottom_docks[0], force=True)
+        self.docking = Docking(self, self.docks, self.problems_dock)
 
     def _action(self, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False,
                 icon: str = "") -> QAction:
@@ -389,99 +350,23 @@ class MainWindow(QMainWindow):
         QToolTip.showText(viewport.mapToGlobal(self.view.mapFromScene(scene_pos)), message, viewport,
                           QRect(), 6000)
 
-    # --- the window's layout -------------------------------------------------------------------------------
-
-    def available(self) -> QRect:
-        """The screen area a window may use (the screen without panels and docks of the desktop)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        return screen.availableGeometry()
-
-    def restore_layout(self) -> bool:
-        """The geometry and docks as the person left them; the first time, the whole available screen."""
-        store = settings()
-        geometry, state = store.value(GEOMETRY_KEY), store.value(STATE_KEY)
-        restored = bool(geometry) and self.restoreGeometry(geometry)
-        if restored and state:
-            self.restoreState(state, LAYOUT_VERSION)
-            self._front = next((self.docks[n] for n in BOTTOM_DOCKS if self._in_front(self.docks[n])), self._front)
-        if not restored:
-            self.setGeometry(self.available())
-        self.fit_to_screen()
-        return restored
-
-    def save_layout(self) -> None:
-        store = settings()
-        store.setValue(GEOMETRY_KEY, self.saveGeometry())
-        store.setValue(STATE_KEY, self.saveState(LAYOUT_VERSION))
-        store.sync()
+    # --- the window's layout (gui/docking.py) -------------------------------------------------------------
 
     def reset_layout(self) -> None:
         """View > Reset Layout: the default docks, the window filling the screen, the design fitted."""
-        self.arrange_docks()
-        self.setGeometry(self.available())
-        self.fit_to_screen()
+        self.docking.reset()
         QTimer.singleShot(0, self._fit)
-
-    def fit_to_screen(self) -> None:
-        """Keep the whole window, its frame included, inside the available screen area."""
-        area = self.available()
-        frame = self.frameGeometry()
-        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
-        width = min(self.width(), area.width() - extra_w)
-        height = min(self.height(), area.height() - extra_h)
-        if (width, height) != (self.width(), self.height()):
-            self.resize(width, height)
-            frame = self.frameGeometry()
-        x = min(max(frame.x(), area.x()), area.right() + 1 - frame.width())
-        y = min(max(frame.y(), area.y()), area.bottom() + 1 - frame.height())
-        if (x, y) != (frame.x(), frame.y()):
-            self.move(x, y)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        area = self.available()
-        if self.frameGeometry().width() > area.width() or self.frameGeometry().height() > area.height():
-            QTimer.singleShot(0, self.fit_to_screen)  # a dock asked for more room than the screen has
-
-    def _in_front(self, dock: QDockWidget) -> bool:
-        return dock.isVisible() and not dock.visibleRegion().isEmpty()
-
-    def _came_to_front(self, dock: QDockWidget) -> None:
-        self._front = dock
-        QTimer.singleShot(0, self._size_front)
-
-    def _size_front(self) -> None:
-        if self._front is not None:
-            self._size_bottom(self._front)
-
-    def _size_bottom(self, front: QDockWidget, force: bool = False) -> None:
-        """The bottom tabs' height for the one in front: an empty Problems dock is one line; any other tab
-        gets its room back if it was collapsed (measure gets more: its plot must be readable at once)."""
-        problems = self.problems_dock
-        collapse = front is problems and not problems.problems  # also while the first check runs: most pass
-        for name in BOTTOM_DOCKS[1:]:  # a tab group is as tall as its tallest tab needs: the hidden tabs give way
-            self.docks[name].widget().setMinimumHeight(1 if collapse else 0)
-        if collapse:
-            problems.widget().layout().activate()  # its list just hid: the hint must not count it
-            line = problems.minimumSizeHint().height() + 6
-            problems.setMaximumHeight(line)
-            self.resizeDocks([problems], [line], Qt.Orientation.Vertical)  # the canvas takes the rest
-            return
-        problems.setMaximumHeight(UNLIMITED)
-        if self.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea or front.isFloating():
-            return
-        share, least = (MEASURE_SHARE, MEASURE_LEAST) if front.objectName() == "MeasureDock" else (
-            BOTTOM_SHARE, BOTTOM_LEAST)
-        wanted = max(least, int(self.height() * share))
-        if force or front.height() < min(wanted, least):
-            self.resizeDocks([front], [wanted], Qt.Orientation.Vertical)
+        self.docking.resized()
 
     def _problems_counted(self, counts: dict[str, int]) -> None:
-        had = self._problem_counts
-        self._problem_counts = counts
+        had = self.problem_counts
+        self.problem_counts = counts
         self.problems_badge.setText(summary_text(counts) or "✔ No problems")
         if had is None or (not any(had.values())) != (not any(counts.values())):
-            self._size_bottom(self._front or self.problems_dock)
+            self.docking.problems_changed()
 
     def show_problems(self) -> None:
         """The status-bar badge: bring the Problems dock to the front."""
@@ -594,9 +479,9 @@ class MainWindow(QMainWindow):
     def _first_layout(self) -> None:
         """Once shown: the window inside the screen, the bottom docks a strip (unless the person's own layout
         was restored), then, laid out, the design fitted into the canvas."""
-        self.fit_to_screen()
+        self.docking.fit_to_screen()
         if not self._layout_restored:
-            self._size_bottom(self._front or self.problems_dock, force=True)
+            self.docking.size_bottom(self.docking.front, force=True)
         if self._fit_when_shown:
             QTimer.singleShot(0, self._fit)
 
@@ -727,7 +612,7 @@ class MainWindow(QMainWindow):
             self.autosave_timer.stop()
             self._finish_autosave()
             self.autosave.discard()
-            self.save_layout()
+            self.docking.save()
             event.accept()
         else:
             event.ignore()
