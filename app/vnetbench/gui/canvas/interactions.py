@@ -125,7 +125,7 @@ class ResizeFrame(Interaction):
     def _show(self, w: float, h: float) -> None:
         self.item.set_size(w, h)
         if self.item.kind == "host":
-            self.scene.place_handles(self.item)
+            self.scene._place_handles(self.item)
         self.scene.reroute([self.item.oid, *self.scene.children_of(self.item.oid)])
 
     def release(self, pos: QPointF) -> None:

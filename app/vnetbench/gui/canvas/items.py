@@ -57,8 +57,9 @@ def elide(text: str, size: float, bold: bool, width: float) -> str:
     return QFontMetricsF(font(size, bold)).elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
-def tint(colour: QColor, amount: float, base: QColor) -> QColor:
-    """``colour`` mixed into ``base``: ``amount`` 0 is the base, 1 the colour itself."""
+def tint(colour: QColor, amount: float, base: QColor | None = None) -> QColor:
+    """``colour`` mixed into ``base`` (white by default): ``amount`` 0 is the base, 1 the colour itself."""
+    base = base if base is not None else QColor("white")
     return QColor.fromRgbF(*(b + (c - b) * amount for c, b in ((colour.redF(), base.redF()),
                                                                (colour.greenF(), base.greenF()),
                                                                (colour.blueF(), base.blueF()))))

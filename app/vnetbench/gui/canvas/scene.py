@@ -331,7 +331,7 @@ class DesignScene(QGraphicsScene):
                 self.handles[hid] = handle
         item.handle_edge = edge
         if not item.frame:
-            self.place_handles(item)
+            self._place_handles(item)
         item.update()
 
     def set_overview(self, overview: bool) -> None:
@@ -341,7 +341,7 @@ class DesignScene(QGraphicsScene):
             for handle in self.handles.values():
                 handle.setVisible(not overview)
 
-    def place_handles(self, item: NodeItem) -> None:
+    def _place_handles(self, item: NodeItem) -> None:
         n = len(item.handles)
         rect = item.size
         y = rect.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else rect.top()
@@ -381,7 +381,7 @@ class DesignScene(QGraphicsScene):
             self._fit(sw.id, [pg.id for pg in sw.portgroups], SWITCH_MIN, places)
         for host in self.topology.hosts:
             self._fit(host.id, by_host.get(host.id, []), HOST_MIN, places, extra_bottom=22)
-            self.place_handles(self.nodes[host.id])
+            self._place_handles(self.nodes[host.id])
 
     def _fit(self, oid: str, children: list[str], minimum: tuple[float, float], places, extra_bottom: float = 0) -> None:
         item = self.nodes[oid]
