@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...layout import content
-from ...model.objects import MULTI_HOST_SWITCHES, Topology
+from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, Topology
+
+#: Switch kinds that never have uplinks (the canvas does not ask for one).
+NO_UPLINKS = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+#: The canvas's own line on a switch that could have an uplink and has none: the gesture that gives it one.
+NO_UPLINK_HINT = "no uplink: drag a pNIC here"
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,8 @@ def drawn(topology: Topology) -> dict[str, Drawn]:
 
 
 def words(item: Drawn, topology: Topology, switch_of: dict[str, Any], spans: dict[str, list[str]]) -> list[str]:
-    """The detail lines a box shows (the layout's words)."""
+    """The detail lines a box shows: the layout's words, and on a switch without an uplink the gesture that
+    gives it one (the canvas is where one builds; exports leave it out)."""
     kind, obj = item.kind, item.obj
     if kind == "host":
         return content.host_details(obj)
@@ -101,6 +107,8 @@ def words(item: Drawn, topology: Topology, switch_of: dict[str, Any], spans: dic
         lines = content.switch_details(obj)
         if item.key != item.ref:
             lines.append(f"proxy \u00b7 {len(spans.get(obj.id, []))} member hosts")
+        if not obj.uplinks and obj.kind not in NO_UPLINKS:
+            lines.append(NO_UPLINK_HINT)
         return lines
     if kind == "portgroup":
         sw = switch_of.get(obj.id)

@@ -21,26 +21,12 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from ... import resources_dir
 from ...layout import content
 from ...layout.text import DETAIL_LINE, DETAIL_PX, FONT_FAMILY, LABEL_LINE, LABEL_PX
+from ..colors import canvas_theme
 from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 
 #: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
 OVERVIEW_LOD = 0.4
 SELECTED = QColor("#1e6fff")
-
-#: (fill, border, accent) per item family.
-COLOURS = {
-    "host": ("#eef3fb", "#2f5597", "#2f5597"),
-    "switch": ("#e6f5f4", "#1b8a8f", "#1b8a8f"),
-    "portgroup": ("#ffffff", "#20a39e", "#20a39e"),
-    "vm": ("#ffffff", "#2e8b57", "#2e8b57"),
-    "vm-firewall": ("#ffffff", "#c0392b", "#c0392b"),
-    "vm-router": ("#ffffff", "#7b3fa0", "#7b3fa0"),
-    "vm-nsx-edge": ("#ffffff", "#4b3fa8", "#4b3fa8"),
-    "physical": ("#f4f5f7", "#5a6473", "#5a6473"),
-    "nsx": ("#f1effb", "#4b3fa8", "#4b3fa8"),
-    "note": ("#fff6c8", "#d4b443", "#8a6d00"),
-}
-
 
 @cache
 def icon_pixmap(name: str, size: int) -> QPixmap:
@@ -55,9 +41,14 @@ def icon_pixmap(name: str, size: int) -> QPixmap:
     return pixmap
 
 
-@cache
 def family_colours(family: str) -> tuple[QColor, QColor, QColor]:
-    return tuple(QColor(c) for c in COLOURS[family])
+    """(fill, border, accent) of an item family in the canvas theme (light, or dark on a dark desktop)."""
+    return _family_colours(family, canvas_theme().dark)
+
+
+@cache
+def _family_colours(family: str, dark: bool) -> tuple[QColor, QColor, QColor]:
+    return tuple(QColor(c) for c in canvas_theme().families[family])
 
 
 def font(size: float, bold: bool = False) -> QFont:
@@ -94,7 +85,8 @@ def draw_lines(painter: QPainter, rect: QRectF, title: str, lines: list[str], le
     cut = False
     width = rect.width() - left - 4
     y = rect.top() + content.TEXT_TOP * scale
-    painter.setPen(QColor("#1d2433"))
+    theme = canvas_theme()
+    painter.setPen(QColor(theme.text))
     size = LABEL_PX * scale
     painter.setFont(font(size, True))
     shown = elide(title, size, True, width)
@@ -102,7 +94,7 @@ def draw_lines(painter: QPainter, rect: QRectF, title: str, lines: list[str], le
     painter.drawText(QRectF(rect.left() + left, y, width, LABEL_LINE * scale + 2),
                      Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, shown)
     y += LABEL_LINE * scale
-    painter.setPen(QColor("#5b6577"))
+    painter.setPen(QColor(theme.subtext))
     size = DETAIL_PX * scale
     painter.setFont(font(size))
     for line in lines:
@@ -116,10 +108,12 @@ def draw_lines(painter: QPainter, rect: QRectF, title: str, lines: list[str], le
     return cut
 
 
-def tint(colour: QColor, amount: float) -> QColor:
-    """``colour`` mixed into white: ``amount`` 0 is white, 1 the colour itself."""
-    return QColor.fromRgbF(1 - (1 - colour.redF()) * amount, 1 - (1 - colour.greenF()) * amount,
-                           1 - (1 - colour.blueF()) * amount)
+def tint(colour: QColor, amount: float, base: QColor | None = None) -> QColor:
+    """``colour`` mixed into ``base`` (white by default): ``amount`` 0 is the base, 1 the colour itself."""
+    base = base if base is not None else QColor("white")
+    return QColor.fromRgbF(*(b + (c - b) * amount for c, b in ((colour.redF(), base.redF()),
+                                                               (colour.greenF(), base.greenF()),
+                                                               (colour.blueF(), base.blueF()))))
 
 
 def lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
@@ -133,7 +127,8 @@ class HandleItem(QGraphicsItem):
     name and details (speed, trunk VLANs, address) when the scene gives them a ``chip`` (their box, centred on
     the handle's position), else as a marker with the name beside it."""
 
-    def __init__(self, oid: str, kind: str, label: str, parent: QGraphicsItem, colour: str) -> None:
+    def __init__(self, oid: str, kind: str, label: str, parent: QGraphicsItem, colour: str,
+                 tip: str = "drag to connect") -> None:
         super().__init__(parent)
         self.oid, self.kind = oid, kind
         # Switch ports sit close together: show their last part (Gi1/0/7 -> 7), the tooltip has it all.
@@ -144,8 +139,9 @@ class HandleItem(QGraphicsItem):
         self.connected = False
         self.label_below = True
         self.chip: QRectF | None = None
+        self.tip = tip  # what dragging from it does
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setToolTip(f"{label}: drag to connect, click to edit")
+        self.setToolTip(f"{label}: {tip}; click to edit")
         self.setZValue(1)
 
     BOUNDS = QRectF(-HANDLE, -HANDLE, 2 * HANDLE, 2 * HANDLE + 12)
@@ -155,7 +151,7 @@ class HandleItem(QGraphicsItem):
         if chip != self.chip or lines != self.lines:
             self.prepareGeometryChange()
             self.chip, self.lines = chip, list(lines)
-            self.setToolTip(" \u00b7 ".join([self.full_label, *lines]) + ": drag to connect, click to edit")
+            self.setToolTip(" \u00b7 ".join([self.full_label, *lines]) + f": {self.tip}; click to edit")
 
     def boundingRect(self) -> QRectF:
         return self.chip.adjusted(-2, -2, 2, 2) if self.chip is not None else self.BOUNDS
@@ -173,24 +169,26 @@ class HandleItem(QGraphicsItem):
             return  # smaller than a pixel or two: the node's outline says enough
         selected = self.isSelected()
         pen = QPen(SELECTED if selected else self.colour.darker(130), 2 if selected else 1.2)
+        theme = canvas_theme()
+        blank = QColor(theme.handle_fill)
         if self.chip is not None:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(pen)
-            painter.setBrush(tint(self.colour, 0.12) if self.connected else QColor("white"))
+            painter.setBrush(tint(self.colour, 0.12, blank) if self.connected else blank)
             painter.drawRoundedRect(self.chip, 3, 3)
             draw_lines(painter, self.chip, self.full_label, self.lines, content.TEXT_LEFT, text_scale(painter))
             return
         half = HANDLE / 2
         rect = QRectF(-half, -half, HANDLE, HANDLE)
         painter.setPen(pen)
-        painter.setBrush(self.colour if self.connected else QColor("white"))
+        painter.setBrush(self.colour if self.connected else blank)
         if self.kind in ("vnic", "host_nic"):
             painter.drawEllipse(rect)
         else:
             painter.drawRoundedRect(rect, 2, 2)
         if self.kind == "vnic":
             return  # the VM's box lists its vNICs; the tooltip names this one
-        painter.setPen(QColor("#333"))
+        painter.setPen(QColor(theme.handle_text))
         painter.setFont(font(9))
         y = half + 10 if self.label_below else -half - 3
         painter.drawText(QRectF(-40, y - 10, 80, 12), Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
@@ -288,14 +286,15 @@ class NodeItem(QGraphicsItem):
             px = min(13.0 / detail, rect.height() * 0.8)  # 13 screen pixels, or as much as a thin bar holds
             if px * detail < 6:
                 return
-            painter.setPen(QColor("#1d2433"))
+            theme = canvas_theme()
+            painter.setPen(QColor(theme.text))
             painter.setFont(font(px, True))
             inner = rect.adjusted(px * 0.4, px * 0.3, -px * 0.4, 0)
             painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                              elide(self.title, px, True, inner.width()))
             if self.counts and rect.height() > 3 * px:
                 painter.setFont(font(px * 0.85))
-                painter.setPen(QColor("#3d4657"))
+                painter.setPen(QColor(theme.subtext))
                 inner.setTop(inner.top() + px * 1.4)
                 painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
                                  self.counts)
@@ -313,7 +312,7 @@ class NodeItem(QGraphicsItem):
         band = QPainterPath()
         band.addRoundedRect(QRectF(rect.left(), rect.top(), rect.width(), header), 8, 8)
         band.addRect(QRectF(rect.left(), rect.top() + header / 2, rect.width(), header / 2))
-        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22)))
+        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22, fill)))
         painter.setPen(QPen(border.lighter(130), 1))
         painter.drawLine(QPointF(rect.left() + 1, rect.top() + header), QPointF(rect.right() - 1, rect.top() + header))
         self._icon(painter, rect, content.FRAME_ICON)
@@ -334,7 +333,7 @@ class NodeItem(QGraphicsItem):
         outline.addRoundedRect(rect, 7, 7)
         painter.save()
         painter.setClipPath(outline)
-        painter.fillRect(QRectF(rect.left(), rect.top(), title_w, rect.height()), tint(accent, 0.16))
+        painter.fillRect(QRectF(rect.left(), rect.top(), title_w, rect.height()), tint(accent, 0.16, fill))
         painter.restore()
         self._icon(painter, rect, content.FRAME_ICON)
         draw_lines(painter, QRectF(rect.left(), rect.top(), title_w, rect.height()), self.title, self.lines,
@@ -385,7 +384,7 @@ class NoteItem(QGraphicsItem):
         return self.mapToScene(self.size.center())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        fill, border, ink = (QColor(c) for c in COLOURS["note"])
+        fill, border, ink = family_colours("note")
         selected = self.isSelected()
         painter.setPen(QPen(SELECTED if selected else border, 2 if selected else 1))
         painter.setBrush(fill)
@@ -397,7 +396,7 @@ class NoteItem(QGraphicsItem):
         painter.drawText(self.size.adjusted(8, 6, -8, -6), Qt.TextFlag.TextWordWrap, self.text)
 
 
-#: Link styles: (colour, width, dash).
+#: Link styles: (colour in the light theme, width, dash); ``colors.CanvasTheme.links`` has each theme's colour.
 LINK_STYLES = {
     "net": ("#2e8b57", 1.8, False),     # vNIC to its portgroup or switch
     "uplink": ("#37474f", 1.8, False),  # vSwitch to the pNIC it uses
@@ -408,10 +407,14 @@ LINK_STYLES = {
 }
 
 
-@cache
 def link_pen(style: str, selected: bool, detailed: bool) -> QPen:
+    return _link_pen(style, selected, detailed, canvas_theme().dark)
+
+
+@cache
+def _link_pen(style: str, selected: bool, detailed: bool, dark: bool) -> QPen:
     colour, width, dashed = LINK_STYLES[style]
-    colour = QColor(colour)
+    colour = QColor(canvas_theme().links.get(style, colour))
     if style == "bus":
         colour.setAlpha(120)
     pen = QPen(SELECTED if selected else colour, width + (1.5 if selected else 0) if detailed else 0)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
+from ..colors import canvas_theme
 from .items import family_colours
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class Minimap(QWidget):
         self.view = view
         self.enabled = True
         self.world = QRectF()
-        self.boxes: list[tuple[QRectF, QColor, QColor]] = []
+        self.boxes: list[tuple[QRectF, str]] = []  # (scene rect, item family): coloured in the theme of the moment
         self.resize(*SIZE)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Overview: click or drag to move the view")
@@ -74,9 +75,7 @@ class Minimap(QWidget):
                 if item.oid in scene.inner or not hasattr(item, "size"):
                     continue
                 rect = item.mapRectToScene(item.size)
-                fill, border, _ = family_colours(getattr(item, "family", "physical")) if hasattr(item, "family") \
-                    else family_colours("note")
-                self.boxes.append((rect, fill, border))
+                self.boxes.append((rect, getattr(item, "family", "note")))
                 world = world.united(rect)
             self.world = world
         viewport = self.view.viewport()
@@ -100,11 +99,15 @@ class Minimap(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
-        p.fillRect(self.rect(), QColor(255, 255, 255, 230))
-        p.setPen(QPen(QColor("#9aa4b2"), 1))
+        theme = canvas_theme()
+        background = QColor(theme.background)
+        background.setAlpha(230)
+        p.fillRect(self.rect(), background)
+        p.setPen(QPen(QColor(theme.subtext), 1))
         p.drawRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5))
         scale, dx, dy = self._transform()
-        for rect, fill, border in self.boxes:
+        for rect, family in self.boxes:
+            fill, border, _ = family_colours(family)
             r = QRectF(rect.left() * scale + dx, rect.top() * scale + dy, max(1.0, rect.width() * scale),
                        max(1.0, rect.height() * scale))
             p.fillRect(r, fill)

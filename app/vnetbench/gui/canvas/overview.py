@@ -15,11 +15,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from ..colors import canvas_theme
+
 if TYPE_CHECKING:
     from .scene import DesignScene
-
-COLOUR = QColor("#3c4655")
-
 
 class Bundles(QGraphicsItem):
     def __init__(self, scene: DesignScene) -> None:
@@ -68,8 +67,9 @@ class Bundles(QGraphicsItem):
         return self._bounds
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        colour = QColor(canvas_theme().links["cable"])
         for path, width in self.lines:
-            pen = QPen(COLOUR, width)
+            pen = QPen(colour, width)
             pen.setCosmetic(True)  # screen pixels, whatever the zoom
             painter.setPen(pen)
             painter.drawPath(path)

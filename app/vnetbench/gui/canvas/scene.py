@@ -1,77 +1,89 @@
 """The canvas scene: draws the workbench's document and turns mouse gestures into editor commands.
 
 The scene never edits items as the truth: it edits the model through the ``Editor`` (one undo command per
-gesture) and re-draws from the model when the document announces a change (``sync``). Only while a drag
-is in progress do items move ahead of the model; the release pushes the move as one command.
+gesture) and re-draws from the model when the document announces a change (``sync``). Each gesture (move,
+resize, drawing a link) is an ``interactions.Interaction`` that holds its own state while the button is down;
+only then do items move ahead of the model, and the release pushes the gesture as one command.
+
+A refused gesture (a drop the design cannot take, a link between things that do not connect) says why where
+the mouse is: ``refused`` carries the sentence and the scene point, and the window shows it there.
 """
 
 from __future__ import annotations
 
-import gc
-from dataclasses import dataclass, field
+import math
+from dataclasses import replace
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPainterPath, QPen
-from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 
 from ...layout import content as layout_content
-from ...layout.parts import BAR_PAD
+from ...layout.parts import BAR_PAD, PG_GAP
 from ...layout.parts import PAD as LAYOUT_PAD
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
-from ..catalog import icon_for
-from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
-from ..editing import EditError, Editor
+from ..catalog import KINDS, Namer, icon_for, make
+from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS, canvas_theme, refresh_theme
+from ..editing import EditError, Editor, describe
 from ..signals import connect_weakly
 from ..workbench import Workbench
 from .geometry import (
-    DLR_SIZE,
+    GRID,
     HOST_HEADER,
     HOST_MIN,
     NOTE_SIZE,
     PAD,
     PHYSICAL_HOST_SIZE,
-    PORTGROUP_SIZE,
     ROUTER_MIN_SIZE,
-    SWITCH_HEADER,
     SWITCH_MIN,
-    VM_SIZE,
     physical_switch_size,
     snap,
 )
 from .drawn import Drawn, drawn, layout_edge_id, links, members, part_words, words
+from .interactions import DrawLink, Interaction, MoveSelection, ResizeFrame
 from .items import LinkItem, HandleItem, NodeItem, NoteItem
 from .layout import remembered
 from .overlay import PathOverlay
 from .overview import Bundles
 
 GRIP = 14.0
-Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10, "drag": 11}
+Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10}
+#: Room left between a dropped object and its neighbours.
+GAP = 10.0
+#: How far from the drop point the scene looks for room (in grid steps each way).
+SEARCH_STEPS = 40
+#: What dragging from each kind of connection handle does (its tooltip): the gestures, shown where they start.
+HANDLE_TIPS = {
+    "vnic": "drag onto a portgroup (or a switch without portgroups) to connect it",
+    "pnic": "drag onto a vSwitch to make it the switch's uplink, or onto a physical switch port to cable it",
+    "port": "drag onto a pNIC, a router interface, a host NIC or another port to cable them",
+    "router_interface": "drag onto a physical switch port to cable it",
+    "host_nic": "drag onto a physical switch port to cable it",
+}
 
 
-@dataclass
-class _Move:
-    press: QPointF
-    items: list = field(default_factory=list)  # everything that moves (selection + what it holds)
-    primary: list = field(default_factory=list)  # what the person grabbed (may change container)
-    origins: dict = field(default_factory=dict)
-    started: bool = False
-    pressed: object = None  # the item clicked: a plain click without a drag selects only it
-    additive: bool = False
+#: What the canvas draws as a box sized to its words (the layout room's size), not as a frame or a bar.
+LEAVES = frozenset({"portgroup", "vm", "dlr"})
+#: The widest address a vNIC may show: a VM placed by hand keeps room for one on each vNIC.
+WIDEST_ADDRESS = "255.255.255.255/32"
 
 
-@dataclass
-class _Resize:
-    item: NodeItem
-    press: QPointF
-    size: QRectF
+def leaf_size(kind: str, obj, lines: list[str]) -> tuple[float, float]:
+    """The size of a box placed by hand: the layout room's for these words (so it holds its text as an arranged
+    box does), a VM as wide as it will be once its vNICs have addresses, so setting one later does not widen it
+    into its neighbour."""
+    box = layout_content.leaf("", "", kind, obj.name, lines)
+    if kind != "vm":
+        return box.w, box.h
+    addressed = replace(obj, vnics=[replace(nic, ip=nic.ip or WIDEST_ADDRESS) for nic in obj.vnics])
+    return max(box.w, layout_content.leaf("", "", kind, obj.name, layout_content.vm_details(addressed)).w), box.h
 
 
-@dataclass
-class _LinkDrag:
-    source: HandleItem | NodeItem
-    line: QGraphicsPathItem
-    press: QPointF
+def handle_colour(kind: str) -> str:
+    """A connection handle's colour: a pNIC in its host's, a vNIC in its VM's, the rest in the physical network's."""
+    family = {"pnic": "host", "vnic": "vm"}.get(kind, "physical")
+    return canvas_theme().families[family][2]
 
 
 class DesignScene(QGraphicsScene):
@@ -79,6 +91,8 @@ class DesignScene(QGraphicsScene):
     focusRequested = Signal(QRectF)
     #: The items were brought up to date with the model (a sync or a move finished).
     drawn = Signal()
+    #: A gesture was refused: why, and the scene point where the mouse was.
+    refused = Signal(str, QPointF)
 
     def __init__(self, workbench: Workbench, editor: Editor | None = None) -> None:
         super().__init__(workbench)  # lives as long as the design it draws
@@ -94,13 +108,7 @@ class DesignScene(QGraphicsScene):
         self._moved: set[str] = set()
         self._syncing = False
         self._selecting = False
-        self._move: _Move | None = None
-        self._link: _LinkDrag | None = None
-        self._resize: _Resize | None = None
-        self._gc_held = False
-        self._gc_watchdog = QTimer(self)
-        self._gc_watchdog.setInterval(1000)
-        self._gc_watchdog.timeout.connect(self._check_gc_hold)
+        self.interaction: Interaction | None = None
         self.deploy_states: dict = {}
         self.overview = False  # zoomed far out: handles hidden, so Qt does not even visit them
         self._sync_timer = QTimer(self)
@@ -108,7 +116,8 @@ class DesignScene(QGraphicsScene):
         self._sync_timer.setInterval(0)
         self._sync_timer.timeout.connect(self.flush)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
-        self.setBackgroundBrush(QColor("#fbfcfe"))
+        self.setBackgroundBrush(QColor(canvas_theme().background))
+        connect_weakly(QGuiApplication.styleHints().colorSchemeChanged, self, "follow_colour_scheme")
         self.overlay = PathOverlay(self)
         self.addItem(self.overlay)
         self.bundles = Bundles(self)
@@ -127,6 +136,18 @@ class DesignScene(QGraphicsScene):
         connect_weakly(workbench.deployStateChanged, self, "show_deploy_states")
         self.selectionChanged.connect(self._selection_to_workbench)
         self.sync()
+
+    def follow_colour_scheme(self, *_: object) -> None:
+        """The desktop went dark (or light): the canvas follows, background, items and links."""
+        refresh_theme()
+        self.setBackgroundBrush(QColor(canvas_theme().background))
+        for handle in self.handles.values():
+            handle.colour = QColor(handle_colour(handle.kind))
+        for item in [*self.nodes.values(), *self.handles.values(), *self.links.values(), self.bundles]:
+            item.update()  # also drops a cached picture
+        for view in self.views():
+            view.resetCachedContent()
+            view.viewport().update()  # with what floats over it (the overview map)
 
     def show_prediction(self, prediction) -> None:
         self.overlay.show_prediction(prediction)
@@ -333,19 +354,16 @@ class DesignScene(QGraphicsScene):
                 item.update()
             return
         lines = words(d, self.topology, switch_of, self.spans)
-        handles, handle_kind, colour, edge = [], "", "#5a6473", "bottom"
+        handles, handle_kind, edge = [], "", "bottom"
         size = None
         family = {"host": "host", "switch": "switch", "portgroup": "portgroup", "dlr": "nsx"}.get(kind, "physical")
         if kind == "host":
-            handles, handle_kind, colour = [(p.id, p.name, part_words("pnic", p)) for p in obj.pnics], "pnic", "#2f5597"
+            handles, handle_kind = [(p.id, p.name, part_words("pnic", p)) for p in obj.pnics], "pnic"
         elif kind == "switch":
             family = "nsx" if obj.kind is SwitchKind.NSX_SEGMENT else "switch"
-        elif kind == "portgroup":
-            size = PORTGROUP_SIZE
         elif kind == "vm":
             family = "vm" if obj.role is VmRole.VM else f"vm-{obj.role.value}"
-            handles, handle_kind, colour = [(n.id, n.name, []) for n in obj.vnics], "vnic", "#2e8b57"
-            size = VM_SIZE
+            handles, handle_kind = [(n.id, n.name, []) for n in obj.vnics], "vnic"
         elif kind == "physical_switch":
             handles, handle_kind, edge = [(p.id, p.name, part_words("port", p)) for p in obj.ports], "port", "top"
             size = physical_switch_size(len(obj.ports))
@@ -356,10 +374,10 @@ class DesignScene(QGraphicsScene):
         elif kind == "physical_host":
             handles, handle_kind, edge = [(n.id, n.name, part_words("host_nic", n)) for n in obj.nics], "host_nic", "top"
             size = PHYSICAL_HOST_SIZE
-        elif kind == "dlr":
-            size = DLR_SIZE
-        if size and place is not None and place.w and place.h:  # a size the design file asks for
+        if (size or kind in LEAVES) and place is not None and place.w and place.h:  # a size the design asks for
             size = (max(place.w, 40.0), max(place.h, 24.0))
+        elif kind in LEAVES:
+            size = leaf_size(kind, obj, lines)
         title_w = header = 0.0
         if item.frame or kind in ("physical_switch", "physical_router", "physical_host"):
             block = layout_content.frame(d.key, d.ref, kind, obj.name, lines)
@@ -382,7 +400,7 @@ class DesignScene(QGraphicsScene):
                 self.removeItem(handle)
             item.handles = {}
             for hid, label, _ in handles:
-                handle = HandleItem(hid, handle_kind, label, item, colour)
+                handle = HandleItem(hid, handle_kind, label, item, handle_colour(handle_kind), HANDLE_TIPS[handle_kind])
                 handle.label_below = edge == "bottom"
                 handle.setVisible(not self.overview)
                 item.handles[hid] = handle
@@ -583,10 +601,14 @@ class DesignScene(QGraphicsScene):
         return list(dict.fromkeys(ids))
 
     def _selection_to_workbench(self) -> None:
+        """The selection in the order it was made (Qt's own order is arbitrary): click A, Ctrl+click B is A, B,
+        so a path or a measurement picked that way goes from A to B."""
         if not self._selecting:
             self._selecting = True
             try:
-                self.workbench.select(self.selected_ids())
+                now = self.selected_ids()
+                kept = [oid for oid in self.workbench.selection if oid in now]
+                self.workbench.select(kept + [oid for oid in now if oid not in kept])
             finally:
                 self._selecting = False
 
@@ -657,36 +679,28 @@ class DesignScene(QGraphicsScene):
         if event.button() != Qt.MouseButton.LeftButton:
             super().mousePressEvent(event)
             return
-        item = self._item_at(event.scenePos())
+        if self.interaction is not None:  # its release never came (a lost mouse grab): drop it
+            self.interaction.cancel()
+            self.interaction = None
+        pos = event.scenePos()
+        item = self._item_at(pos)
         ctrl = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
         if isinstance(item, HandleItem) and not ctrl:
-            line = QGraphicsPathItem()
-            pen = QPen(QColor("#1e6fff"), 2, Qt.PenStyle.DashLine)
-            line.setPen(pen)
-            line.setZValue(Z["drag"])
-            self.addItem(line)
-            self._link = _LinkDrag(item, line, event.scenePos())
-            self._hold_gc()
-            event.accept()
-            return
-        if isinstance(item, (NodeItem, NoteItem)) and item.frame and not ctrl and self.in_grip(item, event.scenePos()):
-            self._resize = _Resize(item, event.scenePos(), QRectF(item.size))
-            self._hold_gc()
-            event.accept()
-            return
-        if isinstance(item, (NodeItem, NoteItem, LinkItem)):
+            self.interaction = DrawLink(self, pos, item)
+        elif isinstance(item, NodeItem) and item.frame and not ctrl and self.in_grip(item, pos):
+            self.interaction = ResizeFrame(self, pos, item)
+        elif isinstance(item, (NodeItem, NoteItem, LinkItem)):
             if ctrl:
                 item.setSelected(not item.isSelected())
             elif not item.isSelected():
                 self.clearSelection()
                 item.setSelected(True)
             if not isinstance(item, LinkItem) and item.isSelected():
-                self._begin_move(event.scenePos())
-                self._hold_gc()
-                self._move.pressed, self._move.additive = item, ctrl
-            event.accept()
+                self.interaction = MoveSelection(self, pos, item, ctrl)
+        else:
+            super().mousePressEvent(event)
             return
-        super().mousePressEvent(event)
+        event.accept()
 
     @staticmethod
     def in_grip(item: NodeItem, pos: QPointF) -> bool:
@@ -694,54 +708,22 @@ class DesignScene(QGraphicsScene):
         corner = item.mapToScene(item.size.bottomRight())
         return 0 <= corner.x() - pos.x() <= GRIP and 0 <= corner.y() - pos.y() <= GRIP
 
-    def _begin_move(self, press: QPointF) -> None:
-        primary = [i for i in self.selectedItems() if isinstance(i, (NodeItem, NoteItem))]
-        ids = {i.oid for i in primary}
-        moving = list(primary)
-        for item in primary:
-            for cid in self.descendants(item.oid):
-                if cid not in ids and cid in self.nodes:
-                    ids.add(cid)
-                    moving.append(self.nodes[cid])
-        primary = [i for i in primary if not any(i.oid in self.descendants(p.oid) for p in primary if p is not i)]
-        self._move = _Move(press, moving, primary, {i.oid: i.pos() for i in moving})
-
     def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        if self._link is not None:
-            path = QPainterPath(self._link.source.scenePos() if isinstance(self._link.source, HandleItem)
-                                else self._link.press)
-            path.lineTo(event.scenePos())
-            self._link.line.setPath(path)
-            event.accept()
-            return
-        if self._resize is not None:
-            r = self._resize
-            delta = event.scenePos() - r.press
-            w, h = r.size.width() + delta.x(), r.size.height() + delta.y()
-            if self.snap_to_grid:
-                origin = r.item.pos()
-                w, h = snap(origin.x() + w) - origin.x(), snap(origin.y() + h) - origin.y()
-            r.item.set_size(max(w, 120.0), max(h, 60.0))
-            if r.item.kind == "host":
-                self._place_handles(r.item)
-            self.reroute([r.item.oid, *self.children_of(r.item.oid)])
-            event.accept()
-            return
-        move = self._move
-        if move is not None:
-            delta = event.scenePos() - move.press
-            if not move.started and delta.manhattanLength() < QApplication.startDragDistance():
-                return
-            move.started = True
-            if self.snap_to_grid and move.primary:
-                lead = move.origins[move.primary[0].oid]
-                delta = QPointF(snap(lead.x() + delta.x()) - lead.x(), snap(lead.y() + delta.y()) - lead.y())
-            self.drag_by(delta)
+        if self.interaction is not None:
+            self.interaction.move(event.scenePos())
             event.accept()
             return
         if event.buttons() == Qt.MouseButton.NoButton:
             self._hover_cursor(event)
         super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.interaction is not None:
+            interaction, self.interaction = self.interaction, None
+            interaction.release(event.scenePos())
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
 
     def _hover_cursor(self, event: QGraphicsSceneMouseEvent) -> None:
         """A cross over a connection handle (drag to connect), a diagonal arrow over a frame's resize grip."""
@@ -756,110 +738,102 @@ class DesignScene(QGraphicsScene):
         elif not getattr(view, "panning", False):
             view.viewport().unsetCursor()
 
-    def drag_by(self, delta: QPointF) -> None:
-        """Move the items being dragged to their start + ``delta`` and re-route their links (one frame)."""
-        move = self._move
-        for item in move.items:
-            item.setPos(move.origins[item.oid] + delta)
-        self.reroute(move.origins)
-        self.overlay.refresh()
+    def refuse(self, message: str, pos: QPointF) -> None:
+        """A gesture that cannot be done: say why, in the status bar and where the mouse is."""
+        self.workbench.status.emit(message)
+        self.refused.emit(message, pos)
 
-    def _hold_gc(self) -> None:
-        """No cyclic garbage collection during a gesture: a full one over a large design takes about 100 ms, a
-        visible stall mid-drag. Reference counting still frees memory; collection resumes on release, or within
-        a second of the buttons coming up if the release never reaches the scene (a lost mouse grab)."""
-        if gc.isenabled():
-            gc.disable()
-            self._gc_held = True
-            self._gc_watchdog.start()
-
-    def _release_gc(self) -> None:
-        if self._gc_held:
-            self._gc_held = False
-            self._gc_watchdog.stop()
-            gc.enable()
-
-    def _check_gc_hold(self) -> None:
-        if QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
-            self._release_gc()
-
-    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        self._release_gc()
-        if self._link is not None:
-            drag, self._link = self._link, None
-            self.removeItem(drag.line)
-            self._finish_link(drag.source, drag.press, event.scenePos())
-            event.accept()
-            return
-        if self._resize is not None:
-            r, self._resize = self._resize, None
-            self.editor.resize(r.item.oid, r.item.size.width(), r.item.size.height(), r.item.pos().x(), r.item.pos().y())
-            self.sync()
-            event.accept()
-            return
-        if self._move is not None:
-            move, self._move = self._move, None
-            if move.started:
-                self._finish_move(move)
-            elif not move.additive and len(self.selectedItems()) > 1:
-                self.clearSelection()
-                move.pressed.setSelected(True)
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
-
-    def _finish_link(self, source: HandleItem, press: QPointF, pos: QPointF) -> None:
-        if (pos - press).manhattanLength() < QApplication.startDragDistance():
-            self.clearSelection()  # a click, not a drag: select the vNIC, pNIC or port
-            source.setSelected(True)
-            return
-        target = next((i for i in self.items(pos) if isinstance(i, (HandleItem, NodeItem)) and i is not source),
-                      None)
-        if target is None:
-            self.workbench.status.emit("drop the link on a portgroup, a switch, a pNIC or a port")
-            return
-        target_id = self._target_for(source, target)
-        try:
-            text = self.editor.connect(source.oid, target_id)
-        except EditError as exc:
-            self.workbench.status.emit(str(exc))
-            return
-        self.workbench.status.emit(text)
-
-    def _target_for(self, source: HandleItem, target) -> str:
-        """Dropping a cable end on a physical switch's body plugs it into the first free port."""
+    def target_for(self, source: HandleItem, target) -> str:
+        """Dropping a cable end on a physical switch's body plugs it into the nearest free port."""
         if isinstance(target, NodeItem) and target.kind == "physical_switch" and source.kind != "vnic":
             free = [h for h in target.handles.values() if not h.connected]
             if free:
                 return min(free, key=lambda h: (h.scenePos() - source.scenePos()).manhattanLength()).oid
         return target.oid
 
-    def _finish_move(self, move: _Move) -> None:
-        positions = {item.oid: (item.pos().x(), item.pos().y()) for item in move.items}
-        moving = set(positions)
-        containers: dict[str, str | None] = {}
-        index = self.workbench.document.index
-        for item in move.primary:
-            what = self.container_kind(item.oid)
-            if not what:
-                continue
-            new = self.container_at(what, item.mapRectToScene(item.size).center(), moving)
-            parent = index.parent(item.oid)
-            old = parent.id if parent is not None and what == "switch" else getattr(index.get(item.oid), "host", None)
-            if new != old and (new is not None or self.container_kind(item.oid) == "host"):
-                containers[item.oid] = new
-        names = [getattr(index.get(i.oid), "name", None) or "note" for i in move.primary]
-        self.editor.move(positions, containers, f"Move {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}")
-        self.sync()
-
     def nudge(self, dx: float, dy: float) -> bool:
-        """Move the selection (and what it holds) by (dx, dy): the arrow keys. One undo step per press."""
+        """Move the selection (and what it holds) by (dx, dy): the arrow keys. A run of presses is one undo step."""
+        grabbed = [oid for oid in self.selected_ids() if oid in self.nodes]
         moving: dict[str, tuple[float, float]] = {}
-        for oid in self.selected_ids():
-            for moved in [oid, *self.descendants(oid)] if oid in self.nodes else []:
+        for oid in grabbed:
+            for moved in [oid, *self.descendants(oid)]:
                 item = self.nodes[moved]
                 moving.setdefault(moved, (item.pos().x() + dx, item.pos().y() + dy))
-        return bool(moving) and self.editor.move(moving, text="Nudge")
+        return bool(moving) and self.editor.nudge(moving, grabbed)
+
+    # --- dropping palette entries --------------------------------------------------------------------------
+
+    def drop(self, key: str, pos: QPointF) -> str | None:
+        """Add a palette entry at scene point ``pos``, where there is room (the drop's code path, also used by
+        double-click in the palette); a refused drop says why at ``pos``."""
+        kind = KINDS.get(key)
+        if kind is None:
+            return None
+        container = self.container_at(kind.container, pos) if kind.container else None
+        if key == "portgroup" and container:
+            top_left = self.next_slot(container)
+        else:
+            top_left = self.room_for(key, pos, container)
+        try:
+            oid = self.editor.add(key, top_left.x(), top_left.y(), container)
+        except EditError as exc:
+            self.refuse(str(exc), pos)
+            return None
+        self.workbench.select([oid])
+        return oid
+
+    def room_for(self, key: str, pos: QPointF, container: str | None) -> QPointF:
+        """Where a dropped ``key`` goes: centred on ``pos`` if there is room, else at the nearest free spot;
+        inside a container, below its header (the container grows to hold it)."""
+        w, h = self.drop_size(key, container)
+        x, y = pos.x() - w / 2, pos.y() - h / 2
+        step = GRID if self.snap_to_grid else 1.0
+        left = top = -math.inf
+        if container is not None and container in self.nodes:
+            frame = self.node_rect(container)
+            left, top = frame.left() + PAD, frame.top() + self.nodes[container].header_height() + PAD
+            left, top = math.ceil(left / step) * step, math.ceil(top / step) * step
+        x, y = max(snap(x, step), left), max(snap(y, step), top)
+        ignore = {container, *self.ancestors(container)} if container else set()
+        candidates = sorted(((dx, dy) for dx in range(-SEARCH_STEPS, SEARCH_STEPS + 1)
+                             for dy in range(-SEARCH_STEPS, SEARCH_STEPS + 1)),
+                            key=lambda d: (abs(d[0]) + abs(d[1]), abs(d[1]), d))
+        for dx, dy in candidates:
+            spot = QRectF(x + dx * step, y + dy * step, w, h)
+            if spot.left() < left or spot.top() < top:
+                continue
+            if not self._occupied(spot.adjusted(-GAP, -GAP, GAP, GAP), ignore):
+                return spot.topLeft()
+        return QPointF(x, y)
+
+    def _occupied(self, rect: QRectF, ignore: set[str]) -> bool:
+        return any(isinstance(item, (NodeItem, NoteItem)) and item.oid not in ignore
+                   for item in self.items(rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect))
+
+    def ancestors(self, oid: str) -> list[str]:
+        """The frames around ``oid``: a portgroup's switch and that switch's host, a VM's host."""
+        index = self.workbench.document.index
+        out: list[str] = []
+        while True:
+            kind, obj = index.kind(oid), index.get(oid)
+            parent = index.parent(oid).id if kind == "portgroup" else getattr(obj, "host", None) if kind in (
+                "switch", "vm") else None
+            if not parent:
+                return out
+            out.append(parent)
+            oid = parent
+
+    def label(self, oid: str) -> str:
+        """How an object on the canvas is named in messages and the history."""
+        return describe(self.workbench.document.index, oid) if oid in self.workbench.document.index else "note"
+
+    def visible_rect(self) -> QRectF:
+        """The part of the scene the first view shows (everything when there is no view)."""
+        views = self.views()
+        if not views:
+            return self.itemsBoundingRect()
+        view = views[0]
+        return view.mapToScene(view.viewport().rect()).boundingRect()
 
     # --- what other parts ask ----------------------------------------------------------------------------
 
@@ -878,28 +852,32 @@ class DesignScene(QGraphicsScene):
         return QRectF(left, top, right - left, bottom - top)
 
     def next_slot(self, switch_id: str) -> QPointF:
-        """Where the next portgroup dropped into a switch goes: right of the last one, in a row."""
+        """Where the next portgroup dropped into a switch goes: right of the last one, in the row beside the
+        switch's title (as the layout room fills a bar)."""
         item = self.nodes.get(switch_id) or next(iter(self.instances_of(switch_id)), None)
         rect = item.mapRectToScene(item.size)
         right = rect.left() + max(PAD, item.label_w)
         for pg in self.workbench.document.index.get(switch_id).portgroups:
             pg_rect = self.node_rect(pg.id)
             if pg_rect is not None:
-                right = max(right, pg_rect.right() + 10)
-        return QPointF(right, rect.top() + SWITCH_HEADER + 14)
+                right = max(right, pg_rect.right() + PG_GAP)
+        return QPointF(right, rect.top() + BAR_PAD)
 
-    def drop_size(self, key: str) -> tuple[float, float]:
-        """The size a palette entry will have, so a drop centres it under the cursor."""
-        if key == "portgroup":
-            return PORTGROUP_SIZE
+    def drop_size(self, key: str, container: str | None = None) -> tuple[float, float]:
+        """The size a palette entry dropped into ``container`` will have, so a drop finds room for all of it: a
+        VM, portgroup or DLR is sized by the layout room from the words the new object will show."""
         if key.startswith("host-"):
             return HOST_MIN
         if key.startswith("switch-"):
             return SWITCH_MIN
-        if key.startswith("vm"):
-            return VM_SIZE
+        if key in ("portgroup", "nsx-dlr") or key.startswith("vm"):
+            index = self.workbench.document.index
+            host_kind = index.get(container).kind if index.kind(container) == "host" else None
+            _, obj = make(key, Namer(self.topology), container=container, host_kind=host_kind)
+            kind = "portgroup" if key == "portgroup" else "dlr" if key == "nsx-dlr" else "vm"
+            return leaf_size(kind, obj, words(Drawn(obj.id, kind, obj, None, obj.id), self.topology, {}, {}))
         return {"physical-switch": physical_switch_size(8), "physical-router": ROUTER_MIN_SIZE,
-                "physical-host": PHYSICAL_HOST_SIZE, "nsx-dlr": DLR_SIZE, "note": NOTE_SIZE}[key]
+                "physical-host": PHYSICAL_HOST_SIZE, "note": NOTE_SIZE}[key]
 
 
 def _same(rect: QRectF, box) -> bool:
