@@ -406,7 +406,8 @@ class DesignScene(QGraphicsScene):
                 item.handles[hid] = handle
                 self.handles[hid] = handle
         for hid, _, part in handles:
-            item.handles[hid].lines = part
+            handle = item.handles[hid]
+            handle.set_chip(handle.chip, part)
         item.handle_edge = edge
         item.update()
 
@@ -442,7 +443,7 @@ class DesignScene(QGraphicsScene):
         local = item.size
         y = local.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else local.top()
         for i, handle in enumerate(item.handles.values()):
-            handle.set_chip(None, [])
+            handle.set_chip(None, handle.lines)  # a marker now, its details kept for when it is a chip again
             handle.setPos(local.left() + local.width() * (i + 1) / (n + 1), y)
 
     def children_of(self, oid: str) -> list[str]:
