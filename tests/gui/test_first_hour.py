@@ -130,6 +130,12 @@ def test_first_hour(window, qtbot, lab_dir, tmp_path):
     connect_and_address(win, qtbot, ids)
     win.view.fit()
     shoot(win, qtbot, "walk-2-built.png")
+    # Boxes placed by hand grew with their names and addresses: Arrange > Auto Layout tidies them, one undo step,
+    # and the canvas then draws the design as every export does.
+    QTest.keyClick(win.view, Qt.Key.Key_L, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert win.workbench.undo_stack.undoText() == "Auto Layout"
+    win.view.fit()
+    shoot(win, qtbot, "walk-2-arranged.png")
 
     expected = {("web01", "web02"): "in-host", ("web01", "app01"): "in-host",
                 ("web01", "db01"): "routed-via-physical", ("web01", "bak01"): "via-physical"}
