@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what vnetbench needs on Debian 12 (as root: apt packages; always: a virtual environment in .venv).
 #
-#   bash scripts/setup.sh run    what running the designer, the CLI and the local lab needs
-#   bash scripts/setup.sh test   all of that, plus what the test suite needs (Xvfb, Chromium, Graphviz, sshd,
+#   bash scripts/setup.sh run    what running the designer, the CLI and the local lab needs (Graphviz's dot
+#                                orders the diagrams' layout)
+#   bash scripts/setup.sh test   all of that, plus what the test suite needs (Xvfb, Chromium, sshd,
 #                                Go for vcsim, the packaging validators...)
 #
 # The README's run command uses "run", its test command (and so CI) uses "test". Both can be run again at no cost.
@@ -18,10 +19,11 @@ RUN_APT=(
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
   openssh-client
+  graphviz
 )
 TEST_APT=(
   xvfb xauth
-  librsvg2-bin poppler-utils chromium graphviz
+  librsvg2-bin poppler-utils chromium
   openssh-server
   desktop-file-utils appstream shared-mime-info xdg-utils
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 openvswitch-switch

@@ -34,7 +34,7 @@ def main(argv: list[str]) -> None:
     scene = build_scene(topology)
     x, y, w, h = scene.bounds()
     print(f"  layout (scene)     {time.perf_counter() - start:7.2f} s  {len(scene.boxes)} boxes, "
-          f"{len(scene.lines)} lines, {w:.0f} x {h:.0f} px")
+          f"{len(scene.edges)} lines, {w:.0f} x {h:.0f} px")
     with tempfile.TemporaryDirectory(prefix="vnetbench-bench-export-") as tmp:
         for fmt in BENCH_FORMATS + ["pdf", "dot", "mermaid", "matrix-csv", "report-pdf"]:
             out = Path(tmp, "bench" + FORMATS[fmt][1])

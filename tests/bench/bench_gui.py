@@ -123,7 +123,7 @@ def drag(app: QApplication, window: MainWindow, oid: str, links: int) -> None:
     view, scene = window.view, window.scene
     view.zoom_actual()
     rect = scene.node_rect(oid)
-    grab = rect.topLeft() + (rect.bottomRight() - rect.topLeft()) * 0.3
+    grab = rect.topLeft() + QPointF(12, rect.height() * 0.3)  # its title: a press on a port chip draws a cable
     view.centerOn(grab + QPointF(6 * GRID, 2 * GRID))  # the drag path (below) stays in the middle of the view
     settle(app, window)
     viewport = view.viewport()

@@ -3,8 +3,6 @@ partial repaint strokes exactly the links that cross the repainted area."""
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QColor
@@ -51,7 +49,6 @@ def test_links_follow_a_dragged_portgroup_every_frame_and_the_model_moves_once(w
     win.view.centerOn(centre(win, pg) + QPointF(100, 60))
     place = win.workbench.topology.layout.places[pg]
     before, steps = (place.x, place.y), win.workbench.undo_stack.count()
-    assert gc.isenabled()
     viewport = win.view.viewport()
     start = win.view.mapFromScene(centre(win, pg))
     QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
@@ -60,12 +57,10 @@ def test_links_follow_a_dragged_portgroup_every_frame_and_the_model_moves_once(w
         assert win.scene.nodes[pg].pos() != QPointF(*before)
         assert_links_meet_their_ends(win, pg, nics)  # re-routed with the node, frame by frame
         assert (place.x, place.y) == before  # the model waits for the release
-        assert not gc.isenabled()  # no collection pause mid-gesture
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                        start + QPoint(8 * int(GRID), 2 * int(GRID)))
     assert abs(place.x - before[0] - 8 * GRID) <= GRID / 2 and abs(place.y - before[1] - 2 * GRID) <= GRID / 2
     assert place.x % GRID == place.y % GRID == 0  # snapped
-    assert gc.isenabled()
     assert win.scene.nodes[pg].pos() == QPointF(place.x, place.y)
     assert win.workbench.undo_stack.count() == steps + 1  # one undo step for the whole gesture
     assert_links_meet_their_ends(win, pg, nics)
@@ -117,15 +112,3 @@ def test_a_partial_repaint_strokes_a_long_link_where_it_crosses_and_nowhere_else
     corner = link.boundingRect().topRight() + QPointF(-300, 300)  # inside the box, far from the curve
     assert link.boundingRect().contains(corner)
     assert link_pixels(win, corner) == 0
-
-
-def test_collection_resumes_when_a_gesture_loses_its_release(window, qtbot):
-    """A lost mouse grab never delivers the release: the watchdog sees no button down and resumes collection."""
-    scene = window.scene
-    scene._hold_gc()
-    try:
-        assert not gc.isenabled()
-        qtbot.waitUntil(gc.isenabled, timeout=3000)
-    finally:
-        scene._release_gc()
-    assert gc.isenabled()

@@ -37,6 +37,7 @@ def _vcsim_vms(vcsim) -> set[str]:
 def test_deploy_a_design_to_vcsim_from_the_dock(qtbot, vcsim, memory_keyring, gui_store):
     wb = Workbench(small_design())
     dock = DeployDock(wb)
+    dock.ask_teardown = lambda question: "VM" in question  # it names what it deletes
     qtbot.addWidget(dock)
     dock.show()
     states: list[dict] = []

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from vnetbench.gui.canvas.scene import DesignScene
-from vnetbench.gui.editing import EditError, Editor
+from vnetbench.gui.editing import EditError, Editor, connectable
 from vnetbench.gui.workbench import Workbench
 from vnetbench.model import (VM, Host, Link, PhysicalSwitch, PNic, Port, Portgroup, Switch, Topology,
                              Uplink, VNic)
@@ -105,8 +105,9 @@ def test_move_and_reparent_is_one_command(bench):
     wb, editor, scene = bench
     editor.add("switch-vss", 600, 0, "h2")
     target = wb.topology.switches[-1].id
+    steps = wb.undo_stack.count()
     editor.move({"pg20": (700.0, 60.0), "b": (800.0, 10.0)}, {"pg20": target, "b": "h2"}, "Move")
-    assert wb.undo_stack.count() == 2
+    assert wb.undo_stack.count() == steps + 1
     assert [pg.id for pg in wb.topology.switches[-1].portgroups] == ["pg20"]
     assert wb.document.index.get("b").host == "h2"
     assert scene.nodes["pg20"].pos() == QPointF(700, 60)
@@ -142,3 +143,28 @@ def test_resize_frame_keeps_it_large_enough_for_children(bench):
         assert rect.contains(scene.node_rect(child))
     editor.resize("h1", 2000, 900)
     assert scene.node_rect("h1").width() == 2000
+
+
+def test_nothing_is_linked_to_itself(bench):
+    """editing.py used to compare a kind to an id, so a port could be cabled to itself."""
+    wb, editor, _ = bench
+    steps = wb.undo_stack.count()
+    for end in ("sw1.2", "p1", "s0"):
+        with pytest.raises(EditError, match="two different ends"):
+            editor.connect(end, end)
+        assert not connectable(wb.document.index, end, end)
+    assert wb.undo_stack.count() == steps and [link.id for link in wb.topology.links] == ["l1"]
+    assert connectable(wb.document.index, "p1", "sw1.2") and connectable(wb.document.index, "a0", "pg20")
+    assert not connectable(wb.document.index, "a0", "sw1.2")  # a vNIC is not cabled to a switch port
+
+
+def test_history_names_what_changed(bench):
+    wb, editor, _ = bench
+    editor.connect("a0", "pg20")
+    assert wb.undo_stack.undoText() == "Connect vm-a/eth0 to vSwitch0/VLAN20"
+    editor.connect("p1", "sw1.2")
+    assert wb.undo_stack.undoText() == "Link esx01/vmnic1 to sw1/Gi2"
+    editor.set(wb.document.index.get("a0"), "ip", "10.0.0.5/24")
+    assert wb.undo_stack.undoText() == "Set vm-a/eth0 IP to 10.0.0.5/24"
+    editor.set(wb.document.index.get("a0"), "network", "pg10")
+    assert wb.undo_stack.undoText() == "Set vm-a/eth0 network to vSwitch0/VLAN10"

@@ -62,12 +62,15 @@ def test_open_replaces_the_design_clears_history_and_reports_bad_files(window, t
 
 def test_examples_menu_lists_bundled_examples_and_opens_them_untitled(window):
     win = window
+    win.examples_menu.aboutToShow.emit()
     names = [a.text() for a in win.examples_menu.actions()]
-    assert "esx-four-cases" in names
-    action = win.examples_menu.actions()[names.index("esx-four-cases")]
+    title = "ESX: the four vSwitch / portgroup / VLAN cases"
+    assert title in names and len(names) == len(win.examples())  # the examples' titles, not their file names
+    action = win.examples_menu.actions()[names.index(title)]
     action.trigger()
     assert win.workbench.topology.id == "example-esx-four-cases"
     assert win.path is None  # saving asks for a new file; the bundled example stays as shipped
+    assert win.windowTitle().startswith(title)  # an opened example keeps its title
     assert len(win.scene.nodes) > 10
 
 
@@ -77,7 +80,7 @@ def test_autosave_after_edits_and_restore_after_a_crash(window, qtbot, data_dir)
     win.editor.add("host-esxi", 0, 0)
     win.editor.add("vm", 400, 0)
     assert win.edit_timer.isActive()  # an autosave follows the edit shortly
-    qtbot.waitUntil(lambda: win.autosave.path.exists(), timeout=5000)
+    qtbot.waitUntil(lambda: win.autosave.meta_path.exists(), timeout=5000)
     saved = to_data(win.workbench.topology)
     # A crash: the window goes away without a clean close, the autosave stays behind.
     crashed_slot = win.autosave.path
@@ -109,5 +112,5 @@ def test_autosave_of_a_saved_file_is_not_offered_when_the_file_is_newer(window, 
     assert not win.autosave.path.exists()
     win.editor.add("vm", 300, 0)
     win.autosave_now()
-    qtbot.waitUntil(lambda: win.autosave.path.exists(), timeout=5000)
+    qtbot.waitUntil(lambda: win.autosave.meta_path.exists(), timeout=5000)
     assert [s.original for s in Autosave().left_behind()] == [str(path.resolve())]

@@ -72,9 +72,9 @@ def build_four_cases(win: MainWindow) -> dict[str, str]:
         type_into(win, "gateway", gateway)
     host_obj = win.workbench.document.index.get(ids["host"])
     vmnic0, vmnic1 = (p.id for p in host_obj.pnics)
-    # Uplinks: drag each pNIC onto its vSwitch; cables: drag each pNIC onto the physical switch.
-    mouse_drag(win, handle(win, vmnic0), centre(win, ids["vs0"]) + QPointF(0, -30))
-    mouse_drag(win, handle(win, vmnic1), centre(win, ids["vs1"]) + QPointF(0, -30))
+    # Uplinks: each new vSwitch took the next free pNIC when it was dropped; cables: drag each pNIC onto a port.
+    index = win.workbench.document.index
+    assert [[u.pnic for u in index.get(ids[sw]).uplinks] for sw in ("vs0", "vs1")] == [[vmnic0], [vmnic1]]
     core = win.workbench.document.index.get(ids["core"])
     port1, port2 = core.ports[0].id, core.ports[1].id
     mouse_drag(win, handle(win, vmnic0), handle(win, port1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QCheckBox, QComboBox
 
 from canvas_helpers import choose, data_dir, type_into, window  # noqa: F401
 from vnetbench.model import SwitchKind
@@ -61,19 +62,128 @@ def test_vnic_fields_addresses_references_and_enums(window):
     vm = win.editor.add("vm", 300, 0)
     nic = win.workbench.document.index.get(vm).vnics[0]
     win.workbench.select([nic.id])
-    type_into(win, "ip", "10.0.0.5")
-    assert "prefix" in win.inspector.messages["ip"].text() and nic.ip is None
-    type_into(win, "ip", "10.0.0.5/24")
+    type_into(win, "ip", "10.0.100.300/24")
+    assert win.inspector.messages["ip"].text() == "10.0.100.300 is not a valid IP address: 300 is more than 255"
+    assert nic.ip is None
+    type_into(win, "ip", "10.0.0.5")  # the prefix has its own box, 24 unless changed
     assert nic.ip == "10.0.0.5/24"
-    choose(win, "network", "vSwitch0 / PG-1")
+    assert win.workbench.undo_stack.undoText() == "Set vm1/eth0 IP to 10.0.0.5/24"  # says what changed
+    win.inspector.fields["prefix"].setValue(23)
+    win.inspector.fields["prefix"].setValue(22)
+    assert nic.ip == "10.0.0.5/22"
+    win.workbench.undo_stack.undo()  # stepping the prefix is one undo step
+    assert nic.ip == "10.0.0.5/24"
+    type_into(win, "ip", "10.0.0.7/25")  # typed with its prefix: both boxes follow
+    assert nic.ip == "10.0.0.7/25" and win.inspector.fields["prefix"].value() == 25
+    assert win.inspector.fields["ip"].text() == "10.0.0.7"
+    type_into(win, "gateway", "10.0.0.300")
+    assert "300 is more than 255" in win.inspector.messages["gateway"].text() and nic.gateway is None
+    type_into(win, "gateway", "10.0.0.1")
+    assert nic.gateway == "10.0.0.1"
+    choose(win, "network", "vSwitch0 / PG-1")  # a reference, chosen by name
     assert nic.network == pg
+    assert win.workbench.undo_stack.undoText() == "Set vm1/eth0 network to vSwitch0/PG-1"
     choose(win, "type", "e1000")
     assert nic.type.value == "e1000"
-    type_into(win, "guest_vlan", "4095")
-    assert nic.guest_vlan is None and win.inspector.messages["guest_vlan"].isVisible()
+    assert "guest_vlan" not in win.inspector.fields  # only on a trunk portgroup
     win.inspector.fields["connected"].click()
     assert nic.connected is False
-    assert win.workbench.undo_stack.count() == 8  # host, switch, pg, vm + ip, network, type, connected
+    assert win.workbench.undo_stack.undoText() == "Set vm1/eth0 connected to no"
+
+
+def test_a_vm_shows_each_vnic_as_a_form_with_address_prefix_and_gateway_in_one_row(window):
+    win = window
+    vm = win.editor.add("vm", 300, 0)
+    win.workbench.select([vm])
+    fields = win.inspector.fields
+    address, prefix, gateway = fields["vnics.0.ip"], fields["vnics.0.prefix"], fields["vnics.0.gateway"]
+    assert address.parent() is prefix.parent() is gateway.parent()  # one row
+    assert abs(address.mapToGlobal(address.rect().center()).y() - gateway.mapToGlobal(gateway.rect().center()).y()) < 4
+    type_into(win, "vnics.0.ip", "192.168.1.10/24")
+    assert win.workbench.document.index.get(vm).vnics[0].ip == "192.168.1.10/24"
+    assert "list-vnics" not in [w.objectName() for w in win.inspector.fields.values()]  # not a table
+    page = win.inspector.scroll.widget()
+    assert page.minimumSizeHint().width() <= win.inspector.scroll.viewport().width()  # never scrolls sideways
+
+
+def test_vnic_types_offered_follow_the_guest_os(window):
+    win = window
+    host = win.editor.add("host-esxi", 0, 0)
+    vm = win.editor.add("vm", 20, 60, host)
+    obj = win.workbench.document.index.get(vm)
+    win.workbench.select([obj.vnics[0].id])
+    offered = {win.inspector.fields["type"].itemText(i) for i in range(win.inspector.fields["type"].count())}
+    assert "vmxnet3" in offered and "e1000e" not in offered and "virtio" not in offered  # Debian on ESXi
+    win.workbench.select([vm])
+    choose(win, "guest_os", "Windows 10 (windows-10)")
+    assert obj.guest_os == "windows-10"
+    win.workbench.select([obj.vnics[0].id])
+    offered = {win.inspector.fields["type"].itemText(i) for i in range(win.inspector.fields["type"].count())}
+    assert offered == {"e1000", "e1000e", "vmxnet3"}
+
+
+def test_only_the_fields_that_apply_to_the_kind(window, qtbot):
+    win = window
+    host = win.editor.add("host-esxi", 0, 0)
+    vss = win.editor.add("switch-vss", 20, 60, host)
+    win.workbench.select([vss])
+    shown = set(win.inspector.fields)
+    assert {"name", "mtu", "uplinks", "host"} <= shown
+    assert not shown & {"members", "macvtap_mode", "nat_gateway", "vni", "host_address", "portgroups"}
+    segment = win.editor.add("switch-nsx-segment", 400, 400)
+    win.workbench.select([segment])
+    assert {"vni", "members"} <= set(win.inspector.fields) and "host" not in win.inspector.fields
+    vm = win.editor.add("vm", 40, 60, host)
+    win.workbench.select([vm])
+    assert not any(name.startswith("forwarding") for name in win.inspector.fields)
+    fw = win.editor.add("vm-firewall", 200, 60, host)
+    win.workbench.select([fw])
+    assert "forwarding.rules" in win.inspector.fields and "forwarding.mode" in win.inspector.fields
+    win.editor.delete([segment])
+    win.workbench.select([])  # an ESX-only design has no NSX tables
+    assert not any(name.startswith("nsx") for name in win.inspector.fields)
+    win.editor.add("switch-nsx-segment", 400, 400)
+    win.workbench.select([])
+    qtbot.waitUntil(lambda: "nsx.dlrs" in win.inspector.fields, timeout=2000)  # the form follows the design
+
+
+def test_proper_controls_drop_downs_checkboxes_and_names(window, qtbot):
+    win = window
+    host = win.editor.add("host-esxi", 0, 0)
+    win.editor.add("switch-vss", 20, 60, host)
+    switch = win.workbench.topology.switches[0]
+    win.workbench.select([switch.id])
+    table = win.inspector.fields["uplinks"]
+    columns = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert "id" not in columns
+    pnic_cell = table.cellWidget(0, columns.index("pnic"))
+    assert isinstance(pnic_cell, QComboBox) and pnic_cell.currentText() == "esx01 / vmnic0"  # a name, not an id
+    assert isinstance(table.cellWidget(0, columns.index("standby")), QCheckBox)
+    ps = win.editor.add("physical-switch", 0, 400)
+    port = win.workbench.document.index.get(ps).ports[0]
+    win.workbench.select([port.id])
+    assert isinstance(win.inspector.fields["mode"], QComboBox) and isinstance(win.inspector.fields["hairpin"], QCheckBox)
+    assert "allowed" not in win.inspector.fields  # an access port has no trunk list
+    choose(win, "mode", "trunk")
+    qtbot.waitUntil(lambda: "allowed" in win.inspector.fields, timeout=2000)  # a trunk port's fields now
+    assert "access_vlan" not in win.inspector.fields
+
+
+def test_vlan_kind_is_a_drop_down(window, qtbot):
+    win = window
+    _, pg_id = design_with_portgroup(win)
+    pg = win.workbench.document.index.get(pg_id)
+    mode = win.inspector.fields["vlan-mode"]
+    assert mode.currentText() == "No VLAN"
+    type_into(win, "vlan", "300")
+    assert pg.vlan == 300
+    qtbot.waitUntil(lambda: win.inspector.fields["vlan-mode"].currentText() == "VLAN (access)", timeout=2000)
+    mode = win.inspector.fields["vlan-mode"]
+    row = mode.findText("All VLANs (trunk)")
+    mode.setCurrentIndex(row)
+    mode.activated.emit(row)
+    assert pg.vlan == 4095  # a standard switch's trunk
+    assert win.workbench.undo_stack.undoText() == "Set vSwitch0/PG-1 VLAN to 4095"
 
 
 def test_list_fields_edit_add_and_remove_rows(window):

@@ -80,7 +80,7 @@ def test_live_plot_history_overlay_and_export(qtbot, deployed, tmp_path):
         qtbot.waitUntil(lambda: len(dock.live) >= 4, timeout=20_000)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         assert dock.grab().save(str(ARTIFACTS / "measure-live.png"))
-        assert len(dock._live_curve.getData()[0]) >= 4
+        assert len(dock.plot.live_curve.getData()[0]) >= 4
     timer.stop()
     first = blocker.args[0]
     assert first.status == RunStatus.OK and first.id is not None

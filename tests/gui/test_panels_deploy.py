@@ -22,6 +22,8 @@ def _dock(qtbot, backend=FakeBackend, design=None):
     wb = Workbench(design or two_vms_one_switch())
     dock = DeployDock(wb, plugins=fake_plugins(backend))
     qtbot.addWidget(dock)
+    dock.questions = []
+    dock.ask_teardown = lambda question: dock.questions.append(question) or True  # "fake" counts as remote
     return wb, dock
 
 
@@ -69,6 +71,31 @@ def test_plan_apply_teardown_update_states(qtbot):
     assert dock.backend.held == {}
     assert {s.state for s in states[-1].values()} == {DeployState.ABSENT}
     assert dock.backend.calls == ["plan", "apply", "plan", "teardown"]
+    assert len(dock.questions) == 1  # asked once, naming what goes
+    assert "2 VMs (vm-a, vm-b)" in dock.questions[0] and "1 virtual switch (vSwitch1)" in dock.questions[0]
+    assert "“two VMs”" in dock.questions[0]
+
+
+def test_a_remote_teardown_the_person_declines_removes_nothing(qtbot):
+    _, dock = _dock(qtbot)
+    _click_and_wait(qtbot, dock, dock.apply_button)
+    dock.ask_teardown = lambda question: False
+    _click_and_wait(qtbot, dock, dock.teardown_button)
+    assert len(dock.backend.held) == 3 and "teardown" not in dock.backend.calls
+    assert "nothing was removed" in dock.message.text()
+
+
+def test_the_deploy_list_follows_the_design_in_view(qtbot):
+    wb, dock = _dock(qtbot)
+    states = []
+    wb.deployStateChanged.connect(states.append)
+    _click_and_wait(qtbot, dock, dock.plan_button)
+    assert dock.changes.topLevelItemCount() == 3
+    other = two_vms_one_switch()
+    other.id, other.name = "t-other", "another design"
+    wb.replace_design(other)  # what opening a file does
+    assert dock.plan is None and dock.changes.topLevelItemCount() == 0
+    assert states[-1] == {} and "Plan" in dock.message.text()
 
 
 class SlowFake(FakeBackend):

@@ -3,24 +3,15 @@ with a bundled example, the same with a highlighted path, and a design built on 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect
 from PySide6.QtGui import QColor, QImage
 
-from canvas_helpers import data_dir, window  # noqa: F401
+from canvas_helpers import data_dir, shoot, window  # noqa: F401
 from vnetbench import resources_dir
 from vnetbench.gui.colors import verdict_color
 
 pytestmark = pytest.mark.gui
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("VNETBENCH_ARTIFACTS", "test-artifacts"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def colours_near(image: QImage, colour: QColor, tolerance: int = 40) -> int:
@@ -32,14 +23,6 @@ def colours_near(image: QImage, colour: QColor, tolerance: int = 40) -> int:
             if abs(c.red() - colour.red()) + abs(c.green() - colour.green()) + abs(c.blue() - colour.blue()) < tolerance:
                 count += 1
     return count
-
-
-def shoot(win, qtbot, name: str) -> QImage:
-    qtbot.wait(150)
-    image = win.grab().toImage()
-    path = artifacts() / name
-    assert image.save(str(path)), path
-    return image
 
 
 def test_screenshots_of_an_example_and_a_highlighted_path(window, qtbot):

@@ -45,10 +45,15 @@ def test_example_fits_the_json_schema(path):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=NAMES)
 def test_example_has_a_tidy_layout(path):
+    """Every box the automatic layout draws has a place (a vDS proxy under <switch>@<host>), host frames do not
+    overlap, VMs sit inside their host's frame and the physical network lies below the hosts."""
+    from vnetbench.layout import arrange
+
     t = load(path)
     places = t.layout.places
-    drawn = [*t.hosts, *t.switches, *t.vms, *t.physical_switches, *t.physical_routers, *t.physical_hosts]
-    assert [o.name for o in drawn if o.id not in places] == []
+    drawn = [b.id for b in arrange(t).boxes if b.kind not in ("pnic", "port", "router_interface", "host_nic")]
+    assert [oid for oid in drawn if oid not in places] == [], "run scripts/layout-examples.py"
+    assert validate(t) == []  # no place is left over
     frames = [places[h.id] for h in t.hosts]
     assert all(f.w and f.h and f.w >= 300 and f.h >= 200 for f in frames)
     for i, a in enumerate(frames):  # host frames do not overlap

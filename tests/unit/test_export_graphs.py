@@ -26,11 +26,26 @@ def artifacts() -> Path:
     return path
 
 
+def _instance(t, oid: str, host: str) -> str:
+    """The id an object is drawn under in ``host``: a vDS or segment (and its portgroups) once per member."""
+    for sw in t.switches:
+        if oid == sw.id or oid in {pg.id for pg in sw.portgroups}:
+            return f"{oid}@{host}" if sw.kind in ("vds", "nsx-segment") else oid
+    return oid
+
+
 def _expected_edges(t) -> set[tuple[str, str]]:
-    pairs = {(vm.id, nic.network) for vm in t.vms for nic in vm.vnics}
-    pairs |= {(sw.id, up.pnic) for sw in t.switches for up in sw.uplinks}
+    pnic_host = {n.id: h.id for h in t.hosts for n in h.pnics}
+    pairs = {(vm.id, _instance(t, nic.network, vm.host)) for vm in t.vms for nic in vm.vnics}
+    pairs |= {(_instance(t, sw.id, pnic_host[up.pnic]), up.pnic) for sw in t.switches for up in sw.uplinks}
     pairs |= {(link.a, link.b) for link in t.links}
     return pairs
+
+
+def _bands(t) -> set[tuple[str, str]]:
+    """The bands tying a multi-host switch's proxies in hosts side by side (the sample's hosts share one row)."""
+    return {(f"{sw.id}@{a}", f"{sw.id}@{b}") for sw in t.switches if sw.kind in ("vds", "nsx-segment")
+            for a, b in zip(sw.members, sw.members[1:])}
 
 
 def test_drawio_has_a_cell_per_object_containment_and_edges(tmp_path):
@@ -41,15 +56,17 @@ def test_drawio_has_a_cell_per_object_containment_and_edges(tmp_path):
     assert cells[LAYER_ID].get("parent") == ROOT_ID
     vertices = {i: c for i, c in cells.items() if c.get("vertex") == "1"}
     edges = [c for c in cells.values() if c.get("edge") == "1"]
-    expected = {h.id for h in t.hosts} | {s.id for s in t.switches} | {v.id for v in t.vms}
-    expected |= {pg.id for s in t.switches for pg in s.portgroups} | {n.id for h in t.hosts for n in h.pnics}
+    placed = [(sw, h) for sw in t.switches for h in (sw.members or [sw.host])]
+    expected = {h.id for h in t.hosts} | {v.id for v in t.vms} | {_instance(t, sw.id, h) for sw, h in placed}
+    expected |= {_instance(t, pg.id, h) for sw, h in placed for pg in sw.portgroups}
+    expected |= {n.id for h in t.hosts for n in h.pnics}
     expected |= {s.id for s in t.physical_switches} | {p.id for s in t.physical_switches for p in s.ports}
     assert expected <= set(vertices)
-    # containment: hosts hold their switches, VMs and pNICs; switches hold portgroups
-    for sw in t.switches:
-        assert vertices[sw.id].get("parent") == (sw.host or LAYER_ID)
+    # containment: hosts hold their switches (a vDS a proxy in each member), VMs and pNICs; switches hold portgroups
+    for sw, host in placed:
+        assert vertices[_instance(t, sw.id, host)].get("parent") == host
         for pg in sw.portgroups:
-            assert vertices[pg.id].get("parent") == sw.id
+            assert vertices[_instance(t, pg.id, host)].get("parent") == _instance(t, sw.id, host)
     for vm in t.vms:
         assert vertices[vm.id].get("parent") == vm.host
     for host in t.hosts:
@@ -60,8 +77,15 @@ def test_drawio_has_a_cell_per_object_containment_and_edges(tmp_path):
             assert 0 <= float(geo.get("x")) and float(geo.get("x")) + float(geo.get("width")) <= width
     # one edge per vNIC, uplink and cable, between existing cells
     got = {(e.get("source"), e.get("target")) for e in edges}
-    assert got == _expected_edges(t)
-    assert len(edges) == len(_expected_edges(t)) + sum(len(s.members) for s in t.switches if not s.uplinks)
+    assert got == _expected_edges(t) | _bands(t)
+    assert len(edges) == len(got)
+    # each line is drawn through its waypoints, every segment horizontal or vertical
+    for e in edges:
+        geo = e.find("mxGeometry")
+        pts = [geo.find("mxPoint[@as='sourcePoint']")] + list(geo.iter("mxPoint"))[2:] + [
+            geo.find("mxPoint[@as='targetPoint']")]
+        xy = [(float(p.get("x")), float(p.get("y"))) for p in pts]
+        assert all(a[0] == b[0] or a[1] == b[1] for a, b in zip(xy, xy[1:])), e.get("id")
 
 
 def test_dot_has_host_clusters_and_graphviz_reads_it(tmp_path, artifacts):
@@ -70,7 +94,7 @@ def test_dot_has_host_clusters_and_graphviz_reads_it(tmp_path, artifacts):
     for host in t.hosts:
         assert f'subgraph "cluster_{host.id}"' in text
     edges = re.findall(r'^\s*"([^"]+)" -- "([^"]+)"', text, re.M)
-    assert set(edges) == _expected_edges(t)
+    assert set(edges) == _expected_edges(t) | _bands(t)
     if shutil.which("dot") is None:
         pytest.skip("graphviz is not installed")
     png = artifacts / "sample-dot.png"
@@ -100,7 +124,7 @@ def test_mermaid_nests_subgraphs_and_links_defined_nodes(tmp_path):
     hosts = [n for n, label in labels.items() if label.startswith("esx0")]
     assert len(hosts) == 2 and all(f"subgraph {n}[" in text for n in hosts)
     edges = re.findall(r"^\s*(n\d+) (?:---|-\.-)(?:\|\"[^\"]*\"\|)? (n\d+)$", text, re.M)
-    assert len(edges) == len(_expected_edges(t)) and all(a in labels and b in labels for a, b in edges)
+    assert len(edges) == len(_expected_edges(t) | _bands(t)) and all(a in labels and b in labels for a, b in edges)
     assert '"' not in "".join(labels.values())
 
 

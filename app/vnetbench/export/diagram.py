@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QLineF, QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QByteArray, QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import (QColor, QFontMetricsF, QImage, QPageLayout, QPageSize, QPainter, QPainterPath,
                            QPdfWriter, QPen)
 from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 
 from .. import resources_dir
+from ..layout import content, text
 from . import style
 from .qt import ensure_app, font, image_bytes, open_buffer
 from .scene import Box, Scene
@@ -61,35 +62,31 @@ def _icon_data(kind: str, variant: str) -> bytes | None:
     return None
 
 
+def tint(colour: str, amount: float) -> QColor:
+    """``colour`` mixed into white: ``amount`` 0 is white, 1 the colour itself."""
+    c = QColor(colour)
+    return QColor.fromRgbF(1 - (1 - c.redF()) * amount, 1 - (1 - c.greenF()) * amount, 1 - (1 - c.blueF()) * amount)
+
+
 def _rect(box: Box) -> QRectF:
     return QRectF(box.x, box.y, box.w, box.h)
 
 
-def _clip(rect: QRectF, inside: QPointF, outside: QPointF) -> QPointF:
-    """Where the segment from the rect's centre towards ``outside`` leaves the rect."""
-    dx, dy = outside.x() - inside.x(), outside.y() - inside.y()
-    if dx == 0 and dy == 0:
-        return inside
-    tx = (rect.width() / 2) / abs(dx) if dx else math.inf
-    ty = (rect.height() / 2) / abs(dy) if dy else math.inf
-    t = min(tx, ty, 1.0)
-    return QPointF(inside.x() + dx * t, inside.y() + dy * t)
-
-
 class Painter:
-    """Paints one scene; ``paint`` works in scene coordinates (the caller sets the transform)."""
+    """Paints one scene; ``paint`` works in scene coordinates (the caller sets the transform).
+
+    Text goes exactly where the layout measured it (``vnetbench.layout.content``): the bold name on the first
+    line after the icon, each detail on a line of its own below it, so every box holds its text in full."""
 
     def __init__(self, scene: Scene, highlight: Highlight | None = None) -> None:
         self.scene = scene
         self.highlight = highlight or Highlight()
         self.boxes = scene.by_id()
         self.f_title = font(style.TITLE_PX, True)
-        self.f_label = font(style.LABEL_PX, True)
-        self.f_label_small = font(style.DETAIL_PX, True)
-        self.f_detail = font(style.DETAIL_PX)
+        self.f_label = font(text.LABEL_PX, True)
+        self.f_detail = font(text.DETAIL_PX)
         self.m_label = QFontMetricsF(self.f_label)
         self.m_detail = QFontMetricsF(self.f_detail)
-        self.m_label_small = QFontMetricsF(self.f_label_small)
         self.icons: dict[tuple[str, str], QSvgRenderer | None] = {}
         x, y, w, h = scene.bounds()
         heading = QFontMetricsF(self.f_title).horizontalAdvance(scene.title) + 60
@@ -106,12 +103,15 @@ class Painter:
         leaves = [b for b in self.scene.boxes if not (b.frame or b.kind == "note")]
         for box in frames:
             self._box(p, box)
-        plain = [ln for ln in self.scene.lines if ln.id not in self.highlight.lines]
-        lit = [ln for ln in self.scene.lines if ln.id in self.highlight.lines]
-        for line in plain + lit:
-            self._line(p, line, line.id in self.highlight.lines)
+        lit = self.highlight.lines
+        edges = sorted(self.scene.edges, key=lambda e: (e.id in lit, e.kind != "bus"))
+        for edge in edges:
+            self._line(p, edge, edge.id in lit)
         for box in leaves:
             self._box(p, box)
+        for edge in edges:
+            if edge.label:
+                self._line_label(p, edge, edge.id in lit)
 
     def _icon(self, kind: str, variant: str) -> QSvgRenderer | None:
         key = (kind, variant)
@@ -141,71 +141,80 @@ class Painter:
             pen.setWidthF(pen.widthF() + (0 if lit else 0.8))
         p.setPen(pen)
         p.setBrush(QColor(box.color or fill))
-        radius = 3.0 if box.kind in ("portgroup", "port", "pnic", "router_interface", "host_nic") else 8.0
+        radius = 3.0 if box.kind in ("portgroup", "port", "pnic", "router_interface", "host_nic") else 7.0
         p.drawRoundedRect(rect, radius, radius)
         if box.kind == "note":
             p.setFont(self.f_detail)
             p.setPen(QColor(style.TEXT_COLOR))
             p.drawText(rect.adjusted(6, 6, -6, -6), Qt.TextFlag.TextWordWrap, box.label)
             return
+        if box.frame:  # the title block: a band across a host, the left end of a bar
+            bare = box.w <= box.label_w + 10  # a bar with nothing in it is all title
+            band = QRectF(rect.left(), rect.top(), rect.width(), box.header) if box.kind == "host" else \
+                QRectF(rect.left(), rect.top(), rect.width() if bare else box.label_w, rect.height())
+            path = QPainterPath()
+            path.addRoundedRect(rect, radius, radius)
+            p.save()
+            p.setClipPath(path)
+            p.fillRect(band, tint(border, 0.16) if not box.color else QColor(box.color).darker(106))
+            p.restore()
         icon = self._icon(box.kind, box.style)
-        left = rect.left() + 6
-        right = rect.left() + box.label_w if box.label_w else rect.right() - 4
-        detail_left = left
         if icon is not None:
-            size = 22.0 if box.frame else 18.0 if box.kind == "vm" else 14.0
-            icon.render(p, QRectF(left, rect.top() + 5, size, size))
-            left += size + 5
-            # a narrow leaf puts its second line under the icon, not beside it
-            detail_left = left if box.frame or box.w >= 150 or size < 18 else rect.left() + 6
+            size = content.FRAME_ICON if box.frame else content.ICON
+            icon.render(p, QRectF(rect.left() + content.TEXT_LEFT, rect.top() + content.TEXT_TOP, size, size))
+        left = rect.left() + content.text_x(box.kind)
         p.setPen(QColor(style.TEXT_COLOR))
         p.setFont(self.f_label)
-        baseline = rect.top() + 4 + self.m_label.ascent()
-        if box.h < 38 and not box.frame:  # a low chip: the detail follows the label on one line
-            baseline = rect.center().y() + self.m_label.ascent() / 2 - 1
-        metrics = self.m_label
-        if metrics.horizontalAdvance(box.label) > right - left:  # a smaller face before cutting the name
-            p.setFont(self.f_label_small)
-            metrics = self.m_label_small
-        label = metrics.elidedText(box.label, Qt.TextElideMode.ElideRight, right - left)
-        p.drawText(QPointF(left, baseline), label)
-        if not box.detail:
-            return
+        y = rect.top() + content.TEXT_TOP
+        p.drawText(QPointF(left, y + self.m_label.ascent() + 1), box.label)
         p.setFont(self.f_detail)
         p.setPen(QColor(style.MUTED_TEXT))
-        if box.h < 38 and not box.frame:
-            x = left + metrics.horizontalAdvance(label) + 6
-            if right - x > 24:
-                p.drawText(QPointF(x, baseline),
-                           self.m_detail.elidedText(box.detail, Qt.TextElideMode.ElideRight, right - x))
-            return
-        p.drawText(QPointF(detail_left, rect.top() + 8 + self.m_label.height() + self.m_detail.ascent()),
-                   self.m_detail.elidedText(box.detail, Qt.TextElideMode.ElideRight, right - detail_left))
+        y += text.LABEL_LINE
+        for line in box.lines:
+            p.drawText(QPointF(left, y + self.m_detail.ascent()), line)
+            y += text.DETAIL_LINE
 
-    def _line(self, p: QPainter, line, lit: bool) -> None:
-        a, b = self.boxes.get(line.a), self.boxes.get(line.b)
-        if a is None or b is None:
-            return
-        ra, rb = _rect(a), _rect(b)
-        ca, cb = ra.center(), rb.center()
-        pa, pb = _clip(ra, ca, cb), _clip(rb, cb, ca)
-        color, dashed = style.LINE_STYLES.get(line.kind, ("#616161", False))
+    def _pen(self, edge, lit: bool) -> QPen:
+        color, dashed = style.LINE_STYLES.get(edge.kind, ("#616161", False))
+        if edge.kind == "bus":
+            c = QColor(self.highlight.color if lit else color)
+            c.setAlpha(200 if lit else 110)
+            pen = QPen(c, 6.0)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            return pen
         pen = QPen(QColor(self.highlight.color if lit else color), style.HIGHLIGHT_WIDTH if lit else 1.4)
         if dashed:
             pen.setStyle(Qt.PenStyle.DashLine)
-        p.setPen(pen)
-        p.drawLine(QLineF(pa, pb))
-        if line.label:
-            at = QPointF(pa.x() + (pb.x() - pa.x()) * 0.35, pa.y() + (pb.y() - pa.y()) * 0.35)
-            width = self.m_detail.horizontalAdvance(line.label)
-            label_rect = QRectF(at.x() - width / 2 - 2, at.y() - self.m_detail.height() / 2, width + 4,
-                                self.m_detail.height())
-            path = QPainterPath()
-            path.addRoundedRect(label_rect, 2, 2)
-            p.fillPath(path, QColor(255, 255, 255, 220))
-            p.setFont(self.f_detail)
-            p.setPen(QColor(self.highlight.color if lit else style.MUTED_TEXT))
-            p.drawText(label_rect, Qt.AlignmentFlag.AlignCenter, line.label)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        return pen
+
+    def _line(self, p: QPainter, edge, lit: bool) -> None:
+        if len(edge.points) < 2:
+            return
+        path = QPainterPath(QPointF(*edge.points[0]))
+        for x, y in edge.points[1:]:
+            path.lineTo(x, y)
+        p.setPen(self._pen(edge, lit))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawPath(path)
+
+    def _line_label(self, p: QPainter, edge, lit: bool) -> None:
+        """A line's label on its longest segment, on a white ground so the line under it does not strike it."""
+        if len(edge.points) < 2:
+            return
+        (x0, y0), (x1, y1) = max(zip(edge.points, edge.points[1:]),
+                                 key=lambda s: abs(s[1][0] - s[0][0]) + abs(s[1][1] - s[0][1]))
+        at = QPointF((x0 + x1) / 2, (y0 + y1) / 2)
+        width = self.m_detail.horizontalAdvance(edge.label)
+        label_rect = QRectF(at.x() - width / 2 - 3, at.y() - self.m_detail.height() / 2, width + 6,
+                            self.m_detail.height())
+        path = QPainterPath()
+        path.addRoundedRect(label_rect, 3, 3)
+        p.fillPath(path, QColor(255, 255, 255, 235))
+        p.setFont(self.f_detail)
+        color = style.LINE_STYLES.get(edge.kind, ("#616161", False))[0] if edge.kind == "bus" else style.MUTED_TEXT
+        p.setPen(QColor(self.highlight.color if lit else color))
+        p.drawText(label_rect, Qt.AlignmentFlag.AlignCenter, edge.label)
 
 
 # --- devices --------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def dot_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str
         lit = box.id in lit_boxes
         color = lit_color if lit else stroke
         width = f", penwidth={style.HIGHLIGHT_WIDTH:g}" if lit else ""
-        label = box.label + (f"\n{box.detail}" if box.detail else "")
+        label = "\n".join([box.label, *box.lines])
         if box.id in clusters:
             out.append(f"{pad}subgraph {_q('cluster_' + box.id)} {{")
             out.append(f'{pad}  label={_q(label)}; fontsize=11; style="rounded,filled"; fillcolor={_q(fill)}; '
@@ -48,7 +48,7 @@ def dot_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str
 
     for box in children.get(None, []):
         emit(box, 1)
-    for line in scene.lines:
+    for line in scene.edges:
         color, dashed = style.LINE_STYLES.get(line.kind, ("#616161", False))
         lit = line.id in lit_lines
         attrs = [f"color={_q(lit_color if lit else color)}"]

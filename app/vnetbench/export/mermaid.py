@@ -27,7 +27,7 @@ def mermaid_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set
 
     def emit(box: Box, depth: int) -> None:
         pad = "    " * depth
-        text = _label(box.label) + (f"<br/><small>{_label(box.detail)}</small>" if box.detail else "")
+        text = _label(box.label) + "".join(f"<br/><small>{_label(line)}</small>" for line in box.lines)
         kids = children.get(box.id, [])
         if box.frame and kids:
             out.append(f'{pad}subgraph {ids[box.id]}["{text}"]')
@@ -40,7 +40,7 @@ def mermaid_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set
     for box in children.get(None, []):
         emit(box, 1)
     link_styles = []
-    for n, line in enumerate(scene.lines):
+    for n, line in enumerate(scene.edges):
         dashed = style.LINE_STYLES.get(line.kind, ("", False))[1]
         arrow = "-.-" if dashed else "---"
         label = f'|"{_label(line.label)}"|' if line.label else ""

@@ -43,6 +43,8 @@ UNKNOWN_COLOR = "#BBBBBB"
 KIND_COLORS: dict[str, tuple[str, str]] = {
     "host": ("#f5f7fa", "#546e7a"),
     "switch": ("#e3f2fd", "#1e88e5"),
+    "switch:vds": ("#e0f2f1", "#00897b"),
+    "switch:nsx-segment": ("#ede7f6", "#5e35b1"),
     "portgroup": ("#ffffff", "#64b5f6"),
     "vm": ("#fff8e1", "#f9a825"),
     "vm:firewall": ("#ffebee", "#e53935"),
@@ -68,6 +70,7 @@ LINE_STYLES: dict[str, tuple[str, bool]] = {
     "patch": ("#1e88e5", True),
     "member": ("#b0bec5", True),
     "dlr": ("#00838f", False),
+    "bus": ("#5e35b1", False),
 }
 
 TEXT_COLOR = "#212121"

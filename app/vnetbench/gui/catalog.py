@@ -43,32 +43,68 @@ class Kind:
     container: str = ""
     #: True when it must be dropped into its container.
     needs_container: bool = False
+    #: What it is, in a sentence (the palette's tooltip).
+    what: str = ""
+
+    @property
+    def where(self) -> str:
+        """Where it can be dropped, in a sentence (the palette's tooltip)."""
+        if self.container == "switch":
+            return "Drop it into a standard or distributed vSwitch, an Open vSwitch or an NSX segment."
+        if self.needs_container:
+            return "Drop it into a host."
+        if self.container == "host":
+            return "Drop it into a host to run it there, or anywhere on the canvas."
+        return "Drop it anywhere on the canvas."
 
 
 PALETTE: tuple[Kind, ...] = (
-    Kind("host-esxi", "ESXi host", "host-esxi", "Hosts"),
-    Kind("host-kvm", "KVM host", "host-kvm", "Hosts"),
-    Kind("host-hosted", "Hosted hypervisor", "host-hosted", "Hosts"),
-    Kind("switch-vss", "Standard vSwitch", "switch-vss", "Virtual switches", "host", True),
-    Kind("switch-vds", "Distributed vSwitch", "switch-vds", "Virtual switches"),
-    Kind("switch-linux-bridge", "Linux bridge", "switch-linux-bridge", "Virtual switches", "host", True),
-    Kind("switch-ovs", "Open vSwitch", "switch-ovs", "Virtual switches", "host", True),
-    Kind("switch-macvtap", "macvtap", "switch-macvtap", "Virtual switches", "host", True),
-    Kind("switch-raw", "Raw socket (AF_PACKET)", "switch-raw", "Virtual switches", "host", True),
-    Kind("switch-hosted-bridged", "Bridged network", "switch-hosted-bridged", "Virtual switches", "host", True),
-    Kind("switch-hosted-hostonly", "Host-only network", "switch-hosted-hostonly", "Virtual switches", "host", True),
-    Kind("switch-hosted-nat", "NAT network", "switch-hosted-nat", "Virtual switches", "host", True),
-    Kind("portgroup", "Portgroup", "portgroup", "Virtual switches", "switch", True),
-    Kind("vm", "Virtual machine", "vm", "Virtual machines", "host"),
-    Kind("vm-firewall", "Firewall VM", "vm-firewall", "Virtual machines", "host"),
-    Kind("vm-router", "Router VM", "vm-router", "Virtual machines", "host"),
-    Kind("physical-switch", "Physical switch", "physical-switch", "Physical network"),
-    Kind("physical-router", "Physical router", "physical-router", "Physical network"),
-    Kind("physical-host", "Physical host", "physical-host", "Physical network"),
-    Kind("switch-nsx-segment", "NSX segment", "switch-nsx-segment", "NSX"),
-    Kind("vm-nsx-edge", "NSX edge", "vm-nsx-edge", "NSX", "host"),
-    Kind("nsx-dlr", "NSX distributed router", "nsx-dlr", "NSX"),
-    Kind("note", "Text note", "note", "Canvas"),
+    Kind("host-esxi", "ESXi host", "host-esxi", "Hosts",
+         what="A VMware ESXi hypervisor with two pNICs; holds vSwitches and VMs."),
+    Kind("host-kvm", "KVM host", "host-kvm", "Hosts",
+         what="A Linux KVM hypervisor with two NICs; holds Linux bridges, Open vSwitches, macvtaps and VMs."),
+    Kind("host-hosted", "Hosted hypervisor", "host-hosted", "Hosts",
+         what="VMware Workstation, Server or Player on a PC; holds bridged, host-only and NAT networks."),
+    Kind("switch-vss", "Standard vSwitch", "switch-vss", "Virtual switches", "host", True,
+         what="A vSphere standard switch on one host; it takes a free pNIC as its uplink."),
+    Kind("switch-vds", "Distributed vSwitch", "switch-vds", "Virtual switches",
+         what="A vSphere distributed switch spanning member hosts (one instance per host, not one big switch)."),
+    Kind("switch-linux-bridge", "Linux bridge", "switch-linux-bridge", "Virtual switches", "host", True,
+         what="A Linux bridge on a KVM host; vNICs connect to it directly."),
+    Kind("switch-ovs", "Open vSwitch", "switch-ovs", "Virtual switches", "host", True,
+         what="An Open vSwitch bridge on a KVM host, with portgroups for VLANs and trunks."),
+    Kind("switch-macvtap", "macvtap", "switch-macvtap", "Virtual switches", "host", True,
+         what="macvtap on one pNIC (bridge, VEPA, private or passthrough mode)."),
+    Kind("switch-raw", "Raw socket (AF_PACKET)", "switch-raw", "Virtual switches", "host", True,
+         what="Guests attached to one pNIC through a raw AF_PACKET socket (QEMU's raw netdev): every frame "
+              "leaves through the pNIC and the host cannot reach them."),
+    Kind("switch-hosted-bridged", "Bridged network", "switch-hosted-bridged", "Virtual switches", "host", True,
+         what="A hosted hypervisor's network bridged to one of the PC's NICs."),
+    Kind("switch-hosted-hostonly", "Host-only network", "switch-hosted-hostonly", "Virtual switches", "host", True,
+         what="A hosted hypervisor's private network between the PC and its VMs."),
+    Kind("switch-hosted-nat", "NAT network", "switch-hosted-nat", "Virtual switches", "host", True,
+         what="A hosted hypervisor's network that reaches outside through the PC's address (NAT)."),
+    Kind("portgroup", "Portgroup", "portgroup", "Virtual switches", "switch", True,
+         what="A set of switch ports with one VLAN and security policy; VMs' vNICs connect to it."),
+    Kind("vm", "Virtual machine", "vm", "Virtual machines", "host",
+         what="A guest with one vNIC; drag from its vNIC dot to a portgroup to connect it."),
+    Kind("vm-firewall", "Firewall VM", "vm-firewall", "Virtual machines", "host",
+         what="A VM that forwards between its two vNICs by its firewall rules."),
+    Kind("vm-router", "Router VM", "vm-router", "Virtual machines", "host",
+         what="A VM that routes between its two vNICs."),
+    Kind("physical-switch", "Physical switch", "physical-switch", "Physical network",
+         what="A top-of-rack or core switch with eight ports; cable pNICs to its ports."),
+    Kind("physical-router", "Physical router", "physical-router", "Physical network",
+         what="A router, or an L3 switch when tied to a physical switch (its SVIs are the gateways)."),
+    Kind("physical-host", "Physical host", "physical-host", "Physical network",
+         what="A bare-metal server on a switch port: a measurement endpoint outside the hypervisors."),
+    Kind("switch-nsx-segment", "NSX segment", "switch-nsx-segment", "NSX",
+         what="An NSX overlay segment (VXLAN/Geneve) spanning its member hosts."),
+    Kind("vm-nsx-edge", "NSX edge", "vm-nsx-edge", "NSX", "host",
+         what="An NSX edge VM that routes between segments and the physical network."),
+    Kind("nsx-dlr", "NSX distributed router", "nsx-dlr", "NSX",
+         what="An NSX distributed logical router: routes in every member host's kernel, on the source host."),
+    Kind("note", "Text note", "note", "Canvas", what="A note for the reader of the diagram."),
 )
 KINDS = {kind.key: kind for kind in PALETTE}
 

@@ -3,7 +3,8 @@
 Only three primitive commands touch the model (set a field, insert into a list, remove from a list); a
 gesture that changes several things is a ``Group`` of them, so deleting a switch with its portgroups, links
 and the vNICs that pointed at it is one step on the undo stack and one undo restores all of it.
-Positions are fields of ``Place`` objects, so a drag is one ``Group`` pushed on mouse release.
+Positions are fields of ``Place`` objects, so a drag is one ``Group`` pushed on mouse release; a run of
+arrow-key nudges of the same objects is one ``Merging`` group, merged by the stack as each key is pressed.
 """
 
 from __future__ import annotations
@@ -93,3 +94,39 @@ class Group(QUndoCommand):
     def undo(self) -> None:
         for command in reversed(self.children):
             command.undo()
+
+
+class AutoLayout(SetField):
+    """Arrange > Auto Layout: every place replaced by the automatic layout's, as one undo step."""
+
+    def __init__(self, document: Document, layout: Any, places: dict) -> None:
+        super().__init__(document, layout, "places", places, "Auto Layout")
+
+
+class Merging(Group):
+    """A group the undo stack merges with the next one of the same ``key`` (``QUndoCommand.mergeWith``).
+
+    Pressing an arrow key five times is one step back, not five: each later press's field values replace the
+    earlier ones, and undo restores what the fields held before the first press.
+    """
+
+    ID = 1
+
+    def __init__(self, text: str, key: object) -> None:
+        super().__init__(text)
+        self.key = key
+
+    def id(self) -> int:
+        return self.ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if not isinstance(other, Merging) or other.key != self.key:
+            return False
+        for command in other.children:
+            mine = next((c for c in self.children if isinstance(c, SetField) and isinstance(command, SetField)
+                         and c.obj is command.obj and c.field == command.field), None)
+            if mine is not None:
+                mine.value = command.value
+            else:
+                self.children.append(command)
+        return True

@@ -13,11 +13,11 @@ import typing
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import Index, Link, Note, Place, Topology, Uplink
+from ..model import Host, Index, Link, Note, Place, PNic, Switch, SwitchKind, Topology, Uplink
 from ..model.codec import decode, encode
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from .catalog import KINDS, Namer, make
-from .commands import Group, Insert, Remove, SetField
+from .commands import Group, Insert, Merging, Remove, SetField
 from .workbench import Workbench
 
 #: Where each kind of top-level object lives in a Topology (``dlr`` under ``nsx``, ``note`` under ``layout``).
@@ -31,6 +31,8 @@ SUB_LISTS = {"pnic": "pnics", "portgroup": "portgroups", "vnic": "vnics", "port"
 REFERENCE_FIELDS = {"id", "network", "host", "pnic", "a", "b", "switch", "members", "applied_to"}
 #: Ends of a cable (a model ``Link``).
 CABLE_ENDS = {"pnic", "port", "router_interface", "host_nic"}
+#: Virtual switches that may be patched to each other directly (KVM's OVS and Linux bridges).
+PATCHABLE_SWITCHES = frozenset({SwitchKind.OVS, SwitchKind.LINUX_BRIDGE})
 
 
 class EditError(ValueError):
@@ -65,6 +67,81 @@ def new_element(cls: type, namer: Namer, count: int) -> Any:
         else:
             values[f.name] = "" if hints[f.name] is str else None
     return cls(**values)
+
+
+#: Kinds whose objects are parts of another (a vNIC of a VM, a portgroup of a switch...): named "owner/part" in
+#: messages and the history.
+PART_KINDS = frozenset({"vnic", "pnic", "port", "router_interface", "host_nic", "dlr_interface", "portgroup"})
+#: Switch kinds that take a free pNIC of their host as uplink when they are created (ESXi's vSwitch0 does).
+UPLINKED_WHEN_MADE = frozenset({SwitchKind.VSS, SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchKind.MACVTAP,
+                                SwitchKind.HOSTED_BRIDGED})
+
+
+#: How a field is named in the history when its name alone does not read well.
+FIELD_LABELS = {"ip": "IP", "mtu": "MTU", "vlan": "VLAN", "vni": "VNI", "mac": "MAC", "speed_mbps": "speed (Mbit/s)",
+                "guest_os": "guest OS", "nat_gateway": "NAT gateway", "guest_vlan": "guest VLAN",
+                "access_vlan": "access VLAN", "native_vlan": "native VLAN", "host_address": "host address",
+                "macvtap_mode": "macvtap mode", "cpus": "CPUs", "src": "source", "dst": "destination",
+                "proto": "protocol", "applied_to": "applied to", "hardware_version": "hardware version"}
+
+
+def field_label(field: str) -> str:
+    return FIELD_LABELS.get(field, field.replace("_", " "))
+
+
+def describe(index: Index, oid: str) -> str:
+    """How an object is named to a person: ``web01/eth0`` for a part, its name otherwise."""
+    obj = index.get(oid)
+    name = getattr(obj, "name", None) or oid
+    parent = index.parent(oid) if index.kind(oid) in PART_KINDS else None
+    return f"{parent.name}/{name}" if parent is not None else name
+
+
+def connection(index: Index, a: str, b: str) -> str:
+    """What a link drag from ``a`` to ``b`` makes: "network" (a vNIC joins a portgroup or switch), "uplink" (a
+    pNIC serves a virtual switch) or "cable" (a physical link); ``EditError`` says why it makes nothing."""
+    ka, kb = index.kind(a), index.kind(b)
+    if ka is None or kb is None:
+        raise EditError("drop the link on a portgroup, a switch, a pNIC or a port")
+    if a == b:
+        raise EditError("a link needs two different ends")
+    pair = {ka, kb}
+    if "vnic" in pair and pair & {"portgroup", "switch"}:
+        net_id = b if ka == "vnic" else a
+        net = index.get(net_id)
+        if index.kind(net_id) == "switch" and net.kind in PORTGROUP_SWITCHES:
+            raise EditError(f"{net.name} has portgroups: drop the vNIC on one of them")
+        return "network"
+    if "pnic" in pair and "switch" in pair:
+        pnic_id, sw_id = (a, b) if ka == "pnic" else (b, a)
+        switch, host = index.get(sw_id), index.parent(pnic_id)
+        if switch.kind not in MULTI_HOST_SWITCHES and switch.host != host.id:
+            raise EditError(f"{switch.name} is not on {host.name}: uplink it with a pNIC of its own host")
+        if any(u.pnic == pnic_id for u in switch.uplinks):
+            raise EditError(f"{index.get(pnic_id).name} is already an uplink of {switch.name}")
+        return "uplink"
+    if (ka in CABLE_ENDS and kb == "port") or (kb in CABLE_ENDS and ka == "port") or (
+            ka == kb == "switch" and all(index.get(x).kind in PATCHABLE_SWITCHES for x in (a, b))):
+        if any({link.a, link.b} == {a, b} for link in index.topology.links):
+            raise EditError("these two are already linked")
+        return "cable"
+    raise EditError(f"cannot connect a {ka.replace('_', ' ')} to a {kb.replace('_', ' ')} "
+                    "(vNIC to portgroup, pNIC to switch port or vSwitch, port to port)")
+
+
+def connectable(index: Index, a: str, b: str) -> bool:
+    """Whether a link drag from ``a`` may end on ``b`` (the canvas outlines those while dragging)."""
+    try:
+        connection(index, a, b)
+    except EditError:
+        return False
+    return True
+
+
+def free_pnic(topology: Topology, host: Host) -> PNic | None:
+    """The host's first pNIC no virtual switch uses as an uplink (NSX segments share theirs, so they do not count)."""
+    used = {u.pnic for sw in topology.switches if sw.kind is not SwitchKind.NSX_SEGMENT for u in sw.uplinks}
+    return next((p for p in host.pnics if p.id not in used), None)
 
 
 class Editor:
@@ -135,7 +212,22 @@ class Editor:
         if list_name != "notes":
             self._set_places(group, {obj.id: Place(x, y)})
         self.push(group)
+        if isinstance(obj, Switch) and obj.kind in UPLINKED_WHEN_MADE and host is not None:
+            self._take_uplink(obj, host)
         return obj.id
+
+    def _take_uplink(self, switch: Switch, host: Host) -> None:
+        """A new switch takes its host's first free pNIC as uplink, as ESXi's vSwitch0 does: its own undo step,
+        so Ctrl+Z keeps the switch and drops only the uplink."""
+        pnic = free_pnic(self.topology, host)
+        if pnic is None:
+            return
+        group = Group("")
+        self._uplink(group, switch, pnic.id)
+        group.setText(group.text() + " (automatic)")
+        self.push(group)
+        self.workbench.status.emit(f"{switch.name} took {host.name}/{pnic.name} as its uplink "
+                                   "(Edit > Undo to take it back)")
 
     def add_element(self, owner: Any, field: str) -> Any:
         """Append a fresh element to ``owner.field`` (a pNIC, vNIC, port, rule...); return it."""
@@ -166,58 +258,62 @@ class Editor:
 
     # --- set ------------------------------------------------------------------------------------------
 
-    def set(self, obj: Any, field: str, value: Any, text: str = "") -> bool:
-        group = Group(text or f"Set {field}")
+    def set(self, obj: Any, field: str, value: Any, text: str = "", where: str = "",
+            merge_key: object = None) -> bool:
+        """One field of one object, named in the history for what changed: "Set web01/eth0 IP to 10.0.0.5/24"
+        (``where`` names an object without an id, like "fw01 rule 2"). With ``merge_key``, the next edit of the
+        same key merges into this undo step (a spin box stepped through values)."""
+        where = where or (describe(self.index, obj.id) if getattr(obj, "id", None) in self.index
+                          else type(obj).__name__)
+        text = text or f"Set {where} {field_label(field)} to {self.value_text(value)}"
+        group = Group(text) if merge_key is None else Merging(text, merge_key)
         self._set(group, obj, field, value)
         return self.push(group)
+
+    def value_text(self, value: Any) -> str:
+        """A value as the history shows it: references by name, nothing as "none"."""
+        if value is None or value == [] or value == "":
+            return "none"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, list):
+            return ", ".join(self.value_text(v) for v in value)
+        if isinstance(value, str) and value in self.index:
+            return describe(self.index, value)
+        return str(getattr(value, "value", value))
 
     # --- connect --------------------------------------------------------------------------------------
 
     def connect(self, a: str, b: str) -> str:
         """Connect two things the way a link drag from ``a`` to ``b`` means; returns what was done."""
         index = self.index
-        ka, kb = index.kind(a), index.kind(b)
-        if ka is None or kb is None:
-            raise EditError("drop the link on a portgroup, a switch, a pNIC or a port")
-        if ka == b and a == b:
-            raise EditError("a link needs two different ends")
-        pair = {ka, kb}
+        what = connection(index, a, b)
         group = Group("Connect")
-        if "vnic" in pair and pair & {"portgroup", "switch"}:
-            nic_id, net_id = (a, b) if ka == "vnic" else (b, a)
-            net = index.get(net_id)
-            if index.kind(net_id) == "switch" and net.kind in PORTGROUP_SWITCHES:
-                raise EditError(f"{net.name} has portgroups: drop the vNIC on one of them")
-            nic = index.get(nic_id)
-            group.setText(f"Connect {index.parent(nic_id).name}/{nic.name} to {net.name}")
-            self._set(group, nic, "network", net_id)
-        elif "pnic" in pair and "switch" in pair:
-            pnic_id, sw_id = (a, b) if ka == "pnic" else (b, a)
-            switch, host = index.get(sw_id), index.parent(pnic_id)
-            if switch.kind not in MULTI_HOST_SWITCHES and switch.host != host.id:
-                raise EditError(f"{switch.name} is not on {host.name}: uplink it with a pNIC of its own host")
-            if any(u.pnic == pnic_id for u in switch.uplinks):
-                raise EditError(f"{index.get(pnic_id).name} is already an uplink of {switch.name}")
-            group.setText(f"Uplink {switch.name} to {host.name}/{index.get(pnic_id).name}")
-            group.apply(Insert(self.document, switch, "uplinks", Uplink(pnic_id)))
-            if switch.kind in MULTI_HOST_SWITCHES and host.id not in switch.members:
-                self._set(group, switch, "members", [*switch.members, host.id])
-        elif (ka in CABLE_ENDS and kb == "port") or (kb in CABLE_ENDS and ka == "port") or (
-                ka == kb == "switch" and all(index.get(x).kind.value in ("ovs", "linux-bridge") for x in (a, b))):
+        if what == "network":
+            nic_id, net_id = (a, b) if index.kind(a) == "vnic" else (b, a)
+            group.setText(f"Connect {describe(index, nic_id)} to {describe(index, net_id)}")
+            self._set(group, index.get(nic_id), "network", net_id)
+        elif what == "uplink":
+            pnic_id, sw_id = (a, b) if index.kind(a) == "pnic" else (b, a)
+            self._uplink(group, index.get(sw_id), pnic_id)
+        else:
             # A cable has two ends: plugging an end elsewhere unplugs it first.
+            patch = index.kind(a) == "switch"
             for link in list(self.topology.links):
-                if {link.a, link.b} == {a, b}:
-                    raise EditError("these two are already linked")
-                if ka != "switch" and (link.a in (a, b) or link.b in (a, b)):
+                if not patch and (link.a in (a, b) or link.b in (a, b)):
                     group.apply(Remove(self.document, self.topology, "links", link))
             link = Link(Namer(self.topology).id("link"), a, b)
-            group.setText(f"Link {index.get(a).name} to {index.get(b).name}")
+            group.setText(f"Link {describe(index, a)} to {describe(index, b)}")
             group.apply(Insert(self.document, self.topology, "links", link))
-        else:
-            raise EditError(f"cannot connect a {ka.replace('_', ' ')} to a {kb.replace('_', ' ')} "
-                            "(vNIC to portgroup, pNIC to switch port or vSwitch, port to port)")
         self.push(group)
         return group.text()
+
+    def _uplink(self, group: Group, switch: Switch, pnic_id: str) -> None:
+        host = self.index.parent(pnic_id)
+        group.setText(f"Uplink {switch.name} to {host.name}/{self.index.get(pnic_id).name}")
+        group.apply(Insert(self.document, switch, "uplinks", Uplink(pnic_id)))
+        if switch.kind in MULTI_HOST_SWITCHES and host.id not in switch.members:
+            self._set(group, switch, "members", [*switch.members, host.id])
 
     # --- delete ---------------------------------------------------------------------------------------
 
@@ -326,8 +422,21 @@ class Editor:
     def move(self, positions: dict[str, tuple[float, float]], containers: dict[str, str | None] | None = None,
              text: str = "Move") -> bool:
         """One drag: new top-left positions, and the container each dragged object was dropped into."""
-        topo, index = self.topology, self.index
         group = Group(text)
+        self._move(group, positions, containers or {})
+        return self.push(group)
+
+    def nudge(self, positions: dict[str, tuple[float, float]], grabbed: list[str]) -> bool:
+        """An arrow-key step of ``grabbed`` (``positions`` holds what they carry too); the next steps of the same
+        objects merge into this one undo step."""
+        names = [describe(self.index, oid) if oid in self.index else "note" for oid in grabbed]
+        group = Merging(f"Nudge {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}", frozenset(positions))
+        self._move(group, positions, {})
+        return self.push(group)
+
+    def _move(self, group: Group, positions: dict[str, tuple[float, float]],
+              containers: dict[str, str | None]) -> None:
+        topo, index = self.topology, self.index
         new_places: dict[str, Place | None] = {}
         for oid, (x, y) in positions.items():
             obj = index.get(oid)
@@ -342,9 +451,8 @@ class Editor:
                 self._set(group, place, "x", float(x))
                 self._set(group, place, "y", float(y))
         self._set_places(group, new_places)
-        for oid, container in (containers or {}).items():
+        for oid, container in containers.items():
             self._reparent(group, oid, container)
-        return self.push(group)
 
     def resize(self, oid: str, w: float, h: float, x: float = 0.0, y: float = 0.0) -> bool:
         """A frame's size (``Place.w``/``h``), from dragging its corner."""

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
 from ..export import FORMATS, Exported, Options, export
+from .dialogs import last_folder, remember, save_path
 from .worker import Task
 from .workbench import Workbench
 
@@ -44,7 +45,6 @@ class Exporter(QObject):
         self.workbench = workbench
         self.window = window
         self.base_name = base_name
-        self.folder = Path.home()
         self.only_selection = QAction("Only the &selection", self)
         self.only_selection.setCheckable(True)
         self.actions: dict[str, QAction] = {}
@@ -68,16 +68,14 @@ class Exporter(QObject):
 
     def ask_path(self, fmt: str, suggested: Path) -> str | None:
         suffix = FORMATS[fmt][1].rsplit(".", 1)[-1]
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export", str(suggested),
-                                              f"{fmt} (*.{suffix});;All files (*)")
-        return path or None
+        return save_path(self.window, "Export", str(suggested), f"{fmt} (*.{suffix});;All files (*)")
 
     def ask_and_export(self, fmt: str) -> Task | None:
         name = re.sub(r"[^\w.-]+", "-", self.base_name()).strip("-") or "design"
-        path = self.ask_path(fmt, self.folder / f"{name}{FORMATS[fmt][1]}")
+        path = self.ask_path(fmt, last_folder() / f"{name}{FORMATS[fmt][1]}")
         if not path:
             return None
-        self.folder = Path(path).parent
+        remember(path)
         return self.export_to(fmt, path)
 
     def options(self, fmt: str) -> Options:

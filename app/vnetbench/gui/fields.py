@@ -107,19 +107,48 @@ def parse(text: str, hint: Any, field: str, switch_kind: SwitchKind | None = Non
     raise FieldError(f"cannot edit {field} here")
 
 
+def address_problem(text: str, with_prefix: bool) -> str | None:
+    """What is wrong with an address as typed (``None``: nothing), naming the part that is wrong:
+    "10.0.100.300 is not a valid IPv4 address: 300 is more than 255"."""
+    address, slash, prefix = text.strip().partition("/")
+    if slash and not with_prefix:
+        return f"write the address without a prefix, like {address}"
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return f"{address or 'an empty text'} is not a valid IP address{_why_not(address)}"
+    if not with_prefix:
+        return None
+    if not slash:
+        return f"add the prefix length, like {address}/24"
+    longest = parsed.max_prefixlen
+    if not prefix.isdigit() or int(prefix) > longest:
+        return f"/{prefix} is not a prefix length for IPv{parsed.version}: use 0 to {longest}, like {address}/24"
+    return None
+
+
+def _why_not(address: str) -> str:
+    """The part of an IPv4 address that is wrong, for the message (empty when it is not IPv4-shaped)."""
+    if ":" in address:
+        return " (an IPv6 address looks like 2001:db8::5)"
+    parts = address.split(".")
+    if not all(p.isdigit() for p in parts):
+        return ": use digits and dots, like 10.0.1.5"
+    if len(parts) != 4:
+        return f": an IPv4 address has four numbers, not {len(parts)}, like 10.0.1.5"
+    too_big = next((p for p in parts if int(p) > 255), None)
+    return f": {too_big} is more than 255" if too_big else ""
+
+
 def _checked_text(text: str, field: str) -> str:
-    if field == "ip" and text:
-        try:
-            ipaddress.ip_interface(text)
-        except ValueError:
-            raise FieldError("write an address with its prefix, like 10.0.1.5/24") from None
-        if "/" not in text:
-            raise FieldError("add the prefix length, like 10.0.1.5/24")
-    elif field in ("gateway", "host_address", "nat_gateway", "via") and text:
-        try:
-            ipaddress.ip_address(text.split("/")[0])
-        except ValueError:
-            raise FieldError("write an IP address, like 10.0.1.1") from None
+    if field in ("ip", "host_address") and text:
+        problem = address_problem(text, with_prefix=True)
+        if problem:
+            raise FieldError(problem)
+    elif field in ("gateway", "nat_gateway", "via") and text:
+        problem = address_problem(text.split("/")[0], with_prefix=False)
+        if problem:
+            raise FieldError(problem)
     elif field == "prefix" and text:
         try:
             ipaddress.ip_network(text, strict=False)

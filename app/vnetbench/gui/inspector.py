@@ -1,8 +1,12 @@
-"""The inspector: every property of the selected object, edited in place, checked as you type.
+"""The inspector: the properties of the selected object that apply to its kind, edited in place.
 
-The form is built from the model dataclass's fields, so a new model field shows up without GUI work.
-Each committed edit is one undo command through the ``Editor``; a value that does not parse shows its
-message under the field and is not written.
+The form is built from the model dataclass's fields (a new model field shows up without GUI work), less the
+fields that do not apply to this object: a standard vSwitch shows no members, macvtap mode, NAT gateway or
+VNI; a plain VM no forwarding rules; a design without NSX no NSX tables; an access port no trunk list. Fixed
+choices are drop-downs (a vNIC's type offers only what its guest OS supports), yes/no are checkboxes,
+references show names, and an address is one row: address / prefix, gateway. Each committed edit is one
+undo command named for what changed ("Set web01/eth0 IP to 10.0.0.5/24"); a value that does not parse shows
+its message under the field and is not written. Editors live in ``editors``; parsing in ``fields``.
 """
 
 from __future__ import annotations
@@ -12,28 +16,17 @@ import typing
 from enum import Enum
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
-    QComboBox,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QScrollArea,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButton, QScrollArea, QVBoxLayout,
+                               QWidget)
 
-from ..model import VM, Change, DlrInterface, Link, PhysicalRouter, Switch, Uplink, VNic
-from ..model.objects import PORTGROUP_SWITCHES
-from .editing import EditError, Editor
+from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, PhysicalRouter, Port, PortMode, Portgroup,
+                     RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from ..model.nictypes import GUESTS, allowed_nic_types
+from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
+from ..model.vlan import VlanError, VlanMode, parse_vlan
+from .editing import Editor, describe, field_label
+from .editors import AddressEditor, CheckEditor, Choices, ComboEditor, ListEditor, TextEditor, VlanEditor
 from .fields import FieldError, format_value, optional, parse
 from .signals import connect_weakly
 from .workbench import Workbench
@@ -43,7 +36,27 @@ KIND_TITLES = {"host": "Host", "pnic": "pNIC", "switch": "Virtual switch", "port
                "physical_router": "Physical router", "router_interface": "Router interface",
                "physical_host": "Physical host", "host_nic": "Host NIC", "link": "Link", "dlr": "NSX DLR",
                "dlr_interface": "DLR interface", "note": "Note"}
-ERROR_STYLE = "QLineEdit { border: 2px solid #d23b3b; border-radius: 3px; background: #fff5f5; }"
+#: Design lists drawn on the canvas (selected and edited there, not as tables of the design).
+DRAWN_LISTS = {"hosts", "switches", "vms", "physical_switches", "physical_routers", "physical_hosts", "links",
+               "layout", "format_version"}
+#: Objects whose address is a row of address / prefix (and gateway, when they have one).
+ADDRESSED = (VNic, HostNic, RouterInterface, DlrInterface)
+#: Fields whose text may name objects, written as names and stored as ids (a rule's src/dst may also be "any" or
+#: an address, kept as typed).
+NAMED_REFERENCES = {"members", "applied_to", "src", "dst"}
+
+
+def uses_nsx(topology: Topology) -> bool:
+    return bool(topology.nsx.dlrs or topology.nsx.dfw.rules
+                or any(sw.kind is SwitchKind.NSX_SEGMENT for sw in topology.switches)
+                or any(vm.role is VmRole.NSX_EDGE for vm in topology.vms))
+
+
+def _vlan_mode(value: Any, kind: SwitchKind) -> VlanMode | None:
+    try:
+        return parse_vlan(value, kind).mode
+    except VlanError:
+        return None
 
 
 class Inspector(QWidget):
@@ -55,13 +68,16 @@ class Inspector(QWidget):
         self.editors: list[Any] = []
         self.fields: dict[str, QWidget] = {}
         self.messages: dict[str, QLabel] = {}
+        self._layout_key: tuple = ()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         self.heading = QLabel()
         self.heading.setStyleSheet("font-weight: bold; font-size: 14px; padding: 6px 8px;")
+        self.heading.setWordWrap(True)  # a long design title wraps instead of widening the dock
         outer.addWidget(self.heading)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         outer.addWidget(self.scroll)
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
@@ -71,14 +87,17 @@ class Inspector(QWidget):
         connect_weakly(workbench.designChanged, self, "_design_changed")
         self.show_selection()
 
+    @property
+    def index(self):
+        return self.workbench.document.index
+
     # --- which object ---------------------------------------------------------------------------------
 
     def show_selection(self, *_: object) -> None:
         ids = self.workbench.selection
-        index = self.workbench.document.index
-        obj = index.get(ids[0]) if len(ids) == 1 else None
+        obj = self.index.get(ids[0]) if len(ids) == 1 else None
         if len(ids) == 1 and obj is None and ids[0].startswith("net:"):
-            obj = index.get(ids[0][4:])  # a vNIC's line: inspect the vNIC
+            obj = self.index.get(ids[0][4:])  # a vNIC's line: inspect the vNIC
         if obj is None and len(ids) > 1:
             self.show_object(None, f"{len(ids)} objects selected")
         else:
@@ -87,6 +106,7 @@ class Inspector(QWidget):
     def show_object(self, obj: Any, heading: str = "") -> None:
         self.obj = obj
         self.editors, self.fields, self.messages = [], {}, {}
+        self._layout_key = self.layout_key(obj)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(8, 4, 8, 8)
@@ -94,13 +114,19 @@ class Inspector(QWidget):
             self.heading.setText(heading)
             layout.addWidget(QLabel("Select one object to edit its properties."))
         else:
-            index = self.workbench.document.index
-            kind = index.kind(getattr(obj, "id", None))
-            title = KIND_TITLES.get(kind or "", "Design")
-            self.heading.setText(f"{title}: {getattr(obj, 'name', '') or getattr(obj, 'id', '')}")
-            layout.addWidget(self._form(obj, ""))
+            self.heading.setText(self.title(obj))
+            layout.addWidget(self._form(obj, "", self.where(obj)))
         layout.addStretch(1)
         self.scroll.setWidget(page)
+
+    def title(self, obj: Any) -> str:
+        kind = self.index.kind(getattr(obj, "id", None))
+        name = "" if obj is self.workbench.topology else describe(self.index, obj.id)
+        return f"{KIND_TITLES.get(kind or '', 'Design')}: {name or getattr(obj, 'name', '')}"
+
+    def where(self, obj: Any) -> str:
+        """How the object is named in the history."""
+        return "the design" if obj is self.workbench.topology else describe(self.index, obj.id)
 
     def _design_changed(self, change: Change) -> None:
         if change.op == "reset":
@@ -109,82 +135,168 @@ class Inspector(QWidget):
             self._refresh_timer.start()
 
     def refresh(self) -> None:
-        """Show the model's current values (after an edit, an undo or a change elsewhere)."""
-        index = self.workbench.document.index
-        if self.obj is not None and self.obj is not self.workbench.topology and getattr(self.obj, "id", None) \
-                and index.get(self.obj.id) is not self.obj:
+        """Show the model's current values (after an edit, an undo or a change elsewhere); the form is rebuilt
+        when the fields that apply changed (a port made a trunk shows its VLAN list)."""
+        obj = self.obj
+        if obj is None or (obj is not self.workbench.topology and getattr(obj, "id", None)
+                           and self.index.get(obj.id) is not obj):
             self.show_selection()
             return
-        if self.obj is None:
-            self.show_selection()
+        if self.layout_key(obj) != self._layout_key:
+            self.show_object(obj)
             return
         focus = self.focusWidget()
         for editor in self.editors:
             if editor.widget is not focus or not editor.dirty:
                 editor.load()
-        name = getattr(self.obj, "name", None)
-        if name is not None:
-            title = self.heading.text().split(":")[0]
-            self.heading.setText(f"{title}: {name}")
+        self.heading.setText(self.title(obj))
+
+    def layout_key(self, obj: Any) -> tuple:
+        """What decides the form's rows: which fields apply, and the lengths of the lists shown."""
+        if obj is None:
+            return ()
+        return tuple((f.name, len(getattr(obj, f.name) or []) if isinstance(getattr(obj, f.name), list) else 0,
+                      self.layout_key(getattr(obj, f.name)) if dataclasses.is_dataclass(getattr(obj, f.name)) else ())
+                     for f in dataclasses.fields(obj) if self.applies(obj, f.name))
+
+    # --- which fields ------------------------------------------------------------------------------------
+
+    def applies(self, obj: Any, field: str) -> bool:
+        """Whether ``field`` means anything for this object (a VNI on a standard vSwitch does not)."""
+        topo = self.workbench.topology
+        if obj is topo:
+            return field not in DRAWN_LISTS and (field != "nsx" or uses_nsx(topo))
+        if isinstance(obj, Switch):
+            kind = obj.kind
+            return {"host": kind not in MULTI_HOST_SWITCHES, "members": kind in MULTI_HOST_SWITCHES,
+                    "macvtap_mode": kind is SwitchKind.MACVTAP,
+                    "host_address": kind in (SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT),
+                    "nat_gateway": kind is SwitchKind.HOSTED_NAT, "vni": kind is SwitchKind.NSX_SEGMENT,
+                    "uplinks": kind not in (SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT),
+                    "portgroups": False}.get(field, True)  # portgroups are objects of their own on the canvas
+        if isinstance(obj, VM):
+            host = self.index.get(obj.host) if obj.host else None
+            return {"forwarding": obj.role is not VmRole.VM,
+                    "hardware_version": host is None or host.kind is not HostKind.KVM}.get(field, True)
+        if isinstance(obj, Port):
+            trunk = obj.mode is PortMode.TRUNK
+            return {"access_vlan": not trunk, "allowed": trunk, "native_vlan": trunk}.get(field, True)
+        if isinstance(obj, Portgroup):
+            switch = self.index.parent(obj.id)
+            kind = switch.kind if isinstance(switch, Switch) else SwitchKind.VSS
+            trunk = _vlan_mode(obj.vlan, kind) is VlanMode.TRUNK
+            return {"native_vlan": trunk and kind is not SwitchKind.VSS,
+                    "uplinks": kind in (SwitchKind.VSS, SwitchKind.VDS)}.get(field, True)
+        if isinstance(obj, VNic):
+            return field != "guest_vlan" or self._on_trunk(obj)
+        return True
+
+    def _on_trunk(self, nic: VNic) -> bool:
+        network = self.index.get(nic.network) if nic.network else None
+        switch = self.index.parent(nic.network) if isinstance(network, Portgroup) else None
+        return isinstance(switch, Switch) and _vlan_mode(network.vlan, switch.kind) is VlanMode.TRUNK
 
     # --- the form ---------------------------------------------------------------------------------------
 
-    def _form(self, obj: Any, prefix: str) -> QWidget:
+    def _form(self, obj: Any, prefix: str, where: str) -> QWidget:
         box = QWidget()
         form = QFormLayout(box)
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         hints = typing.get_type_hints(type(obj))
         for f in dataclasses.fields(obj):
-            hint = hints[f.name]
-            name = f"{prefix}{f.name}"
-            if f.name == "format_version" or (obj is self.workbench.topology and f.name in (
-                    "hosts", "switches", "vms", "physical_switches", "physical_routers", "physical_hosts", "links",
-                    "layout")):
+            name, value = f"{prefix}{f.name}", getattr(obj, f.name)
+            if not self.applies(obj, f.name) or f.name == "id" or (isinstance(obj, ADDRESSED) and f.name == "gateway"):
                 continue
-            value = getattr(obj, f.name)
-            inner, _ = optional(hint)
+            inner, _ = optional(hints[f.name])
             if dataclasses.is_dataclass(inner) and value is not None:
-                group = QGroupBox(f.name.replace("_", " ").capitalize())
-                inner_layout = QVBoxLayout(group)
-                inner_layout.addWidget(self._form(value, f"{name}."))
+                group = QGroupBox(field_label(f.name).capitalize())
+                QVBoxLayout(group).addWidget(self._form(value, f"{name}.", f"{where} {field_label(f.name)}"))
                 form.addRow(group)
-                continue
-            element = _list_element(inner)
-            if element is not None and dataclasses.is_dataclass(element):
-                table = ListEditor(self, obj, f.name, element)
+            elif f.name == "vnics":
+                self._vnic_forms(form, obj, prefix, where)
+            elif isinstance(obj, ADDRESSED) and f.name == "ip":
+                self._address_row(form, obj, prefix, where, hints)
+            elif _list_element(inner) is not None and dataclasses.is_dataclass(_list_element(inner)):
+                table = ListEditor(self, obj, f.name, _list_element(inner), where)
                 self.editors.append(table)
-                form.addRow(QLabel(f.name.replace("_", " ").capitalize()))
+                form.addRow(QLabel(field_label(f.name).capitalize()))
                 form.addRow(table.container)
                 self.fields[name] = table.table
-                continue
-            editor = self._editor_for(obj, f.name, hint, name)
-            self.editors.append(editor)
-            self.fields[name] = editor.widget
-            self.messages[name] = editor.message
-            column = QWidget()
-            column_layout = QVBoxLayout(column)
-            column_layout.setContentsMargins(0, 0, 0, 0)
-            column_layout.setSpacing(1)
-            column_layout.addWidget(editor.widget)
-            column_layout.addWidget(editor.message)
-            form.addRow(f.name.replace("_", " "), column)
+            else:
+                editor = self._editor_for(obj, f.name, hints[f.name], where)
+                self._add_row(form, name, field_label(f.name), editor, getattr(editor, "row", editor.widget))
         return box
 
-    def _editor_for(self, obj: Any, field: str, hint: Any, name: str):
+    def _add_row(self, form: QFormLayout, name: str, label: str, editor: Any, widget: QWidget) -> None:
+        self.editors.append(editor)
+        self.fields[name] = editor.widget
+        self.messages[name] = editor.message
+        if isinstance(editor, VlanEditor):
+            self.fields[f"{name}-mode"] = editor.mode
+        column = QWidget()
+        column_layout = QVBoxLayout(column)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.setSpacing(1)
+        column_layout.addWidget(widget)
+        column_layout.addWidget(editor.message)
+        form.addRow(label, column)
+
+    def _address_row(self, form: QFormLayout, obj: Any, prefix: str, where: str, hints: dict) -> None:
+        gateway = None
+        if hasattr(obj, "gateway"):
+            gateway = TextEditor(self, obj, "gateway", hints["gateway"], where)
+            self.editors.append(gateway)
+            self.fields[f"{prefix}gateway"] = gateway.widget
+            self.messages[f"{prefix}gateway"] = gateway.message
+        editor = AddressEditor(self, obj, where, gateway)
+        self.fields[f"{prefix}prefix"] = editor.prefix
+        self._add_row(form, f"{prefix}ip", "address", editor, editor.row)
+        if gateway is not None:
+            form.addRow("", gateway.message)
+
+    def _vnic_forms(self, form: QFormLayout, vm: VM, prefix: str, where: str) -> None:
+        """A VM's vNICs: a small form each (name, type, network, address row), not a half-hidden table."""
+        for i, nic in enumerate(vm.vnics):
+            group = QGroupBox(f"vNIC {nic.name}")
+            inner = QVBoxLayout(group)
+            inner.setContentsMargins(6, 4, 6, 6)
+            inner.addWidget(self._form(nic, f"{prefix}vnics.{i}.", describe(self.index, nic.id)))
+            form.addRow(group)
+        add = QPushButton("Add vNIC")
+        add.clicked.connect(lambda: self.editor.add_element(vm, "vnics"))
+        form.addRow(add)
+
+    def _editor_for(self, obj: Any, field: str, hint: Any, where: str):
+        choices = self.choices(obj, field, hint)
+        if choices is not None:
+            return ComboEditor(self, obj, field, choices, where)
+        inner, _ = optional(hint)
+        if inner is bool:
+            return CheckEditor(self, obj, field, where)
+        if isinstance(obj, Portgroup) and field == "vlan":
+            return VlanEditor(self, obj, field, hint, where, self.switch_kind_for(obj) or SwitchKind.VSS)
+        return TextEditor(self, obj, field, hint, where)
+
+    def choices(self, obj: Any, field: str, hint: Any) -> Choices | None:
+        """The values a field may take when they are a fixed list (as (value, label)), else None."""
         inner, allows_none = optional(hint)
         refs = self.references(obj, field)
         if refs is not None:
-            return ComboEditor(self, obj, field, [(None, "(none)")] + refs if allows_none else refs)
+            return [(None, "(none)"), *refs] if allows_none else refs
+        if isinstance(obj, VNic) and field == "type":
+            vm = self.index.parent(obj.id)
+            host = self.index.get(vm.host) if vm is not None and vm.host else None
+            allowed = allowed_nic_types(host.kind if host is not None else HostKind.ESXI, vm.guest_os if vm else "")
+            return [(t, t.value) for t in type(obj.type) if t in allowed]
+        if isinstance(obj, VM) and field == "guest_os":
+            return [(key, f"{guest.label} ({key})") for key, guest in GUESTS.items()]
         if isinstance(inner, type) and issubclass(inner, Enum):
-            choices = [(m, m.value) for m in inner]
-            return ComboEditor(self, obj, field, [(None, "(default)")] + choices if allows_none else choices)
-        if inner is bool:
-            return CheckEditor(self, obj, field)
-        return TextEditor(self, obj, field, hint, read_only=field == "id")
+            return ([(None, "(default)")] if allows_none else []) + [(m, m.value) for m in inner]
+        return None
 
-    def references(self, obj: Any, field: str) -> list[tuple[Any, str]] | None:
-        """The objects a reference field may point at, as (id, label), or None for a plain field."""
+    def references(self, obj: Any, field: str) -> Choices | None:
+        """The objects a reference field may point at, as (id, name), or None for a plain field."""
         topo = self.workbench.topology
         networks = ([(pg.id, f"{sw.name} / {pg.name}") for sw in topo.switches if sw.kind in PORTGROUP_SWITCHES
                      for pg in sw.portgroups]
@@ -205,206 +317,39 @@ class Inspector(QWidget):
                     + [(s.id, s.name) for s in topo.switches])
         return None
 
-    def switch_kind_for(self, obj: Any):
-        parent = self.workbench.document.index.parent(getattr(obj, "id", ""))
+    def switch_kind_for(self, obj: Any) -> SwitchKind | None:
+        parent = self.index.parent(getattr(obj, "id", ""))
         return parent.kind if isinstance(parent, Switch) else None
 
-    def commit(self, obj: Any, field: str, value: Any) -> None:
-        label = getattr(obj, "name", None) or type(obj).__name__
-        self.editor.set(obj, field, value, f"Set {label} {field.replace('_', ' ')}")
+    # --- values as text ------------------------------------------------------------------------------
+
+    def shown(self, obj: Any, field: str, value: Any) -> str:
+        """A value as the form shows it: object ids as names."""
+        if field in NAMED_REFERENCES:
+            items = value if isinstance(value, list) else [value]
+            return ", ".join(describe(self.index, v) if isinstance(v, str) and v in self.index else format_value(v)
+                             for v in items)
+        return format_value(value)
+
+    def parse(self, text: str, obj: Any, field: str, hint: Any, owner: Any = None) -> Any:
+        """What the person typed, as the model's value; names of objects become their ids."""
+        if field in NAMED_REFERENCES:
+            text = ", ".join(self._id_of(token.strip()) for token in text.split(",") if token.strip())
+        kind = (owner.kind if isinstance(owner, Switch) else self.switch_kind_for(obj)) if field == "vlan" else None
+        return parse(text, hint, field, kind, self.index)
+
+    def _id_of(self, token: str) -> str:
+        if token in self.index or token.lower() == "any" or any(c.isdigit() for c in token.split("/")[0][:1]):
+            return token  # an id, "any", an address or a network
+        found = [oid for oid in self.index.entries if describe(self.index, oid) == token]
+        if not found:
+            raise FieldError(f"nothing in the design is called {token!r}: write names separated by commas")
+        return found[0]
+
+    def commit(self, obj: Any, field: str, value: Any, where: str, merge: bool = False) -> None:
+        """One edit, one undo step named for it; ``merge``: a run of them (a prefix spun up) is one step."""
+        self.editor.set(obj, field, value, where=where, merge_key=(id(obj), field) if merge else None)
 
 
 def _list_element(hint: Any) -> Any:
     return typing.get_args(hint)[0] if typing.get_origin(hint) is list else None
-
-
-class TextEditor:
-    """A line edit that parses on every keystroke and commits when editing finishes."""
-
-    def __init__(self, inspector: Inspector, obj: Any, field: str, hint: Any, read_only: bool = False) -> None:
-        self.inspector, self.obj, self.field, self.hint = inspector, obj, field, hint
-        self.widget = QLineEdit()
-        self.widget.setObjectName(f"field-{field}")
-        self.widget.setReadOnly(read_only)
-        self.message = QLabel()
-        self.message.setObjectName(f"message-{field}")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c62828; font-size: 11px;")
-        self.message.hide()
-        self.dirty = False
-        self.load()
-        self.widget.textEdited.connect(self.check)
-        self.widget.editingFinished.connect(self.finish)
-
-    def load(self) -> None:
-        self.widget.setText(format_value(getattr(self.obj, self.field)))
-        self.dirty = False
-        self._show(None)
-
-    def value(self) -> Any:
-        index = self.inspector.workbench.document.index
-        return parse(self.widget.text(), self.hint, self.field, self.inspector.switch_kind_for(self.obj)
-                     if self.field == "vlan" else None, index)
-
-    def check(self) -> bool:
-        self.dirty = True
-        try:
-            self.value()
-        except FieldError as exc:
-            self._show(str(exc))
-            return False
-        self._show(None)
-        return True
-
-    def _show(self, message: str | None) -> None:
-        self.message.setText(message or "")
-        self.message.setVisible(bool(message))
-        self.widget.setStyleSheet(ERROR_STYLE if message else "")
-        self.widget.setToolTip(message or "")
-
-    def finish(self) -> None:
-        if not self.dirty or self.widget.isReadOnly():
-            return
-        if not self.check():
-            self.inspector.workbench.status.emit(f"{self.field}: {self.message.text()}")
-            return
-        value = self.value()
-        self.dirty = False
-        current = getattr(self.obj, self.field)
-        if value != current or type(value) is not type(current):
-            self.inspector.commit(self.obj, self.field, value)
-
-
-class ComboEditor:
-    def __init__(self, inspector: Inspector, obj: Any, field: str, choices: list[tuple[Any, str]]) -> None:
-        self.inspector, self.obj, self.field, self.choices = inspector, obj, field, choices
-        self.widget = QComboBox()
-        self.widget.setObjectName(f"field-{field}")
-        self.message = QLabel()
-        self.message.hide()
-        self.dirty = False
-        for _, label in choices:
-            self.widget.addItem(label)
-        self.load()
-        self.widget.activated.connect(self.finish)
-
-    def load(self) -> None:
-        current = getattr(self.obj, self.field)
-        values = [v for v, _ in self.choices]
-        if current not in values:
-            self.choices.append((current, f"{current} (missing)"))
-            self.widget.addItem(f"{current} (missing)")
-            values.append(current)
-        self.widget.setCurrentIndex(values.index(current))
-
-    def finish(self, row: int) -> None:
-        value = self.choices[row][0]
-        if value != getattr(self.obj, self.field):
-            self.inspector.commit(self.obj, self.field, value)
-
-
-class CheckEditor:
-    def __init__(self, inspector: Inspector, obj: Any, field: str) -> None:
-        self.inspector, self.obj, self.field = inspector, obj, field
-        self.widget = QCheckBox()
-        self.widget.setObjectName(f"field-{field}")
-        self.message = QLabel()
-        self.message.hide()
-        self.dirty = False
-        self.load()
-        self.widget.clicked.connect(self.finish)
-
-    def load(self) -> None:
-        self.widget.setChecked(bool(getattr(self.obj, self.field)))
-
-    def finish(self, checked: bool) -> None:
-        if checked != getattr(self.obj, self.field):
-            self.inspector.commit(self.obj, self.field, checked)
-
-
-class ListEditor:
-    """A table for a list of small objects (pNICs, ports, rules, routes, uplinks): edit cells, add, remove."""
-
-    def __init__(self, inspector: Inspector, owner: Any, field: str, element: type) -> None:
-        self.inspector, self.owner, self.field, self.element = inspector, owner, field, element
-        self.hints = typing.get_type_hints(element)
-        self.columns = [f.name for f in dataclasses.fields(element)]
-        self.widget = self.table = QTableWidget(0, len(self.columns))
-        self.table.setObjectName(f"list-{field}")
-        self.table.setHorizontalHeaderLabels([c.replace("_", " ") for c in self.columns])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setMinimumHeight(110)
-        self.dirty = False
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c62828; font-size: 11px;")
-        self.message.hide()
-        add, remove = QPushButton("Add"), QPushButton("Remove")
-        add.clicked.connect(self.add)
-        remove.clicked.connect(self.remove)
-        buttons = QHBoxLayout()
-        buttons.addWidget(add)
-        buttons.addWidget(remove)
-        buttons.addStretch(1)
-        self.container = QWidget()
-        layout = QVBoxLayout(self.container)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
-        self._loading = False
-        self.load()
-        self.table.itemChanged.connect(self.cell_changed)
-
-    def items(self) -> list[Any]:
-        return getattr(self.owner, self.field) or []
-
-    def load(self) -> None:
-        self._loading = True
-        items = self.items()
-        self.table.setRowCount(len(items))
-        for row, element in enumerate(items):
-            for col, name in enumerate(self.columns):
-                value = getattr(element, name)
-                editable = name != "id" and not dataclasses.is_dataclass(value) and not (
-                    isinstance(value, list) and value and dataclasses.is_dataclass(value[0]))
-                text = format_value(value) if not dataclasses.is_dataclass(value) else "…"
-                if isinstance(value, list) and value and dataclasses.is_dataclass(value[0]):
-                    text = f"{len(value)} items"
-                cell = QTableWidgetItem(text)
-                if not editable:
-                    cell.setFlags(cell.flags() & ~Qt.ItemFlag.ItemIsEditable)
-                self.table.setItem(row, col, cell)
-        self._loading = False
-
-    def cell_changed(self, cell: QTableWidgetItem) -> None:
-        if self._loading:
-            return
-        element = self.items()[cell.row()]
-        name = self.columns[cell.column()]
-        kind = self.owner.kind if isinstance(self.owner, Switch) and name == "vlan" else None
-        try:
-            value = parse(cell.text(), self.hints[name], name, kind, self.inspector.workbench.document.index)
-        except FieldError as exc:
-            self.message.setText(f"{name}: {exc}")
-            self.message.show()
-            self.inspector.workbench.status.emit(f"{name}: {exc}")
-            self.load()
-            return
-        self.message.hide()
-        if value != getattr(element, name):
-            self.inspector.commit(element, name, value)
-
-    def add(self) -> None:
-        self.inspector.editor.add_element(self.owner, self.field)
-
-    def remove(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
-        items = self.items()
-        try:
-            self.inspector.editor.remove_elements(self.owner, self.field, [items[r] for r in rows if r < len(items)])
-        except EditError as exc:
-            self.inspector.workbench.status.emit(str(exc))

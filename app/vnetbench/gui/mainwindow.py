@@ -1,42 +1,58 @@
 """The designer's main window: the canvas in the middle, palette and inspector beside it, the docks around.
 
-It owns the file life cycle (new, open, save, save as, recent, examples, autosave and crash restore) and
-the actions with their standard shortcuts. Questions to the person (save changes? restore?) go through the
-``ask_*`` methods so tests can answer them without a modal dialog.
+It owns the file life cycle (new, open, close, save, save as, recent, examples, autosave and crash restore),
+the actions with their standard shortcuts and menus; ``docking.Docking`` arranges the docks and keeps the
+window on screen (View > Reset Layout goes back to its default). Questions to the person (save changes? restore?) go through the ``ask_*``
+methods so tests can answer them without a modal dialog.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
+import platform
+import time
 import uuid
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt, QTimer
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QMimeData, QPointF, QRect, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QIcon, QKeySequence
+from shiboken6 import isValid
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QToolButton,
+    QToolTip,
     QUndoView,
-    QWidget,
 )
 
-from .. import resources_dir
+from .. import __version__, resources_dir
+from ..backends import discover
 from ..model import Topology, TopologyFileError, load, save
 from ..model.fileformat import dumps
 from .backend_import import BackendImporter
-from .canvas.layout import fill_layout
+from .canvas.hint import CanvasHint
+from .canvas.layout import auto_layout, fill_layout
+from .canvas.minimap import Minimap
 from .canvas.scene import DesignScene
 from .canvas.view import DesignView
+from .docking import Docking
+from .dialogs import open_path, remember, save_path
 from .editing import Editor
+from .endpoints import selected_endpoints
 from .files import Autosave, Autosaved, add_recent, clear_recent, recent_files
+from .find import FindBar
+from .icons import action_icon
 from .inspector import Inspector
+from .measure import MeasureDock
+from .opening import Opener
 from .palette import Palette
-from .pathing import PathController
+from .panels import DeployDock, MatrixDock, PathDock, ProblemsDock, WhatIfDock
+from .panels.problems import summary_text
 from .signals import connect_weakly
 from .worker import Task
 from .workbench import Workbench
@@ -48,31 +64,20 @@ AUTOSAVE_AFTER_EDIT_MS = 2_000
 OPEN_FILTER = "vnetbench designs (*.vnet.yaml *.yaml *.yml *.vnet.json *.json);;All files (*)"
 #: Saving as JSON keeps the same content; it opens much faster for very large designs.
 SAVE_FILTER = "vnetbench design (*.vnet.yaml);;vnetbench design as JSON, for large designs (*.vnet.json);;All files (*)"
-#: Docks built by other parts of the GUI: (module, class, area, shown at start). A module not there yet is
-#: skipped. The measure dock is tall, so it waits in the View menu until wanted.
-DOCKS = [
-    ("vnetbench.gui.panels.problems", "ProblemsDock", Qt.DockWidgetArea.BottomDockWidgetArea, True),
-    ("vnetbench.gui.panels.path", "PathDock", Qt.DockWidgetArea.RightDockWidgetArea, True),
-    ("vnetbench.gui.panels.matrix", "MatrixDock", Qt.DockWidgetArea.BottomDockWidgetArea, True),
-    ("vnetbench.gui.panels.whatif", "WhatIfDock", Qt.DockWidgetArea.BottomDockWidgetArea, True),
-    ("vnetbench.gui.panels.deploy", "DeployDock", Qt.DockWidgetArea.BottomDockWidgetArea, True),
-    ("vnetbench.gui.measure", "MeasureDock", Qt.DockWidgetArea.BottomDockWidgetArea, False),
-]
-
-
 def new_topology() -> Topology:
     return Topology(id=f"design-{uuid.uuid4().hex[:8]}", name="untitled")
 
 
-def endpoint_of(workbench: Workbench, oid: str) -> str | None:
-    """The VM or physical host an id stands for (a vNIC or host NIC counts as its owner)."""
-    index = workbench.document.index
-    kind = index.kind(oid)
-    if kind in ("vm", "physical_host"):
-        return oid
-    if kind in ("vnic", "host_nic"):
-        return index.parent(oid).id
-    return None
+def plugin_versions() -> list[str]:
+    """One line per backend plugin: its name, its distribution and version, or why it failed to load."""
+    lines = []
+    for info in discover():
+        try:
+            dist = f"{info.distribution} {version(info.distribution)}" if info.distribution else "built in"
+        except PackageNotFoundError:
+            dist = info.distribution or "built in"
+        lines.append(f"{info.name} ({dist})" + ("" if info.ok else f": failed to load, {info.error}"))
+    return lines
 
 
 class MainWindow(QMainWindow):
@@ -90,24 +95,31 @@ class MainWindow(QMainWindow):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(
             lambda pos: self.context_menu(self.view.mapToScene(pos)).exec(self.view.viewport().mapToGlobal(pos)))
+        self.canvas_hint = CanvasHint(self.view, self.scene)
+        self.scene.refused.connect(self.show_refusal)
         self.autosave = Autosave()
         self.docks: dict[str, QDockWidget] = {}
         self._paste_count = 0
         self._fit_when_shown = False
         self._autosaving: Task | None = None
+        self.problem_counts: dict[str, int] | None = None  # None until the first validation
+        self._examples: dict[str, str] = {}  # example path -> its design's title
+        self.about_box: QMessageBox | None = None
+        self._shown_once = False
         self.setWindowIcon(QIcon(str(resources_dir() / "icons" / "switch-vds.svg")))
-        self.resize(1440, 900)
         self._build_docks()
+        self.opener = Opener(self)
+        self.find_bar = FindBar(self)
+        self.minimap = Minimap(self.view)
         self._build_actions()
         self._build_menus()
-        self.zoom_label = QLabel()
-        self.zoom_label.setMinimumWidth(56)
-        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.statusBar().addPermanentWidget(self.zoom_label)
+        self._build_status_bar()
+        self._layout_restored = self.docking.restore()
         connect_weakly(self.workbench.status, self, "_show_status")
         connect_weakly(self.workbench.undo_stack.cleanChanged, self, "_update_title")
         connect_weakly(self.workbench.undo_stack.indexChanged, self, "_edited")
         connect_weakly(self.workbench.selectionChanged, self, "_selection_changed")
+        connect_weakly(self.workbench.designChanged, self, "_design_renamed")
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
         self.autosave_timer.timeout.connect(self.autosave_now)
@@ -126,60 +138,35 @@ class MainWindow(QMainWindow):
 
     # --- building ---------------------------------------------------------------------------------------
 
-    def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        self.docks[name] = dock
-        return dock
-
     def _build_docks(self) -> None:
         self.palette = Palette(self.drop_in_view)
-        self._dock("PaletteDock", "Palette", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.inspector = Inspector(self.workbench, self.editor)
-        inspector = self._dock("InspectorDock", "Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
         self.history = QUndoView(self.workbench.undo_stack)
         self.history.setEmptyLabel("(the design as opened)")
-        history = self._dock("HistoryDock", "History", self.history, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(inspector, history)
-        inspector.raise_()
-        bottom: list[QDockWidget] = []
-        for module_name, class_name, area, shown in DOCKS:
-            try:
-                module = importlib.import_module(module_name)
-            except ImportError:
-                continue  # that part is not installed or not built
-            cls = getattr(module, class_name, None)
-            if cls is None:
-                continue
-            dock = cls(self.workbench, self)
-            dock.setObjectName(dock.objectName() or class_name)
-            self.addDockWidget(area, dock)
+        for name, title, widget in (("PaletteDock", "Palette", self.palette),
+                                    ("InspectorDock", "Inspector", self.inspector),
+                                    ("HistoryDock", "History", self.history)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(name)
+            dock.setWidget(widget)
+            self.docks[name] = dock
+        for dock in (PathDock(self.workbench, self), ProblemsDock(self.workbench, self),
+                     MatrixDock(self.workbench, self), WhatIfDock(self.workbench, self),
+                     DeployDock(self.workbench, self), MeasureDock(self.workbench, self)):
             self.docks[dock.objectName()] = dock
-            if area == Qt.DockWidgetArea.RightDockWidgetArea:
-                self.tabifyDockWidget(history, dock)
-            elif shown:
-                bottom.append(dock)
-            if not shown:
-                dock.hide()
-        for first, other in zip(bottom, bottom[1:]):
-            self.tabifyDockWidget(bottom[0], other)
-        if bottom:
-            bottom[0].raise_()
-        inspector.raise_()
-        if "PathDock" not in self.docks:
-            self.path_controller = PathController(self.workbench, self)
-        self.resizeDocks([self.docks["PaletteDock"]], [210], Qt.Orientation.Horizontal)
-        self.resizeDocks([inspector], [340], Qt.Orientation.Horizontal)
-        self._bottom_docks = bottom
+        self.problems_dock = self.docks["ProblemsDock"]
+        self.problems_dock.counted.connect(self._problems_counted)
+        self.docking = Docking(self, self.docks, self.problems_dock)
 
-    def _action(self, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False) -> QAction:
+    def _action(self, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False,
+                icon: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             keys = shortcut if isinstance(shortcut, list) else [shortcut]
             action.setShortcuts([k if isinstance(k, QKeySequence) else QKeySequence(k) for k in keys])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if icon:
+            self._icons[action] = icon
         if checkable:
             action.setCheckable(True)
             action.setChecked(checked)
@@ -190,44 +177,68 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
+        self._icons: dict[QAction, str] = {}  # action -> its icon's name, drawn in the theme's text colour
         K = QKeySequence.StandardKey
         stack = self.workbench.undo_stack
-        self.a_new = self._action("&New", self.new_design, K.New)
-        self.a_open = self._action("&Open…", self.open_dialog, K.Open)
-        self.a_save = self._action("&Save", self.save, K.Save)
+        self.a_new = self._action("&New", self.new_design, K.New, icon="new")
+        self.a_open = self._action("&Open…", self.open_dialog, K.Open, icon="open")
+        self.a_close = self._action("&Close", self.close_design, QKeySequence.keyBindings(K.Close) or ["Ctrl+W"])
+        self.a_save = self._action("&Save", self.save, K.Save, icon="save")
         self.a_save_as = self._action("Save &As…", self.save_as, K.SaveAs)
         self.backend_importer = BackendImporter(self, self)
         self.a_import_backend = self._action("Import from &Backend…", self.backend_importer.start)
         self.a_quit = self._action("&Quit", self.close, QKeySequence.keyBindings(K.Quit) or ["Ctrl+Q"])
         self.a_undo = stack.createUndoAction(self, "&Undo")
         self.a_undo.setShortcuts(QKeySequence.keyBindings(K.Undo))
+        self._icons[self.a_undo] = "undo"
         self.a_redo = stack.createRedoAction(self, "&Redo")
         redo_keys = QKeySequence.keyBindings(K.Redo)
         if QKeySequence("Ctrl+Y") not in redo_keys:  # what Windows users type, wherever they are
             redo_keys.append(QKeySequence("Ctrl+Y"))
         self.a_redo.setShortcuts(redo_keys)
+        self._icons[self.a_redo] = "redo"
         self.addActions([self.a_undo, self.a_redo])
         self.a_cut = self._action("Cu&t", self.cut, K.Cut)
         self.a_copy = self._action("&Copy", self.copy, K.Copy)
         self.a_paste = self._action("&Paste", self.paste, K.Paste)
-        self.a_duplicate = self._action("&Duplicate", self.duplicate, "Ctrl+D")
+        self.a_duplicate = self._action("&Duplicate", self.duplicate, "Ctrl+D", icon="duplicate")
         self.a_delete = self._action("&Delete", self.delete_selection,
-                                     [QKeySequence(K.Delete), QKeySequence(Qt.Key.Key_Backspace)])
+                                     [QKeySequence(K.Delete), QKeySequence(Qt.Key.Key_Backspace)], icon="delete")
         self.a_select_all = self._action("Select &All", self.select_all, K.SelectAll)
-        self.a_note = self._action("Add &Note", self.add_note, "Ctrl+Shift+N")
+        self.a_find = self._action("&Find\u2026", self.find_bar.open, K.Find)
+        self.a_auto_layout = self._action("Auto &Layout", lambda: auto_layout(self.workbench), "Ctrl+Shift+L")
+        self.a_minimap = self._action("Over&view Map", self.minimap.set_enabled, "Ctrl+Shift+M", checkable=True,
+                                      checked=True)
+        self.a_note = self._action("Add &Note", self.add_note, "Ctrl+Shift+N", icon="note")
         self.a_clear_path = self._action("Clear &Path", lambda: self.workbench.highlight_path(None), "Esc")
-        self.a_zoom_in = self._action("Zoom &In", self.view.zoom_in, [QKeySequence(K.ZoomIn), "Ctrl+="])
-        self.a_zoom_out = self._action("Zoom &Out", self.view.zoom_out, K.ZoomOut)
-        self.a_fit = self._action("&Fit Design", self.view.fit, "Ctrl+0")
+        self.a_zoom_in = self._action("Zoom &In", self.view.zoom_in, [QKeySequence(K.ZoomIn), "Ctrl+="],
+                                      icon="zoom-in")
+        self.a_zoom_out = self._action("Zoom &Out", self.view.zoom_out, K.ZoomOut, icon="zoom-out")
+        self.a_fit = self._action("&Fit Design", self.view.fit, "Ctrl+0", icon="fit")
         self.a_actual = self._action("Actual &Size", self.view.zoom_actual, "Ctrl+1")
         self.a_grid = self._action("Show &Grid", self.view.set_grid, "Ctrl+'", checkable=True, checked=True)
         self.a_snap = self._action("S&nap to Grid", self._set_snap, "Ctrl+Shift+'", checkable=True, checked=True)
+        self.a_reset_layout = self._action("&Reset Layout", self.reset_layout)
+        self.a_about = self._action("&About vnetbench", self.show_about)
+        self.a_about.setMenuRole(QAction.MenuRole.AboutRole)
         self.a_align = {
             how: self._action(f"Align {label}", lambda _=False, h=how: self.align(h), keys)
             for how, label, keys in (("left", "&Left", "Ctrl+Alt+Left"), ("right", "&Right", "Ctrl+Alt+Right"),
                                      ("top", "&Top", "Ctrl+Alt+Up"), ("bottom", "&Bottom", "Ctrl+Alt+Down"),
                                      ("centre", "&Centres", "Ctrl+Alt+H"), ("middle", "&Middles", "Ctrl+Alt+V"))
         }
+        self._draw_icons()
+
+    def _draw_icons(self) -> None:
+        """Toolbar icons in the text colour of the theme in use (again when the desktop goes dark)."""
+        for action, name in self._icons.items():
+            action.setIcon(action_icon(name))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_icons", None):
+            self._draw_icons()  # the desktop's palette changed (went dark, say): icons and canvas follow it
+            self.scene.follow_colour_scheme()
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -236,48 +247,69 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.examples_menu = file_menu.addMenu("Open &Example")
-        for example in self.examples():
-            action = self.examples_menu.addAction(example.name.removesuffix(".vnet.yaml"))
-            action.triggered.connect(lambda _=False, p=str(example): self.open_example(p))
+        self.examples_menu.aboutToShow.connect(self._fill_examples)
         file_menu.addAction(self.a_import_backend)
         file_menu.addSeparator()
         file_menu.addActions([self.a_save, self.a_save_as])
         self.exporter = self._build_exporter()
-        if self.exporter is not None:
-            file_menu.addMenu(self.exporter.menu())
+        file_menu.addMenu(self.exporter.menu())
         file_menu.addSeparator()
-        file_menu.addAction(self.a_quit)
+        file_menu.addActions([self.a_close, self.a_quit])
         edit = bar.addMenu("&Edit")
         edit.addActions([self.a_undo, self.a_redo])
         edit.addSeparator()
         edit.addActions([self.a_cut, self.a_copy, self.a_paste, self.a_duplicate, self.a_delete])
         edit.addSeparator()
-        edit.addActions([self.a_select_all, self.a_note, self.a_clear_path])
+        edit.addActions([self.a_select_all, self.a_find, self.a_note, self.a_clear_path])
         view = bar.addMenu("&View")
         view.addActions([self.a_zoom_in, self.a_zoom_out, self.a_fit, self.a_actual])
         view.addSeparator()
-        view.addActions([self.a_grid, self.a_snap])
+        view.addActions([self.a_grid, self.a_snap, self.a_minimap])
         view.addSeparator()
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
+            # shown from the menu: in front of its tabs, not hidden behind another
+            dock.toggleViewAction().triggered.connect(lambda on, d=dock: on and d.raise_())
+        view.addSeparator()
+        view.addAction(self.a_reset_layout)
         arrange = bar.addMenu("&Arrange")
+        arrange.addAction(self.a_auto_layout)
+        arrange.addSeparator()
         arrange.addActions(list(self.a_align.values()))
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.a_about)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("MainToolbar")
         toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         for action in (self.a_new, self.a_open, self.a_save, None, self.a_undo, self.a_redo, None, self.a_delete,
                        self.a_duplicate, self.a_note, None, self.a_zoom_in, self.a_zoom_out, self.a_fit):
             if action is None:
                 toolbar.addSeparator()
             else:
                 toolbar.addAction(action)
+                show_shortcut(action)
+        self.toolbar = toolbar
+        self.a_undo.changed.connect(lambda: show_shortcut(self.a_undo))  # its text names the step to undo
+        self.a_redo.changed.connect(lambda: show_shortcut(self.a_redo))
+
+    def _build_status_bar(self) -> None:
+        self.problems_badge = QToolButton()
+        self.problems_badge.setObjectName("problemsBadge")
+        self.problems_badge.setAutoRaise(True)
+        self.problems_badge.setText("Checking…")
+        self.problems_badge.setToolTip("Show the Problems dock")
+        self.problems_badge.clicked.connect(self.show_problems)
+        self.statusBar().addPermanentWidget(self.problems_badge)
+        self.zoom_label = QLabel()
+        self.zoom_label.setMinimumWidth(56)
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.statusBar().addPermanentWidget(self.zoom_label)
 
     def _build_exporter(self):
-        """File > Export, from the export part of the GUI when it is installed."""
-        try:
-            from .exporting import Exporter
-        except ImportError:
-            return None
+        """File > Export."""
+        from .exporting import Exporter
+
         exporter = Exporter(self.workbench, self, lambda: Path(self.path).name.split(".")[0] if self.path
                             else self.workbench.topology.name)
         exporter.finished.connect(lambda done: self.workbench.status.emit(f"Exported {getattr(done, 'path', done)}"))
@@ -291,16 +323,67 @@ class MainWindow(QMainWindow):
         except FileNotFoundError:
             return []
 
+    def example_title(self, path: Path) -> str:
+        """The title of a bundled example (its design's name), read once."""
+        key = str(path)
+        if key not in self._examples:
+            try:
+                self._examples[key] = load(path).name or path.name
+            except TopologyFileError:
+                self._examples[key] = path.name.removesuffix(".vnet.yaml")
+        return self._examples[key]
+
+    def _fill_examples(self) -> None:
+        self.examples_menu.clear()
+        for example in self.examples():
+            action = self.examples_menu.addAction(self.example_title(example).replace("&", "&&"))
+            action.setToolTip(example.name)
+            action.triggered.connect(lambda _=False, p=str(example): self.open_example(p))
+
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for path in recent_files():
-            action = self.recent_menu.addAction(path)
+        for n, path in enumerate(recent_files(), 1):
+            name = Path(path).name.replace("&", "&&")
+            action = self.recent_menu.addAction(f"&{n} {name}" if n < 10 else f"1&0 {name}" if n == 10 else name)
+            action.setToolTip(path)
+            action.setStatusTip(path)
             action.triggered.connect(lambda _=False, p=path: self.maybe_save() and self.open_file(p))
+        if not self.recent_menu.actions():
+            self.recent_menu.addAction("(no recent designs)").setEnabled(False)
         self.recent_menu.addSeparator()
         self.recent_menu.addAction("Clear List", clear_recent)
 
     def _show_status(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
+
+    def show_refusal(self, message: str, scene_pos: QPointF) -> None:
+        """A refused drop or link, said where the mouse is (the status bar has it too)."""
+        viewport = self.view.viewport()
+        QToolTip.showText(viewport.mapToGlobal(self.view.mapFromScene(scene_pos)), message, viewport,
+                          QRect(), 6000)
+
+    # --- the window's layout (gui/docking.py) -------------------------------------------------------------
+
+    def reset_layout(self) -> None:
+        """View > Reset Layout: the default docks, the window filling the screen, the design fitted."""
+        self.docking.reset()
+        QTimer.singleShot(0, self._fit)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.docking.resized()
+
+    def _problems_counted(self, counts: dict[str, int]) -> None:
+        had = self.problem_counts
+        self.problem_counts = counts
+        self.problems_badge.setText(summary_text(counts) or "✔ No problems")
+        if had is None or (not any(had.values())) != (not any(counts.values())):
+            self.docking.problems_changed()
+
+    def show_problems(self) -> None:
+        """The status-bar badge: bring the Problems dock to the front."""
+        self.problems_dock.show()
+        self.problems_dock.raise_()
 
     # --- title, modified state -------------------------------------------------------------------------
 
@@ -309,9 +392,14 @@ class MainWindow(QMainWindow):
         return self.restored or not self.workbench.undo_stack.isClean()
 
     def _update_title(self, *_: object) -> None:
-        name = Path(self.path).name if self.path else "untitled"
+        """The file's name, or for an unsaved design its title (an opened example keeps the example's)."""
+        name = Path(self.path).name if self.path else (self.workbench.topology.name or "untitled")
         self.setWindowTitle(f"{name}[*] — vnetbench")
         self.setWindowModified(self.modified)
+
+    def _design_renamed(self, change) -> None:
+        if change.obj is self.workbench.topology and change.field == "name":
+            self._update_title()
 
     def _edited(self, *_: object) -> None:
         self._update_title()
@@ -334,18 +422,36 @@ class MainWindow(QMainWindow):
         return answer == B.Yes
 
     def ask_save_path(self) -> str | None:
-        start = self.path or str(Path.home() / f"{self.workbench.topology.name or 'design'}.vnet.yaml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save design", start, SAVE_FILTER)
-        return path or None
+        """Save As: starts in the design's folder, or the last folder used."""
+        name = self.path or f"{self.workbench.topology.name or 'design'}.vnet.yaml".replace("/", "-")
+        return save_path(self, "Save design", name, SAVE_FILTER)
 
     def ask_open_path(self) -> str | None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open design", str(Path(self.path or Path.home()).parent),
-                                              OPEN_FILTER)
-        return path or None
+        return open_path(self, "Open design", OPEN_FILTER)
 
     def tell_error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
         QMessageBox.warning(self, title, message)
+
+    def about_text(self) -> str:
+        plugins = "".join(f"<li>{line}</li>" for line in plugin_versions()) or "<li>none</li>"
+        return (f"<h3>vnetbench {__version__}</h3>"
+                "<p>A desktop workbench for virtual networks: design, predict, deploy, measure, export.</p>"
+                f"<p>Qt {qVersion()} · PySide6 {pyside_version} · Python {platform.python_version()} "
+                f"({platform.python_implementation()}) on {platform.system()} {platform.release()}</p>"
+                f"<p>Backend plugins:</p><ul>{plugins}</ul>")
+
+    def show_about(self) -> QMessageBox:
+        """Help > About: versions of vnetbench, Qt, Python and every backend plugin (what a bug report needs)."""
+        box = QMessageBox(self)
+        box.setWindowTitle("About vnetbench")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(self.about_text())
+        box.setIconPixmap(self.windowIcon().pixmap(64, 64))
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.open()
+        self.about_box = box
+        return box
 
     # --- files -------------------------------------------------------------------------------------------
 
@@ -376,21 +482,30 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._bottom_docks:
-            QTimer.singleShot(0, self._size_docks)
-        if self._fit_when_shown:
+        if not self._shown_once:
+            self._shown_once = True
+            QTimer.singleShot(0, self._first_layout)
+        elif self._fit_when_shown:
             QTimer.singleShot(0, self._fit)
 
-    def _size_docks(self) -> None:
-        """Once laid out: the canvas gets the room, the bottom docks a strip."""
-        if self._bottom_docks:
-            self.resizeDocks(self._bottom_docks, [max(170, self.height() // 5)] * len(self._bottom_docks),
-                             Qt.Orientation.Vertical)
-            self._bottom_docks = []
+    def _first_layout(self) -> None:
+        """Once shown: the window inside the screen, the bottom docks a strip (unless the person's own layout
+        was restored), then, laid out, the design fitted into the canvas."""
+        self.docking.fit_to_screen()
+        if not self._layout_restored:
+            self.docking.size_bottom(self.docking.front, force=True)
+        if self._fit_when_shown:
+            QTimer.singleShot(0, self._fit)
 
     def new_design(self) -> None:
         if self.maybe_save():
             self.set_design(new_topology(), None)
+
+    def close_design(self) -> None:
+        """File > Close (Ctrl+W): put the design away (asking to save it), leaving an empty canvas."""
+        if self.maybe_save():
+            self.set_design(new_topology(), None)
+            self.workbench.status.emit("Closed the design")
 
     def open_dialog(self) -> None:
         if self.maybe_save():
@@ -399,28 +514,26 @@ class MainWindow(QMainWindow):
                 self.open_file(path)
 
     def open_file(self, path: str) -> bool:
-        try:
-            topology = load(path)
-        except TopologyFileError as exc:
-            self.tell_error("Cannot open the design", str(exc))
-            return False
-        self.set_design(topology, path)
-        add_recent(path)
-        self.workbench.status.emit(f"Opened {path}")
-        return True
+        """Open a design; a large one in the background (``Opener``). True when it opened or is opening."""
+        return self.opener.open(path)
 
     def open_example(self, path: str) -> bool:
         """An example opens as a new, untitled copy, so saving never overwrites the bundled file."""
         if not self.maybe_save():
             return False
-        try:
-            topology = load(path)
-        except TopologyFileError as exc:
-            self.tell_error("Cannot open the example", str(exc))
-            return False
-        self.set_design(topology, None)
-        self.workbench.status.emit(f"Example {Path(path).name}: save it to keep your changes")
-        return True
+        return self.opener.open(path, example=True)
+
+    def finish_open(self, topology: Topology, path: str, example: bool) -> None:
+        """A design read by the opener becomes this window's: a file is remembered (Open Recent, the folder
+        the next dialog starts in); an example opens untitled and keeps its title."""
+        if example:
+            self.set_design(topology, None)
+            self.workbench.status.emit(f"Example \u201c{topology.name}\u201d: save it to keep your changes")
+            return
+        self.set_design(topology, path)
+        add_recent(path)
+        remember(path)
+        self.workbench.status.emit(f"Opened {path}")
 
     def open_imported(self, topology: Topology, source: str) -> None:
         """A design read from a backend opens untitled and counts as unsaved until saved."""
@@ -456,6 +569,7 @@ class MainWindow(QMainWindow):
         self.workbench.undo_stack.setClean()
         self.autosave.discard()
         add_recent(path)
+        remember(path)
         self._update_title()
         self.workbench.status.emit(f"Saved {path}")
         return True
@@ -474,6 +588,12 @@ class MainWindow(QMainWindow):
         self._autosaving = task
         task.start()
         return task
+
+    def _finish_autosave(self, limit_s: float = 5.0) -> None:
+        """Let an autosave already being written finish, so discarding the slot afterwards leaves nothing."""
+        end = time.monotonic() + limit_s
+        while self._autosaving is not None and self._autosaving.running and time.monotonic() < end:
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
 
     def offer_restore(self) -> bool:
         """After a crash: offer the newest autosave left behind; True when one was restored."""
@@ -498,8 +618,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_save():
-            self.autosave.discard()
             self.autosave_timer.stop()
+            self._finish_autosave()
+            self.autosave.discard()
+            self.docking.save()
             event.accept()
         else:
             event.ignore()
@@ -627,11 +749,17 @@ class MainWindow(QMainWindow):
 
     def _selection_changed(self, ids: list[str]) -> None:
         """Two endpoints picked on the canvas: ask for the path between them."""
-        endpoints: list[str] = []
-        for oid in ids:
-            endpoint = endpoint_of(self.workbench, oid)
-            if endpoint and endpoint not in endpoints:
-                endpoints.append(endpoint)
+        endpoints = selected_endpoints(self.workbench.document.index, ids)
         if len(endpoints) == 2 and len(ids) == 2:
             self.workbench.request_pair(endpoints[0], endpoints[1])
 
+
+def show_shortcut(action: QAction) -> None:
+    """A toolbar button's tooltip names its shortcut: "Save (Ctrl+S)"."""
+    if not isValid(action):  # the undo stack renames its actions even while the window is being destroyed
+        return
+    text = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&").removesuffix("…")
+    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    tip = f"{text} ({keys})" if keys else text
+    if action.toolTip() != tip:
+        action.setToolTip(tip)

@@ -1,6 +1,7 @@
 """The palette: every kind of object, grouped, dragged onto the canvas with a real drag and drop.
 
-Double-click (or Enter) drops the entry in the middle of the visible canvas, for keyboard users.
+Each entry's tooltip says what it is and where it can be dropped. Double-click (or Enter) drops the entry in
+the middle of the visible canvas, for keyboard users.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class Palette(QListWidget):
                 self.addItem(head)
             item = QListWidgetItem(icon(kind.icon), kind.label)
             item.setData(KEY_ROLE, kind.key)
-            item.setToolTip(f"Drag onto the canvas{' into a ' + kind.container if kind.needs_container else ''}")
+            item.setToolTip(f"<b>{kind.label}</b>: {kind.what}<br>{kind.where} Double-click to add it in the middle "
+                            "of the view.")
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
             self.addItem(item)
         self.itemActivated.connect(self._activated)

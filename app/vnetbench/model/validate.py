@@ -743,7 +743,8 @@ class _Checker:
 
     def check_layout(self) -> None:
         for obj_id in self.t.layout.places:
-            if obj_id not in self.index:
+            # "<object>@<host>": a vDS proxy, its portgroups or a DLR instance drawn inside a member host
+            if obj_id not in self.index and not all(part in self.index for part in obj_id.split("@", 1)):
                 self.warn(f"layout.places.{obj_id}", None, f"the canvas keeps a position for {obj_id!r}, which "
                           "does not exist", "remove that entry (saving from the designer drops it)")
 

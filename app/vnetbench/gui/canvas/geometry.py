@@ -1,11 +1,9 @@
-"""Sizes and spacing of everything on the canvas, shared by the items, the scene and the automatic layout."""
+"""Sizes and spacing of what the canvas draws by hand: frames, physical boxes and handles (a VM, portgroup or DLR
+is as big as the layout room makes its words: ``vnetbench.layout.content``)."""
 
 from __future__ import annotations
 
 GRID = 20.0
-VM_SIZE = (140.0, 58.0)
-PORTGROUP_SIZE = (150.0, 46.0)
-DLR_SIZE = (160.0, 58.0)
 PHYSICAL_HOST_SIZE = (140.0, 58.0)
 ROUTER_MIN_SIZE = (160.0, 58.0)
 NOTE_SIZE = (180.0, 80.0)
@@ -14,7 +12,7 @@ HANDLE_STEP = 30.0
 
 HOST_HEADER = 34.0
 SWITCH_HEADER = 28.0
-PAD = 14.0
+PAD = 14.0  # around children placed by hand (the automatic layout's frames fit exactly: vnetbench.layout)
 HOST_MIN = (320.0, 180.0)
 SWITCH_MIN = (200.0, 90.0)
 

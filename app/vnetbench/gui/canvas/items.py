@@ -1,8 +1,12 @@
 """What the canvas draws: frames (hosts, switches), nodes, connection handles, links and notes.
 
-Items hold no model state beyond the id they show; the scene tells them what to display. Painting has a
-cheap level of detail for overview zoom (a filled shape, no text or icons), and leaf nodes use
-DeviceCoordinateCache, so a canvas of thousands of objects repaints and drags smoothly.
+Items hold no model state beyond the id they show; the scene tells them what to display. Text is drawn as the
+layout room measured it (``vnetbench.layout.content``): a bold name and one line per detail, so a box the
+automatic layout sized holds its text in full; a box made smaller by hand cuts a line with an ellipsis, shows
+it all in its tooltip, and shows more of it the closer one zooms (the text gets smaller against the box).
+Zoomed far out (level of detail), a host is a labelled box with its counts, readable at that zoom, and what it
+holds is hidden; leaf nodes use DeviceCoordinateCache, so a canvas of thousands of objects repaints and drags
+smoothly.
 """
 
 from __future__ import annotations
@@ -15,26 +19,14 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from ... import resources_dir
+from ...layout import content
+from ...layout.text import DETAIL_LINE, DETAIL_PX, FONT_FAMILY, LABEL_LINE, LABEL_PX
+from ..colors import canvas_theme
 from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 
 #: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
 OVERVIEW_LOD = 0.4
 SELECTED = QColor("#1e6fff")
-
-#: (fill, border, accent) per item family.
-COLOURS = {
-    "host": ("#eef3fb", "#2f5597", "#2f5597"),
-    "switch": ("#e6f5f4", "#1b8a8f", "#1b8a8f"),
-    "portgroup": ("#ffffff", "#20a39e", "#20a39e"),
-    "vm": ("#ffffff", "#2e8b57", "#2e8b57"),
-    "vm-firewall": ("#ffffff", "#c0392b", "#c0392b"),
-    "vm-router": ("#ffffff", "#7b3fa0", "#7b3fa0"),
-    "vm-nsx-edge": ("#ffffff", "#4b3fa8", "#4b3fa8"),
-    "physical": ("#f4f5f7", "#5a6473", "#5a6473"),
-    "nsx": ("#f1effb", "#4b3fa8", "#4b3fa8"),
-    "note": ("#fff6c8", "#d4b443", "#8a6d00"),
-}
-
 
 @cache
 def icon_pixmap(name: str, size: int) -> QPixmap:
@@ -49,27 +41,79 @@ def icon_pixmap(name: str, size: int) -> QPixmap:
     return pixmap
 
 
-@cache
 def family_colours(family: str) -> tuple[QColor, QColor, QColor]:
-    return tuple(QColor(c) for c in COLOURS[family])
+    """(fill, border, accent) of an item family in the canvas theme (light, or dark on a dark desktop)."""
+    return _family_colours(family, canvas_theme().dark)
 
 
 @cache
+def _family_colours(family: str, dark: bool) -> tuple[QColor, QColor, QColor]:
+    return tuple(QColor(c) for c in canvas_theme().families[family])
+
+
 def font(size: float, bold: bool = False) -> QFont:
-    f = QFont()
-    f.setPixelSize(int(size))
+    return _font(max(1, round(size)), bold)
+
+
+@cache
+def _font(px: int, bold: bool) -> QFont:
+    f = QFont(FONT_FAMILY)
+    f.setPixelSize(px)
     f.setBold(bold)
     return f
 
 
+@cache
+def _metrics(px: int, bold: bool) -> QFontMetricsF:
+    return QFontMetricsF(_font(px, bold))
+
+
 def elide(text: str, size: float, bold: bool, width: float) -> str:
-    return QFontMetricsF(font(size, bold)).elidedText(text, Qt.TextElideMode.ElideRight, width)
+    return _metrics(max(1, round(size)), bold).elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
-def tint(colour: QColor, amount: float) -> QColor:
-    """``colour`` mixed into white: ``amount`` 0 is white, 1 the colour itself."""
-    return QColor.fromRgbF(1 - (1 - colour.redF()) * amount, 1 - (1 - colour.greenF()) * amount,
-                           1 - (1 - colour.blueF()) * amount)
+def text_scale(painter: QPainter) -> float:
+    """How much smaller than the layout's size text is drawn at this zoom: 1 up to 100%, then as much smaller as
+    the zoom is larger (the same size on screen), down to 0.35, so a cut label shows in full as one zooms in."""
+    zoom = painter.worldTransform().m11()
+    return min(1.0, max(0.35, 1.0 / zoom)) if zoom > 0 else 1.0
+
+
+def draw_lines(painter: QPainter, rect: QRectF, title: str, lines: list[str], left: float, scale: float) -> bool:
+    """The bold title and the detail lines from ``left`` (relative to ``rect``), as the layout places them,
+    scaled by ``scale``; lines that do not fit are cut with an ellipsis. Returns whether anything was cut."""
+    cut = False
+    width = rect.width() - left - 4
+    y = rect.top() + content.TEXT_TOP * scale
+    theme = canvas_theme()
+    painter.setPen(QColor(theme.text))
+    size = LABEL_PX * scale
+    painter.setFont(font(size, True))
+    shown = elide(title, size, True, width)
+    cut |= shown != title
+    painter.drawText(QRectF(rect.left() + left, y, width, LABEL_LINE * scale + 2),
+                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, shown)
+    y += LABEL_LINE * scale
+    painter.setPen(QColor(theme.subtext))
+    size = DETAIL_PX * scale
+    painter.setFont(font(size))
+    for line in lines:
+        if y + DETAIL_LINE * scale > rect.bottom() + 2:
+            return True
+        shown = elide(line, size, False, width)
+        cut |= shown != line
+        painter.drawText(QRectF(rect.left() + left, y, width, DETAIL_LINE * scale + 2),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, shown)
+        y += DETAIL_LINE * scale
+    return cut
+
+
+def tint(colour: QColor, amount: float, base: QColor | None = None) -> QColor:
+    """``colour`` mixed into ``base`` (white by default): ``amount`` 0 is the base, 1 the colour itself."""
+    base = base if base is not None else QColor("white")
+    return QColor.fromRgbF(*(b + (c - b) * amount for c, b in ((colour.redF(), base.redF()),
+                                                               (colour.greenF(), base.greenF()),
+                                                               (colour.blueF(), base.blueF()))))
 
 
 def lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
@@ -77,44 +121,74 @@ def lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
 
 
 class HandleItem(QGraphicsItem):
-    """A connection point of a node: a vNIC, pNIC, switch port, router interface or host NIC."""
+    """A connection point of a node: a vNIC, pNIC, switch port, router interface or host NIC.
 
-    def __init__(self, oid: str, kind: str, label: str, parent: QGraphicsItem, colour: str) -> None:
+    A vNIC is a small marker on its VM's edge. The others are drawn as the layout draws them, a chip with the
+    name and details (speed, trunk VLANs, address) when the scene gives them a ``chip`` (their box, centred on
+    the handle's position), else as a marker with the name beside it."""
+
+    def __init__(self, oid: str, kind: str, label: str, parent: QGraphicsItem, colour: str,
+                 tip: str = "drag to connect") -> None:
         super().__init__(parent)
         self.oid, self.kind = oid, kind
         # Switch ports sit close together: show their last part (Gi1/0/7 -> 7), the tooltip has it all.
         self.label = label.rsplit("/", 1)[-1] if kind == "port" and len(label) > 5 else label
         self.full_label = label
+        self.lines: list[str] = []
         self.colour = QColor(colour)
         self.connected = False
         self.label_below = True
+        self.chip: QRectF | None = None
+        self.tip = tip  # what dragging from it does
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setToolTip(f"{label}: drag to connect, click to edit")
+        self.setToolTip(f"{label}: {tip}; click to edit")
         self.setZValue(1)
 
     BOUNDS = QRectF(-HANDLE, -HANDLE, 2 * HANDLE, 2 * HANDLE + 12)
 
+    def set_chip(self, chip: QRectF | None, lines: list[str]) -> None:
+        """Draw as a box of this size (relative to the position), with these detail lines."""
+        if chip != self.chip or lines != self.lines:
+            self.prepareGeometryChange()
+            self.chip, self.lines = chip, list(lines)
+            self.setToolTip(" \u00b7 ".join([self.full_label, *lines]) + f": {self.tip}; click to edit")
+
     def boundingRect(self) -> QRectF:
-        return self.BOUNDS
+        return self.chip.adjusted(-2, -2, 2, 2) if self.chip is not None else self.BOUNDS
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
-        path.addRect(QRectF(-HANDLE * 0.75, -HANDLE * 0.75, HANDLE * 1.5, HANDLE * 1.5))
+        if self.chip is not None:
+            path.addRect(self.chip)
+        else:
+            path.addRect(QRectF(-HANDLE * 0.75, -HANDLE * 0.75, HANDLE * 1.5, HANDLE * 1.5))
         return path
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         if lod(option, painter) < OVERVIEW_LOD:
             return  # smaller than a pixel or two: the node's outline says enough
+        selected = self.isSelected()
+        pen = QPen(SELECTED if selected else self.colour.darker(130), 2 if selected else 1.2)
+        theme = canvas_theme()
+        blank = QColor(theme.handle_fill)
+        if self.chip is not None:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(pen)
+            painter.setBrush(tint(self.colour, 0.12, blank) if self.connected else blank)
+            painter.drawRoundedRect(self.chip, 3, 3)
+            draw_lines(painter, self.chip, self.full_label, self.lines, content.TEXT_LEFT, text_scale(painter))
+            return
         half = HANDLE / 2
         rect = QRectF(-half, -half, HANDLE, HANDLE)
-        selected = self.isSelected()
-        painter.setPen(QPen(SELECTED if selected else self.colour.darker(130), 2 if selected else 1.2))
-        painter.setBrush(self.colour if self.connected else QColor("white"))
+        painter.setPen(pen)
+        painter.setBrush(self.colour if self.connected else blank)
         if self.kind in ("vnic", "host_nic"):
             painter.drawEllipse(rect)
         else:
             painter.drawRoundedRect(rect, 2, 2)
-        painter.setPen(QColor("#333"))
+        if self.kind == "vnic":
+            return  # the VM's box lists its vNICs; the tooltip names this one
+        painter.setPen(QColor(theme.handle_text))
         painter.setFont(font(9))
         y = half + 10 if self.label_below else -half - 3
         painter.drawText(QRectF(-40, y - 10, 80, 12), Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
@@ -122,15 +196,23 @@ class HandleItem(QGraphicsItem):
 
 
 class NodeItem(QGraphicsItem):
-    """A node or a frame for one model object (``oid``)."""
+    """A node or a frame for one model object (``oid``; for a proxy of a vDS in a host, ``<switch>@<host>``,
+    whose model object is ``ref``).
 
-    def __init__(self, oid: str, kind: str, frame: bool = False) -> None:
+    A host is a frame with a title band across its top; a switch, physical switch, router or physical host is
+    a bar with its title block on the left (``label_w`` wide) and its portgroups or ports to the right."""
+
+    def __init__(self, oid: str, kind: str, frame: bool = False, ref: str | None = None) -> None:
         super().__init__()
         self.oid, self.kind, self.frame = oid, kind, frame
+        self.ref = ref or oid
         self.title = ""
-        self.subtitle = ""
+        self.lines: list[str] = []
         self.icon = ""
         self.family = "vm"
+        self.label_w = 0.0
+        self.header = HOST_HEADER
+        self.counts = ""  # a host's contents, shown when zoomed far out
         self.size = QRectF(0, 0, 100, 50)
         self.bounds = self.size.adjusted(-3, -3, 3, 3)
         self.handles: dict[str, HandleItem] = {}
@@ -139,6 +221,14 @@ class NodeItem(QGraphicsItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         if not frame:
             self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    @property
+    def subtitle(self) -> str:
+        return self.lines[0] if self.lines else ""
+
+    def set_text(self, title: str, lines: list[str]) -> None:
+        self.title, self.lines = title, list(lines)
+        self.setToolTip("\n".join([title, *lines]))
 
     def set_size(self, w: float, h: float) -> None:
         if (w, h) != (self.size.width(), self.size.height()):
@@ -158,23 +248,22 @@ class NodeItem(QGraphicsItem):
         return self.mapToScene(self.size.center())
 
     def header_height(self) -> float:
-        return HOST_HEADER if self.kind == "host" else SWITCH_HEADER
+        return self.header if self.kind == "host" else SWITCH_HEADER
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         fill, border, accent = family_colours(self.family)
         selected = self.isSelected()
         rect = self.size
-        if lod(option, painter) < OVERVIEW_LOD:
-            painter.fillRect(rect, fill if self.frame else accent.lighter(150))
-            if self.frame or selected:
-                painter.setPen(QPen(SELECTED if selected else border, 0))
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(rect)
+        detail = lod(option, painter)
+        if detail < OVERVIEW_LOD:
+            self._paint_overview(painter, rect, fill, border, selected, detail)
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(SELECTED if selected else border, 2.5 if selected else 1.4)
-        if self.frame:
-            self._paint_frame(painter, rect, fill, border, accent, pen)
+        if self.kind == "host":
+            self._paint_host(painter, rect, fill, border, accent, pen)
+        elif self.label_w or self.frame:
+            self._paint_bar(painter, rect, fill, accent, pen)
         else:
             self._paint_node(painter, rect, fill, accent, pen)
         if self.badge:
@@ -186,63 +275,87 @@ class NodeItem(QGraphicsItem):
             painter.setFont(font(10, True))
             painter.drawText(QRectF(rect.right() - 11, rect.top() - 5, 16, 16), Qt.AlignmentFlag.AlignCenter, symbol)
 
-    def _paint_frame(self, painter: QPainter, rect: QRectF, fill: QColor, border: QColor, accent: QColor,
-                     pen: QPen) -> None:
-        header = self.header_height()
+    def _paint_overview(self, painter: QPainter, rect: QRectF, fill: QColor, border: QColor, selected: bool,
+                        detail: float) -> None:
+        """Far out: the shape, and for a top-level box its name (and a host's counts) at a readable size."""
+        painter.fillRect(rect, fill if self.frame or self.label_w else border.lighter(150))
+        painter.setPen(QPen(SELECTED if selected else border, 0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(rect)
+        if not self.parentItem() and detail > 0 and (self.kind == "host" or self.label_w):
+            px = min(13.0 / detail, rect.height() * 0.8)  # 13 screen pixels, or as much as a thin bar holds
+            if px * detail < 6:
+                return
+            theme = canvas_theme()
+            painter.setPen(QColor(theme.text))
+            painter.setFont(font(px, True))
+            inner = rect.adjusted(px * 0.4, px * 0.3, -px * 0.4, 0)
+            painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                             elide(self.title, px, True, inner.width()))
+            if self.counts and rect.height() > 3 * px:
+                painter.setFont(font(px * 0.85))
+                painter.setPen(QColor(theme.subtext))
+                inner.setTop(inner.top() + px * 1.4)
+                painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                                 self.counts)
+
+    def _icon(self, painter: QPainter, rect: QRectF, size: float) -> None:
+        painter.drawPixmap(QRectF(rect.left() + content.TEXT_LEFT, rect.top() + content.TEXT_TOP, size, size),
+                           icon_pixmap(self.icon, 48), QRectF(0, 0, 48, 48))
+
+    def _paint_host(self, painter: QPainter, rect: QRectF, fill: QColor, border: QColor, accent: QColor,
+                    pen: QPen) -> None:
+        header = self.header
         painter.setPen(pen)
         painter.setBrush(fill)
         painter.drawRoundedRect(rect, 8, 8)
         band = QPainterPath()
         band.addRoundedRect(QRectF(rect.left(), rect.top(), rect.width(), header), 8, 8)
         band.addRect(QRectF(rect.left(), rect.top() + header / 2, rect.width(), header / 2))
-        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22 if self.kind == "host" else 0.16)))
+        painter.fillPath(band.simplified(), QBrush(tint(accent, 0.22, fill)))
         painter.setPen(QPen(border.lighter(130), 1))
         painter.drawLine(QPointF(rect.left() + 1, rect.top() + header), QPointF(rect.right() - 1, rect.top() + header))
-        icon = header - 10
-        painter.drawPixmap(QRectF(rect.left() + 8, rect.top() + 5, icon, icon), icon_pixmap(self.icon, 48),
-                           QRectF(0, 0, 48, 48))
-        x = rect.left() + icon + 16
-        painter.setPen(QColor("#1d2433"))
-        size = 14 if self.kind == "host" else 12.5
-        painter.setFont(font(size, True))
-        width = QFontMetricsF(font(size, True)).horizontalAdvance(self.title)
-        painter.drawText(QRectF(x, rect.top(), rect.width() - x - 8, header), Qt.AlignmentFlag.AlignVCenter,
-                         elide(self.title, size, True, rect.width() - icon - 30))
+        self._icon(painter, rect, content.FRAME_ICON)
+        draw_lines(painter, QRectF(rect.left(), rect.top(), rect.width(), header), self.title, self.lines,
+                   content.text_x("host"), text_scale(painter))
         grip = QPen(border.lighter(120), 1.3)
         painter.setPen(grip)
         for d in (4.0, 8.0, 12.0):
             painter.drawLine(QPointF(rect.right() - d, rect.bottom() - 2), QPointF(rect.right() - 2, rect.bottom() - d))
-        painter.setPen(QColor("#5b6577"))
-        painter.setFont(font(11))
-        sub_x = x + width + 10
-        if sub_x < rect.right() - 40:
-            painter.drawText(QRectF(sub_x, rect.top(), rect.right() - sub_x - 8, header),
-                             Qt.AlignmentFlag.AlignVCenter, elide(self.subtitle, 11, False, rect.right() - sub_x - 10))
 
-    def _paint_node(self, painter: QPainter, rect: QRectF, fill: QColor, accent: QColor, pen: QPen) -> None:
+    def _paint_bar(self, painter: QPainter, rect: QRectF, fill: QColor, accent: QColor, pen: QPen) -> None:
+        """A switch (or physical box) as a bar: the title block on the left, what it holds to the right."""
         painter.setPen(pen)
         painter.setBrush(fill)
         painter.drawRoundedRect(rect, 7, 7)
+        title_w = self.label_w if self.label_w and self.label_w < rect.width() - 10 else rect.width()
         outline = QPainterPath()
         outline.addRoundedRect(rect, 7, 7)
         painter.save()
         painter.setClipPath(outline)
-        painter.fillRect(QRectF(rect.left(), rect.top(), 6, rect.height()), accent)
+        painter.fillRect(QRectF(rect.left(), rect.top(), title_w, rect.height()), tint(accent, 0.16, fill))
         painter.restore()
-        icon = min(30.0, rect.height() - 16)
-        painter.drawPixmap(QRectF(rect.left() + 16, rect.top() + (rect.height() - icon) / 2, icon, icon),
-                           icon_pixmap(self.icon, 48), QRectF(0, 0, 48, 48))
-        x = rect.left() + icon + 24
-        width = rect.width() - (x - rect.left()) - 6
-        painter.setPen(QColor("#1d2433"))
-        painter.setFont(font(13, True))
-        top = rect.top() + rect.height() / 2
-        painter.drawText(QRectF(x, top - 18, width, 17), Qt.AlignmentFlag.AlignBottom,
-                         elide(self.title, 13, True, width))
-        painter.setPen(QColor("#5b6577"))
-        painter.setFont(font(11))
-        painter.drawText(QRectF(x, top + 1, width, 16), Qt.AlignmentFlag.AlignTop,
-                         elide(self.subtitle, 11, False, width))
+        self._icon(painter, rect, content.FRAME_ICON)
+        draw_lines(painter, QRectF(rect.left(), rect.top(), title_w, rect.height()), self.title, self.lines,
+                   content.text_x("switch"), text_scale(painter))
+        if self.frame:
+            painter.setPen(QPen(accent.lighter(120), 1.3))
+            for d in (4.0, 8.0, 12.0):
+                painter.drawLine(QPointF(rect.right() - d, rect.bottom() - 2),
+                                 QPointF(rect.right() - 2, rect.bottom() - d))
+
+    def _paint_node(self, painter: QPainter, rect: QRectF, fill: QColor, accent: QColor, pen: QPen) -> None:
+        painter.setPen(pen)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(rect, 6, 6)
+        outline = QPainterPath()
+        outline.addRoundedRect(rect, 6, 6)
+        painter.save()
+        painter.setClipPath(outline)
+        painter.fillRect(QRectF(rect.left(), rect.top(), 4, rect.height()), accent)
+        painter.restore()
+        self._icon(painter, rect, content.ICON)
+        draw_lines(painter, rect, self.title, self.lines, content.text_x(self.kind), text_scale(painter))
 
 
 class NoteItem(QGraphicsItem):
@@ -271,7 +384,7 @@ class NoteItem(QGraphicsItem):
         return self.mapToScene(self.size.center())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        fill, border, ink = (QColor(c) for c in COLOURS["note"])
+        fill, border, ink = family_colours("note")
         selected = self.isSelected()
         painter.setPen(QPen(SELECTED if selected else border, 2 if selected else 1))
         painter.setBrush(fill)
@@ -283,38 +396,41 @@ class NoteItem(QGraphicsItem):
         painter.drawText(self.size.adjusted(8, 6, -8, -6), Qt.TextFlag.TextWordWrap, self.text)
 
 
-#: Link styles: (colour, width, dash).
+#: Link styles: (colour in the light theme, width, dash); ``colors.CanvasTheme.links`` has each theme's colour.
 LINK_STYLES = {
     "net": ("#2e8b57", 1.8, False),     # vNIC to its portgroup or switch
-    "uplink": ("#1b8a8f", 2.0, True),   # vSwitch to the pNIC it uses
+    "uplink": ("#37474f", 1.8, False),  # vSwitch to the pNIC it uses
     "cable": ("#3c4655", 2.4, False),   # a model Link: pNIC/interface/NIC to a switch port, port to port
     "dlr": ("#4b3fa8", 1.8, True),      # DLR interface to its segment
     "l3": ("#5a6473", 3.0, True),       # an L3 switch's routing engine to the switch its SVIs sit on
+    "bus": ("#7e6bc4", 6.0, False),     # the band tying the proxies of a vDS / NSX segment in hosts side by side
 }
 
 
-@cache
 def link_pen(style: str, selected: bool, detailed: bool) -> QPen:
+    return _link_pen(style, selected, detailed, canvas_theme().dark)
+
+
+@cache
+def _link_pen(style: str, selected: bool, detailed: bool, dark: bool) -> QPen:
     colour, width, dashed = LINK_STYLES[style]
-    pen = QPen(SELECTED if selected else QColor(colour), width + (1.5 if selected else 0) if detailed else 0)
+    colour = QColor(canvas_theme().links.get(style, colour))
+    if style == "bus":
+        colour.setAlpha(120)
+    pen = QPen(SELECTED if selected else colour, width + (1.5 if selected else 0) if detailed else 0)
+    pen.setCapStyle(Qt.PenCapStyle.FlatCap if style == "bus" else Qt.PenCapStyle.SquareCap)
     if dashed and detailed:
         pen.setStyle(Qt.PenStyle.DashLine)
     return pen
 
 
-#: A partial repaint looks at a link in this many pieces, each with its own bounding box, and strokes a piece
-#: in the area as this many straight lines.
-LINK_PIECES = 4
-PIECE_LINES = 6
-
-
 class LinkItem(QGraphicsItem):
-    """A connection drawn between two anchors; ``key`` is a link id or ``net:``/``up:``/``dlr:`` + ids.
+    """A connection drawn as an orthogonal polyline; ``key`` is a link id or ``net:``/``up:``/``dlr:``/``bus:`` +
+    ids. ``set_points`` takes a route from the layout; ``set_ends`` draws the plain route between two anchors
+    (down, across at half height, down) used while something is dragged or after a hand edit.
 
-    A long curve has a large bounding box, so Qt asks hundreds of links to paint when a small area changes
-    (every frame of a drag) though few of them pass through it; and a stroke costs along its whole length even
-    where the clip hides it. So a partial repaint looks at the link piece by piece (each piece of the curve lies
-    in the box of its own control points) and strokes straight lines only through the pieces in the area."""
+    A long route has a large bounding box, so Qt asks many links to paint when a small area changes (every frame
+    of a drag) though few of them pass through it: a partial repaint strokes only the segments in the area."""
 
     def __init__(self, key: str, style: str, a: str, b: str) -> None:
         super().__init__()
@@ -324,53 +440,46 @@ class LinkItem(QGraphicsItem):
         self.line = QLineF()
         self.bounds = QRectF()
         self.ends: tuple = ()
-        self._pieces: list[list] = []  # [left, top, right, bottom, t0, t1, lines or None] per piece
+        self.points: list[tuple[float, float]] = []
+        self._pieces: list[list] = []  # [left, top, right, bottom, t0, t1, lines] per segment
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)  # for the exposed rect
-        self.setZValue(2)
+        self.setZValue(1.5 if style == "bus" else 2)
 
     def set_ends(self, p1: QPointF, p2: QPointF) -> None:
-        ends = (p1.x(), p1.y(), p2.x(), p2.y())
-        if ends == self.ends:
+        x1, y1, x2, y2 = p1.x(), p1.y(), p2.x(), p2.y()
+        if abs(y2 - y1) < 20 or abs(x2 - x1) < 0.5:
+            self.set_points([(x1, y1), (x2, y2)] if abs(x2 - x1) < 0.5 or abs(y2 - y1) < 0.5 else
+                            [(x1, y1), (x1, min(y1, y2) - 20), (x2, min(y1, y2) - 20), (x2, y2)])
+        else:
+            mid = (y1 + y2) / 2
+            self.set_points([(x1, y1), (x1, mid), (x2, mid), (x2, y2)])
+
+    def set_points(self, points: list[tuple[float, float]]) -> None:
+        ends = tuple(c for p in points for c in p)
+        if ends == self.ends or len(points) < 2:
             return
         self.ends = ends
         self.prepareGeometryChange()
-        path = QPainterPath(p1)
-        dy = (p2.y() - p1.y()) * 0.5
-        if abs(dy) < 20:
-            path.lineTo(p2)
-        else:
-            path.cubicTo(QPointF(p1.x(), p1.y() + dy), QPointF(p2.x(), p2.y() - dy), p2)
+        self.points = list(points)
+        path = QPainterPath(QPointF(*points[0]))
+        for x, y in points[1:]:
+            path.lineTo(x, y)
         self.path = path
-        self.line = QLineF(p1, p2)
-        self.bounds = path.controlPointRect().adjusted(-4, -4, 4, 4)
-        self._pieces = []  # worked out only when a partial repaint needs them
-
-    def _controls(self) -> tuple:
-        x1, y1, x2, y2 = self.ends
-        dy = (y2 - y1) * 0.5
-        if abs(dy) < 20:
-            return (x1, y1), (x1, y1), (x2, y2), (x2, y2)  # the straight line, as a cubic
-        return (x1, y1), (x1, y1 + dy), (x2, y2 - dy), (x2, y2)
+        self.line = QLineF(QPointF(*points[0]), QPointF(*points[-1]))
+        self.bounds = path.controlPointRect().adjusted(-5, -5, 5, 5)
+        self._pieces = []
 
     def pieces(self) -> list[list]:
-        """The curve cut at equal steps of its parameter, each piece boxed by its own control points (plus the
-        pen's reach): a piece of a Bezier curve lies inside the hull of its control points."""
+        """One piece per segment, boxed with the pen's reach."""
         if not self._pieces:
-            controls = self._controls()
-            n = LINK_PIECES
-            ends = [bezier(controls, i / n) for i in range(n + 1)]
-            k = 1 / (3 * n)  # a piece's inner control points sit along the tangents at its ends
-            for i, ((ax, ay, adx, ady), (bx, by, bdx, bdy)) in enumerate(zip(ends, ends[1:])):
-                xs, ys = (ax, ax + adx * k, bx - bdx * k, bx), (ay, ay + ady * k, by - bdy * k, by)
-                self._pieces.append([min(xs) - 5, min(ys) - 5, max(xs) + 5, max(ys) + 5, i / n, (i + 1) / n, None])
+            n = len(self.points) - 1
+            for i, ((ax, ay), (bx, by)) in enumerate(zip(self.points, self.points[1:])):
+                self._pieces.append([min(ax, bx) - 5, min(ay, by) - 5, max(ax, bx) + 5, max(ay, by) + 5, i / n,
+                                     (i + 1) / n, [QLineF(ax, ay, bx, by)]])
         return self._pieces
 
     def _lines(self, piece: list) -> list[QLineF]:
-        if piece[6] is None:
-            controls, t0, t1 = self._controls(), piece[4], piece[5]
-            points = [bezier(controls, t0 + (t1 - t0) * j / PIECE_LINES) for j in range(PIECE_LINES + 1)]
-            piece[6] = [QLineF(p[0], p[1], q[0], q[1]) for p, q in zip(points, points[1:])]
         return piece[6]
 
     def boundingRect(self) -> QRectF:
@@ -385,27 +494,14 @@ class LinkItem(QGraphicsItem):
         if not self.ends:
             return  # not routed yet
         exposed = option.exposedRect
-        if option.levelOfDetailFromTransform(painter.worldTransform()) < OVERVIEW_LOD:
-            painter.setPen(link_pen(self.style, self.isSelected(), False))
-            painter.drawLine(self.line)  # overview: a straight hairline is all the eye can tell apart
-        elif exposed.contains(self.bounds):
-            painter.setPen(link_pen(self.style, self.isSelected(), True))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
+        detailed = option.levelOfDetailFromTransform(painter.worldTransform()) >= OVERVIEW_LOD
+        painter.setPen(link_pen(self.style, self.isSelected(), detailed))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if exposed.contains(self.bounds) or not detailed:
             painter.drawPath(self.path)
         else:
             left, top, right, bottom = exposed.getCoords()
             lines = [line for piece in self.pieces() if piece[2] >= left and piece[0] <= right
-                     and piece[3] >= top and piece[1] <= bottom for line in self._lines(piece)]
+                     and piece[3] >= top and piece[1] <= bottom for line in piece[6]]
             if lines:
-                painter.setPen(link_pen(self.style, self.isSelected(), True))
                 painter.drawLines(lines)
-
-
-def bezier(controls: tuple, t: float) -> tuple[float, float, float, float]:
-    """Point and derivative (x, y, dx/dt, dy/dt) at ``t`` of the cubic Bezier curve with these control points."""
-    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = controls
-    u = 1 - t
-    a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
-    e, f, g = 3 * u * u, 6 * u * t, 3 * t * t
-    return (a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3,
-            e * (x1 - x0) + f * (x2 - x1) + g * (x3 - x2), e * (y1 - y0) + f * (y2 - y1) + g * (y3 - y2))

@@ -69,22 +69,28 @@ class PathOverlay(QGraphicsItem):
         index = scene.workbench.document.index
         seen_nodes: set[str] = set()
         pnics = set(trace.pnics)
+        previous: str | None = None
+        host: str | None = None  # where the path is: an object drawn once per host is drawn there
         for hop in trace.hops:
             oid = hop.object_id
             if not oid:
                 continue
-            item_id = oid if scene.anchor_item(oid) is not None else None
+            item_id = self._drawn(oid, host)
             if item_id is None:  # a sub-object the canvas does not draw: use its parent
                 parent = index.parent(oid)
-                item_id = parent.id if parent is not None and scene.anchor_item(parent.id) is not None else None
+                item_id = self._drawn(parent.id, host) if parent is not None else None
             if item_id is None:
                 continue
             node = scene.node_of(item_id)
+            host = self._host_of(node) or host
             if scene.nodes[node].frame and item_id == node:
                 continue  # a host or switch frame: the line runs from its portgroup to its pNIC
             point = scene.anchor(item_id)
-            if not self.points or (self.points[-1] - point).manhattanLength() > 1:
-                self.points.append(point)
+            route = self._route(previous, item_id) if previous is not None else None
+            previous = item_id
+            for p in route or [point]:  # along the drawn link between two hops when there is one
+                if not self.points or (self.points[-1] - p).manhattanLength() > 1:
+                    self.points.append(p)
             rect = scene.node_rect(node)
             if rect is not None and node not in seen_nodes and not scene.nodes[node].frame:
                 seen_nodes.add(node)
@@ -117,6 +123,32 @@ class PathOverlay(QGraphicsItem):
         bounds = bounds.united(QRectF(self.badge_at, self.badge_at + QPointF(width, 30)))
         self._bounds = bounds
         self.update()
+
+    def _drawn(self, oid: str, host: str | None) -> str | None:
+        """The item drawn for ``oid``: itself, or its instance in ``host`` (a vDS proxy or its portgroup)."""
+        scene = self._scene
+        if scene.anchor_item(oid) is not None:
+            return oid
+        instances = scene.instances_of(oid)
+        chosen = next((i for i in instances if self._host_of(i.oid) == host), instances[0] if instances else None)
+        return chosen.oid if chosen is not None else None
+
+    def _host_of(self, key: str) -> str | None:
+        scene = self._scene
+        while key in scene.parent_of:
+            key = scene.parent_of[key]
+        return key if scene.nodes.get(key) is not None and scene.nodes[key].kind == "host" else None
+
+    def _route(self, a: str, b: str) -> list[QPointF] | None:
+        """The points of the link drawn between two hops, from ``a``'s end to ``b``'s."""
+        scene = self._scene
+        for key in scene.touching.get(scene.node_of(a), ()):
+            link = scene.links.get(key)
+            if link is None or not link.points or {link.a, link.b} != {a, b}:
+                continue
+            points = [QPointF(x, y) for x, y in link.points]
+            return points if link.a == a else points[::-1]
+        return None
 
     def boundingRect(self) -> QRectF:
         return self._bounds

@@ -1,80 +1,98 @@
 """The canvas scene: draws the workbench's document and turns mouse gestures into editor commands.
 
 The scene never edits items as the truth: it edits the model through the ``Editor`` (one undo command per
-gesture) and re-draws from the model when the document announces a change (``sync``). Only while a drag
-is in progress do items move ahead of the model; the release pushes the move as one command.
+gesture) and re-draws from the model when the document announces a change (``sync``). Each gesture (move,
+resize, drawing a link) is an ``interactions.Interaction`` that holds its own state while the button is down;
+only then do items move ahead of the model, and the release pushes the gesture as one command.
+
+A refused gesture (a drop the design cannot take, a link between things that do not connect) says why where
+the mouse is: ``refused`` carries the sentence and the scene point, and the window shows it there.
 """
 
 from __future__ import annotations
 
-import gc
-from dataclasses import dataclass, field
+import math
+from dataclasses import replace
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPainterPath, QPen
-from PySide6.QtWidgets import QApplication, QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 
+from ...layout import content as layout_content
+from ...layout.parts import BAR_PAD, PG_GAP
+from ...layout.parts import PAD as LAYOUT_PAD
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
-from ..catalog import icon_for
-from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
-from ..editing import EditError, Editor
+from ..catalog import KINDS, Namer, icon_for, make
+from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS, canvas_theme, refresh_theme
+from ..editing import EditError, Editor, describe
 from ..signals import connect_weakly
 from ..workbench import Workbench
 from .geometry import (
-    DLR_SIZE,
+    GRID,
+    HOST_HEADER,
     HOST_MIN,
     NOTE_SIZE,
     PAD,
     PHYSICAL_HOST_SIZE,
-    PORTGROUP_SIZE,
     ROUTER_MIN_SIZE,
-    SWITCH_HEADER,
     SWITCH_MIN,
-    VM_SIZE,
     physical_switch_size,
     snap,
 )
+from .drawn import Drawn, drawn, layout_edge_id, links, members, part_words, words
+from .interactions import DrawLink, Interaction, MoveSelection, ResizeFrame
 from .items import LinkItem, HandleItem, NodeItem, NoteItem
+from .layout import remembered
 from .overlay import PathOverlay
+from .overview import Bundles
 
 GRIP = 14.0
-Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10, "drag": 11}
-SWITCH_LABELS = {SwitchKind.VSS: "standard vSwitch", SwitchKind.VDS: "distributed vSwitch",
-                 SwitchKind.LINUX_BRIDGE: "Linux bridge", SwitchKind.OVS: "Open vSwitch", SwitchKind.MACVTAP: "macvtap",
-                 SwitchKind.HOSTED_BRIDGED: "bridged", SwitchKind.HOSTED_HOSTONLY: "host-only",
-                 SwitchKind.HOSTED_NAT: "NAT", SwitchKind.NSX_SEGMENT: "NSX segment",
-                 SwitchKind.RAW: "raw socket"}
+Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10}
+#: Room left between a dropped object and its neighbours.
+GAP = 10.0
+#: How far from the drop point the scene looks for room (in grid steps each way).
+SEARCH_STEPS = 40
+#: What dragging from each kind of connection handle does (its tooltip): the gestures, shown where they start.
+HANDLE_TIPS = {
+    "vnic": "drag onto a portgroup (or a switch without portgroups) to connect it",
+    "pnic": "drag onto a vSwitch to make it the switch's uplink, or onto a physical switch port to cable it",
+    "port": "drag onto a pNIC, a router interface, a host NIC or another port to cable them",
+    "router_interface": "drag onto a physical switch port to cable it",
+    "host_nic": "drag onto a physical switch port to cable it",
+}
 
 
-@dataclass
-class _Move:
-    press: QPointF
-    items: list = field(default_factory=list)  # everything that moves (selection + what it holds)
-    primary: list = field(default_factory=list)  # what the person grabbed (may change container)
-    origins: dict = field(default_factory=dict)
-    started: bool = False
-    pressed: object = None  # the item clicked: a plain click without a drag selects only it
-    additive: bool = False
+#: What the canvas draws as a box sized to its words (the layout room's size), not as a frame or a bar.
+LEAVES = frozenset({"portgroup", "vm", "dlr"})
+#: The widest address a vNIC may show: a VM placed by hand keeps room for one on each vNIC.
+WIDEST_ADDRESS = "255.255.255.255/32"
 
 
-@dataclass
-class _Resize:
-    item: NodeItem
-    press: QPointF
-    size: QRectF
+def leaf_size(kind: str, obj, lines: list[str]) -> tuple[float, float]:
+    """The size of a box placed by hand: the layout room's for these words (so it holds its text as an arranged
+    box does), a VM as wide as it will be once its vNICs have addresses, so setting one later does not widen it
+    into its neighbour."""
+    box = layout_content.leaf("", "", kind, obj.name, lines)
+    if kind != "vm":
+        return box.w, box.h
+    addressed = replace(obj, vnics=[replace(nic, ip=nic.ip or WIDEST_ADDRESS) for nic in obj.vnics])
+    return max(box.w, layout_content.leaf("", "", kind, obj.name, layout_content.vm_details(addressed)).w), box.h
 
 
-@dataclass
-class _LinkDrag:
-    source: HandleItem | NodeItem
-    line: QGraphicsPathItem
-    press: QPointF
+def handle_colour(kind: str) -> str:
+    """A connection handle's colour: a pNIC in its host's, a vNIC in its VM's, the rest in the physical network's."""
+    family = {"pnic": "host", "vnic": "vm"}.get(kind, "physical")
+    return canvas_theme().families[family][2]
 
 
 class DesignScene(QGraphicsScene):
     #: The view should show this rectangle (something was selected from outside the canvas: a panel).
     focusRequested = Signal(QRectF)
+    #: The items were brought up to date with the model (a sync or a move finished).
+    drawn = Signal()
+    #: A gesture was refused: why, and the scene point where the mouse was.
+    refused = Signal(str, QPointF)
 
     def __init__(self, workbench: Workbench, editor: Editor | None = None) -> None:
         super().__init__(workbench)  # lives as long as the design it draws
@@ -90,13 +108,7 @@ class DesignScene(QGraphicsScene):
         self._moved: set[str] = set()
         self._syncing = False
         self._selecting = False
-        self._move: _Move | None = None
-        self._link: _LinkDrag | None = None
-        self._resize: _Resize | None = None
-        self._gc_held = False
-        self._gc_watchdog = QTimer(self)
-        self._gc_watchdog.setInterval(1000)
-        self._gc_watchdog.timeout.connect(self._check_gc_hold)
+        self.interaction: Interaction | None = None
         self.deploy_states: dict = {}
         self.overview = False  # zoomed far out: handles hidden, so Qt does not even visit them
         self._sync_timer = QTimer(self)
@@ -104,9 +116,19 @@ class DesignScene(QGraphicsScene):
         self._sync_timer.setInterval(0)
         self._sync_timer.timeout.connect(self.flush)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
-        self.setBackgroundBrush(QColor("#fbfcfe"))
+        self.setBackgroundBrush(QColor(canvas_theme().background))
+        connect_weakly(QGuiApplication.styleHints().colorSchemeChanged, self, "follow_colour_scheme")
         self.overlay = PathOverlay(self)
         self.addItem(self.overlay)
+        self.bundles = Bundles(self)
+        self.addItem(self.bundles)
+        self.spans: dict[str, list[str]] = {}
+        self.inner: set[str] = set()
+        self.parent_of: dict[str, str] = {}
+        self.arranged: dict = {}
+        self.arranged_edges: dict = {}
+        self.gradually: tuple | None = None  # (batch, progress) for the next reset: see sync_gradually
+        self._dirty_meanwhile = False
         connect_weakly(workbench.designChanged, self, "_design_changed")
         connect_weakly(workbench.undo_stack.indexChanged, self, "flush")
         connect_weakly(workbench.selectionChanged, self, "_select_ids")
@@ -114,6 +136,18 @@ class DesignScene(QGraphicsScene):
         connect_weakly(workbench.deployStateChanged, self, "show_deploy_states")
         self.selectionChanged.connect(self._selection_to_workbench)
         self.sync()
+
+    def follow_colour_scheme(self, *_: object) -> None:
+        """The desktop went dark (or light): the canvas follows, background, items and links."""
+        refresh_theme()
+        self.setBackgroundBrush(QColor(canvas_theme().background))
+        for handle in self.handles.values():
+            handle.colour = QColor(handle_colour(handle.kind))
+        for item in [*self.nodes.values(), *self.handles.values(), *self.links.values(), self.bundles]:
+            item.update()  # also drops a cached picture
+        for view in self.views():
+            view.resetCachedContent()
+            view.viewport().update()  # with what floats over it (the overview map)
 
     def show_prediction(self, prediction) -> None:
         self.overlay.show_prediction(prediction)
@@ -137,13 +171,20 @@ class DesignScene(QGraphicsScene):
         return self.workbench.topology
 
     def _design_changed(self, change: Change) -> None:
+        if self._syncing and change.op != "reset":
+            self._dirty_meanwhile = True
         oid = self._place_of.get(id(change.obj)) if isinstance(change.obj, Place) else None
         if change.op == "set" and oid in self.nodes and change.field in ("x", "y") and not self._dirty:
             self._moved.add(oid)  # only a position: the quick path moves the item and its links
         else:
             self._dirty = True
         if change.op == "reset":
-            self.sync()
+            if self.gradually is not None:  # a large design being opened: drawn a slice at a time
+                batch, progress = self.gradually
+                self.gradually = None
+                self.sync_gradually(batch, progress)
+            else:
+                self.sync()
         elif not self._sync_timer.isActive():
             self._sync_timer.start()
 
@@ -166,6 +207,7 @@ class DesignScene(QGraphicsScene):
         resized = {oid for oid, size in sizes.items() if self.nodes[oid].size != size}  # their handles moved
         self.reroute(moved | resized)
         self.overlay.refresh()
+        self.drawn.emit()
 
     def sync(self) -> None:
         """Make the items match the model: add, update, remove, size frames, route links."""
@@ -180,52 +222,112 @@ class DesignScene(QGraphicsScene):
             self._moved = set()
 
     def _sync(self) -> None:
+        for _ in self._sync_steps():
+            pass
+
+    def sync_gradually(self, batch: int, progress=None) -> None:
+        """Like ``sync``, a slice of ``batch`` items per turn of the event loop, so the window paints and
+        answers while a large design is drawn; ``progress(done, total)`` after each slice, ``drawn`` at the end.
+        An edit meanwhile is drawn once this finishes."""
+        if self._syncing:
+            return
+        self._syncing = True
+        steps = self._sync_steps(batch)
+
+        def step() -> None:
+            try:
+                done, total = next(steps)
+            except StopIteration:
+                self._syncing = False
+                self._moved = set()
+                again, self._dirty = self._dirty_meanwhile, False
+                self._dirty_meanwhile = False
+                if again:
+                    self.sync()
+                return
+            except BaseException:
+                self._syncing = False
+                raise
+            if progress is not None:
+                progress(done, total)
+            QTimer.singleShot(0, step)
+
+        self._dirty_meanwhile = False
+        QTimer.singleShot(0, step)
+
+    def _sync_steps(self, batch: int = 0):
+        """``_sync`` in steps: yields (done, total) after every ``batch`` items made (never when 0), so a large
+        design can be drawn a slice at a time while the window keeps answering."""
         topo = self.topology
         places = topo.layout.places
         self._place_of = {id(p): oid for oid, p in places.items()}
-        wanted: dict[str, tuple[str, object]] = {}
-        for host in topo.hosts:
-            wanted[host.id] = ("host", host)
-        for sw in topo.switches:
-            wanted[sw.id] = ("switch", sw)
-            for pg in sw.portgroups:
-                wanted[pg.id] = ("portgroup", pg)
-        for vm in topo.vms:
-            wanted[vm.id] = ("vm", vm)
-        for ps in topo.physical_switches:
-            wanted[ps.id] = ("physical_switch", ps)
-        for router in topo.physical_routers:
-            wanted[router.id] = ("physical_router", router)
-        for ph in topo.physical_hosts:
-            wanted[ph.id] = ("physical_host", ph)
-        for dlr in topo.nsx.dlrs:
-            wanted[dlr.id] = ("dlr", dlr)
-        for note in topo.layout.notes:
-            wanted[note.id] = ("note", note)
-        for oid in [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o][0]]:
+        self.spans = members(topo)
+        wanted = drawn(topo)
+        for oid in [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o].kind]:
             self._remove_node(oid)
         switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups}
-        for oid, (kind, obj) in wanted.items():
+        self.inner = {key for key, d in wanted.items() if d.parent}
+        self.parent_of = {key: d.parent for key, d in wanted.items() if d.parent}
+        counts = self._counts(wanted)
+        arranged = remembered(topo)
+        self.arranged = arranged.by_id() if arranged is not None else {}
+        self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
+        total, made = len(wanted), 0
+        bulk = total - len(self.nodes) > 2000
+        if bulk:  # thousands of new items: index them once at the end, not one by one
+            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        for oid, d in wanted.items():
             item = self.nodes.get(oid)
-            if item is None:
-                item = NoteItem(oid) if kind == "note" else NodeItem(oid, kind, frame=kind in ("host", "switch"))
+            new = item is None
+            if new:
+                kind = d.kind
+                item = NoteItem(oid) if kind == "note" else NodeItem(oid, kind, frame=kind in ("host", "switch"),
+                                                                     ref=d.ref)
                 item.setZValue(Z["note"] if kind == "note" else Z.get(kind, Z["node"]))
+                item.setVisible(not (self.overview and oid in self.inner))
                 self.nodes[oid] = item
-                self.addItem(item)
-            self._update_node(item, kind, obj, switch_of, places.get(oid))
-            if kind == "note":
-                item.setPos(obj.x, obj.y)
+            self._update_node(item, d, switch_of, places.get(oid), counts.get(oid, ""))
+            if d.kind == "note":
+                item.setPos(d.obj.x, d.obj.y)
             else:
                 place = places.get(oid)
-                pos = QPointF(place.x, place.y) if place else self._fallback(kind, obj)
+                pos = QPointF(place.x, place.y) if place else self._fallback(d)
                 if item.pos() != pos:
                     item.setPos(pos)
+                if item.handles and not item.frame:
+                    self._place_handles(item)
+            if new:  # added once drawn and sized: the scene indexes it once
+                self.addItem(item)
+                made += 1
+                if batch and made % batch == 0:
+                    yield made, total
         self._fit_frames()
-        self._sync_links()
+        yield from self._sync_links(batch)
+        if bulk:
+            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self.overlay.refresh()
+        if self.overview:
+            self.bundles.refresh()
         if self.deploy_states:
             self.show_deploy_states(self.deploy_states)
         self._select_ids(self.workbench.selection)
+        self.drawn.emit()
+
+    def _counts(self, wanted: dict[str, Drawn]) -> dict[str, str]:
+        """What each host holds, for its label when zoomed far out."""
+        vms: dict[str, int] = {}
+        switches: dict[str, int] = {}
+        for d in wanted.values():
+            if d.kind == "vm" and d.parent:
+                vms[d.parent] = vms.get(d.parent, 0) + 1
+            elif d.kind == "switch" and d.parent:
+                switches[d.parent] = switches.get(d.parent, 0) + 1
+        out = {}
+        for host in self.topology.hosts:
+            n, m, p = vms.get(host.id, 0), switches.get(host.id, 0), len(host.pnics)
+            out[host.id] = (f"{n} VM{'s' if n != 1 else ''} \u00b7 {m} switch{'es' if m != 1 else ''} \u00b7 "
+                            f"{p} pNIC{'s' if p != 1 else ''}")
+        return out
 
     def _remove_node(self, oid: str) -> None:
         item = self.nodes.pop(oid)
@@ -233,19 +335,16 @@ class DesignScene(QGraphicsScene):
             self.handles.pop(hid, None)
         self.removeItem(item)
 
-    def _fallback(self, kind: str, obj) -> QPointF:
+    def _fallback(self, d: Drawn) -> QPointF:
         """Where an object without a place is drawn: inside its container, else below everything."""
-        parent_id = getattr(obj, "host", None) if kind in ("switch", "vm") else None
-        if kind == "portgroup":
-            parent = self.workbench.document.index.parent(obj.id)
-            parent_id = parent.id if parent else None
-        parent = self.nodes.get(parent_id) if parent_id else None
+        parent = self.nodes.get(d.parent) if d.parent else None
         if parent is not None:
             return parent.pos() + QPointF(PAD, parent.header_height() + PAD)
-        bottom = max((i.sceneBoundingRect().bottom() for i in self.nodes.values() if i.oid != obj.id), default=0)
+        bottom = max((i.sceneBoundingRect().bottom() for i in self.nodes.values() if i.oid != d.key), default=0)
         return QPointF(0, bottom + 60)
 
-    def _update_node(self, item, kind: str, obj, switch_of: dict, place: Place | None) -> None:
+    def _update_node(self, item, d: Drawn, switch_of: dict, place: Place | None, counts: str = "") -> None:
+        kind, obj = d.kind, d.obj
         if kind == "note":
             sig = (obj.text, obj.w, obj.h)
             if sig != item.signature:
@@ -254,97 +353,102 @@ class DesignScene(QGraphicsScene):
                 item.set_size(obj.w or NOTE_SIZE[0], obj.h or NOTE_SIZE[1])
                 item.update()
             return
-        title, subtitle, handles, handle_kind, colour, edge = obj.name, "", [], "", "#5a6473", "bottom"
+        lines = words(d, self.topology, switch_of, self.spans)
+        handles, handle_kind, edge = [], "", "bottom"
         size = None
         family = {"host": "host", "switch": "switch", "portgroup": "portgroup", "dlr": "nsx"}.get(kind, "physical")
         if kind == "host":
-            subtitle = f"{obj.kind.value} · {len(obj.pnics)} pNIC{'s' if len(obj.pnics) != 1 else ''}"
-            handles, handle_kind, colour = [(p.id, p.name) for p in obj.pnics], "pnic", "#2f5597"
+            handles, handle_kind = [(p.id, p.name, part_words("pnic", p)) for p in obj.pnics], "pnic"
         elif kind == "switch":
             family = "nsx" if obj.kind is SwitchKind.NSX_SEGMENT else "switch"
-            uplinks = len(obj.uplinks)
-            subtitle = SWITCH_LABELS[obj.kind] + (f" · {uplinks} uplink{'s' if uplinks != 1 else ''}" if uplinks
-                                                  else " · no uplinks")
-            if obj.kind is SwitchKind.NSX_SEGMENT and obj.vni:
-                subtitle += f" · VNI {obj.vni}"
-        elif kind == "portgroup":
-            sw = switch_of.get(obj.id)
-            subtitle = obj.vlan.label(sw.kind if sw else SwitchKind.VSS)
-            size = PORTGROUP_SIZE
         elif kind == "vm":
             family = "vm" if obj.role is VmRole.VM else f"vm-{obj.role.value}"
-            ips = [n.ip.split("/")[0] for n in obj.vnics if n.ip]
-            subtitle = ips[0] if ips else obj.guest_os
-            handles, handle_kind, colour = [(n.id, n.name) for n in obj.vnics], "vnic", "#2e8b57"
-            size = VM_SIZE
+            handles, handle_kind = [(n.id, n.name, []) for n in obj.vnics], "vnic"
         elif kind == "physical_switch":
-            subtitle = f"{len(obj.ports)} ports"
-            handles, handle_kind, edge = [(p.id, p.name) for p in obj.ports], "port", "top"
+            handles, handle_kind, edge = [(p.id, p.name, part_words("port", p)) for p in obj.ports], "port", "top"
             size = physical_switch_size(len(obj.ports))
         elif kind == "physical_router":
-            subtitle = "L3 switch" if obj.switch else "router"
-            handles, handle_kind, edge = [(i.id, i.name) for i in obj.interfaces], "router_interface", "top"
+            handles, handle_kind, edge = [(i.id, i.name, part_words("router_interface", i)) for i in obj.interfaces], \
+                "router_interface", "top"
             size = (max(ROUTER_MIN_SIZE[0], 40 + len(obj.interfaces) * 40), ROUTER_MIN_SIZE[1])
         elif kind == "physical_host":
-            ips = [n.ip.split("/")[0] for n in obj.nics if n.ip]
-            subtitle = ips[0] if ips else "bare metal"
-            handles, handle_kind, edge = [(n.id, n.name) for n in obj.nics], "host_nic", "top"
+            handles, handle_kind, edge = [(n.id, n.name, part_words("host_nic", n)) for n in obj.nics], "host_nic", "top"
             size = PHYSICAL_HOST_SIZE
-        elif kind == "dlr":
-            subtitle = f"DLR · {len(obj.interfaces)} interfaces"
-            size = DLR_SIZE
-        if size and place is not None and place.w and place.h:  # a size the design file asks for
-            size = (max(place.w, 90.0), max(place.h, 40.0))
-        sig = (title, subtitle, tuple(handles), size, family)
+        if (size or kind in LEAVES) and place is not None and place.w and place.h:  # a size the design asks for
+            size = (max(place.w, 40.0), max(place.h, 24.0))
+        elif kind in LEAVES:
+            size = leaf_size(kind, obj, lines)
+        title_w = header = 0.0
+        if item.frame or kind in ("physical_switch", "physical_router", "physical_host"):
+            block = layout_content.frame(d.key, d.ref, kind, obj.name, lines)
+            title_w, header = (0.0 if kind == "host" else block.label_w), block.header
+        sig = (obj.name, tuple(lines), tuple((h, n, tuple(w)) for h, n, w in handles), size, family, counts)
         if sig == item.signature:
             return
         item.signature = sig
-        item.title, item.subtitle, item.family = title, subtitle, family
+        item.set_text(obj.name, lines)
+        item.family, item.counts = family, counts
+        item.label_w, item.header = title_w, max(header, HOST_HEADER)
         item.icon = icon_for(kind, obj)
         if size:
             item.set_size(*size)
-        if [h for h, _ in handles] != list(item.handles) or any(
-                item.handles[h].full_label != label for h, label in handles):
+        if [h for h, _, _ in handles] != list(item.handles) or any(
+                item.handles[h].full_label != label for h, label, _ in handles):
             for hid, handle in item.handles.items():
                 self.handles.pop(hid, None)
                 handle.setParentItem(None)
                 self.removeItem(handle)
             item.handles = {}
-            for hid, label in handles:
-                handle = HandleItem(hid, handle_kind, label, item, colour)
+            for hid, label, _ in handles:
+                handle = HandleItem(hid, handle_kind, label, item, handle_colour(handle_kind), HANDLE_TIPS[handle_kind])
                 handle.label_below = edge == "bottom"
                 handle.setVisible(not self.overview)
                 item.handles[hid] = handle
                 self.handles[hid] = handle
+        for hid, _, part in handles:
+            handle = item.handles[hid]
+            handle.set_chip(handle.chip, part)
         item.handle_edge = edge
-        if not item.frame:
-            self._place_handles(item)
         item.update()
 
     def set_overview(self, overview: bool) -> None:
-        """Called by the view when the zoom crosses the level-of-detail threshold."""
+        """Called by the view when the zoom crosses the level-of-detail threshold: far out, hosts are labelled
+        boxes (what they hold hidden, so Qt does not even visit it) and links between boxes are bundled."""
         if overview != self.overview:
             self.overview = overview
             for handle in self.handles.values():
                 handle.setVisible(not overview)
+            for key in self.inner:
+                item = self.nodes.get(key)
+                if item is not None:
+                    item.setVisible(not overview)
+            for link in self.links.values():
+                link.setVisible(not overview)
+            self.bundles.show(overview)
+            if not overview:  # a hidden item cannot be selected: select what became visible
+                self._select_ids(self.workbench.selection)
 
     def _place_handles(self, item: NodeItem) -> None:
+        """Handles where the automatic layout put their boxes while the item is where it put it (drawn as chips
+        with their details), else evenly along the item's edge."""
+        rect = item.mapRectToScene(item.size)
+        box = self.arranged.get(item.oid)
+        boxes = [self.arranged.get(hid) for hid in item.handles]
+        if box is not None and all(boxes) and _same(rect, box):
+            for handle, b in zip(item.handles.values(), boxes):
+                handle.setPos(b.x + b.w / 2 - box.x, b.y + b.h / 2 - box.y)
+                handle.set_chip(QRectF(-b.w / 2, -b.h / 2, b.w, b.h), handle.lines)
+            return
         n = len(item.handles)
-        rect = item.size
-        y = rect.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else rect.top()
+        local = item.size
+        y = local.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else local.top()
         for i, handle in enumerate(item.handles.values()):
-            handle.setPos(rect.left() + rect.width() * (i + 1) / (n + 1), y)
+            handle.set_chip(None, handle.lines)  # a marker now, its details kept for when it is a chip again
+            handle.setPos(local.left() + local.width() * (i + 1) / (n + 1), y)
 
     def children_of(self, oid: str) -> list[str]:
-        """What a frame holds: a host its switches and VMs, a switch its portgroups."""
-        index = self.workbench.document.index
-        obj, kind = index.get(oid), index.kind(oid)
-        if kind == "host":
-            return ([s.id for s in self.topology.switches if s.host == oid and s.kind not in MULTI_HOST_SWITCHES]
-                    + [v.id for v in self.topology.vms if v.host == oid])
-        if kind == "switch":
-            return [pg.id for pg in obj.portgroups]
-        return []
+        """What a frame holds: a host its switches (and proxies), VMs and DLR instances, a switch its portgroups."""
+        return [key for key, parent in self.parent_of.items() if parent == oid and key in self.nodes]
 
     def descendants(self, oid: str) -> list[str]:
         out, todo = [], self.children_of(oid)
@@ -357,70 +461,78 @@ class DesignScene(QGraphicsScene):
     def _fit_frames(self) -> None:
         """Size each frame to hold its children (switches first, then hosts), then put their handles on."""
         places = self.topology.layout.places
-        by_host: dict[str, list[str]] = {}
-        for sw in self.topology.switches:
-            if sw.host and sw.kind not in MULTI_HOST_SWITCHES:
-                by_host.setdefault(sw.host, []).append(sw.id)
-        for vm in self.topology.vms:
-            if vm.host:
-                by_host.setdefault(vm.host, []).append(vm.id)
-        for sw in self.topology.switches:
-            self._fit(sw.id, [pg.id for pg in sw.portgroups], SWITCH_MIN, places)
+        held: dict[str, list[str]] = {}
+        for key, parent in self.parent_of.items():
+            held.setdefault(parent, []).append(key)
+        for oid, item in self.nodes.items():
+            if item.kind == "switch":
+                self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
         for host in self.topology.hosts:
-            self._fit(host.id, by_host.get(host.id, []), HOST_MIN, places, extra_bottom=22)
+            self._fit(host.id, held.get(host.id, []), HOST_MIN, places, extra_bottom=22)
             self._place_handles(self.nodes[host.id])
 
     def _fit(self, oid: str, children: list[str], minimum: tuple[float, float], places, extra_bottom: float = 0) -> None:
+        """A frame's size: the one its place asks for, grown to hold its children. A frame the automatic layout
+        sized holds them exactly (its pNICs inside); one drawn by hand keeps a margin and its kind's minimum."""
         item = self.nodes[oid]
         place = places.get(oid)
-        w = max(minimum[0], place.w or 0 if place else 0)
-        h = max(minimum[1], place.h or 0 if place else 0)
+        arranged = oid in self.arranged
+        pad = BAR_PAD if arranged and item.kind == "switch" else LAYOUT_PAD if arranged else PAD
+        extra = 0.0 if arranged else extra_bottom
+        w = max(0.0 if arranged else minimum[0], place.w or 0 if place else 0)
+        h = max(0.0 if arranged else minimum[1], place.h or 0 if place else 0)
         origin = item.pos()
         for cid in children:
             child = self.nodes.get(cid)
             if child is not None:
-                r = child.sceneBoundingRect()
-                w = max(w, r.right() - origin.x() + PAD)
-                h = max(h, r.bottom() - origin.y() + PAD + extra_bottom)
+                r = child.mapRectToScene(child.size) if arranged else child.sceneBoundingRect()
+                w = max(w, r.right() - origin.x() + pad)
+                h = max(h, r.bottom() - origin.y() + pad + extra)
         item.set_size(w, h)
 
     # --- links -------------------------------------------------------------------------------------------
 
-    def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
-        topo = self.topology
-        out: dict[str, tuple[str, str, str]] = {}
-        for vm in topo.vms:
-            for nic in vm.vnics:
-                if nic.network:
-                    out[f"net:{nic.id}"] = ("net", nic.id, nic.network)
-        for sw in topo.switches:
-            for up in sw.uplinks:
-                out[f"up:{sw.id}:{up.pnic}"] = ("uplink", sw.id, up.pnic)
-        for link in topo.links:
-            out[link.id] = ("cable", link.a, link.b)
-        for dlr in topo.nsx.dlrs:
-            for itf in dlr.interfaces:
-                out[f"dlr:{itf.id}"] = ("dlr", dlr.id, itf.network)
-        for router in topo.physical_routers:
-            if router.switch:
-                out[f"l3:{router.id}"] = ("l3", router.id, router.switch)
-        return {k: v for k, v in out.items() if self.anchor_item(v[1]) and self.anchor_item(v[2])}
+    def host_rows(self) -> list[list[str]]:
+        """Hosts standing side by side (their frames overlap vertically), each row left to right."""
+        rects = sorted(((self.nodes[h.id].mapRectToScene(self.nodes[h.id].size), h.id) for h in self.topology.hosts
+                        if h.id in self.nodes), key=lambda r: (r[0].top(), r[0].left()))
+        rows: list[list[tuple[QRectF, str]]] = []
+        for rect, hid in rects:
+            for row in rows:
+                if rect.top() < row[0][0].bottom() and row[0][0].top() < rect.bottom():
+                    row.append((rect, hid))
+                    break
+            else:
+                rows.append([(rect, hid)])
+        return [[hid for _, hid in sorted(row, key=lambda r: r[0].left())] for row in rows]
 
-    def _sync_links(self) -> None:
+    def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
+        return links(self.topology, lambda oid: self.anchor_item(oid) is not None, self.spans, self.host_rows())
+
+    def _sync_links(self, batch: int = 0):
         wanted = self._wanted_links()
         for key in [k for k in self.links if k not in wanted or
                     (self.links[k].style, self.links[k].a, self.links[k].b) != wanted[k]]:
             self.removeItem(self.links.pop(key))
         self.touching = {}
+        made = 0
+        still = {key for key, item in self.nodes.items() if key in self.arranged
+                 and _same(item.mapRectToScene(item.size), self.arranged[key])}
         for key, (style, a, b) in wanted.items():
             item = self.links.get(key)
-            if item is None:
+            new = item is None
+            if new:
                 item = LinkItem(key, style, a, b)
+                item.setVisible(not self.overview)
                 self.links[key] = item
-                self.addItem(item)
             for end in (a, b):
                 self.touching.setdefault(self.node_of(end), set()).add(key)
-            self._route(item)
+            self._route(item, still)
+            if new:
+                self.addItem(item)
+                made += 1
+                if batch and made % batch == 0:
+                    yield made, len(wanted)
         for handle in self.handles.values():
             handle.connected = False
         for item in self.links.values():
@@ -451,12 +563,23 @@ class DesignScene(QGraphicsScene):
             return QPointF(rect.center().x(), rect.bottom())
         return QPointF(rect.center().x(), rect.top() if toward.y() < rect.center().y() else rect.bottom())
 
-    def _route(self, link: LinkItem) -> None:
+    def _route(self, link: LinkItem, still: set[str] | None = None) -> None:
+        """The automatic layout's route while both ends are where it put them (``still``: the items known to
+        be), else the plain route."""
+        edge = self.arranged_edges.get(layout_edge_id(link.key, link.a, link.b)) if self.arranged_edges else None
+        if edge is not None and all(self.node_of(end) in still if still is not None
+                                    else self._as_arranged(self.node_of(end)) for end in (link.a, link.b)):
+            link.set_points(edge.points)
+            return
         pa, pb = self._centre(link.a), self._centre(link.b)
         a = self.anchor(link.a, pb)
         b = self.anchor(link.b, pa)
         if a is not None and b is not None:
             link.set_ends(a, b)
+
+    def _as_arranged(self, oid: str) -> bool:
+        item, box = self.nodes.get(oid), self.arranged.get(oid)
+        return item is not None and box is not None and _same(item.mapRectToScene(item.size), box)
 
     def _centre(self, oid: str) -> QPointF:
         item = self.anchor_item(oid)
@@ -474,14 +597,19 @@ class DesignScene(QGraphicsScene):
     def selected_ids(self) -> list[str]:
         """The selected objects; a handle inside a selected node goes with its node (rubber band)."""
         selected = self.selectedItems()
-        return [item.oid for item in selected if hasattr(item, "oid") and not (
+        ids = [getattr(item, "ref", item.oid) for item in selected if hasattr(item, "oid") and not (
             isinstance(item, HandleItem) and item.parentItem().isSelected())]
+        return list(dict.fromkeys(ids))
 
     def _selection_to_workbench(self) -> None:
+        """The selection in the order it was made (Qt's own order is arbitrary): click A, Ctrl+click B is A, B,
+        so a path or a measurement picked that way goes from A to B."""
         if not self._selecting:
             self._selecting = True
             try:
-                self.workbench.select(self.selected_ids())
+                now = self.selected_ids()
+                kept = [oid for oid in self.workbench.selection if oid in now]
+                self.workbench.select(kept + [oid for oid in now if oid not in kept])
             finally:
                 self._selecting = False
 
@@ -492,17 +620,25 @@ class DesignScene(QGraphicsScene):
         try:
             wanted = set(ids)
             for item in self.selectedItems():
-                if getattr(item, "oid", None) not in wanted:
+                if getattr(item, "ref", getattr(item, "oid", None)) not in wanted:
                     item.setSelected(False)
             for oid in ids:
-                item = self.nodes.get(oid) or self.handles.get(oid) or self.links.get(oid)
-                if item is not None and not item.isSelected():
-                    item.setSelected(True)
+                for item in [self.nodes.get(oid) or self.handles.get(oid) or self.links.get(oid),
+                             *self.instances_of(oid)]:
+                    if item is not None and not item.isSelected():
+                        item.setSelected(True)
         finally:
             self._selecting = False
         shown = [i for i in ids if i in self.nodes or i in self.handles]
+        shown += [item.oid for i in ids for item in self.instances_of(i)]
         if shown and not self._syncing:
             self.focusRequested.emit(self.node_rect(self.node_of(shown[0])))
+
+    def instances_of(self, oid: str) -> list[NodeItem]:
+        """The items drawn for an object that has one per member host (a vDS proxy, its portgroups, a DLR)."""
+        if oid in self.nodes:
+            return []
+        return [item for item in self.nodes.values() if getattr(item, "ref", None) == oid and item.oid != oid]
 
     # --- containment -------------------------------------------------------------------------------------
 
@@ -514,7 +650,7 @@ class DesignScene(QGraphicsScene):
             if what == "host" and item.kind == "host":
                 return item.oid
             if what == "switch" and item.kind == "switch":
-                return item.oid
+                return item.ref  # a proxy stands for its distributed switch
         return None
 
     def container_kind(self, oid: str) -> str:
@@ -544,36 +680,28 @@ class DesignScene(QGraphicsScene):
         if event.button() != Qt.MouseButton.LeftButton:
             super().mousePressEvent(event)
             return
-        item = self._item_at(event.scenePos())
+        if self.interaction is not None:  # its release never came (a lost mouse grab): drop it
+            self.interaction.cancel()
+            self.interaction = None
+        pos = event.scenePos()
+        item = self._item_at(pos)
         ctrl = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
         if isinstance(item, HandleItem) and not ctrl:
-            line = QGraphicsPathItem()
-            pen = QPen(QColor("#1e6fff"), 2, Qt.PenStyle.DashLine)
-            line.setPen(pen)
-            line.setZValue(Z["drag"])
-            self.addItem(line)
-            self._link = _LinkDrag(item, line, event.scenePos())
-            self._hold_gc()
-            event.accept()
-            return
-        if isinstance(item, (NodeItem, NoteItem)) and item.frame and not ctrl and self.in_grip(item, event.scenePos()):
-            self._resize = _Resize(item, event.scenePos(), QRectF(item.size))
-            self._hold_gc()
-            event.accept()
-            return
-        if isinstance(item, (NodeItem, NoteItem, LinkItem)):
+            self.interaction = DrawLink(self, pos, item)
+        elif isinstance(item, NodeItem) and item.frame and not ctrl and self.in_grip(item, pos):
+            self.interaction = ResizeFrame(self, pos, item)
+        elif isinstance(item, (NodeItem, NoteItem, LinkItem)):
             if ctrl:
                 item.setSelected(not item.isSelected())
             elif not item.isSelected():
                 self.clearSelection()
                 item.setSelected(True)
             if not isinstance(item, LinkItem) and item.isSelected():
-                self._begin_move(event.scenePos())
-                self._hold_gc()
-                self._move.pressed, self._move.additive = item, ctrl
-            event.accept()
+                self.interaction = MoveSelection(self, pos, item, ctrl)
+        else:
+            super().mousePressEvent(event)
             return
-        super().mousePressEvent(event)
+        event.accept()
 
     @staticmethod
     def in_grip(item: NodeItem, pos: QPointF) -> bool:
@@ -581,54 +709,22 @@ class DesignScene(QGraphicsScene):
         corner = item.mapToScene(item.size.bottomRight())
         return 0 <= corner.x() - pos.x() <= GRIP and 0 <= corner.y() - pos.y() <= GRIP
 
-    def _begin_move(self, press: QPointF) -> None:
-        primary = [i for i in self.selectedItems() if isinstance(i, (NodeItem, NoteItem))]
-        ids = {i.oid for i in primary}
-        moving = list(primary)
-        for item in primary:
-            for cid in self.descendants(item.oid):
-                if cid not in ids and cid in self.nodes:
-                    ids.add(cid)
-                    moving.append(self.nodes[cid])
-        primary = [i for i in primary if not any(i.oid in self.descendants(p.oid) for p in primary if p is not i)]
-        self._move = _Move(press, moving, primary, {i.oid: i.pos() for i in moving})
-
     def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        if self._link is not None:
-            path = QPainterPath(self._link.source.scenePos() if isinstance(self._link.source, HandleItem)
-                                else self._link.press)
-            path.lineTo(event.scenePos())
-            self._link.line.setPath(path)
-            event.accept()
-            return
-        if self._resize is not None:
-            r = self._resize
-            delta = event.scenePos() - r.press
-            w, h = r.size.width() + delta.x(), r.size.height() + delta.y()
-            if self.snap_to_grid:
-                origin = r.item.pos()
-                w, h = snap(origin.x() + w) - origin.x(), snap(origin.y() + h) - origin.y()
-            r.item.set_size(max(w, 120.0), max(h, 60.0))
-            if r.item.kind == "host":
-                self._place_handles(r.item)
-            self.reroute([r.item.oid, *self.children_of(r.item.oid)])
-            event.accept()
-            return
-        move = self._move
-        if move is not None:
-            delta = event.scenePos() - move.press
-            if not move.started and delta.manhattanLength() < QApplication.startDragDistance():
-                return
-            move.started = True
-            if self.snap_to_grid and move.primary:
-                lead = move.origins[move.primary[0].oid]
-                delta = QPointF(snap(lead.x() + delta.x()) - lead.x(), snap(lead.y() + delta.y()) - lead.y())
-            self.drag_by(delta)
+        if self.interaction is not None:
+            self.interaction.move(event.scenePos())
             event.accept()
             return
         if event.buttons() == Qt.MouseButton.NoButton:
             self._hover_cursor(event)
         super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.interaction is not None:
+            interaction, self.interaction = self.interaction, None
+            interaction.release(event.scenePos())
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
 
     def _hover_cursor(self, event: QGraphicsSceneMouseEvent) -> None:
         """A cross over a connection handle (drag to connect), a diagonal arrow over a frame's resize grip."""
@@ -643,110 +739,102 @@ class DesignScene(QGraphicsScene):
         elif not getattr(view, "panning", False):
             view.viewport().unsetCursor()
 
-    def drag_by(self, delta: QPointF) -> None:
-        """Move the items being dragged to their start + ``delta`` and re-route their links (one frame)."""
-        move = self._move
-        for item in move.items:
-            item.setPos(move.origins[item.oid] + delta)
-        self.reroute(move.origins)
-        self.overlay.refresh()
+    def refuse(self, message: str, pos: QPointF) -> None:
+        """A gesture that cannot be done: say why, in the status bar and where the mouse is."""
+        self.workbench.status.emit(message)
+        self.refused.emit(message, pos)
 
-    def _hold_gc(self) -> None:
-        """No cyclic garbage collection during a gesture: a full one over a large design takes about 100 ms, a
-        visible stall mid-drag. Reference counting still frees memory; collection resumes on release, or within
-        a second of the buttons coming up if the release never reaches the scene (a lost mouse grab)."""
-        if gc.isenabled():
-            gc.disable()
-            self._gc_held = True
-            self._gc_watchdog.start()
-
-    def _release_gc(self) -> None:
-        if self._gc_held:
-            self._gc_held = False
-            self._gc_watchdog.stop()
-            gc.enable()
-
-    def _check_gc_hold(self) -> None:
-        if QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
-            self._release_gc()
-
-    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        self._release_gc()
-        if self._link is not None:
-            drag, self._link = self._link, None
-            self.removeItem(drag.line)
-            self._finish_link(drag.source, drag.press, event.scenePos())
-            event.accept()
-            return
-        if self._resize is not None:
-            r, self._resize = self._resize, None
-            self.editor.resize(r.item.oid, r.item.size.width(), r.item.size.height(), r.item.pos().x(), r.item.pos().y())
-            self.sync()
-            event.accept()
-            return
-        if self._move is not None:
-            move, self._move = self._move, None
-            if move.started:
-                self._finish_move(move)
-            elif not move.additive and len(self.selectedItems()) > 1:
-                self.clearSelection()
-                move.pressed.setSelected(True)
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
-
-    def _finish_link(self, source: HandleItem, press: QPointF, pos: QPointF) -> None:
-        if (pos - press).manhattanLength() < QApplication.startDragDistance():
-            self.clearSelection()  # a click, not a drag: select the vNIC, pNIC or port
-            source.setSelected(True)
-            return
-        target = next((i for i in self.items(pos) if isinstance(i, (HandleItem, NodeItem)) and i is not source),
-                      None)
-        if target is None:
-            self.workbench.status.emit("drop the link on a portgroup, a switch, a pNIC or a port")
-            return
-        target_id = self._target_for(source, target)
-        try:
-            text = self.editor.connect(source.oid, target_id)
-        except EditError as exc:
-            self.workbench.status.emit(str(exc))
-            return
-        self.workbench.status.emit(text)
-
-    def _target_for(self, source: HandleItem, target) -> str:
-        """Dropping a cable end on a physical switch's body plugs it into the first free port."""
+    def target_for(self, source: HandleItem, target) -> str:
+        """Dropping a cable end on a physical switch's body plugs it into the nearest free port."""
         if isinstance(target, NodeItem) and target.kind == "physical_switch" and source.kind != "vnic":
             free = [h for h in target.handles.values() if not h.connected]
             if free:
                 return min(free, key=lambda h: (h.scenePos() - source.scenePos()).manhattanLength()).oid
         return target.oid
 
-    def _finish_move(self, move: _Move) -> None:
-        positions = {item.oid: (item.pos().x(), item.pos().y()) for item in move.items}
-        moving = set(positions)
-        containers: dict[str, str | None] = {}
-        index = self.workbench.document.index
-        for item in move.primary:
-            what = self.container_kind(item.oid)
-            if not what:
-                continue
-            new = self.container_at(what, item.mapRectToScene(item.size).center(), moving)
-            parent = index.parent(item.oid)
-            old = parent.id if parent is not None and what == "switch" else getattr(index.get(item.oid), "host", None)
-            if new != old and (new is not None or self.container_kind(item.oid) == "host"):
-                containers[item.oid] = new
-        names = [getattr(index.get(i.oid), "name", None) or "note" for i in move.primary]
-        self.editor.move(positions, containers, f"Move {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}")
-        self.sync()
-
     def nudge(self, dx: float, dy: float) -> bool:
-        """Move the selection (and what it holds) by (dx, dy): the arrow keys. One undo step per press."""
+        """Move the selection (and what it holds) by (dx, dy): the arrow keys. A run of presses is one undo step."""
+        grabbed = [oid for oid in self.selected_ids() if oid in self.nodes]
         moving: dict[str, tuple[float, float]] = {}
-        for oid in self.selected_ids():
-            for moved in [oid, *self.descendants(oid)] if oid in self.nodes else []:
+        for oid in grabbed:
+            for moved in [oid, *self.descendants(oid)]:
                 item = self.nodes[moved]
                 moving.setdefault(moved, (item.pos().x() + dx, item.pos().y() + dy))
-        return bool(moving) and self.editor.move(moving, text="Nudge")
+        return bool(moving) and self.editor.nudge(moving, grabbed)
+
+    # --- dropping palette entries --------------------------------------------------------------------------
+
+    def drop(self, key: str, pos: QPointF) -> str | None:
+        """Add a palette entry at scene point ``pos``, where there is room (the drop's code path, also used by
+        double-click in the palette); a refused drop says why at ``pos``."""
+        kind = KINDS.get(key)
+        if kind is None:
+            return None
+        container = self.container_at(kind.container, pos) if kind.container else None
+        if key == "portgroup" and container:
+            top_left = self.next_slot(container)
+        else:
+            top_left = self.room_for(key, pos, container)
+        try:
+            oid = self.editor.add(key, top_left.x(), top_left.y(), container)
+        except EditError as exc:
+            self.refuse(str(exc), pos)
+            return None
+        self.workbench.select([oid])
+        return oid
+
+    def room_for(self, key: str, pos: QPointF, container: str | None) -> QPointF:
+        """Where a dropped ``key`` goes: centred on ``pos`` if there is room, else at the nearest free spot;
+        inside a container, below its header (the container grows to hold it)."""
+        w, h = self.drop_size(key, container)
+        x, y = pos.x() - w / 2, pos.y() - h / 2
+        step = GRID if self.snap_to_grid else 1.0
+        left = top = -math.inf
+        if container is not None and container in self.nodes:
+            frame = self.node_rect(container)
+            left, top = frame.left() + PAD, frame.top() + self.nodes[container].header_height() + PAD
+            left, top = math.ceil(left / step) * step, math.ceil(top / step) * step
+        x, y = max(snap(x, step), left), max(snap(y, step), top)
+        ignore = {container, *self.ancestors(container)} if container else set()
+        candidates = sorted(((dx, dy) for dx in range(-SEARCH_STEPS, SEARCH_STEPS + 1)
+                             for dy in range(-SEARCH_STEPS, SEARCH_STEPS + 1)),
+                            key=lambda d: (abs(d[0]) + abs(d[1]), abs(d[1]), d))
+        for dx, dy in candidates:
+            spot = QRectF(x + dx * step, y + dy * step, w, h)
+            if spot.left() < left or spot.top() < top:
+                continue
+            if not self._occupied(spot.adjusted(-GAP, -GAP, GAP, GAP), ignore):
+                return spot.topLeft()
+        return QPointF(x, y)
+
+    def _occupied(self, rect: QRectF, ignore: set[str]) -> bool:
+        return any(isinstance(item, (NodeItem, NoteItem)) and item.oid not in ignore
+                   for item in self.items(rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect))
+
+    def ancestors(self, oid: str) -> list[str]:
+        """The frames around ``oid``: a portgroup's switch and that switch's host, a VM's host."""
+        index = self.workbench.document.index
+        out: list[str] = []
+        while True:
+            kind, obj = index.kind(oid), index.get(oid)
+            parent = index.parent(oid).id if kind == "portgroup" else getattr(obj, "host", None) if kind in (
+                "switch", "vm") else None
+            if not parent:
+                return out
+            out.append(parent)
+            oid = parent
+
+    def label(self, oid: str) -> str:
+        """How an object on the canvas is named in messages and the history."""
+        return describe(self.workbench.document.index, oid) if oid in self.workbench.document.index else "note"
+
+    def visible_rect(self) -> QRectF:
+        """The part of the scene the first view shows (everything when there is no view)."""
+        views = self.views()
+        if not views:
+            return self.itemsBoundingRect()
+        view = views[0]
+        return view.mapToScene(view.viewport().rect()).boundingRect()
 
     # --- what other parts ask ----------------------------------------------------------------------------
 
@@ -765,25 +853,35 @@ class DesignScene(QGraphicsScene):
         return QRectF(left, top, right - left, bottom - top)
 
     def next_slot(self, switch_id: str) -> QPointF:
-        """Where the next portgroup dropped into a switch goes: right of the last one, in a row."""
-        rect = self.node_rect(switch_id)
-        right = rect.left() + PAD
+        """Where the next portgroup dropped into a switch goes: right of the last one, in the row beside the
+        switch's title (as the layout room fills a bar)."""
+        item = self.nodes.get(switch_id) or next(iter(self.instances_of(switch_id)), None)
+        rect = item.mapRectToScene(item.size)
+        right = rect.left() + max(PAD, item.label_w)
         for pg in self.workbench.document.index.get(switch_id).portgroups:
             pg_rect = self.node_rect(pg.id)
             if pg_rect is not None:
-                right = max(right, pg_rect.right() + 16)
-        return QPointF(right, rect.top() + SWITCH_HEADER + 14)
+                right = max(right, pg_rect.right() + PG_GAP)
+        return QPointF(right, rect.top() + BAR_PAD)
 
-    def drop_size(self, key: str) -> tuple[float, float]:
-        """The size a palette entry will have, so a drop centres it under the cursor."""
-        if key == "portgroup":
-            return PORTGROUP_SIZE
+    def drop_size(self, key: str, container: str | None = None) -> tuple[float, float]:
+        """The size a palette entry dropped into ``container`` will have, so a drop finds room for all of it: a
+        VM, portgroup or DLR is sized by the layout room from the words the new object will show."""
         if key.startswith("host-"):
             return HOST_MIN
         if key.startswith("switch-"):
             return SWITCH_MIN
-        if key.startswith("vm"):
-            return VM_SIZE
+        if key in ("portgroup", "nsx-dlr") or key.startswith("vm"):
+            index = self.workbench.document.index
+            host_kind = index.get(container).kind if index.kind(container) == "host" else None
+            _, obj = make(key, Namer(self.topology), container=container, host_kind=host_kind)
+            kind = "portgroup" if key == "portgroup" else "dlr" if key == "nsx-dlr" else "vm"
+            return leaf_size(kind, obj, words(Drawn(obj.id, kind, obj, None, obj.id), self.topology, {}, {}))
         return {"physical-switch": physical_switch_size(8), "physical-router": ROUTER_MIN_SIZE,
-                "physical-host": PHYSICAL_HOST_SIZE, "nsx-dlr": DLR_SIZE, "note": NOTE_SIZE}[key]
+                "physical-host": PHYSICAL_HOST_SIZE, "note": NOTE_SIZE}[key]
 
+
+def _same(rect: QRectF, box) -> bool:
+    """Whether an item's scene rect is the layout's box (to half a pixel)."""
+    return (abs(rect.x() - box.x) < 0.5 and abs(rect.y() - box.y) < 0.5 and abs(rect.width() - box.w) < 0.5
+            and abs(rect.height() - box.h) < 0.5)

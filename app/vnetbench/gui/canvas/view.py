@@ -8,9 +8,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from ..editing import EditError
-from ..catalog import KINDS
-from .geometry import GRID, snap
+from ..colors import canvas_theme
+from .geometry import GRID
 from .items import OVERVIEW_LOD
 from .scene import DesignScene
 
@@ -178,7 +177,8 @@ class DesignView(QGraphicsView):
         if step * self.zoom() < 6:
             return
         left, top = math.floor(rect.left() / step) * step, math.floor(rect.top() / step) * step
-        minor, major = QColor("#edf0f5"), QColor("#dde2ea")
+        theme = canvas_theme()
+        minor, major = QColor(theme.grid_minor), QColor(theme.grid_major)
         x = left
         while x < rect.right():
             painter.setPen(QPen(major if round(x / GRID) % 5 == 0 else minor, 0))
@@ -219,22 +219,7 @@ class DesignView(QGraphicsView):
 
     def drop(self, key: str, pos: QPointF) -> str | None:
         """Add a palette entry at scene point ``pos`` (the drop's code path; also used by double-click)."""
-        kind = KINDS.get(key)
-        if kind is None:
-            return None
-        container = self.design.container_at(kind.container, pos) if kind.container else None
-        w, h = self.design.drop_size(key)
-        x, y = pos.x() - w / 2, pos.y() - h / 2
-        if self.design.snap_to_grid:
-            x, y = snap(x), snap(y)
-        if key == "portgroup" and container:
-            slot = self.design.next_slot(container)
-            x, y = slot.x(), slot.y()
-        try:
-            oid = self.design.editor.add(key, x, y, container)
-        except EditError as exc:
-            self.design.workbench.status.emit(str(exc))
-            return None
-        self.design.workbench.select([oid])
-        self.setFocus()
+        oid = self.design.drop(key, pos)
+        if oid is not None:
+            self.setFocus()
         return oid

@@ -1,4 +1,5 @@
-"""The measure dock (live plot, history, overlays) over ``vnetbench.measure``."""
+"""The measure dock: ``run`` (one test), ``ab`` (A/B comparisons), ``history`` (stored runs), ``plot``, and
+``dock`` putting them together."""
 
 from .dock import MeasureDock
 

@@ -1,4 +1,5 @@
-"""The A/B part of the measure dock: what variant B is, the labels, and the side-by-side table of results.
+"""The A/B part of the measure dock: what variant B is, the labels, the work of running both, and the
+side-by-side table of results.
 
 Variant A is the dock's current pair in the open design. Variant B is another pair of the same design, or
 the same pair names in another design file (which must be deployed too). The running itself is
@@ -7,13 +8,20 @@ the same pair names in another design file (which must be deployed too). The run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QPushButton, QTableWidget, QTableWidgetItem,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
+                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QWidget)
 
-from ...measure import Run, RunStatus, Variant
+from ...backends import Backend, BackendError
+from ...measure import Run, RunStatus, Sample, TestSpec, Variant, prepare_side, run_sides
+from ...model import Topology, load
+from ...predict import Prediction, predict
+from ..dialogs import open_path
+from ..endpoints import EndpointPicker
+from ..workbench import Snapshot, Workbench
 
 PAIR, FILE = "pair", "file"
 
@@ -21,14 +29,17 @@ PAIR, FILE = "pair", "file"
 class ABControls(QGroupBox):
     """Checkable group: when checked, "Run A/B" measures A then B back to back."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__("A/B: compare with a second variant", parent)
+        self.workbench = workbench
         self.setCheckable(True)
         self.setChecked(False)
         self.mode = QComboBox()
         self.mode.addItem("B = another pair in this design", PAIR)
         self.mode.addItem("B = the same pair in another design file", FILE)
-        self.src_box, self.dst_box = QComboBox(), QComboBox()
+        self.picker = EndpointPicker(workbench, first_pair=True)
+        self.picker.use_selection.setToolTip("Take B's pair from the two VMs selected on the canvas")
+        self.src_box, self.dst_box = self.picker.src, self.picker.dst
         self.file = QLineEdit()
         self.file.setPlaceholderText("design file of variant B (deployed)")
         self.browse = QPushButton("Browse…")
@@ -38,11 +49,7 @@ class ABControls(QGroupBox):
 
         form = QFormLayout(self)
         form.addRow(self.mode)
-        pair = QHBoxLayout()
-        pair.addWidget(self.src_box, 1)
-        pair.addWidget(QLabel("→"))
-        pair.addWidget(self.dst_box, 1)
-        form.addRow("B pair", pair)
+        form.addRow("B pair", self.picker)
         file_row = QHBoxLayout()
         file_row.addWidget(self.file, 1)
         file_row.addWidget(self.browse)
@@ -62,14 +69,12 @@ class ABControls(QGroupBox):
         self.mode.setCurrentIndex(self.mode.findData(mode))
 
     def _mode_changed(self, *_args: object) -> None:
-        for w in (self.src_box, self.dst_box):
-            w.setEnabled(not self.by_file)
+        self.picker.setEnabled(not self.by_file)
         for w in (self.file, self.browse):
             w.setEnabled(self.by_file)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Design of variant B", self.file.text() or str(Path.home()),
-                                              "vnetbench designs (*.vnet.yaml *.yaml);;All files (*)")
+        path = open_path(self, "Design of variant B", "vnetbench designs (*.vnet.yaml *.yaml);;All files (*)")
         if path:
             self.file.setText(path)
 
@@ -77,13 +82,43 @@ class ABControls(QGroupBox):
         """Variant B (labels unset): the chosen pair here, or A's pair names in the chosen file."""
         if self.by_file:
             return Variant("", self.file.text().strip(), *pair_a)
-        return Variant("", design_a, self.src_box.currentText(), self.dst_box.currentText())
+        pair, index = self.picker.pair, self.workbench.document.index
+        names = [getattr(index.get(oid), "name", "") if oid else "" for oid in (pair.src, pair.dst)]
+        return Variant("", design_a, names[0], names[1])
 
     def labels(self, defaults: tuple[str, str]) -> tuple[str, str]:
         """The typed labels, or the defaults (also shown as the fields' placeholders)."""
         self.label_a.setPlaceholderText(defaults[0])
         self.label_b.setPlaceholderText(defaults[1])
         return (self.label_a.text().strip() or defaults[0], self.label_b.text().strip() or defaults[1])
+
+
+def ab_work(backend: Backend, snapshot: Snapshot, spec: TestSpec, a: Variant, b: Variant, by_file: bool,
+            store: Any, on_sample: Callable[[Sample], None],
+            on_side: Callable[[int, str, Any], None]) -> Callable[[Any, Any], list[Run]]:
+    """What an A/B comparison does on its worker thread: find both sides' endpoints, then run A and B."""
+    backend_name = getattr(backend, "name", "")
+
+    def predictor(design: Topology, src: str, dst: str) -> Prediction:
+        return predict(design, src, dst, proto=spec.proto)
+
+    def work(progress: Any, cancel: Any) -> list[Run]:
+        design_a = snapshot()
+        side_a = prepare_side(backend, design_a, a, predictor)
+        try:
+            design_b = load(b.design) if by_file else design_a
+            side_b = prepare_side(backend, design_b, b, predictor)
+        except BackendError as exc:
+            raise BackendError(f"variant B ({Path(b.design).name}): {exc.message}",
+                               "deploy design B too (open it and Deploy, or `vnetbench lab up FILE`), "
+                               "then run the A/B again" if by_file else exc.hint) from None
+        except (ValueError, LookupError) as exc:
+            raise LookupError(f"variant B ({Path(b.design).name}): {exc.args[0] if exc.args else exc}") from None
+        return run_sides(spec, [side_a, side_b], backend_name=backend_name, store=store, cancel=cancel,
+                         on_sample=on_sample, progress=progress,
+                         on_side=lambda n, side: on_side(n, side.variant.label, side.prediction))
+
+    return work
 
 
 def _prediction_text(run: Run) -> str:

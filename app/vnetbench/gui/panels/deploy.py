@@ -7,6 +7,10 @@ object goes to the canvas through ``workbench.deployStateChanged``. Failures are
 message and hint, never as a traceback. A backend that declares ``settings_fields`` (a server, a user, a
 password) is connected through ``connect.ConnectDialog`` before its first operation; the free-text line
 then carries only further settings (``datastore=...``), never a password.
+
+Tearing down on a remote backend (anything but the local lab: vSphere, KVM...) first lists what the backend
+holds for the design and asks, naming what will be deleted. Opening another design clears the plan and the
+canvas badges: the list always belongs to the design in view.
 """
 
 from __future__ import annotations
@@ -17,18 +21,26 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QStandardItemModel
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
-                               QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
+                               QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...backends import (Backend, BackendError, CancelToken, Cancelled, ChangeResult, DeployState,
                          ObjectState, Op, Plan, PluginInfo, ProgressFn, discover)
-from ...model import Topology
+from ...model import Change, Index, Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
 from ..workbench import Workbench
 from ..worker import Task
 
 OP_SYMBOLS = {Op.CREATE: "+", Op.UPDATE: "~", Op.DELETE: "−"}
+#: The one backend that is not remote: its objects are namespaces on this machine, made again in seconds.
+LOCAL_BACKEND = "local"
+#: How a kind of object is named when a teardown lists what it deletes (singular, plural).
+KIND_NAMES = {"vm": ("VM", "VMs"), "switch": ("virtual switch", "virtual switches"),
+              "portgroup": ("portgroup", "portgroups"), "host": ("host", "hosts"),
+              "physical_switch": ("physical switch", "physical switches"),
+              "physical_router": ("router", "routers"), "physical_host": ("physical host", "physical hosts"),
+              "dlr": ("logical router", "logical routers")}
 OP_COLORS = {Op.CREATE: "#009E73", Op.UPDATE: "#0072B2", Op.DELETE: "#D55E00"}
 
 
@@ -55,6 +67,21 @@ def states_after(backend: Backend, design: Topology, results: list[ChangeResult]
         if not result.ok and result.change.object_id:
             states[result.change.object_id] = ObjectState(DeployState.FAILED, result.error or "failed")
     return states
+
+
+def deployed_objects(index: Index, states: dict[str, ObjectState]) -> list[str]:
+    """``5 VMs (web01, web02, app01, db01, bak01)``: what the backend holds for the design, by kind."""
+    by_kind: dict[str, list[str]] = {}
+    for object_id, state in states.items():
+        if state.state == DeployState.DEPLOYED and object_id in index:
+            obj = index.get(object_id)
+            by_kind.setdefault(index.kind(object_id) or "", []).append(getattr(obj, "name", object_id))
+    lines = []
+    for kind, names in by_kind.items():
+        one, many = KIND_NAMES.get(kind, (kind.replace("_", " "), kind.replace("_", " ") + "s"))
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        lines.append(f"{len(names)} {one if len(names) == 1 else many} ({shown})")
+    return lines
 
 
 @dataclass(frozen=True)
@@ -90,6 +117,7 @@ class DeployDock(QDockWidget):
         self.task: Task | None = None
         self._backend: Backend | None = None
         self._plan_revision = -1
+        self._next: Callable[[], None] | None = None  # what runs once the current task has finished
 
         self.backend_box = QComboBox()
         self.connect_dialog: ConnectDialog | None = None
@@ -148,6 +176,7 @@ class DeployDock(QDockWidget):
         self.apply_button.clicked.connect(self.start_apply)
         self.teardown_button.clicked.connect(self.start_teardown)
         self.cancel_button.clicked.connect(self.cancel)
+        workbench.designChanged.connect(self._design_changed)
         self._set_busy(False)
 
     # --- the backend list ---------------------------------------------------------------------------
@@ -286,12 +315,30 @@ class DeployDock(QDockWidget):
             self._mark_pending(plan)
         self._run("Applying…", work, self._applied)
 
-    def start_teardown(self) -> None:
+    def _design_changed(self, change: Change) -> None:
+        """Another design opened: its plan is not this one's, nor are the canvas badges."""
+        if change.op != "reset" or self.task is not None:
+            return
+        self.plan, self.results, self._plan_revision = None, [], -1
+        self.changes.clear()
+        self._publish({})
+        self.message.setText("Plan to see what applying this design would change.")
+
+    @property
+    def remote(self) -> bool:
+        info = self.info
+        return info is not None and info.name != LOCAL_BACKEND
+
+    def start_teardown(self, confirmed: bool = False) -> None:
         if self._needs_dialog():
             self.ask_connect(self.start_teardown)
             return
         snapshot, settings = self.workbench.snapshot(), self._settings()
         if settings is None:
+            return
+        if self.remote and not confirmed:  # first list what would go, and ask
+            self._run("Checking what is deployed…", lambda progress, cancel: self._holdings(settings, snapshot()),
+                      self._confirm_teardown)
             return
         design_id = self.workbench.topology.id
 
@@ -300,6 +347,41 @@ class DeployDock(QDockWidget):
             return carry_out(backend, snapshot(), lambda: backend.teardown(design_id, progress, cancel), cancel)
 
         self._run("Tearing down…", work, self._torn_down)
+
+    def _holdings(self, settings: dict[str, str], design: Topology) -> dict[str, ObjectState] | BackendError:
+        """On the worker: what the backend holds for the design (or why it cannot tell)."""
+        backend = self._connected(settings)
+        try:
+            return dict(backend.status(design))
+        except BackendError as exc:
+            return exc
+
+    def teardown_question(self, holdings: dict[str, ObjectState] | BackendError) -> str:
+        """The confirmation, naming the design, where, and what will be deleted."""
+        backend = self._backend
+        where = describe_target(type(backend), backend.settings) if backend is not None else "the backend"
+        title = self.info.backend.title if self.info is not None and self.info.backend is not None else "the backend"
+        design = self.workbench.topology.name or self.workbench.topology.id
+        head = f"Tear down “{design}” on {title} ({where})?"
+        if isinstance(holdings, BackendError):
+            return (f"{head}\n\nvnetbench could not list what is deployed ({holdings.message}). Tearing down "
+                    "deletes everything it created for this design; nothing it did not create is touched.")
+        listed = deployed_objects(self.workbench.document.index, holdings)
+        if not listed:
+            return f"{head}\n\nNothing of this design is deployed there; only leftovers vnetbench created go."
+        return (f"{head}\n\nThis deletes what vnetbench created for this design:\n  • " + "\n  • ".join(listed)
+                + "\n\nNothing vnetbench did not create is touched.")
+
+    def ask_teardown(self, question: str) -> bool:
+        """Tests replace this; the person answers a dialog."""
+        B = QMessageBox.StandardButton
+        return QMessageBox.question(self, "Tear down", question, B.Yes | B.No, B.No) == B.Yes
+
+    def _confirm_teardown(self, holdings: dict[str, ObjectState] | BackendError) -> None:
+        if self.ask_teardown(self.teardown_question(holdings)):
+            self._next = lambda: self.start_teardown(confirmed=True)
+        else:
+            self.message.setText("Tear down cancelled: nothing was removed.")
 
     def _settings(self) -> dict[str, str] | None:
         try:
@@ -341,6 +423,9 @@ class DeployDock(QDockWidget):
         self.task = None
         self.progress.hide()
         self._set_busy(False)
+        if self._next is not None:
+            step, self._next = self._next, None
+            step()
 
     def _set_busy(self, busy: bool) -> None:
         ready = not busy and self.info is not None

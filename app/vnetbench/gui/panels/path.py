@@ -2,85 +2,30 @@
 
 One pair is cheap for the incremental engine, so the prediction runs on the GUI thread right after every
 edit: a VLAN changed in the inspector updates the verdict, the hop list and the path drawn on the canvas at
-once. The panel shows the verdict as a coloured badge with a symbol and words, the hops of both directions
-like a traceroute (the bottleneck hop in bold), the pNICs crossed, what routed, the rules that matched, the
-reasons and the estimate.
+once. The panel reads top to bottom: the verdict as a coloured badge with a symbol and words, every reason in
+full (the decisive one first), the pNICs crossed, what routed, the rules that matched and the estimate, then
+the hops of both directions like a traceroute (the bottleneck hop in bold). The pair is picked with the
+shared ``EndpointPicker``.
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QComboBox, QCompleter, QDockWidget, QFormLayout, QHBoxLayout, QLabel,
-                               QPushButton, QSpinBox, QSplitter, QToolButton, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...model import Change, Index
 from ...predict import Prediction, Trace
 from ...predict.printer import details
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
+from ..endpoints import EndpointPicker
 from ..workbench import Workbench, affects_traffic
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 PROTOCOLS = ["any", "tcp", "udp", "icmp"]
-ENDPOINT_KINDS = {"vm": "VM", "physical_host": "physical host"}
-
-
-def endpoints(index: Index) -> list[tuple[str, str]]:
-    """(id, label) of every VM and physical host, VMs first, in design order."""
-    topo = index.topology
-    items = [(vm.id, vm.name if vm.role == "vm" else f"{vm.name} ({vm.role})") for vm in topo.vms]
-    items += [(ph.id, f"{ph.name} (physical host)") for ph in topo.physical_hosts]
-    return items
-
-
-def endpoint_of(index: Index, object_id: str) -> str | None:
-    """The VM or physical host an object belongs to (a vNIC -> its VM), or None."""
-    kind = index.kind(object_id)
-    if kind in ENDPOINT_KINDS:
-        return object_id
-    if kind in ("vnic", "host_nic"):
-        return index.parent(object_id).id
-    return None
-
-
-class EndpointBox(QComboBox):
-    """An editable combo over the endpoints, completing on any part of a name."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setEditable(True)
-        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.setMinimumContentsLength(12)
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        completer = QCompleter(self.model(), self)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
-        self.setCompleter(completer)
-        self.lineEdit().setPlaceholderText("VM or physical host")
-
-    def fill(self, items: list[tuple[str, str]]) -> None:
-        current = self.current_id()
-        with QSignalBlocker(self):
-            self.clear()
-            for object_id, label in items:
-                self.addItem(label, object_id)
-            self.set_id(current)
-
-    def current_id(self) -> str | None:
-        index = self.currentIndex()
-        if index < 0 or self.itemText(index) != self.currentText():
-            return None
-        return self.itemData(index)
-
-    def set_id(self, object_id: str | None) -> None:
-        index = self.findData(object_id) if object_id is not None else -1
-        self.setCurrentIndex(index)
-        if index < 0:
-            self.setEditText("")
 
 
 class PathDock(QDockWidget):
@@ -90,13 +35,8 @@ class PathDock(QDockWidget):
         self.workbench = workbench
         self.prediction: Prediction | None = None
 
-        self.src = EndpointBox()
-        self.dst = EndpointBox()
-        self.swap = QToolButton()
-        self.swap.setText("⇅")
-        self.swap.setToolTip("Swap source and destination")
-        self.use_selection = QPushButton("Use selection")
-        self.use_selection.setToolTip("Take the two VMs selected on the canvas")
+        self.picker = EndpointPicker(workbench)
+        self.src, self.dst, self.use_selection = self.picker.src, self.picker.dst, self.picker.use_selection
         self.proto = QComboBox()
         self.proto.addItems(PROTOCOLS)
         self.port = QSpinBox()
@@ -107,101 +47,61 @@ class PathDock(QDockWidget):
         self.badge = QLabel()
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.badge.setMinimumHeight(28)
-        self.hops = QTreeWidget()
-        self.hops.setHeaderLabels(["#", "Hop", "Kind", "Detail"])
-        self.hops.setUniformRowHeights(True)
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.hops = QTreeWidget()
+        self.hops.setHeaderLabels(["#", "Hop", "Kind", "Detail"])
+        self.hops.setUniformRowHeights(True)
+        self.hops.setMinimumHeight(140)
 
-        pick = QFormLayout()
-        pair = QHBoxLayout()
-        pair.addWidget(self.src, 1)
-        pair.addWidget(self.swap)
-        pick.addRow("From", pair)
-        pick.addRow("To", self.dst)
         flow = QHBoxLayout()
+        flow.addWidget(QLabel("Protocol"))
         flow.addWidget(self.proto)
         flow.addWidget(QLabel("port"))
         flow.addWidget(self.port)
         flow.addStretch(1)
-        flow.addWidget(self.use_selection)
-        pick.addRow("Protocol", flow)
-
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.hops)
-        split.addWidget(self.details)
+        # One column, read top to bottom: the verdict, every reason in full, then the hops. The body scrolls
+        # as a whole when the dock is short, so no reason is ever cut off behind a splitter.
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(pick)
+        layout.addWidget(self.picker)
+        layout.addLayout(flow)
         layout.addWidget(self.badge)
-        layout.addWidget(split, 1)
-        self.setWidget(body)
+        layout.addWidget(self.details)
+        layout.addWidget(self.hops, 1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        self.setWidget(scroll)
 
-        self.src.currentIndexChanged.connect(self.recompute)
-        self.dst.currentIndexChanged.connect(self.recompute)
+        self.picker.pairChanged.connect(self.recompute)
         self.proto.currentIndexChanged.connect(self.recompute)
         self.port.valueChanged.connect(self.recompute)
-        self.swap.clicked.connect(self._swap)
-        self.use_selection.clicked.connect(self._use_selection)
         self.hops.itemClicked.connect(self._hop_clicked)
         workbench.designChanged.connect(self._design_changed)
-        workbench.selectionChanged.connect(self._selection_changed)
         workbench.pairRequested.connect(self.show_pair)
-
-        self._refill()
-        self._selection_changed(workbench.selection)
         self.recompute()
 
     # --- choosing the pair -------------------------------------------------------------------------
 
     def show_pair(self, src_id: str, dst_id: str) -> None:
-        """Show the path between two endpoints (the matrix and the what-if list call this through the workbench)."""
-        with QSignalBlocker(self.src), QSignalBlocker(self.dst):
-            self.src.set_id(src_id)
-            self.dst.set_id(dst_id)
+        """Show the path between two endpoints (the matrix, the what-if list and the canvas ask for it)."""
         self.show()
         self.raise_()
-        self.recompute()
-
-    def _swap(self) -> None:
-        self.show_pair(self.dst.current_id() or "", self.src.current_id() or "")
-
-    def _selected_pair(self, ids: list[str]) -> list[str]:
-        index = self.workbench.document.index
-        found: list[str] = []
-        for object_id in ids:
-            endpoint = endpoint_of(index, object_id)
-            if endpoint and endpoint not in found:
-                found.append(endpoint)
-        return found
-
-    def _selection_changed(self, ids: list[str]) -> None:
-        self.use_selection.setEnabled(len(self._selected_pair(ids)) == 2)
-
-    def _use_selection(self) -> None:
-        pair = self._selected_pair(self.workbench.selection)
-        if len(pair) == 2:
-            self.show_pair(pair[0], pair[1])
-
-    def _refill(self) -> None:
-        items = endpoints(self.workbench.document.index)
-        self.src.fill(items)
-        self.dst.fill(items)
+        self.picker.set_pair(src_id, dst_id)
 
     def _design_changed(self, change: Change) -> None:
-        if not affects_traffic(change):
-            return
-        if change.op != "set" or change.field in ("name", "role", "id"):
-            self._refill()
-        self.recompute()
+        if affects_traffic(change):
+            self.recompute()
 
     # --- predicting and showing --------------------------------------------------------------------
 
     def recompute(self) -> None:
-        src, dst = self.src.current_id(), self.dst.current_id()
+        src, dst = self.picker.pair.src, self.picker.pair.dst
         if not src or not dst:
             self._show_nothing("Choose two endpoints" if self.src.count() > 1 else "Add two VMs to see a path")
             return
@@ -258,12 +158,14 @@ class PathDock(QDockWidget):
         return top
 
     def _details_html(self, prediction: Prediction) -> str:
-        """The flow's facts and reasons in the shared printer's words (as ``vnetbench predict`` prints them)."""
-        parts = [f"<b>{html.escape(title.capitalize())}:</b> {html.escape(text)}" for title, text in details(prediction)]
+        """Every reason first (the decisive sentence is what the person looks for), then the flow's facts in
+        the shared printer's words, as ``vnetbench predict`` prints them."""
+        parts: list[str] = []
         reasons = list(dict.fromkeys([*prediction.reasons, *prediction.forward.reasons]))
         if reasons:
             parts.append("<b>Why:</b><ul style='margin:0'>"
                          + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>")
+        parts += [f"<b>{html.escape(title.capitalize())}:</b> {html.escape(text)}" for title, text in details(prediction)]
         return "<br>".join(parts)
 
     def _hop_clicked(self, item: QTreeWidgetItem, _column: int) -> None:

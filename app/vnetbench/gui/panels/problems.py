@@ -2,11 +2,13 @@
 
 Validation runs on a worker thread, 150 ms after the last edit, so typing in the inspector never waits for
 it on a large design; a run overtaken by a newer edit is dropped. Clicking a problem selects its object.
+With nothing to report the dock shows only its one-line summary (the window then shrinks it to that line, so
+the canvas keeps the room); ``counted`` tells the window how many there are, for its status-bar badge.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QDockWidget, QLabel, QStyle, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
@@ -26,6 +28,9 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 class ProblemsDock(QDockWidget):
+    #: The problems after a validation run, counted by severity ({"error": 1, "warning": 0, "info": 2}).
+    counted = Signal(dict)
+
     def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__("Problems", parent)
         self.setObjectName("ProblemsDock")
@@ -41,6 +46,7 @@ class ProblemsDock(QDockWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemActivated.connect(self._clicked)
+        self.tree.hide()  # until there is something to list
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -71,12 +77,10 @@ class ProblemsDock(QDockWidget):
         for column in range(3):
             self.tree.resizeColumnToContents(column)
         counts = {s: sum(str(p.severity) == s for p in self.problems) for s in _ORDER}
-        if not self.problems:
-            self.summary.setText("No problems found.")
-        else:
-            self.summary.setText(", ".join(f"{SEVERITY_SYMBOLS[s]} {n} {s}{'s' if n != 1 else ''}"
-                                           for s, n in counts.items() if n))
+        self.summary.setText(summary_text(counts) if self.problems else "No problems found.")
         self.setWindowTitle(f"Problems ({len(self.problems)})" if self.problems else "Problems")
+        self.tree.setVisible(bool(self.problems))
+        self.counted.emit(counts)
 
     def _item(self, problem: Problem) -> QTreeWidgetItem:
         severity = str(problem.severity)
@@ -98,3 +102,8 @@ class ProblemsDock(QDockWidget):
         object_id = item.data(0, ID_ROLE)
         if object_id:
             self.workbench.select([object_id])
+
+
+def summary_text(counts: dict[str, int]) -> str:
+    """``✖ 1 error, ⚠ 2 warnings``: the counts that are not zero, worst first."""
+    return ", ".join(f"{SEVERITY_SYMBOLS[s]} {n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)

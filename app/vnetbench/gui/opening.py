@@ -1,0 +1,142 @@
+"""Opening a design in the background: the window paints and answers while a large file is read and drawn.
+
+A small file (most hand-made designs) opens at once, as before. A large one is read, checked and laid out in a
+worker thread (``Task``) while the status bar shows what is happening and how far along; then the canvas draws
+it a slice at a time (``DesignScene.sync_gradually``), so the window repaints and takes input between slices.
+Closing the window (Ctrl+Q) during an open quits at once: the worker is a daemon thread and nothing waits on it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar
+
+from ..backends import Cancelled
+from ..model import TopologyFileError, load
+from .canvas.layout import fill_layout
+from .worker import Task
+
+#: Files at least this large open in the background.
+BACKGROUND_BYTES = 512 * 1024
+#: Items drawn per turn of the event loop (about 40 ms on a desktop).
+SLICE = 1500
+
+
+class Opener(QObject):
+    #: (path, seconds from the start to the whole design drawn)
+    opened = Signal(str, float)
+    failed = Signal(str)
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.task: Task | None = None
+        self.busy = False
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(220)
+        self.bar.setTextVisible(False)
+        self.label = QLabel()
+        self.pending: tuple[str, bool, float] = ("", False, 0.0)
+        window.installEventFilter(self)
+
+    def open(self, path: str, example: bool = False) -> bool:
+        """Open ``path`` (an example opens untitled); True when it opened, or started to in the background."""
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = 0
+        if size < BACKGROUND_BYTES:
+            try:
+                topology = load(path)
+            except TopologyFileError as exc:
+                self._fail(str(exc), example)
+                return False
+            self.window.finish_open(topology, path, example)
+            return True
+        return self._open_in_background(path, example)
+
+    def _open_in_background(self, path: str, example: bool) -> bool:
+        if self.task is not None and self.task.running:
+            self.task.cancel()
+        started = time.perf_counter()
+        name = Path(path).name
+        self.busy = True
+        self._show(f"Opening {name}: reading\u2026", 0, 0)
+
+        def work(progress, cancel):
+            topology = load(path)
+            cancel.check()
+            progress(1, 3, f"Opening {name}: laying out {len(topology.vms):,} VMs\u2026")
+            fill_layout(topology)
+            cancel.check()
+            return topology
+
+        self.pending = (path, example, started)
+        task = Task(work)
+        task.progress.connect(self._progressed)
+        task.succeeded.connect(self._draw)
+        task.failed.connect(self._failed)
+        self.task = task
+        task.start()
+        return True
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Close and self.task is not None:
+            self.task.cancel()  # closing during an open: the worker stops at its next step, nothing is drawn
+        return False
+
+    def _progressed(self, done: int, total: int, text: str) -> None:
+        self._show(text, done, total)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._fail(str(exc) if not isinstance(exc, Cancelled) else "Cancelled", self.pending[1])
+
+    def _draw(self, topology) -> None:
+        path, example, started = self.pending
+        if self.task is not None and self.task.token.cancelled or not self.window.isVisible():
+            self._fail("Cancelled", example)
+            return
+        name = Path(path).name
+        scene = self.window.scene
+
+        def progress(done: int, total: int) -> None:
+            self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total)
+
+        def drawn() -> None:
+            scene.drawn.disconnect(drawn)
+            self.busy = False
+            self._hide()
+            self.window.view.fit()
+            self.opened.emit(path, time.perf_counter() - started)
+
+        scene.gradually = (SLICE, progress)
+        scene.drawn.connect(drawn)
+        self.window.finish_open(topology, path, example)
+
+    def _show(self, text: str, done: int, total: int) -> None:
+        """The progress in the status bar (its widgets are there only while an open is under way)."""
+        if not self.label.isVisible():
+            self.window.statusBar().addWidget(self.label)
+            self.window.statusBar().addWidget(self.bar)
+            self.label.show()
+            self.bar.show()
+        self.label.setText(text)
+        self.bar.setRange(0, total)
+        self.bar.setValue(done)
+
+    def _hide(self) -> None:
+        if self.label.isVisible():
+            self.window.statusBar().removeWidget(self.label)
+            self.window.statusBar().removeWidget(self.bar)
+
+    def _fail(self, message: str, example: bool) -> None:
+        self.busy = False
+        self._hide()
+        if "Cancelled" in message:
+            return
+        self.window.tell_error("Cannot open the example" if example else "Cannot open the design", message)
+        self.failed.emit(message)
