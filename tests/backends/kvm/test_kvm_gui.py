@@ -41,6 +41,8 @@ def test_deploy_to_libvirt_from_the_dock(qtbot, gui_store):
     dock = DeployDock(wb)
     qtbot.addWidget(dock)
     dock.show()
+    questions: list[str] = []
+    dock.ask_teardown = lambda question: questions.append(question) or True  # libvirt counts as remote
     states: list[dict] = []
     wb.deployStateChanged.connect(states.append)
     dock.backend_box.setCurrentIndex(dock.backend_box.findData("kvm"))
@@ -67,6 +69,7 @@ def test_deploy_to_libvirt_from_the_dock(qtbot, gui_store):
     finally:
         _click_and_wait(qtbot, dock, dock.teardown_button)
     assert dock.results and all(r.ok for r in dock.results)
+    assert len(questions) == 1 and "virtio-a" in questions[0], "tearing down asks first, naming what goes"
     conn = next(iter(dock.backend.sites.values())).conn
     assert not [d.name() for d in conn.listAllDomains() if d.name().startswith("vnb-")]
 
