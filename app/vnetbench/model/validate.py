@@ -15,15 +15,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .index import Index
+from .index import Entry, Index
 from .nictypes import GUESTS, MIN_HARDWARE, PLATFORM_NIC_TYPES, allowed_nic_types
 from .objects import (
     MULTI_HOST_SWITCHES,
+    Place,
     PORTGROUP_SWITCHES,
     VM,
     ForwardMode,
     Host,
     HostKind,
+    Note,
     Portgroup,
     PortMode,
     Switch,
@@ -31,6 +33,7 @@ from .objects import (
     Topology,
     VmRole,
 )
+from .text import one_line
 from .vlan import MAX_VLAN, VlanError, VlanMode, parse_ranges, parse_vlan
 
 ERROR, WARNING = "error", "warning"
@@ -64,6 +67,12 @@ SINGLE_CABLE = frozenset({"pnic", "port", "router_interface", "host_nic"})
 LINKABLE = frozenset({frozenset({"pnic", "port"}), frozenset({"port"}), frozenset({"router_interface", "port"}),
                       frozenset({"host_nic", "port"})})
 MIN_MTU, MAX_MTU = 68, 9216
+#: The canvas: positions within +-MAX_COORDINATE and sizes up to MAX_SIZE, far beyond any real drawing,
+#: and small enough that every export (pixels are whole numbers) can hold the sums.
+MAX_COORDINATE, MAX_SIZE = 1_000_000.0, 100_000.0
+#: Longest name or id: vSphere allows 80 characters for a VM, NSX 255 for anything; a longer one is a
+#: pasted paragraph, and every drawing and table would grow with it.
+MAX_NAME = 255
 MAX_VNI = 2**24 - 1
 _MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 _KIND_WORDS = {"pnic": "a pNIC", "port": "a switch port", "router_interface": "a router interface",
@@ -79,6 +88,16 @@ def validate(topology: Topology) -> list[Problem]:
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 
+def drawing_errors(topology: Topology) -> list[Problem]:
+    """The errors no drawing survives: an id used twice (a box would contain itself) and coordinates or
+    sizes off the canvas. Exports refuse a design that has any."""
+    checker = _Checker(topology)
+    checker.check_ids()
+    checker.check_lengths()
+    checker.check_layout_bounds()
+    return checker.problems
+
+
 class _Checker:
     def __init__(self, topology: Topology) -> None:
         self.t = topology
@@ -88,7 +107,8 @@ class _Checker:
     # --- helpers -------------------------------------------------------------------------------------
 
     def add(self, severity: str, path: str, obj_id: str | None, message: str, hint: str) -> None:
-        self.problems.append(Problem(severity, path, obj_id, message, hint))
+        """Record a problem; names in it come from the file, so it is made one printable, bounded line."""
+        self.problems.append(Problem(severity, one_line(path), obj_id, one_line(message), one_line(hint)))
 
     def error(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
         self.add(ERROR, path, obj_id, message, hint)
@@ -102,7 +122,7 @@ class _Checker:
         if entry is None:
             return repr(obj_id)
         own = getattr(entry.obj, "name", None) or entry.obj.id
-        if entry.kind == "switch" and entry.obj.host in self.index:
+        if entry.kind == "switch" and self.index.kind(entry.obj.host) == "host":
             return f"{self.index.get(entry.obj.host).name}/{own}"
         if entry.parent is not None:
             return f"{self.name(entry.parent.id)}/{own}"
@@ -136,6 +156,7 @@ class _Checker:
 
     def run(self) -> list[Problem]:
         self.check_ids()
+        self.check_lengths()
         self.check_names()
         self.check_hosts()
         self.check_switches()
@@ -153,6 +174,17 @@ class _Checker:
             self.error(entry.path, entry.obj.id,
                        f"the id {entry.obj.id!r} is used twice ({first.path} and {entry.path})",
                        "give every object its own id; references would be ambiguous")
+
+    def check_lengths(self) -> None:
+        design = Entry(self.t, "design")
+        for entry in (design, *self.index.entries.values(), *self.index.duplicates):
+            for field in ("id", "name"):
+                value = getattr(entry.obj, field, "")
+                if len(value) > MAX_NAME:
+                    place = f"{entry.path}.{field}" if entry.path else field
+                    self.error(place, entry.obj.id, f"the {field} at {place} is {len(value)} characters long, "
+                               f"more than the limit of {MAX_NAME}", "shorten it (vSphere allows 80 characters "
+                               "for a VM name)")
 
     def check_names(self) -> None:
         t = self.t
@@ -602,10 +634,25 @@ class _Checker:
         return None
 
     def check_layout(self) -> None:
+        self.check_layout_bounds()
         for obj_id in self.t.layout.places:
             if obj_id not in self.index:
                 self.warn(f"layout.places.{obj_id}", None, f"the canvas keeps a position for {obj_id!r}, which "
                           "does not exist", "remove that entry (saving from the designer drops it)")
+
+    def check_layout_bounds(self) -> None:
+        boxes: list[tuple[str, str | None, Place | Note]] = [(f"layout.places.{k}", k, p)
+                                                     for k, p in self.t.layout.places.items()]
+        boxes += [(f"layout.notes[{i}]", n.id, n) for i, n in enumerate(self.t.layout.notes)]
+        for path, obj_id, box in boxes:
+            for name, value, low, high in (("x", box.x, -MAX_COORDINATE, MAX_COORDINATE),
+                                           ("y", box.y, -MAX_COORDINATE, MAX_COORDINATE),
+                                           ("w", box.w, 0.0, MAX_SIZE), ("h", box.h, 0.0, MAX_SIZE)):
+                if value is not None and not low <= value <= high:
+                    self.error(f"{path}.{name}", obj_id, f"the canvas places {obj_id!r} at {name} = {value:g}, "
+                               f"outside the canvas ({low:g} to {high:g})", "move it back, or remove the "
+                               "entry (the designer then lays it out)")
+                    break
 
     # --- values ----------------------------------------------------------------------------------------
 
