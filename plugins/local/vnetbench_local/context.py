@@ -12,24 +12,58 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 from vnetbench.backends import BackendError
 
 RUN_NETNS = "/run/netns"
+NsId = tuple[int, int]   # a namespace's identity: the device and inode of its nsfs file
 
 
 def default_state_dir() -> Path:
+    """Root: ``/run/vnetbench/lab`` (gone at reboot, like the namespaces). Otherwise the runtime folder,
+    the cache in the home folder, or, when neither is writable (``HOME=/nonexistent`` as ``su nobody``
+    gives), a private folder of the user's own under the temporary folder."""
     env = os.environ.get("VNETBENCH_LAB_DIR")
     if env:
         return Path(env)
     if os.geteuid() == 0:
         return Path("/run/vnetbench/lab")
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) if runtime and os.access(runtime, os.W_OK) else Path.home() / ".cache"
-    return base / "vnetbench" / "lab"
+    if runtime and os.access(runtime, os.W_OK):
+        return Path(runtime) / "vnetbench" / "lab"
+    cache = Path.home() / ".cache"
+    if os.access(cache if cache.is_dir() else cache.parent, os.W_OK):
+        return cache / "vnetbench" / "lab"
+    return _private_temp_dir() / "lab"
+
+
+def _private_temp_dir() -> Path:
+    """``/tmp/vnetbench-UID``, made 0700; refused if someone else owns it or may write into it, since the
+    records in it name processes that teardown stops."""
+    own = Path(tempfile.gettempdir()) / f"vnetbench-{os.geteuid()}"
+    try:
+        own.mkdir(mode=0o700, exist_ok=True)
+        info = own.lstat()
+    except OSError as exc:
+        raise BackendError(f"cannot create {own}: {exc.strerror or exc}",
+                           "set VNETBENCH_LAB_DIR to a folder of your own") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
+        raise BackendError(f"{own} is not a private folder of yours", "set VNETBENCH_LAB_DIR to a folder of your own")
+    return own
+
+
+def prepare_state_dir(path: Path) -> None:
+    """Create the state folder, or say in one line why it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BackendError(f"cannot create the lab's state folder {path}: {exc.strerror or exc}",
+                           "set VNETBENCH_LAB_DIR to a writable folder") from None
 
 
 def _start_time(pid: int) -> str | None:
@@ -40,7 +74,7 @@ def _start_time(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[19]
 
 
-def _ns_id(path: str) -> tuple[int, int] | None:
+def _ns_id(path: str) -> NsId | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -108,9 +142,55 @@ class Context:
         except OSError:
             return []
 
+    def ns_ids(self, prefix: str) -> dict[str, NsId]:
+        """The namespaces whose names start with ``prefix``, with their identities."""
+        found = {n: _ns_id(str(self.netns_dir / n)) for n in self.namespaces(prefix)}
+        return {n: i for n, i in found.items() if i is not None}
+
+    def protected_ids(self) -> set[NsId]:
+        """Namespaces nothing of the lab may ever be: the initial one (PID 1's) and the one we run in."""
+        return {i for i in (_ns_id("/proc/1/ns/net"), _ns_id("/proc/self/ns/net")) if i}
+
+    def run_per_ns(self, names: list[str], command: str) -> dict[str, list[str]]:
+        """The output lines of ``ip -n NS COMMAND`` for each namespace, from one process for all of them."""
+        if not names:
+            return {}
+        script = 'c=$1; shift; for n; do echo "@$n"; ip -n "$n" $c 2>/dev/null; done'
+        proc = subprocess.run(self.wrap(["sh", "-c", script, "sh", command, *names]), capture_output=True,
+                              text=True)
+        out: dict[str, list[str]] = {}
+        lines: list[str] = []
+        for line in proc.stdout.splitlines():
+            if line.startswith("@"):
+                lines = out.setdefault(line[1:], [])
+            else:
+                lines.append(line)
+        return out
+
+    def marks(self, names: list[str]) -> dict[str, str]:
+        """The mark each namespace carries (its loopback's alias; "" for none)."""
+        marks = {}
+        for ns, lines in self.run_per_ns(names, "-o link show dev lo").items():
+            text = " ".join(lines)
+            marks[ns] = text.split(" alias ", 1)[1].strip() if " alias " in text else ""
+        return marks
+
+    def links(self, names: list[str]) -> dict[str, dict[str, str]]:
+        """For each namespace: interface name -> its flags line (``ip -o link``)."""
+        out = {}
+        for ns, lines in self.run_per_ns(names, "-o link show").items():
+            links = out[ns] = {}
+            for line in lines:
+                parts = line.split(":", 2)
+                if len(parts) == 3:
+                    links[parts[1].strip().split("@")[0]] = parts[2]
+        return out
+
     def pids_in(self, names: list[str]) -> list[int]:
-        """Processes whose network namespace is one of ``names`` (so deleting them frees everything)."""
-        ids = {i for i in (_ns_id(str(self.netns_dir / n)) for n in names) if i}
+        """Processes whose network namespace is one of ``names`` (so deleting them frees everything).
+
+        Never those of a protected namespace: whatever a name says, the host's processes are not the lab's."""
+        ids = {i for i in (_ns_id(str(self.netns_dir / n)) for n in names) if i} - self.protected_ids()
         if not ids:
             return []
         found = []
@@ -162,7 +242,7 @@ class RootlessContext(Context):
     def ensure(self) -> None:
         if self.alive:
             return
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        prepare_state_dir(self.state_dir)
         script = ("mount -t tmpfs -o mode=755 vnetbench /run && mkdir /run/netns && echo ready && "
                   "exec sleep infinity </dev/null >/dev/null 2>&1")
         try:
@@ -186,10 +266,18 @@ class RootlessContext(Context):
         tmp.write_text(json.dumps({"pid": proc.pid, "start": _start_time(proc.pid)}))
         tmp.replace(self.holder_file)
 
+    def protected_ids(self) -> set[NsId]:
+        holder = self._holder()
+        top = _ns_id(f"/proc/{holder}/ns/net") if holder else None
+        return super().protected_ids() | ({top} if top else set())
+
     def destroy(self) -> None:
         pid = self._holder()
         if pid is not None:
             userns = _ns_id(f"/proc/{pid}/ns/user")
+            if userns is None or userns in {_ns_id("/proc/1/ns/user"), _ns_id("/proc/self/ns/user")}:
+                raise BackendError(f"the recorded lab holder (pid {pid}) is not in a user namespace of its own; "
+                                   "nothing was stopped", f"check {self.holder_file}")
             inside = [int(e) for e in os.listdir("/proc")
                       if e.isdigit() and int(e) not in (pid, os.getpid()) and _ns_id(f"/proc/{e}/ns/user") == userns]
             kill_pids(inside)
