@@ -11,10 +11,9 @@ One apply or teardown of a design runs at a time (a lock file per design).
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 import re
+import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
                                 Deployment, ObjectState, Op, Plan, PlannedChange, ProgressFn, Unsupported)
+from vnetbench.backends.locking import Busy, LockFile
 from vnetbench.model import Index, Topology
 
 from .context import Context, NsId, RootlessContext, default_state_dir, make_context, prepare_state_dir
@@ -71,24 +71,17 @@ class LocalLabBackend(Backend):
 
     @contextmanager
     def _locked(self, tag: str) -> Iterator[None]:
-        """Hold the design's lock (``flock``: the kernel drops it when the holder dies, whatever its PID)."""
+        """Hold the design's lock: one apply or teardown of a lab at a time."""
         prepare_state_dir(self.state_dir)
-        path = self.state_dir / f"{tag}.lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-                    raise
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-                raise BackendError(f"another `lab up` or `lab down` of this design is running (pid {holder})",
-                                   "wait for it to finish, then run the command again") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
-            yield
-        finally:
-            os.close(fd)
+            with LockFile(self.state_dir / f"{tag}.lock"):
+                yield
+        except Busy as busy:
+            raise BackendError(f"another `lab up` or `lab down` of this design is running (pid {busy.holder})",
+                               "wait for it to finish, then run the command again") from None
+        except OSError as exc:
+            raise BackendError(f"cannot lock the lab's record in {self.state_dir}: {exc.strerror or exc}",
+                               "set VNETBENCH_LAB_DIR to a writable folder") from None
 
     def unsupported(self, design: Topology) -> list[str]:
         return desired_lab(design).reasons
@@ -374,6 +367,7 @@ class LocalLabBackend(Backend):
             changes = [_removal(ns) for ns in (ctx.namespaces(ns_prefix(tag)) if ctx.alive else [])]
             ctx.destroy()
             state.remove()
+            shutil.rmtree(ctx.probe_dir, ignore_errors=True)
             return [ChangeResult(c, True) for c in changes]
         kernel = ctx.ns_ids(ns_prefix(tag))
         changes = [_removal(ns, why) for ns, why in sorted(self._proof(ctx, state, tag, kernel).items())]
@@ -388,6 +382,7 @@ class LocalLabBackend(Backend):
             del state.namespaces[ns]
         if state.readable and not state.namespaces and not failed:
             state.remove()
+            shutil.rmtree(ctx.probe_dir, ignore_errors=True)     # their processes went with the namespaces
         elif state.exists:
             state.save()
         return results
@@ -397,6 +392,7 @@ class LocalLabBackend(Backend):
     def status(self, design: Topology) -> dict[str, ObjectState]:
         lab = desired_lab(design)
         ctx = self.context(lab.tag)
+        ctx.reap_probes()
         state = self._state(lab.tag)
         kernel = ctx.ns_ids(ns_prefix(lab.tag)) if ctx.alive else {}
         per_object: dict[str, list[tuple[DeployState, str]]] = {}
@@ -431,6 +427,7 @@ class LocalLabBackend(Backend):
         out = []
         for tag in sorted(self._tags()):
             state, ctx = self._state(tag), self.context(tag)
+            ctx.reap_probes()
             names = ctx.namespaces(ns_prefix(tag)) if ctx.alive else []
             detail = f"{ctx.mode}, {len(names)} namespaces" + (f", {len(state.failed)} failed" if state.failed else "")
             if state.inflight - set(state.failed):
@@ -449,6 +446,7 @@ class LocalLabBackend(Backend):
             raise BackendError(str(exc), "name a VM or physical host of the design") from None
         info = lab.endpoints.get(obj.id)
         ctx = self.context(lab.tag)
+        ctx.reap_probes()                # what a killed measure left running
         if info is None or not ctx.alive or info.ns not in ctx.namespaces(info.ns):
             raise BackendError(f"{obj.name} is not deployed in the local lab", "run `vnetbench lab up FILE` first")
         return LabEndpoint(ctx, obj.name, info.ns, info.addresses)

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import stat
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 from vnetbench.backends import BackendError
+from vnetbench.backends.locking import private_dir
+from vnetbench.model.fileformat import atomic_write
 
 RUN_NETNS = "/run/netns"
 NsId = tuple[int, int]   # a namespace's identity: the device and inode of its nsfs file
@@ -39,22 +39,10 @@ def default_state_dir() -> Path:
     cache = Path.home() / ".cache"
     if os.access(cache if cache.is_dir() else cache.parent, os.W_OK):
         return cache / "vnetbench" / "lab"
-    return _private_temp_dir() / "lab"
-
-
-def _private_temp_dir() -> Path:
-    """``/tmp/vnetbench-UID``, made 0700; refused if someone else owns it or may write into it, since the
-    records in it name processes that teardown stops."""
-    own = Path(tempfile.gettempdir()) / f"vnetbench-{os.geteuid()}"
     try:
-        own.mkdir(mode=0o700, exist_ok=True)
-        info = own.lstat()
+        return private_dir() / "lab"
     except OSError as exc:
-        raise BackendError(f"cannot create {own}: {exc.strerror or exc}",
-                           "set VNETBENCH_LAB_DIR to a folder of your own") from None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise BackendError(f"{own} is not a private folder of yours", "set VNETBENCH_LAB_DIR to a folder of your own")
-    return own
+        raise BackendError(str(exc.strerror or exc), "set VNETBENCH_LAB_DIR to a folder of your own") from None
 
 
 def prepare_state_dir(path: Path) -> None:
@@ -198,6 +186,42 @@ class Context:
             if entry.isdigit() and int(entry) != os.getpid() and _ns_id(f"/proc/{entry}/ns/net") in ids:
                 found.append(int(entry))
         return found
+
+    @property
+    def probe_dir(self) -> Path:
+        """Where probes started in this lab are noted, one file each, while they run."""
+        return self.state_dir / f"{self.tag}.probes"
+
+    def record_probe(self, pid: int) -> Path | None:
+        """Note a probe started in the lab, owned by this process: if this process dies without stopping it
+        (SIGKILL), the next measure or ``lab status`` does (``reap_probes``). None if it cannot be noted."""
+        record = self.probe_dir / f"{pid}.json"
+        data = {"pid": pid, "start": _start_time(pid), "owner": os.getpid(), "owner_start": _start_time(os.getpid())}
+        try:
+            self.probe_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write(record, json.dumps(data))
+        except OSError:
+            return None
+        return record
+
+    def reap_probes(self) -> list[int]:
+        """Stop the probes whose owner is gone (a measure that was killed): they belong to a run that ended.
+        PIDs are matched with their start time, so a reused PID is never stopped."""
+        stopped = []
+        for record in sorted(self.probe_dir.glob("*.json")):
+            try:
+                data = json.loads(record.read_text())
+                pid, owner = int(data["pid"]), int(data["owner"])
+            except (OSError, ValueError, KeyError, TypeError):
+                record.unlink(missing_ok=True)
+                continue
+            if _start_time(owner) == data.get("owner_start"):
+                continue                                        # its measure still runs
+            if _start_time(pid) == data.get("start"):
+                kill_pids([pid])
+                stopped.append(pid)
+            record.unlink(missing_ok=True)
+        return stopped
 
     def destroy(self) -> None:
         """Remove the context itself (rootless: the holder and everything in its user namespace)."""
