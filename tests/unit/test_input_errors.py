@@ -225,3 +225,14 @@ def test_the_loader_refuses_in_process_too():
         loads(HEAD + "vms: []\nvms: []\n")
     assert "line 4" in str(err.value)
     assert json.loads(json.dumps(str(err.value)))  # plain text
+
+
+def test_a_command_error_echoing_a_name_is_printable(tmp_path, monkeypatch):
+    """The lab says which VM is not deployed, by its name, which here holds ESC and BEL (nothing is deployed)."""
+    monkeypatch.setenv("VNETBENCH_LAB_DIR", str(tmp_path / "lab"))
+    path = write(tmp_path, '{"format_version": 1, "id": "never-deployed-9f3", "hosts": [{"id": "h", "name": "esx"}], '
+                           '"vms": [{"id": "v", "name": "web\\u001b[2J\\u0007", "host": "h"}]}', "d.vnet.json")
+    proc = cli("lab", "exec", path, "v", "--", "true")
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr, proc.stderr
+    assert "not deployed" in proc.stderr and "\\x1b" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr[:-1].isprintable(), repr(proc.stderr)

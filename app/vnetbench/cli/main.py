@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from .. import __version__
+from ..model.text import one_line
 
 #: Sub-command modules, each with ``register(subparsers)`` that sets ``func(args) -> int``.
 COMMANDS = ["validate", "show", "predict", "matrix", "diff", "lab", "measure", "runs", "export", "demo", "gui",
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
-        print(f"vnetbench {args.command}: {exc}", file=sys.stderr)
+        print(f"vnetbench {args.command}: {one_line(str(exc))}", file=sys.stderr)   # names may hold ESC, NUL...
         return exc.code
     except KeyboardInterrupt:
         print(f"vnetbench {args.command}: interrupted", file=sys.stderr)
