@@ -51,6 +51,14 @@ def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProces
                           env=env or os.environ, timeout=kw.pop("timeout", 120), **kw)
 
 
+def _saved(folder: Path, vms_per_host: int, hosts: int):
+    """A fresh campus design saved in ``folder``: (design, tag, path)."""
+    design = campus(vms_per_host=vms_per_host, hosts=hosts)
+    path = folder / "d.vnet.yaml"
+    save(design, path)
+    return design, design_tag(design.id), path
+
+
 def _shim(folder: Path, script: str) -> dict[str, str]:
     """An environment whose ``ip`` is ``script`` (``$REAL`` is the real one)."""
     real = subprocess.run(["sh", "-c", "command -v ip"], capture_output=True, text=True).stdout.strip()
@@ -180,10 +188,7 @@ def test_teardown_and_up_never_touch_namespaces_they_did_not_make(tmp_path):
 
 def test_a_deploy_killed_before_any_namespace_exists_converges(tmp_path):
     _needs_root()
-    design = campus(vms_per_host=1, hosts=2)
-    tag = design_tag(design.id)
-    path = tmp_path / "d.vnet.yaml"
-    save(design, path)
+    design, tag, path = _saved(tmp_path, 1, 2)
     state_dir = tmp_path / "state"
     env = _shim(tmp_path / "shim", 'case " $* " in *" netns add "*|*" -batch "*) '
                                    'case " $* " in *" -n "*) ;; *) sleep 30;; esac;; esac\nexec $REAL "$@"')
@@ -245,10 +250,7 @@ def test_a_batch_that_exits_early_counts_as_failed_and_the_next_up_converges(tmp
 def test_ctrl_c_during_up_reports_what_was_applied_exits_130_and_the_next_up_converges(tmp_path):
     _needs_root()
     before = kernel_lists()
-    design = campus(vms_per_host=2, hosts=2)
-    tag = design_tag(design.id)
-    path = tmp_path / "d.vnet.yaml"
-    save(design, path)
+    design, tag, path = _saved(tmp_path, 2, 2)
     state_dir = tmp_path / "state"
     env = _shim(tmp_path / "shim", 'case " $* " in *" -n "*" -batch "*) sleep 1.5;; esac\nexec $REAL "$@"')
     env["VNETBENCH_LAB_DIR"] = str(state_dir)
@@ -279,10 +281,7 @@ def test_ctrl_c_during_up_reports_what_was_applied_exits_130_and_the_next_up_con
 
 def test_two_ups_of_one_design_at_once_never_break_and_say_so(tmp_path):
     _needs_root()
-    design = campus(vms_per_host=2, hosts=2)
-    tag = design_tag(design.id)
-    path = tmp_path / "d.vnet.yaml"
-    save(design, path)
+    design, tag, path = _saved(tmp_path, 2, 2)
     env = {**os.environ, "VNETBENCH_LAB_DIR": str(tmp_path / "state")}
     argv = [sys.executable, "-m", "vnetbench", "lab", "--mode", "root", "up", str(path), "--yes"]
     try:
