@@ -262,12 +262,12 @@ class LocalLabBackend(Backend):
                 for e in (ch.data["spec"]["a"], ch.data["spec"]["b"]):
                     if e.get("up", True):
                         ends.setdefault(e["ns"], set()).add(e["name"])
-        if ends and not outcome.skipped:
-            report(total, "waiting for the links to carry")
-            wait_carrier(ctx, ends)
         after = ctx.ns_ids(ns_prefix(tag))
         touched = {ns for ch in plan.changes for ns in namespaces_of(ch.kind, ch.data["spec"]) if ns in after}
-        present = ctx.links(sorted(touched))
+        present = ctx.links(sorted(touched))            # what the kernel holds: checked before a change counts
+        if ends and not outcome.skipped:
+            report(total, "waiting for the links to carry")
+            wait_carrier(ctx, ends, present)
         results = []
         for i, ch in enumerate(plan.changes):
             error = failed.get(i)

@@ -231,8 +231,10 @@ def missing(ctx: Context, kind: str, spec: dict[str, Any], present: dict[str, di
     return f"{', '.join(gone)} not in the kernel after the batch" if gone else None
 
 
-def wait_carrier(ctx: Context, expected: dict[str, set[str]], timeout: float = 3.0) -> set[str]:
+def wait_carrier(ctx: Context, expected: dict[str, set[str]], first: dict[str, dict[str, str]] | None = None,
+                 timeout: float = 3.0) -> set[str]:
     """Wait until the veth ends in ``expected`` ({ns: names}) have carrier; returns those that never did.
+    ``first``: a reading of ``ctx.links`` just taken, used as the first look.
 
     The kernel may report a new veth's carrier up to a second late (its link-watch rate limit); bridges
     drop frames on such ports meanwhile, so a lab is only "up" once every port carries.
@@ -240,7 +242,7 @@ def wait_carrier(ctx: Context, expected: dict[str, set[str]], timeout: float = 3
     deadline = time.monotonic() + timeout
     missing_now = {f"{ns}/{name}" for ns, names in expected.items() for name in names}
     while missing_now:
-        links = ctx.links(sorted({m.split("/")[0] for m in missing_now}))
+        links, first = first or ctx.links(sorted({m.split("/")[0] for m in missing_now})), None
         for ns, found in links.items():
             for name, flags in found.items():
                 if "NO-CARRIER" not in flags and "LOWER_UP" in flags:
