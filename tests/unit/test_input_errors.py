@@ -96,6 +96,26 @@ vms:
     assert "switches[0].uplinks[0].pnic" in proc.stdout and "vms[0].vnics[0].network" in proc.stdout
 
 
+def test_a_lab_plan_of_a_design_with_broken_references_is_refused_in_one_line(tmp_path, monkeypatch):
+    """The lab follows references: a router on a physical switch that does not exist crashed its plan."""
+    monkeypatch.setenv("VNETBENCH_LAB_DIR", str(tmp_path / "lab"))
+    path = write(tmp_path, HEAD + """\
+hosts:
+- {id: h1, name: esx01, pnics: [{id: p1, name: vmnic0}]}
+switches:
+- {id: s1, name: vs0, host: h1, uplinks: [{pnic: p1}], portgroups: [{id: pg, name: PG, vlan: 10}]}
+physical_switches:
+- {id: ps, name: core, ports: [{id: port1, name: g1, mode: trunk}]}
+links:
+- {id: l1, a: p1, b: port1}
+vms:
+- {id: v1, name: web01, host: h1, vnics: [{id: n1, name: eth0, network: pg, ip: 10.0.0.5/24}]}
+physical_routers:
+- {id: r1, name: r1, switch: nosuch, interfaces: [{id: i1, name: Vlan10, ip: 10.0.0.1/24, vlan: 10}]}
+""")
+    refused(cli("lab", "plan", path), "physical_routers[0].switch", "does not exist")
+
+
 @pytest.mark.parametrize("place", ["{x: 1.0e+19, y: 0}", "{x: 1.0e+308, y: 1.0e+308, w: 1.0e+308, h: 1.0e+308}",
                                    "{x: -5000000, y: 0}", "{x: 0, y: 0, w: -1, h: 20}"])
 def test_coordinates_out_of_range_are_refused_by_validate_and_export(tmp_path, place):

@@ -88,14 +88,21 @@ def validate(topology: Topology) -> list[Problem]:
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 
-def drawing_errors(topology: Topology) -> list[Problem]:
-    """The errors no drawing survives: an id used twice (a box would contain itself) and coordinates or
-    sizes off the canvas. Exports refuse a design that has any."""
+def reference_errors(topology: Topology) -> list[Problem]:
+    """The errors of structure: an id used twice, a reference to nothing or to the wrong kind of object.
+    A backend refuses to build such a design (it would follow the reference and fail halfway)."""
     checker = _Checker(topology)
-    checker.check_ids()
-    checker.check_lengths()
-    checker.check_layout_bounds()
-    return checker.problems
+    checker.run()
+    return checker.structure
+
+
+def drawing_errors(topology: Topology) -> list[Problem]:
+    """The errors no drawing survives: an id used twice (a box would contain itself), a reference to the
+    wrong kind of object (a router "on" a cable), names beyond the limit, coordinates or sizes off the
+    canvas. Exports refuse a design that has any."""
+    checker = _Checker(topology)
+    checker.run()
+    return checker.undrawable
 
 
 class _Checker:
@@ -103,6 +110,8 @@ class _Checker:
         self.t = topology
         self.index = Index(topology)
         self.problems: list[Problem] = []
+        self.structure: list[Problem] = []
+        self.undrawable: list[Problem] = []
 
     # --- helpers -------------------------------------------------------------------------------------
 
@@ -115,6 +124,20 @@ class _Checker:
 
     def warn(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
         self.add(WARNING, path, obj_id, message, hint)
+
+    def unfit(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
+        """An error no drawing survives (an overlong name, a box off the canvas): see ``drawing_errors``."""
+        self.error(path, obj_id, message, hint)
+        self.undrawable.append(self.problems[-1])
+
+    def broken(self, path: str, obj_id: str | None, message: str, hint: str, undrawable: bool = False) -> None:
+        """An error in the design's structure (an id twice, a reference to nothing or to the wrong kind):
+        tools that follow references cannot use such a design at all (``reference_errors``); with
+        ``undrawable``, neither can a drawing (``drawing_errors``)."""
+        self.error(path, obj_id, message, hint)
+        self.structure.append(self.problems[-1])
+        if undrawable:
+            self.undrawable.append(self.problems[-1])
 
     def name(self, obj_id: str | None) -> str:
         """What a person calls the object: ``esx01/vmnic0``, ``web01/eth0``, ``vSwitch1/VM Network``."""
@@ -135,13 +158,13 @@ class _Checker:
             return None
         kind = self.index.kind(ref)
         if kind is None:
-            self.error(path, owner_id, f"{self.name(owner_id)} refers to {what} {ref!r}, which does not exist",
+            self.broken(path, owner_id, f"{self.name(owner_id)} refers to {what} {ref!r}, which does not exist",
                        f"point it at an existing {what} id, or remove the reference")
             return None
         if kind not in kinds:
             wanted = " or ".join(_KIND_WORDS.get(k, k) for k in kinds)
-            self.error(path, owner_id, f"{self.name(owner_id)} refers to {self.name(ref)}, which is "
-                       f"{_KIND_WORDS.get(kind, kind)}, not {wanted}", f"point it at {wanted}")
+            self.broken(path, owner_id, f"{self.name(owner_id)} refers to {self.name(ref)}, which is "
+                        f"{_KIND_WORDS.get(kind, kind)}, not {wanted}", f"point it at {wanted}", undrawable=True)
             return None
         return self.index.get(ref)
 
@@ -171,9 +194,9 @@ class _Checker:
     def check_ids(self) -> None:
         for entry in self.index.duplicates:
             first = self.index.entries[entry.obj.id]
-            self.error(entry.path, entry.obj.id,
-                       f"the id {entry.obj.id!r} is used twice ({first.path} and {entry.path})",
-                       "give every object its own id; references would be ambiguous")
+            self.broken(entry.path, entry.obj.id,
+                        f"the id {entry.obj.id!r} is used twice ({first.path} and {entry.path})",
+                        "give every object its own id; references would be ambiguous", undrawable=True)
 
     def check_lengths(self) -> None:
         design = Entry(self.t, "design")
@@ -182,7 +205,7 @@ class _Checker:
                 value = getattr(entry.obj, field, "")
                 if len(value) > MAX_NAME:
                     place = f"{entry.path}.{field}" if entry.path else field
-                    self.error(place, entry.obj.id, f"the {field} at {place} is {len(value)} characters long, "
+                    self.unfit(place, entry.obj.id, f"the {field} at {place} is {len(value)} characters long, "
                                f"more than the limit of {MAX_NAME}", "shorten it (vSphere allows 80 characters "
                                "for a VM name)")
 
@@ -536,7 +559,7 @@ class _Checker:
             ka, kb = self.index.kind(link.a), self.index.kind(link.b)
             for side, ref, kind in (("a", link.a, ka), ("b", link.b, kb)):
                 if kind is None:
-                    self.error(f"{path}.{side}", link.id, f"link {link.id} ends at {ref!r}, which does not exist",
+                    self.broken(f"{path}.{side}", link.id, f"link {link.id} ends at {ref!r}, which does not exist",
                                "point both ends at existing objects, or remove the link")
             if ka is None or kb is None:
                 continue
@@ -547,7 +570,7 @@ class _Checker:
             if ka == kb == "switch":
                 self.check_patch(path, link.id, self.index.get(link.a), self.index.get(link.b))
             elif frozenset({ka, kb}) not in LINKABLE:
-                self.error(path, link.id, f"link {link.id} joins {self.name(link.a)} ({_KIND_WORDS.get(ka, ka)}) "
+                self.broken(path, link.id, f"link {link.id} joins {self.name(link.a)} ({_KIND_WORDS.get(ka, ka)}) "
                            f"to {self.name(link.b)} ({_KIND_WORDS.get(kb, kb)}), which cannot be cabled",
                            "cable a pNIC, router interface or physical host NIC to a switch port, or two switch "
                            "ports (a trunk)")
@@ -581,10 +604,10 @@ class _Checker:
             label = f"the DFW rule {rule.name or i + 1}"
             for k, target in enumerate(rule.applied_to):
                 if target not in self.index:
-                    self.error(f"{path}.applied_to[{k}]", None, f"{label} is applied to {target!r}, which does "
+                    self.broken(f"{path}.applied_to[{k}]", None, f"{label} is applied to {target!r}, which does "
                                "not exist", "apply it to existing VMs, vNICs, portgroups or switches")
                 elif self.index.kind(target) not in ("vm", "vnic", "portgroup", "switch"):
-                    self.error(f"{path}.applied_to[{k}]", target, f"{label} is applied to {self.name(target)}, "
+                    self.broken(f"{path}.applied_to[{k}]", target, f"{label} is applied to {self.name(target)}, "
                                "which has no vNICs", "apply it to VMs, vNICs, portgroups or switches")
             for side in ("src", "dst"):
                 self.check_rule_match(f"{path}.{side}", None, getattr(rule, side), label)
@@ -649,7 +672,7 @@ class _Checker:
                                            ("y", box.y, -MAX_COORDINATE, MAX_COORDINATE),
                                            ("w", box.w, 0.0, MAX_SIZE), ("h", box.h, 0.0, MAX_SIZE)):
                 if value is not None and not low <= value <= high:
-                    self.error(f"{path}.{name}", obj_id, f"the canvas places {obj_id!r} at {name} = {value:g}, "
+                    self.unfit(f"{path}.{name}", obj_id, f"the canvas places {obj_id!r} at {name} = {value:g}, "
                                f"outside the canvas ({low:g} to {high:g})", "move it back, or remove the "
                                "entry (the designer then lays it out)")
                     break

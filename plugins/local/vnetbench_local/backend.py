@@ -23,6 +23,7 @@ from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities
                                 Deployment, ObjectState, Op, Plan, PlannedChange, ProgressFn, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile
 from vnetbench.model import Index, Topology
+from vnetbench.model.validate import reference_errors
 
 from .context import Context, NsId, RootlessContext, default_state_dir, make_context, prepare_state_dir
 from .desired import PHASES, SUPPORTED_SWITCHES, DesiredLab, desired_lab
@@ -84,10 +85,11 @@ class LocalLabBackend(Backend):
                                "set VNETBENCH_LAB_DIR to a writable folder") from None
 
     def unsupported(self, design: Topology) -> list[str]:
-        return desired_lab(design).reasons
+        return _broken(design) or desired_lab(design).reasons
 
     def desired(self, design: Topology) -> DesiredLab:
-        lab = desired_lab(design)
+        """The lab the design needs; ``Unsupported`` (exit 2) for what the lab cannot build."""
+        lab = _lab(design)
         if lab.reasons:
             raise Unsupported(lab.reasons)
         return lab
@@ -390,7 +392,7 @@ class LocalLabBackend(Backend):
     # --- status and endpoints ------------------------------------------------------------------------
 
     def status(self, design: Topology) -> dict[str, ObjectState]:
-        lab = desired_lab(design)
+        lab = _lab(design)
         ctx = self.context(lab.tag)
         ctx.reap_probes()
         state = self._state(lab.tag)
@@ -439,7 +441,7 @@ class LocalLabBackend(Backend):
         return out
 
     def endpoint(self, design: Topology, vm_id: str) -> LabEndpoint:
-        lab = desired_lab(design)
+        lab = _lab(design)
         try:
             obj = Index(design).endpoint(vm_id)
         except LookupError as exc:
@@ -457,3 +459,19 @@ def _removal(ns: str, left_alone: str | None = None) -> PlannedChange:
     suffix = f" (left alone: {left_alone})" if left_alone else ""
     return PlannedChange(Op.DELETE, "netns", f"netns/{ns}", f"namespace {ns}{suffix}", None,
                          {"spec": {"ns": ns, "forward": False}} | ({"left_alone": left_alone} if left_alone else {}))
+
+
+def _lab(design: Topology) -> DesiredLab:
+    """``desired_lab``, which follows every reference: a design whose references do not hold is refused
+    first (``Unsupported``, exit 2), instead of failing halfway through with whatever it met."""
+    reasons = _broken(design)
+    if reasons:
+        raise Unsupported(reasons)
+    return desired_lab(design)
+
+
+def _broken(design: Topology) -> list[str]:
+    """Why a design whose references do not hold cannot be built (empty when they hold)."""
+    errors = reference_errors(design)
+    more = [f"and {len(errors) - 3} more (`vnetbench validate` lists them)"] if len(errors) > 3 else []
+    return [f"{p.path}: {p.message}" for p in errors[:3]] + more
