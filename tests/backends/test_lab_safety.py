@@ -51,6 +51,15 @@ def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProces
                           env=env or os.environ, timeout=kw.pop("timeout", 120), **kw)
 
 
+def _wait(condition, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def _saved(folder: Path, vms_per_host: int, hosts: int):
     """A fresh campus design saved in ``folder``: (design, tag, path)."""
     design = campus(vms_per_host=vms_per_host, hosts=hosts)
@@ -342,3 +351,30 @@ def test_a_plan_blocked_by_a_foreign_namespace_names_it(lab, tmp_path):
         lab.deployed.append(design.id)
     finally:
         subprocess.run(["ip", "netns", "del", foreign])
+
+
+def test_a_second_signal_stops_a_hanging_up_at_once(tmp_path):
+    _needs_root()
+    design, tag, path = _saved(tmp_path, 1, 1)
+    hanging = tmp_path / "hanging"
+    env = _shim(tmp_path / "shim", f'case " $* " in *" -n "*" -batch "*) touch {hanging}; sleep 60;; esac\n'
+                                   'exec $REAL "$@"')
+    env["VNETBENCH_LAB_DIR"] = str(tmp_path / "state")
+    proc = subprocess.Popen([sys.executable, "-m", "vnetbench", "lab", "--mode", "root", "up", str(path), "--yes"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert _wait(hanging.exists), "the deploy never reached its hanging stage"
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1.0)
+        assert proc.poll() is None                      # the first waits for the running stage
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in proc.stderr.read()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)         # and the hanging `ip` it left behind
+        except ProcessLookupError:
+            pass
+        cli("lab", "--mode", "root", "down", str(path), env={**os.environ, "VNETBENCH_LAB_DIR": str(tmp_path / "state")})
+    assert not ours(tag, kernel_lists()[0])

@@ -7,6 +7,7 @@ Passwords are never options: backends read them from the OS keyring.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -82,6 +83,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 def run_cancellable(work: Callable[[CancelToken], T], token: CancelToken | None = None) -> T:
     """Run ``work`` in a worker thread; Ctrl-C, SIGTERM or SIGHUP ask it to stop between steps (the token is
     cancelled) instead of killing it, so it can report what it did and leave no probe or record half-made.
+    A second signal exits at once (128 + the signal), for a step that hangs.
 
     The main thread waits on an event with the signals handled, never in ``Thread.join``: on CPython 3.11 a
     KeyboardInterrupt inside ``join`` can mark a running thread as stopped, which lost its result.
@@ -99,10 +101,14 @@ def run_cancellable(work: Callable[[CancelToken], T], token: CancelToken | None 
             done.set()
 
     def stop(signum: int, frame: Any) -> None:
-        if not token.cancelled:
-            print("cancelling: waiting for the running step to end", file=sys.stderr, flush=True)
-            if isinstance(token, SignalToken):
-                token.signum = signum
+        if token.cancelled:     # a second signal: stop at once, as a kill would (the next run finishes the job)
+            print("stopped at once", file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            os._exit(128 + signum)
+        print("cancelling: waiting for the running step to end (again to stop at once)", file=sys.stderr,
+              flush=True)
+        if isinstance(token, SignalToken):
+            token.signum = signum
         token.cancel()
 
     handled = threading.current_thread() is threading.main_thread()
