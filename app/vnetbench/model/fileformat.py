@@ -1,10 +1,13 @@
 """Reading and writing design files: ``.vnet.yaml`` for people, ``.vnet.json`` for very large designs.
 
 YAML because admins read and edit these by hand and review them in diffs: block style, comments allowed,
-one key per line. We write a plain subset (no anchors, tags or flow style) and refuse anchors/aliases on
-load, which also rules out cycles and "billion laughs" expansions. The same content may be stored as JSON
-(a file that starts with ``{``): YAML parsers need seconds for a 10,000-VM design, JSON a tenth of one. Saves are atomic: write a temporary
-file beside the target, fsync, then rename over it, so a failed save never damages the existing file.
+one key per line. We write a plain subset (no anchors, tags or flow style) and read YAML through our own
+non-recursive builder over the parser's events, which refuses anchors, aliases, tags and duplicate keys at
+their line (ruling out cycles and "billion laughs" too) and bounds nesting before anything recurses. The
+same content may be stored as JSON (a file that starts with ``{``): JSON parses far faster; flow-style YAML
+starting with ``{`` still loads. A file is refused before it is parsed when it is not a regular file or
+exceeds the limits below. Saves are atomic: write a temporary file beside the target, fsync, then rename
+over it, so a failed save never damages the existing file.
 """
 
 from __future__ import annotations
