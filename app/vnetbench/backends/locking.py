@@ -14,6 +14,7 @@ import fcntl
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -27,19 +28,26 @@ class Busy(Exception):
 
 
 class LockFile:
-    """``with LockFile(path):`` holds an exclusive lock on ``path`` or raises ``Busy`` at once."""
+    """``with LockFile(path):`` holds an exclusive lock on ``path``, or raises ``Busy`` once ``wait`` seconds
+    passed. A short wait covers the moment a killed holder takes to be gone (with the children it forked)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, wait: float = 0.0) -> None:
         self.path = path
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = os.pread(self.fd, 32, 0).decode(errors="replace").strip() or "?"
-            os.close(self.fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-                raise Busy(path, holder) from None
-            raise
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                holder = os.pread(self.fd, 32, 0).decode(errors="replace").strip() or "?"
+                os.close(self.fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    raise Busy(path, holder) from None
+                raise
         os.ftruncate(self.fd, 0)
         os.pwrite(self.fd, str(os.getpid()).encode(), 0)
 

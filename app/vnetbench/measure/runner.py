@@ -326,7 +326,7 @@ def measure_locks(design_ids: Iterable[str]) -> ExitStack:
         folder = private_dir()
         for design_id in sorted(set(design_ids)):
             digest = hashlib.sha1(design_id.encode()).hexdigest()[:16]
-            locks.enter_context(LockFile(folder / f"measure-{digest}.lock"))
+            locks.enter_context(LockFile(folder / f"measure-{digest}.lock", wait=1.0))
     except BaseException:
         locks.close()
         raise

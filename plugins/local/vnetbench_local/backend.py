@@ -33,6 +33,10 @@ from .runner import create_steps, delete_steps, execute, missing, wait_carrier
 from .state import MADE, PENDING, LabState
 
 
+#: How long an apply or teardown waits for another one of the same design before saying it is running.
+LOCK_WAIT_S = 3.0
+
+
 def _phase(kind: str) -> int:
     return PHASES.index(kind)
 
@@ -75,7 +79,7 @@ class LocalLabBackend(Backend):
         """Hold the design's lock: one apply or teardown of a lab at a time."""
         prepare_state_dir(self.state_dir)
         try:
-            with LockFile(self.state_dir / f"{tag}.lock"):
+            with LockFile(self.state_dir / f"{tag}.lock", wait=LOCK_WAIT_S):
                 yield
         except Busy as busy:
             raise BackendError(f"another `lab up` or `lab down` of this design is running (pid {busy.holder})",
