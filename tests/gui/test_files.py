@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
@@ -86,6 +92,7 @@ def test_autosave_after_edits_and_restore_after_a_crash(window, qtbot, data_dir)
     crashed_slot = win.autosave.path
     win.autosave_timer.stop()
     win.edit_timer.stop()
+    win.autosave.lock.release()  # a crash ends the process, and the kernel drops its lock with it
 
     after = MainWindow()
     qtbot.addWidget(after)
@@ -112,5 +119,46 @@ def test_autosave_of_a_saved_file_is_not_offered_when_the_file_is_newer(window, 
     assert not win.autosave.path.exists()
     win.editor.add("vm", 300, 0)
     win.autosave_now()
-    qtbot.waitUntil(lambda: win.autosave.meta_path.exists(), timeout=5000)
+    qtbot.waitUntil(lambda: win.autosave.meta_path.exists(), timeout=5000)  # written last
+    assert Autosave().left_behind() == []  # the window lives: its autosave is not offered elsewhere
+    win.autosave.lock.release()  # a crash
     assert [s.original for s in Autosave().left_behind()] == [str(path.resolve())]
+
+
+# --- the autosave lock (issue 12, item 8) ------------------------------------------------------------------------
+
+
+def test_two_windows_on_one_file_keep_separate_autosaves(data_dir, tmp_path):
+    first, second = Autosave(), Autosave()
+    for slot, text in ((first, "first"), (second, "second")):
+        slot.follow(str(tmp_path / "shared.vnet.yaml"))
+        slot.write(text)
+    assert first.path != second.path
+    assert first.path.read_text() == "first" and second.path.read_text() == "second"
+    assert first.left_behind() == [] and second.left_behind() == []   # a live window's autosave is not offered
+
+
+def test_a_reused_pid_does_not_hide_a_crashed_session(data_dir):
+    """The crashed session's PID now belongs to another live process (here: our parent): still offered."""
+    crashed = Autosave()
+    crashed.write('{"format_version": 1, "id": "lost"}')
+    meta = json.loads(crashed.meta_path.read_text())
+    meta["pid"] = os.getppid()
+    crashed.meta_path.write_text(json.dumps(meta))
+    crashed.lock.release()                                         # the kernel does this when a process dies
+    assert [s.path for s in Autosave().left_behind()] == [crashed.path]
+
+
+def test_a_crashed_window_in_another_process_is_offered_and_a_live_one_is_not(data_dir):
+    script = ("import os, sys, time\nfrom vnetbench.gui.files import Autosave\na = Autosave()\n"
+              "a.write('{\"format_version\": 1, \"id\": \"x\"}')\nprint(a.path, flush=True)\n"
+              "sys.stdin.readline()\nos._exit(9)\n")
+    env = {**os.environ, "VNETBENCH_DATA_DIR": str(data_dir), "QT_QPA_PLATFORM": "offscreen"}
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env=env)
+    slot = Path(child.stdout.readline().strip())
+    assert slot.exists() and Autosave().left_behind() == []        # alive: its lock is held
+    child.stdin.write("\n")
+    child.stdin.flush()
+    child.wait(10)                                                  # gone without a clean close
+    assert [s.path for s in Autosave().left_behind()] == [slot]

@@ -180,3 +180,14 @@ def test_json_files_hold_the_same_design_and_load_through_the_same_checks(tmp_pa
     with pytest.raises(FormatError) as err:
         loads('{"format_version": 1, "id": "x",\n "hosts": [}')
     assert "line 2" in err.value.where
+
+
+@pytest.mark.parametrize("umask,mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_new_file_gets_the_mode_the_umask_gives(tmp_path, umask, mode):
+    """Like any editor's save: a design is shared in a repository, not a secret (issue 17)."""
+    old = os.umask(umask)
+    try:
+        save(Topology(id="new"), tmp_path / "new.vnet.yaml")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.vnet.yaml").stat().st_mode) == mode

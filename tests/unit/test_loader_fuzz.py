@@ -1,50 +1,88 @@
-"""Throw at least 10,000 generated files at the loader: the only failure allowed is a ``FormatError``.
+"""Fuzzing the way in: generated and damaged design files at the loader, and what loads through everything.
 
-Each test states its ``max_examples``; ``TOTAL`` adds them up and a test checks the sum stays >= 10,000.
-Whatever loads must also validate, save and load again without an exception, since the designer and the CLI
-do exactly that with any file a person opens.
+Two tiers, so CI stays at about two minutes (``VNETBENCH_FUZZ_SCALE=10`` multiplies every budget for a
+longer campaign):
+
+- the loader tier throws at least 10,000 files at the loader: the only failure allowed is a ``FormatError``
+  whose message is one printable line of bounded length; whatever loads must validate (and round-trip,
+  where that is affordable);
+- the pipeline tier feeds damaged copies of the examples, covering each class of issue 12 (ids colliding
+  across kinds, references to the wrong kind, huge and non-finite numbers, control characters and
+  surrogates, duplicate keys, flow style), and sends *every* input that loads through validation, the
+  verdict matrix, the local lab's plan of what it would build, and every export writer, reading each output
+  back with a real parser: an XML parser for
+  SVG and draw.io, Qt's image reader for PNG, ``pdftotext`` for PDF, Graphviz ``dot`` for DOT, the csv and
+  json modules, Python's HTML parser for the report. Deep nesting and special files have their own cases.
 """
 
 from __future__ import annotations
 
 import copy
+import csv
+import html.parser
 import json
+import os
+import random
+import shutil
+import socket
+import subprocess
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vnetbench import resources_dir
-from vnetbench.model import FormatError, dumps, load, loads
-from vnetbench.model.validate import validate
+from vnetbench.export import FORMATS, ExportError, Options, export
+from vnetbench.measure.context import make_run
+from vnetbench.measure.result import Measurement, Sample
+from vnetbench.measure.spec import TestKind, TestSpec
+from vnetbench.model import FormatError, Topology, dumps, load, loads
+from vnetbench.model.fileformat import MAX_FILE_BYTES
+from vnetbench.model.index import walk
+from vnetbench.model.text import MESSAGE_LIMIT
+from vnetbench.model.validate import drawing_errors, reference_errors, validate
+from vnetbench.predict import Engine
+from vnetbench_local import LocalLabBackend
 
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 EXAMPLES = sorted((resources_dir() / "examples").glob("*.vnet.yaml"))
 EXAMPLE_TEXTS = [p.read_text(encoding="utf-8") for p in EXAMPLES]
 EXAMPLE_DATA = [yaml.safe_load(t) for t in EXAMPLE_TEXTS]
+SCALE = max(1, int(os.environ.get("VNETBENCH_FUZZ_SCALE", "1")))
 
-RUNS = {"text": 1500, "bytes": 700, "data": 2000, "mutated": 3300, "edited_text": 1500, "yaml_traps": 1000}
+RUNS = {"text": 1000, "bytes": 500, "data": 1500, "mutated": 3200, "edited_text": 1300, "yaml_traps": 1000,
+        "classes": 1500}
 TOTAL = sum(RUNS.values())
+PIPELINE_RUNS = 250
 
 
 def fuzz(n: int):
-    return settings(max_examples=n, deadline=None, database=None,
+    return settings(max_examples=n * SCALE, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                            HealthCheck.data_too_large, HealthCheck.large_base_example])
 
 
-def survive(text: str, round_trip: bool = True) -> None:
+def refused_cleanly(exc: FormatError) -> None:
+    """What a person reads: one printable line, bounded."""
+    text = str(exc)
+    assert text and text.isprintable() and len(text) <= MESSAGE_LIMIT, repr(text[:200])
+
+
+def survive(text: str, round_trip: bool = True) -> Topology | None:
     """Load ``text``; a design that loads must validate (and round-trip: skipped where it costs most)."""
     try:
         topology = loads(text)
     except FormatError as exc:
-        assert str(exc)  # a message a person can read
-        return
+        refused_cleanly(exc)
+        return None
     validate(topology)
     if round_trip:
         assert loads(dumps(topology)) == topology
+    return topology
 
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(min_value=-(2**70), max_value=2**70),
@@ -57,9 +95,13 @@ plain = st.recursive(scalars, lambda inner: st.one_of(
 
 
 def as_text(data, style: int) -> str:
+    """0: JSON, 1: block YAML, 2: flow YAML (which starts with ``{`` like JSON but is not JSON)."""
     if style == 0:
         return json.dumps(data, default=str)
-    return yaml.dump(data, Dumper=DUMPER, default_flow_style=style == 2)
+    return yaml.dump(data, Dumper=DUMPER, default_flow_style=style == 2, allow_unicode=True)
+
+
+# --- the loader tier -----------------------------------------------------------------------------------------
 
 
 @fuzz(RUNS["text"])
@@ -76,7 +118,8 @@ def test_random_bytes_from_a_file(raw):
         path.write_bytes(raw)
         try:
             topology = load(path)
-        except FormatError:
+        except FormatError as exc:
+            refused_cleanly(exc)
             return
         validate(topology)
 
@@ -171,6 +214,14 @@ TRAPS = [
     "---\nformat_version: 1\n---\nformat_version: 1\n",
     "%YAML 1.1\n%TAG ! tag:x,2000:\n---\n!foo {}\n",
     "\ufeffformat_version: 1\nid: bom\n",
+    "format_version: 1\nid: t\nvms: []\nvms: [{id: v, name: v}]\n",  # a duplicate key
+    "format_version: 1\nid: t\n<<: {name: merged}\n",
+    '{"format_version": 1, "id": "t", "id": "u"}',
+    "{format_version: 1, id: t, hosts: [{id: h, name: esx01}]}",  # flow style YAML
+    '{"format_version": 1, "id": "t", "name": "\\udfff"}',
+    '{"format_version": 1, "id": "t", "hosts": [{"id": "h", "cpus": ' + "7" * 5000 + "}]}",
+    "format_version: 1\nid: t\nhosts: [{id: h, cpus: 0b" + "1" * 5000 + "}]\n",
+    "format_version: 1\nid: t\nname: a\x1b[31mb\x07\n",
 ]
 
 
@@ -181,6 +232,8 @@ def yaml_traps(draw):
         return draw(st.sampled_from(TRAPS))
     if kind == 1:  # deep nesting, in flow and block style
         depth = draw(st.integers(1, 3000))
+        if draw(st.booleans()):
+            return "format_version: 1\nid: t\nhosts:\n" + "- " * depth + "x\n"
         return "format_version: 1\nid: t\nhosts: " + "[" * depth + "]" * draw(st.sampled_from([depth, depth - 1]))
     if kind == 2:  # billion laughs, small
         levels = draw(st.integers(1, 8))
@@ -189,8 +242,8 @@ def yaml_traps(draw):
         return "\n".join(lines) + "\n"
     fragment = draw(st.sampled_from(TRAPS))
     i = draw(st.integers(0, len(fragment)))
-    return fragment[:i] + draw(st.sampled_from(["{", "[", "&", "*", ":", "!!", "'", '"', "\t", "\x00", "%"])) + \
-        fragment[i:]
+    return fragment[:i] + draw(st.sampled_from(["{", "[", "&", "*", ":", "!!", "'", '"', "\t", "\x00", "%",
+                                                "\x1b", "\\u", "- "])) + fragment[i:]
 
 
 @fuzz(RUNS["yaml_traps"])
@@ -199,5 +252,229 @@ def test_yaml_traps(text):
     survive(text)
 
 
+# --- the classes of issue 12, on the examples ----------------------------------------------------------------
+
+#: Fields that refer to another object, and the kinds they must point at (see model/validate.py).
+REFERENCES = [("switches", "host"), ("vms", "host"), ("physical_routers", "switch"), ("links", "a"),
+              ("links", "b")]
+NASTY_TEXT = ["\x1b[31m", "\x00", "\x07", "\u202e", "\udfff", "\ud83d", "\r\n", "\t", "\x7f", "\x85", "\ufffe",
+              "<&\"'>", "]]>", "{{x}}", "%s", "--", "\\", "\"quoted\"", "cluster_", "\u0301\u0301", "\U0001f600"]
+LONG_TEXT = "x" * 300  # beyond the name limit: refused by validation and every export
+HUGE = [10**30, 2**53 + 1, 1e308, -1e308, 1e19, float("inf"), float("nan"), -0.0, 5e6, 999_999.0, -99_999.5, 0.0]
+
+
+def _ids(data: dict) -> list[str]:
+    """Every id in a plain design, found the way the model finds them."""
+    try:
+        return [entry.obj.id for entry in walk(loads(json.dumps(data)))]
+    except FormatError:
+        return []
+
+
+#: The damage classes, as often as each is drawn. The pipeline tier favours damage a design can be drawn
+#: with, so most of its inputs reach every writer (ids colliding and wrong kinds make export refuse).
+CLASSES = ["collide", "wrong-kind", "wrong-kind", "coordinates", "huge", "text", "text", "text"]
+DRAWABLE_CLASSES = ["collide", "wrong-kind", "coordinates", "huge", *["text"] * 8]
+
+
+@st.composite
+def damaged_examples(draw, pool: list[str] = CLASSES):
+    """The text of an example with one or more of the issue's damage classes applied."""
+    which = draw(st.integers(0, len(EXAMPLE_DATA) - 1))
+    data = copy.deepcopy(EXAMPLE_DATA[which])
+    ids = _ids(data) or ["x"]
+    rnd = random.Random(draw(st.integers(0, 2**32)))
+    classes = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=2))
+    for cls in classes:
+        if cls == "collide":  # an object takes the id of an object of another kind
+            section = rnd.choice([k for k in ("hosts", "switches", "vms", "physical_switches") if data.get(k)]
+                                 or ["hosts"])
+            items = data.setdefault(section, [])
+            if items:
+                rnd.choice(items)["id"] = rnd.choice(ids)
+        elif cls == "wrong-kind":
+            section, field = rnd.choice(REFERENCES)
+            items = data.get(section) or []
+            if items:
+                rnd.choice(items)[field] = rnd.choice(ids)
+            for vm in data.get("vms") or []:
+                for nic in vm.get("vnics") or []:
+                    if rnd.random() < 0.2:
+                        nic["network"] = rnd.choice(ids)
+        elif cls == "coordinates":
+            places = data.setdefault("layout", {}).setdefault("places", {})
+            target = rnd.choice(ids)
+            places[target] = {"x": rnd.choice(HUGE + [10.0]), "y": rnd.choice(HUGE + [20.0]),
+                              **({"w": rnd.choice(HUGE), "h": 40.0} if rnd.random() < 0.5 else {})}
+        elif cls == "huge":
+            place = rnd.choice(EXAMPLE_PATHS[which])
+            parent = data
+            try:
+                for key in place[:-1]:
+                    parent = parent[key]
+                if not isinstance(parent[place[-1]], (dict, list)):
+                    parent[place[-1]] = rnd.choice(HUGE)
+            except (KeyError, IndexError, TypeError):
+                pass
+        else:  # names (and ids) with what no format can hold
+            for section in ("hosts", "switches", "vms", "physical_switches"):
+                for item in data.get(section) or []:
+                    if rnd.random() < 0.5:
+                        nasty = LONG_TEXT if rnd.random() < 0.03 else rnd.choice(NASTY_TEXT)
+                        item["name"] = str(item.get("name", "")) + nasty
+            data["name"] = rnd.choice(NASTY_TEXT) + str(data.get("name", ""))
+            data["description"] = rnd.choice(NASTY_TEXT)
+    style = draw(st.integers(0, 2))
+    text = as_text(data, style) if style == 0 else _yaml_or_json(data, style)
+    if draw(st.integers(0, 9)) == 0:  # a duplicate key, appended as its own line
+        text = text + ("\nvms: []\n" if style == 1 else "")
+    return text
+
+
+def _yaml_or_json(data: dict, style: int) -> str:
+    """YAML cannot write a lone surrogate: such designs travel as JSON, as they would in the wild."""
+    try:
+        return as_text(data, style)
+    except (UnicodeEncodeError, yaml.YAMLError):
+        return as_text(data, 0)
+
+
+@fuzz(RUNS["classes"])
+@given(damaged_examples())
+def test_damage_classes_at_the_loader(text):
+    survive(text, round_trip=False)
+
+
 def test_the_fuzz_budget_is_at_least_10000():
     assert TOTAL >= 10_000 and len(EXAMPLES) >= 7
+
+
+# --- special files ---------------------------------------------------------------------------------------------
+
+
+def test_special_files_are_refused_before_reading(tmp_path):
+    fifo = tmp_path / "fifo.vnet.yaml"
+    os.mkfifo(fifo)
+    sock_path = tmp_path / "sock.vnet.yaml"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(sock_path))
+    huge = tmp_path / "huge.vnet.yaml"
+    with open(huge, "wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)
+    try:
+        for path in ("/dev/zero", "/dev/null", "/dev/urandom", str(fifo), str(sock_path), str(tmp_path), str(huge)):
+            with pytest.raises(FormatError) as err:
+                load(path)
+            refused_cleanly(err.value)
+    finally:
+        sock.close()
+
+
+# --- the pipeline tier -----------------------------------------------------------------------------------------
+
+PIPELINE = {"inputs": 0, "loaded": 0, "exported": 0}
+
+
+def _run(topology: Topology) -> list:
+    """A measured run between the design's first two VMs, so the results writers and the report draw one."""
+    vms = topology.vms
+    if len(vms) < 2:
+        return []
+    m = Measurement(TestSpec(TestKind.THROUGHPUT), "iperf3", [f"iperf3 -c {vms[1].name}"],
+                    [Sample(0.5, 940.0, ""), Sample(1.0, 941.0, "")],
+                    {"throughput_mbps": 940.5, "sender_mbps": 941.0}, 1_700_000_000.0, 1_700_000_002.0)
+    return [make_run(m, topology, vms[0].id, vms[1].id, None, label=vms[0].name)]
+
+
+def _no_controls(text: str) -> None:
+    assert not any(ord(c) < 32 and c not in "\t\n\r" for c in text), repr(text[:200])
+
+
+def read_back(fmt: str, path: Path) -> None:
+    """Parse one export with a real reader for its format; AssertionError or the parser's error if broken."""
+    suffix = fmt.rsplit("-", 1)[-1]
+    data = path.read_bytes()
+    assert data, f"{fmt}: empty file"
+    if suffix in ("svg", "drawio"):
+        ET.fromstring(data)
+    elif suffix == "png":
+        from PySide6.QtGui import QImage
+
+        assert not QImage.fromData(data, "PNG").isNull(), f"{fmt}: not a PNG"
+    elif suffix == "pdf":
+        proc = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    elif fmt == "dot":
+        proc = subprocess.run(["dot", "-Tsvg"], input=data, capture_output=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+        ET.fromstring(proc.stdout)
+    elif suffix == "csv":
+        list(csv.reader(data.decode("utf-8").splitlines()))
+    elif suffix == "json":
+        json.loads(data)
+    elif suffix == "html":
+        text = data.decode("utf-8")
+        _no_controls(text)
+        html.parser.HTMLParser().feed(text)
+    elif fmt == "mermaid":  # no Mermaid parser in Debian: its lines must be plain and its labels closed
+        text = data.decode("utf-8")
+        _no_controls(text)
+        assert all(line.count('"') % 2 == 0 for line in text.splitlines() if not line.startswith("title")), text
+    else:
+        raise AssertionError(f"no reader for {fmt}")
+
+
+def through_everything(topology: Topology, folder: Path) -> None:
+    """Validate, the verdict matrix, the lab it would deploy, and every export writer read back; designs
+    with drawing or reference errors are refused cleanly."""
+    validate(topology)
+    Engine(topology).matrix()
+    lab = LocalLabBackend({"mode": "root", "state_dir": str(folder / "lab")})
+    reasons = lab.unsupported(topology)
+    assert not reference_errors(topology) or reasons
+    if not reasons:
+        lab.desired(topology)
+    options = Options(runs=_run(topology))
+    vms = [vm.id for vm in topology.vms]
+    if len(vms) >= 2:
+        options.path = (vms[0], vms[-1])
+        options.pairs = [(vms[0], vms[-1])]
+    blocked = bool(drawing_errors(topology))
+    for fmt, (_, suffix) in FORMATS.items():
+        out = folder / f"design{suffix}"
+        try:
+            export(topology, fmt, out, options)
+        except ExportError as exc:
+            assert blocked or "path" in str(exc), f"{fmt}: {exc}"
+            assert str(exc).isprintable()
+            continue
+        assert not blocked, f"{fmt} exported a design with drawing errors"
+        read_back(fmt, out)
+        PIPELINE["exported"] += 1
+
+
+@fuzz(PIPELINE_RUNS)
+@given(damaged_examples(DRAWABLE_CLASSES))
+def test_every_loaded_input_goes_through_validate_matrix_and_every_writer(text):
+    PIPELINE["inputs"] += 1
+    topology = survive(text, round_trip=False)
+    if topology is None:
+        return
+    PIPELINE["loaded"] += 1
+    with tempfile.TemporaryDirectory() as folder:
+        through_everything(topology, Path(folder))
+
+
+def test_the_pipeline_tier_met_loaded_designs():
+    """Run after the pipeline tier (file order): most damaged examples must load, or it tests nothing."""
+    if PIPELINE["inputs"] == 0:
+        pytest.skip("the pipeline tier did not run in this session")
+    print("pipeline tier:", PIPELINE)
+    assert PIPELINE["loaded"] >= PIPELINE["inputs"] // 3, PIPELINE
+    assert PIPELINE["exported"] >= PIPELINE["loaded"] * 4, PIPELINE
+
+
+def test_the_readers_are_installed():
+    """The parsers the pipeline tier reads outputs with; setup installs them (poppler-utils, graphviz)."""
+    missing = [tool for tool in ("pdftotext", "dot") if shutil.which(tool) is None]
+    assert not missing, f"install {', '.join(missing)} (scripts/setup.sh test does)"

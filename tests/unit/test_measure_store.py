@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +38,8 @@ def test_data_dir_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("VNETBENCH_DATA_DIR", str(tmp_path / "d"))
     assert data_dir() == tmp_path / "d"
     store = RunStore()
-    assert store.path == tmp_path / "d" / "runs.sqlite" and store.path.exists()
+    assert store.path == tmp_path / "d" / "runs.sqlite" and not store.path.exists()   # made on first use
+    assert store.list() == [] and store.path.exists()
     monkeypatch.delenv("VNETBENCH_DATA_DIR")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert data_dir() == tmp_path / "xdg" / "vnetbench"
@@ -96,3 +102,145 @@ def test_import_rejects_foreign_files(tmp_path):
         store.import_file(tmp_path / "missing.json")
     with pytest.raises(StoreError, match="format 'xml'"):
         store.export(run_id, tmp_path / "r.xml")
+
+
+# --- a store that cannot take a run (issue 12, items 7 and 7d) -------------------------------------------------
+
+
+def one_line(exc: StoreError) -> str:
+    text = str(exc)
+    assert "\n" not in text and len(text) < 600, text
+    return text
+
+
+def kept(exc: StoreError) -> Run:
+    """The run a failed ``add`` kept in its fallback file, read back as an export."""
+    path = str(exc).split("kept in ", 1)[1].split(" (", 1)[0]
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    assert data["vnetbench_run"] == 1
+    return Run.from_dict({k: v for k, v in data.items() if k != "vnetbench_run"})
+
+
+def test_a_locked_store_says_so_and_keeps_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr("vnetbench.measure.store.LOCK_TIMEOUT_S", 0.3)
+    store = RunStore(tmp_path / "runs.sqlite")
+    assert store.list() == []
+    other = sqlite3.connect(store.path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StoreError) as err:
+            store.add(a_run())
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert "is locked by another program" in one_line(err.value)
+    assert same(kept(err.value), a_run())
+    assert store.list() == []                                      # nothing half-written
+
+
+def test_a_damaged_store_says_so_everywhere_and_keeps_the_run(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    path.write_bytes(b"this is not a database, just a file that took its name" * 100)
+    store = RunStore(path)
+    with pytest.raises(StoreError) as err:
+        store.add(a_run())
+    assert "is damaged" in one_line(err.value) and same(kept(err.value), a_run())
+    for call in (store.list, lambda: store.get(1)):
+        with pytest.raises(StoreError) as err:
+            call()
+        assert "is damaged" in one_line(err.value)
+
+
+def test_a_damaged_row_is_a_store_error(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    run_id = store.add(a_run())
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE runs SET data = '{not json' WHERE id = ?", (run_id,))
+    with pytest.raises(StoreError) as err:
+        store.list()
+    assert "damaged" in one_line(err.value)
+
+
+def test_runs_on_a_damaged_store_is_one_line(tmp_path):
+    (tmp_path / "runs.sqlite").write_text("garbage" * 500)
+    proc = subprocess.run([sys.executable, "-m", "vnetbench", "runs"], capture_output=True, text=True,
+                          env={**os.environ, "VNETBENCH_DATA_DIR": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "is damaged" in proc.stderr
+
+
+def test_a_data_folder_that_cannot_be_made_is_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    store = RunStore(blocker / "sub" / "runs.sqlite")
+    with pytest.raises(StoreError) as err:
+        store.add(a_run())
+    assert "cannot open the run store" in one_line(err.value) and same(kept(err.value), a_run())
+
+
+FULL_AND_READ_ONLY = """
+import json, os, sys
+from vnetbench.measure import RunStore, StoreError
+sys.path.insert(0, {tests!r})
+from test_measure_store import a_run
+out = {{}}
+full, ro = {full!r}, {ro!r}
+store = RunStore(full + "/runs.sqlite")
+store.add(a_run())
+fd = os.open(full + "/filler", os.O_WRONLY | os.O_CREAT)
+try:
+    while True:
+        os.write(fd, b"x" * 4096)
+except OSError:
+    os.close(fd)
+big = a_run()
+big.samples = big.samples * 3000
+try:
+    store.add(big)
+    out["full"] = "stored"
+except StoreError as exc:
+    out["full"] = str(exc)
+os.unlink(full + "/filler")
+out["after_full"] = [r.to_dict()["samples"] for r in RunStore(full + "/runs.sqlite").list()].__len__()
+ro_store = RunStore(ro + "/runs.sqlite")
+ro_store.add(a_run())
+os.system(f"mount -o remount,ro {{ro}}")
+try:
+    ro_store.add(a_run())
+    out["ro"] = "stored"
+except StoreError as exc:
+    out["ro"] = str(exc)
+out["ro_list"] = len(RunStore(ro + "/runs.sqlite").list())
+try:
+    RunStore(ro + "/new/runs.sqlite").add(a_run())
+    out["ro_new"] = "stored"
+except StoreError as exc:
+    out["ro_new"] = str(exc)
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_a_full_disk_and_a_read_only_folder_say_so_and_keep_the_run(tmp_path):
+    """Real small filesystems, mounted in a private user and mount namespace (no root needed)."""
+    full, ro, keep = tmp_path / "full", tmp_path / "ro", tmp_path / "keep"
+    for folder in (full, ro, keep):
+        folder.mkdir()
+    script = FULL_AND_READ_ONLY.format(tests=str(Path(__file__).parent), full=str(full), ro=str(ro))
+    setup = f"mount -t tmpfs -o size=256k tmpfs {full} && mount -t tmpfs -o size=1m tmpfs {ro} && "
+    proc = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+                           setup + f'exec {sys.executable} -c "$0"', script], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "TMPDIR": str(keep)})
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if not lines and "Operation not permitted" in proc.stderr and os.environ.get("CI") != "1":
+        pytest.skip(f"no unprivileged user namespaces here: {proc.stderr.strip()[:200]}")
+    assert lines, proc.stderr[-3000:]
+    out = json.loads(lines[0][len("RESULT "):])
+    assert "is full" in out["full"] and "kept in " + str(keep) in out["full"], out["full"]
+    assert out["after_full"] == 1                                  # the store is whole: one run, not 1.5
+    assert "read-only" in out["ro"] and "kept in " in out["ro"], out["ro"]
+    assert out["ro_list"] == 1
+    assert out["ro_new"] != "stored" and "kept in " in out["ro_new"], out["ro_new"]
+    assert len(list(keep.glob("vnetbench-run-*.json"))) == 3
+    for value in (out["full"], out["ro"], out["ro_new"]):
+        assert "\n" not in value and len(value) < 600

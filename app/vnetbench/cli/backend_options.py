@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -101,15 +102,28 @@ def guarded(fn: Callable[[], T]) -> T:
         raise CliError(str(exc), EXIT_BACKEND) from None
 
 
-def run_cancellable(work: Callable[[CancelToken], T], token: CancelToken | None = None) -> T:
-    """Run ``work`` in a worker thread; Ctrl-C asks it to stop between changes instead of killing it.
-    Pass ``token`` to learn afterwards whether it was cancelled (a command then exits 130).
+class SignalToken(CancelToken):
+    """A cancel token that remembers the signal that set it (``signum``, 0 when none): the exit status
+    is then 128 + it, as a shell reports a command stopped by that signal."""
 
-    The main thread waits on an event, not on ``Thread.join``: a Ctrl-C that lands inside ``join`` marks a
-    running thread as stopped (CPython 3.11), which ended the wait before the result existed."""
-    token = token or CancelToken()
+    signum = 0
+
+
+#: Signals that stop a long operation between its steps: Ctrl-C, ``kill``, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def run_cancellable(work: Callable[[CancelToken], T], token: CancelToken | None = None) -> T:
+    """Run ``work`` in a worker thread; Ctrl-C, SIGTERM or SIGHUP ask it to stop between steps (the token is
+    cancelled) instead of killing it, so it can report what it did and leave no probe or record half-made.
+    A second signal exits at once (128 + the signal), for a step that hangs.
+
+    The main thread waits on an event with the signals handled, never in ``Thread.join``: on CPython 3.11 a
+    KeyboardInterrupt inside ``join`` can mark a running thread as stopped, which lost its result.
+    """
+    token = token if token is not None else SignalToken()
+    done = threading.Event()
     box: dict[str, Any] = {}
-    finished = threading.Event()
 
     def target() -> None:
         try:
@@ -117,18 +131,28 @@ def run_cancellable(work: Callable[[CancelToken], T], token: CancelToken | None 
         except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
             box["error"] = exc
         finally:
-            finished.set()
+            done.set()
 
-    worker = threading.Thread(target=target, name="vnetbench-backend", daemon=True)
-    worker.start()
-    while not finished.is_set():
-        try:
-            finished.wait(0.2)
-        except KeyboardInterrupt:
-            if not token.cancelled:
-                print("cancelling: waiting for the running changes to end (Ctrl-C again does not stop them)",
-                      file=sys.stderr)
-            token.cancel()
+    def stop(signum: int, frame: Any) -> None:
+        if token.cancelled:     # a second signal: stop at once, as a kill would (the next run finishes the job)
+            print("stopped at once", file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            os._exit(128 + signum)
+        print("cancelling: waiting for the running step to end (again to stop at once)", file=sys.stderr,
+              flush=True)
+        if isinstance(token, SignalToken):
+            token.signum = signum
+        token.cancel()
+
+    handled = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS} if handled else {}
+    try:
+        threading.Thread(target=target, name="vnetbench-backend", daemon=True).start()
+        while not done.wait(0.2):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if "error" in box:
         raise box["error"]
     return box["result"]

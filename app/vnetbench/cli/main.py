@@ -15,6 +15,7 @@ import importlib
 import sys
 
 from .. import __version__
+from ..model.text import one_line
 from .commands import SUMMARIES
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_BACKEND = 0, 1, 2, 3
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
-        print(f"vnetbench {args.command}: {exc}", file=sys.stderr)
+        print(f"vnetbench {args.command}: {one_line(str(exc))}", file=sys.stderr)   # names may hold ESC, NUL...
         return exc.code
     except KeyboardInterrupt:
         print(f"vnetbench {args.command}: interrupted", file=sys.stderr)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Index, Topology
+from ..model.validate import drawing_errors
 from . import style
 from .files import write_bytes, write_text
 from .scene import Scene, build_scene, highlighted
@@ -117,7 +118,7 @@ def diagram_svg(topology: Topology, out: str | os.PathLike, options: Options | N
     from .diagram import svg_bytes
 
     scene, light = _highlight(topology, options or Options())
-    return Exported(write_bytes(out, svg_bytes(scene, light, topology.description)), "svg")
+    return Exported(write_text(out, svg_bytes(scene, light, topology.description).decode("utf-8")), "svg")
 
 
 def diagram_png(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
@@ -182,7 +183,7 @@ def _heatmap(topology: Topology, out: str | os.PathLike, options: Options | None
     table = verdict_table(topology, options.engine)
     scale = _scale(options) if fmt == "png" else 1.0
     data = heatmap_picture(table.names, table.grid, fmt, f"{topology.name}: verdict matrix", scale)
-    return Exported(write_bytes(out, data), f"matrix-{fmt}", scale=scale)
+    return Exported(_write_picture(out, data, fmt), f"matrix-{fmt}", scale=scale)
 
 
 def matrix_png(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
@@ -210,7 +211,12 @@ def _results_plot(topology: Topology, out: str | os.PathLike, options: Options |
 
     options = options or Options()
     scale = _scale(options) if fmt == "png" else 1.0
-    return Exported(write_bytes(out, runs_picture(options.runs, fmt, scale)), f"results-{fmt}", scale=scale)
+    return Exported(_write_picture(out, runs_picture(options.runs, fmt, scale), fmt), f"results-{fmt}", scale=scale)
+
+
+def _write_picture(out: str | os.PathLike, data: bytes, fmt: str) -> Path:
+    """SVG is text (XML) and goes through the text writer's character filter; PNG as it is."""
+    return write_text(out, data.decode("utf-8")) if fmt == "svg" else write_bytes(out, data)
 
 
 def results_png(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
@@ -258,6 +264,13 @@ FORMATS: dict[str, tuple[Callable[..., Exported], str]] = {
 
 
 def export(topology: Topology, fmt: str, out: str | os.PathLike, options: Options | None = None) -> Exported:
+    """Write ``topology`` as ``fmt``; a design no drawing survives (an id used twice, a box off the
+    canvas) is refused with its first such problem."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    blocking = drawing_errors(topology)
+    if blocking:
+        first = blocking[0]
+        more = f"; {len(blocking) - 1} more such problems" if len(blocking) > 1 else ""
+        raise ExportError(f"{first.path}: {first.message} ({first.hint}){more}; `vnetbench validate` lists them")
     return FORMATS[fmt][0](topology, out, options or Options())

@@ -1,45 +1,31 @@
-"""Writing export files so that a failure never leaves half a file where the old one was."""
+"""Writing export files so that a failure never leaves half a file where the old one was.
+
+Text goes through ``exportable`` first: a name may hold characters (ESC, NUL, a lone surrogate) that
+XML, DOT, CSV or UTF-8 cannot hold, and one helper drops them for every format.
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from ..model.fileformat import atomic_write
-
-
-#: New export files are for sharing (wiki, ticket), so readable by others, unlike a temp file's 0600.
-NEW_FILE_MODE = 0o644
+from ..model.text import exportable
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:
     target = Path(path)
     _check_folder(target)
-    existed = target.exists()
-    atomic_write(target, text)
-    if not existed:
-        os.chmod(target, NEW_FILE_MODE)
+    atomic_write(target, exportable(text))
     return target
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Temporary file beside the target, fsync, rename over it."""
+    """Temporary file beside the target, fsync, rename over it; a new file gets the umask's mode."""
     target = Path(path)
     _check_folder(target)
-    target = target.resolve()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else NEW_FILE_MODE)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    atomic_write(target, data)
+    return target.resolve()
 
 
 def _check_folder(target: Path) -> None:

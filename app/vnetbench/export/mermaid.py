@@ -7,12 +7,13 @@ and ``linkStyle`` lines.
 
 from __future__ import annotations
 
+from ..model.text import exportable
 from . import style
 from .scene import Box, Scene
 
 
 def _label(text: str) -> str:
-    return text.replace("&", "&amp;").replace('"', "#quot;").replace("<", "&lt;").replace(">", "&gt;")
+    return exportable(text, breaks=False).replace("&", "&amp;").replace('"', "#quot;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _cls(kind: str, variant: str) -> str:

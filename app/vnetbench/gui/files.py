@@ -3,20 +3,26 @@
 ``VNETBENCH_DATA_DIR`` overrides the folder (tests use it, so they never touch a person's settings).
 An autosave is a design file plus a small JSON note of which file it belongs to; a clean exit deletes
 both, so an autosave still there at start means the last session ended without saving: we offer it back.
+
+Each window has a slot of its own (named by its session, not by the file it edits, so two windows on one
+file never overwrite each other's autosave) and holds the slot's lock file for as long as it lives. A slot
+whose lock nobody holds belongs to a window that is gone: the kernel drops an ``flock`` when its process
+dies, so a recycled PID can never make a crashed session look alive (what checking a PID got wrong).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
+from ..backends.locking import LockFile, is_held
 from ..model.fileformat import atomic_write
 
 RECENT_LIMIT = 10
@@ -55,19 +61,6 @@ def clear_recent() -> None:
     store.sync()
 
 
-def _running_elsewhere(pid: object) -> bool:
-    """Whether another live process (another window) owns an autosave: not a crash, leave it alone."""
-    if not isinstance(pid, int) or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @dataclass(frozen=True)
 class Autosaved:
     """An autosave left by a session that did not end cleanly."""
@@ -83,27 +76,32 @@ class Autosaved:
 
 
 class Autosave:
-    """The autosave slot of one window: written after edits and on a timer, deleted on a clean close."""
+    """The autosave slot of one window: written after edits and on a timer, deleted on a clean close.
+
+    The window holds the slot's lock from creation until it is closed or its process ends."""
 
     def __init__(self) -> None:
         self.folder = data_dir() / "autosave"
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.session = uuid.uuid4().hex[:12]
         self.original: str | None = None
         #: Bumped whenever the slot is dropped or moves: a write prepared before that is stale and skipped.
         self.generation = 0
-
-    def _stem(self) -> str:
-        key = self.original or f"untitled-{self.session}"
-        return hashlib.sha1(key.encode()).hexdigest()[:16]
+        self.lock = LockFile(self.lock_path)
+        weakref.finalize(self, self.lock.release)
 
     @property
     def path(self) -> Path:
         """JSON, not YAML: the same design, but written and read far faster, which matters every few seconds."""
-        return self.folder / f"{self._stem()}.vnet.json"
+        return self.folder / f"{self.session}.vnet.json"
 
     @property
     def meta_path(self) -> Path:
-        return self.folder / f"{self._stem()}.meta.json"
+        return self.folder / f"{self.session}.meta.json"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.folder / f"{self.session}.lock"
 
     def follow(self, original: str | None) -> None:
         """The window now edits ``original`` (after open or save as): drop the old slot, use the new one."""
@@ -126,15 +124,19 @@ class Autosave:
             p.unlink(missing_ok=True)
 
     def left_behind(self) -> list[Autosaved]:
-        """Autosaves from sessions that ended without saving, newer than the file they belong to."""
+        """Autosaves of windows that are gone (their lock is free), newer than the file they belong to."""
+        for lock in self.folder.glob("*.lock"):       # windows that closed cleanly left only their lock file
+            if not lock.with_name(lock.name.removesuffix(".lock") + ".meta.json").exists() and not is_held(lock):
+                lock.unlink(missing_ok=True)
         found: list[Autosaved] = []
         for meta_path in sorted(self.folder.glob("*.meta.json")):
-            design = meta_path.with_name(meta_path.name.removesuffix(".meta.json") + ".vnet.json")
+            stem = meta_path.name.removesuffix(".meta.json")
+            design = meta_path.with_name(f"{stem}.vnet.json")
+            if stem == self.session or not design.exists() or is_held(self.folder / f"{stem}.lock"):
+                continue
             try:
                 meta = json.loads(meta_path.read_text())
             except (OSError, ValueError):
-                continue
-            if not design.exists() or meta.get("session") == self.session or _running_elsewhere(meta.get("pid")):
                 continue
             original = meta.get("original")
             saved_at = float(meta.get("saved_at", design.stat().st_mtime))
@@ -147,3 +149,6 @@ class Autosave:
     def forget(saved: Autosaved) -> None:
         saved.path.unlink(missing_ok=True)
         saved.meta.unlink(missing_ok=True)
+        lock = saved.meta.with_name(saved.meta.name.removesuffix(".meta.json") + ".lock")
+        if not is_held(lock):
+            lock.unlink(missing_ok=True)

@@ -19,7 +19,7 @@ from .context import make_run
 from .result import Run, RunStatus
 from .runner import SampleFn, measure
 from .spec import TestSpec, Variant
-from .store import RunStore
+from .store import RunStore, StoreError
 
 #: ``predictor(design, src_id, dst_id)``: the prediction for the pair, or None.
 Predictor = Callable[[Topology, str, str], Prediction | None]
@@ -66,11 +66,14 @@ def default_labels(a: Variant, b: Variant, routed: tuple[Sequence[str], Sequence
 
 def run_sides(spec: TestSpec, sides: Sequence[Side], *, backend_name: str = "", store: RunStore | None = None,
               cancel: CancelToken | None = None, on_sample: SampleFn | None = None,
-              progress: ProgressFn | None = None, on_side: Callable[[int, Side], None] | None = None) -> list[Run]:
+              progress: ProgressFn | None = None, on_side: Callable[[int, Side], None] | None = None,
+              on_store_error: Callable[[Run, StoreError], None] | None = None) -> list[Run]:
     """Measure each side in order and return its runs; a cancelled side ends the scenario (later sides do not
-    run). Finished runs (ok or failed, not cancelled) are stored with their variant's label. ``progress``
-    covers all sides, its message prefixed with the side's label when there are several; ``on_side(n, side)``
-    is called as side ``n`` starts."""
+    run). Finished runs (ok or failed, not cancelled) are stored with their variant's label; a store that
+    cannot take one calls ``on_store_error`` (the run is in a fallback file, see ``RunStore.add``) and the
+    scenario goes on, or raises when no such callback is given. ``progress`` covers all sides, its message
+    prefixed with the side's label when there are several; ``on_side(n, side)`` is called as side ``n``
+    starts."""
     cancel = cancel or CancelToken()
     runs: list[Run] = []
     for n, side in enumerate(sides):
@@ -83,7 +86,12 @@ def run_sides(spec: TestSpec, sides: Sequence[Side], *, backend_name: str = "", 
         run = make_run(m, side.design, side.src_id, side.dst_id, side.prediction, backend=backend_name,
                        label=side.variant.label)
         if store is not None and m.status != RunStatus.CANCELLED:
-            store.add(run)
+            try:
+                store.add(run)
+            except StoreError as exc:
+                if on_store_error is None:
+                    raise
+                on_store_error(run, exc)
         runs.append(run)
         if m.status == RunStatus.CANCELLED:
             break

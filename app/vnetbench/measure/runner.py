@@ -8,16 +8,19 @@ sentence for the user, so a broken path never looks like an empty plot.
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import queue
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..backends import CancelToken, Endpoint, ProgressFn, RunningCommand
+from ..backends.locking import LockFile, private_dir
 from .probes import iperf3, sockperf
 from .result import Measurement, RunStatus, Sample
 from .spec import TestKind, TestSpec
@@ -312,6 +315,22 @@ class Runner:
                 except TimeoutError:
                     pass
         self._started.clear()
+
+
+def measure_locks(design_ids: Iterable[str]) -> ExitStack:
+    """Each design's measure lock, held until the returned stack is closed, so two measurements never share
+    a lab unnoticed. ``Busy`` when another process measures one of them; ``OSError`` when the user's private
+    folder (where the locks live) cannot be made."""
+    locks = ExitStack()
+    try:
+        folder = private_dir()
+        for design_id in sorted(set(design_ids)):
+            digest = hashlib.sha1(design_id.encode()).hexdigest()[:16]
+            locks.enter_context(LockFile(folder / f"measure-{digest}.lock", wait=1.0))
+    except BaseException:
+        locks.close()
+        raise
+    return locks
 
 
 def measure(spec: TestSpec, src: Endpoint, dst: Endpoint, on_sample: SampleFn | None = None,

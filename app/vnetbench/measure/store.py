@@ -7,6 +7,11 @@ rows, so a long run stays cheap to append and to plot.
 
 Exports are self-describing: JSON is the whole run; CSV is one ``# vnetbench-run <json>`` header line with
 the context, then ``t,series,value`` rows, readable by a spreadsheet and re-importable as is.
+
+A store that cannot take a run (locked by another program for more than ``LOCK_TIMEOUT_S``, damaged, on a
+full disk, in a read-only folder) raises a one-line ``StoreError``; a finished run is then not lost:
+``add`` writes it as a JSON export to a fallback file first and names it (``vnetbench runs import FILE``
+stores it later). A run is stored in one transaction, so a crash never leaves half of one.
 """
 
 from __future__ import annotations
@@ -15,10 +20,17 @@ import csv
 import io
 import json
 import os
+import secrets
 import sqlite3
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ..model.fileformat import atomic_write
 
 from .result import Run
 from .spec import SpecError
@@ -45,10 +57,13 @@ CREATE TABLE IF NOT EXISTS samples (
 """
 CSV_HEADER = "# vnetbench-run "
 EXPORT_FORMAT = 1
+#: How long a write waits for another program (another measure, an SQLite browser) to release the store.
+LOCK_TIMEOUT_S = 10.0
 
 
 class StoreError(Exception):
-    """A file that is not a vnetbench run export, or a run id that does not exist."""
+    """The store cannot do it (locked, damaged, full, read-only), a file is not a run export, or a run id
+    does not exist. The message is one line that says which and what to do."""
 
 
 def data_dir() -> Path:
@@ -64,61 +79,99 @@ def data_dir() -> Path:
 
 
 class RunStore:
-    """Open with ``RunStore()`` (the default file) or ``RunStore(path)``; safe to open from several threads."""
+    """Open with ``RunStore()`` (the default file) or ``RunStore(path)``; safe to open from several threads.
+
+    Opening touches nothing: the file and its tables are made on first use, so a store that cannot be
+    written fails the call that needs it, with a ``StoreError``, not whoever merely holds the object.
+    """
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = Path(path) if path else data_dir() / "runs.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.executescript(SCHEMA)
+        self._ready = False
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=10)
-        db.execute("PRAGMA foreign_keys = ON")
-        return db
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """A connection in a transaction (committed, or rolled back on error); SQLite and file errors
+        become a ``StoreError`` that says what is wrong with the store."""
+        try:
+            if not self._ready:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S)
+            try:
+                db.execute("PRAGMA foreign_keys = ON")
+                if not self._ready:
+                    db.executescript(SCHEMA)
+                    self._ready = True
+                with db:
+                    yield db
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            raise StoreError(self._why(exc)) from None
+        except OSError as exc:
+            raise StoreError(f"cannot open the run store {self.path}: {exc.strerror or exc}"
+                             " (set VNETBENCH_DATA_DIR to a writable folder)") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreError(f"a run in the store {self.path} is damaged ({exc}); "
+                             "`vnetbench runs export` the others and start a new store") from None
+
+    def _why(self, exc: sqlite3.Error) -> str:
+        text = str(exc).lower()
+        where = f"the run store {self.path}"
+        if "locked" in text or "busy" in text:
+            return f"{where} is locked by another program (waited {LOCK_TIMEOUT_S:g} s); close it and try again"
+        if "full" in text:
+            return f"the disk holding {where} is full; free some space"
+        if "readonly" in text or "read-only" in text:
+            return f"{where} is read-only; make its folder writable or set VNETBENCH_DATA_DIR"
+        if "unable to open" in text:
+            return f"cannot open {where}: its folder is missing or not writable (set VNETBENCH_DATA_DIR)"
+        if "not a database" in text or "malformed" in text or "no such table" in text or "corrupt" in text:
+            return f"{where} is damaged ({exc}); move it aside and vnetbench starts a new one"
+        return f"{where} failed: {exc}"
 
     def add(self, run: Run) -> int:
-        """Store ``run`` (its ``id`` is set) and return the new id."""
+        """Store ``run`` (its ``id`` is set) and return the new id. When the store cannot take it, the run
+        goes to a fallback file first, and the ``StoreError`` names that file."""
         context = run.to_dict()
         context.pop("samples")
         context.pop("id")
-        with self._connect() as db:
-            cur = db.execute(
-                "INSERT INTO runs (started, kind, src_name, dst_name, design_digest, status, data)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (run.started, run.spec.kind.value, run.src_name, run.dst_name, run.design_digest, run.status,
-                 json.dumps(context)))
-            run_id = int(cur.lastrowid)
-            db.executemany("INSERT INTO samples (run_id, seq, t, series, value) VALUES (?, ?, ?, ?, ?)",
-                           [(run_id, i, s.t, s.series, s.value) for i, s in enumerate(run.samples)])
+        try:
+            with self._db() as db:
+                cur = db.execute(
+                    "INSERT INTO runs (started, kind, src_name, dst_name, design_digest, status, data)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (run.started, run.spec.kind.value, run.src_name, run.dst_name, run.design_digest, run.status,
+                     json.dumps(context)))
+                run_id = int(cur.lastrowid)
+                db.executemany("INSERT INTO samples (run_id, seq, t, series, value) VALUES (?, ?, ?, ?, ?)",
+                               [(run_id, i, s.t, s.series, s.value) for i, s in enumerate(run.samples)])
+        except StoreError as exc:
+            raise StoreError(f"{exc}; {keep_elsewhere(run, self.path.parent)}") from None
         run.id = run_id
         return run_id
 
     def get(self, run_id: int) -> Run:
-        with self._connect() as db:
+        with self._db() as db:
             row = db.execute("SELECT data FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no run #{run_id} in {self.path} (`vnetbench runs` lists them)")
             samples = db.execute("SELECT t, value, series FROM samples WHERE run_id = ? ORDER BY seq",
                                  (run_id,)).fetchall()
-        data = json.loads(row[0])
-        data["samples"] = samples
-        data["id"] = run_id
-        return Run.from_dict(data)
+            data = json.loads(row[0])
+            data["samples"] = samples
+            data["id"] = run_id
+            return Run.from_dict(data)
 
     def list(self, limit: int | None = None) -> list[Run]:
         """Runs newest first, without their samples (cheap for history lists)."""
         sql = "SELECT id, data FROM runs ORDER BY started DESC, id DESC"
-        with self._connect() as db:
+        with self._db() as db:
             rows = db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
-        runs = []
-        for run_id, data in rows:
-            run = Run.from_dict({**json.loads(data), "samples": [], "id": run_id})
-            runs.append(run)
-        return runs
+            return [Run.from_dict({**json.loads(data), "samples": [], "id": run_id}) for run_id, data in rows]
 
     def delete(self, run_id: int) -> None:
-        with self._connect() as db:
+        with self._db() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     # --- export / import ---------------------------------------------------------------------------------
@@ -143,6 +196,22 @@ class RunStore:
         run = from_csv(text, p) if text.startswith(CSV_HEADER) else from_json(text, p)
         run.id = None
         return self.add(run)
+
+
+def keep_elsewhere(run: Run, *folders: Path) -> str:
+    """Write ``run`` as a JSON export to the first folder that takes it (then the temporary folder and the
+    current one); returns a sentence saying where, or that it could not be kept."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(run.started))
+    name = f"vnetbench-run-{stamp}-{secrets.token_hex(3)}.json"
+    text = to_json(run)
+    errors = []
+    for folder in (*folders, Path(tempfile.gettempdir()), Path.cwd()):
+        try:
+            atomic_write(folder / name, text)
+            return f"the run was kept in {folder / name} (`vnetbench runs import` it later)"
+        except OSError as exc:
+            errors.append(f"{folder}: {exc.strerror or exc}")
+    return "the run could not be kept in a file either (" + "; ".join(errors) + ")"
 
 
 def to_json(run: Run) -> str:

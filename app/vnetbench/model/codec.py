@@ -20,6 +20,8 @@ from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
 
+from .text import one_line, shown
+
 T = TypeVar("T")
 
 #: Integers beyond this are not a VLAN, a speed or a count in any design; refuse them early.
@@ -38,7 +40,7 @@ class FormatError(ValueError):
     def __str__(self) -> str:
         place = f"{self.where}: " if self.where else ""
         hint = f" ({self.hint})" if self.hint else ""
-        return f"{place}{self.message}{hint}"
+        return one_line(f"{place}{self.message}{hint}")
 
 
 @cache
@@ -153,7 +155,7 @@ def _decoder(tp: Any) -> Decoder:
                 raise FormatError(_place(where), f"expected a mapping, found {_kind(value)}")
             for k in value:
                 if not isinstance(k, str):
-                    raise FormatError(_place(where), f"key {k!r} must be text", "quote the key")
+                    raise FormatError(_place(where), f"key {shown(k)} must be text", "quote the key")
             return {k: val(v, (where, k)) for k, v in value.items()}
         return decode_dict
     if dataclasses.is_dataclass(tp):
@@ -207,9 +209,9 @@ def _enum_decoder(tp: type[Enum]) -> Decoder:
         if member is not None:
             return member
         choices = list(members)
-        close = difflib.get_close_matches(str(value), choices, n=1)
+        close = difflib.get_close_matches(value, choices, n=1) if isinstance(value, str) and len(value) < 100 else []
         hint = f"did you mean {close[0]!r}?" if close else "use one of " + ", ".join(choices)
-        raise FormatError(_place(where), f"{value!r} is not a valid choice", hint)
+        raise FormatError(_place(where), f"{shown(value)} is not a valid choice", hint)
     return decode_enum
 
 
@@ -230,7 +232,7 @@ def _dataclass_decoder(cls: type) -> Decoder:
         kwargs = {}
         for key, item in value.items():
             if key not in known:
-                close = difflib.get_close_matches(str(key), names, n=1)
+                close = difflib.get_close_matches(key, names, n=1) if isinstance(key, str) and len(key) < 100 else []
                 hint = f"did you mean {close[0]!r}?" if close else "allowed keys: " + ", ".join(names)
                 raise FormatError(_join(_place(where), str(key)), "unknown key", hint)
             kwargs[key] = field_decoders[key](item, (where, key))
@@ -250,7 +252,7 @@ def _decode_bool(value: Any, where: Where) -> bool:
 def _decode_int(value: Any, where: Where) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         if abs(value) > MAX_INT:
-            raise FormatError(_place(where), f"the number {value} is far too large", "check for a typo")
+            raise FormatError(_place(where), f"the number {shown(value)} is far too large", "check for a typo")
         return value
     raise FormatError(_place(where), f"expected a whole number, found {_kind(value)}")
 
@@ -258,7 +260,8 @@ def _decode_int(value: Any, where: Where) -> int:
 def _decode_float(value: Any, where: Where) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if isinstance(value, int) and abs(value) > MAX_INT or isinstance(value, float) and not math.isfinite(value):
-            raise FormatError(_place(where), f"the number {value} is not usable here", "use an ordinary finite number")
+            raise FormatError(_place(where), f"the number {shown(value)} is not usable here",
+                              "use an ordinary finite number")
         return float(value)
     raise FormatError(_place(where), f"expected a number, found {_kind(value)}")
 

@@ -211,6 +211,10 @@ class Fabric:
         self.pnic: dict[str, PNic] = {}
         self.port: dict[str, Port] = {}
         self.port_switch: dict[str, PhysicalSwitch] = {}
+        # By kind, not through the index: a damaged design may give a host and a switch one id.
+        self.switch: dict[str, Switch] = {}
+        for sw in topology.switches:
+            self.switch.setdefault(sw.id, sw)
         self.peers: dict[str, list[str]] = {}
         self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
         for host in topology.hosts:
@@ -436,7 +440,7 @@ class Fabric:
         """Where the segment ``key`` meets the physical network (see ``wire``). An SR-IOV embedded switch and a
         DirectPath guest leave through their one pNIC (no teaming), tagged with the segment's VLAN."""
         if key.switching is Switching.VIRTUAL:
-            return self.wire(self.index.get(key.switch), key.host, key.vlan)
+            return self.wire(self.switch[key.switch], key.host, key.vlan)
         up = Uplink(key.switch)
         problem = self.uplink_problem(up)
         return Wire(problems=(problem,)) if problem else self._into_port(up, key.vlan, [])

@@ -19,16 +19,18 @@ from typing import Any
 from .forwarding import (
     BYPASS_TYPES, STANDARD_MTU, TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, inner_mtu, overlay_overhead,
 )
-from .index import Index
+from .index import Entry, Index
 from .nictypes import GUESTS, MIN_HARDWARE, PLATFORM_NIC_TYPES, allowed_nic_types
 from .objects import (
     MULTI_HOST_SWITCHES,
+    Place,
     PORTGROUP_SWITCHES,
     VM,
     ForwardMode,
     Host,
     HostKind,
     NicType,
+    Note,
     Portgroup,
     PortMode,
     Switch,
@@ -36,6 +38,7 @@ from .objects import (
     Topology,
     VmRole,
 )
+from .text import one_line
 from .vlan import ALL_VLANS, MAX_VLAN, VlanMode
 
 ERROR, WARNING = "error", "warning"
@@ -70,6 +73,12 @@ SINGLE_CABLE = frozenset({"pnic", "port", "router_interface", "host_nic"})
 LINKABLE = frozenset({frozenset({"pnic", "port"}), frozenset({"port"}), frozenset({"router_interface", "port"}),
                       frozenset({"host_nic", "port"})})
 MIN_MTU, MAX_MTU = 68, 9216
+#: The canvas: positions within +-MAX_COORDINATE and sizes up to MAX_SIZE, far beyond any real drawing,
+#: and small enough that every export (pixels are whole numbers) can hold the sums.
+MAX_COORDINATE, MAX_SIZE = 1_000_000.0, 100_000.0
+#: Longest name or id: vSphere allows 80 characters for a VM, NSX 255 for anything; a longer one is a
+#: pasted paragraph, and every drawing and table would grow with it.
+MAX_NAME = 255
 MAX_VNI = 2**24 - 1
 _MAC = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 _KIND_WORDS = {"pnic": "a pNIC", "port": "a switch port", "router_interface": "a router interface",
@@ -85,17 +94,37 @@ def validate(topology: Topology) -> list[Problem]:
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 
+def reference_errors(topology: Topology) -> list[Problem]:
+    """The errors of structure: an id used twice, a reference to nothing or to the wrong kind of object.
+    A backend refuses to build such a design (it would follow the reference and fail halfway)."""
+    checker = _Checker(topology)
+    checker.run()
+    return checker.structure
+
+
+def drawing_errors(topology: Topology) -> list[Problem]:
+    """The errors no drawing survives: an id used twice (a box would contain itself), a reference to the
+    wrong kind of object (a router "on" a cable), names beyond the limit, coordinates or sizes off the
+    canvas. Exports refuse a design that has any."""
+    checker = _Checker(topology)
+    checker.run()
+    return checker.undrawable
+
+
 class _Checker:
     def __init__(self, topology: Topology) -> None:
         self.t = topology
         self.index = Index(topology)
         self.fabric = Fabric(topology, self.index)
         self.problems: list[Problem] = []
+        self.structure: list[Problem] = []
+        self.undrawable: list[Problem] = []
 
     # --- helpers -------------------------------------------------------------------------------------
 
     def add(self, severity: str, path: str, obj_id: str | None, message: str, hint: str) -> None:
-        self.problems.append(Problem(severity, path, obj_id, message, hint))
+        """Record a problem; names in it come from the file, so it is made one printable, bounded line."""
+        self.problems.append(Problem(severity, one_line(path), obj_id, one_line(message), one_line(hint)))
 
     def error(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
         self.add(ERROR, path, obj_id, message, hint)
@@ -103,13 +132,27 @@ class _Checker:
     def warn(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
         self.add(WARNING, path, obj_id, message, hint)
 
+    def unfit(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
+        """An error no drawing survives (an overlong name, a box off the canvas): see ``drawing_errors``."""
+        self.error(path, obj_id, message, hint)
+        self.undrawable.append(self.problems[-1])
+
+    def broken(self, path: str, obj_id: str | None, message: str, hint: str, undrawable: bool = False) -> None:
+        """An error in the design's structure (an id twice, a reference to nothing or to the wrong kind):
+        tools that follow references cannot use such a design at all (``reference_errors``); with
+        ``undrawable``, neither can a drawing (``drawing_errors``)."""
+        self.error(path, obj_id, message, hint)
+        self.structure.append(self.problems[-1])
+        if undrawable:
+            self.undrawable.append(self.problems[-1])
+
     def name(self, obj_id: str | None) -> str:
         """What a person calls the object: ``esx01/vmnic0``, ``web01/eth0``, ``vSwitch1/VM Network``."""
         entry = self.index.entries.get(obj_id) if obj_id is not None else None
         if entry is None:
             return repr(obj_id)
         own = getattr(entry.obj, "name", None) or entry.obj.id
-        if entry.kind == "switch" and entry.obj.host in self.index:
+        if entry.kind == "switch" and self.index.kind(entry.obj.host) == "host":
             return f"{self.index.get(entry.obj.host).name}/{own}"
         if entry.parent is not None:
             return f"{self.name(entry.parent.id)}/{own}"
@@ -122,13 +165,13 @@ class _Checker:
             return None
         kind = self.index.kind(ref)
         if kind is None:
-            self.error(path, owner_id, f"{self.name(owner_id)} refers to {what} {ref!r}, which does not exist",
+            self.broken(path, owner_id, f"{self.name(owner_id)} refers to {what} {ref!r}, which does not exist",
                        f"point it at an existing {what} id, or remove the reference")
             return None
         if kind not in kinds:
             wanted = " or ".join(_KIND_WORDS.get(k, k) for k in kinds)
-            self.error(path, owner_id, f"{self.name(owner_id)} refers to {self.name(ref)}, which is "
-                       f"{_KIND_WORDS.get(kind, kind)}, not {wanted}", f"point it at {wanted}")
+            self.broken(path, owner_id, f"{self.name(owner_id)} refers to {self.name(ref)}, which is "
+                        f"{_KIND_WORDS.get(kind, kind)}, not {wanted}", f"point it at {wanted}", undrawable=True)
             return None
         return self.index.get(ref)
 
@@ -143,6 +186,7 @@ class _Checker:
 
     def run(self) -> list[Problem]:
         self.check_ids()
+        self.check_lengths()
         self.check_names()
         self.check_hosts()
         self.check_switches()
@@ -158,9 +202,20 @@ class _Checker:
     def check_ids(self) -> None:
         for entry in self.index.duplicates:
             first = self.index.entries[entry.obj.id]
-            self.error(entry.path, entry.obj.id,
-                       f"the id {entry.obj.id!r} is used twice ({first.path} and {entry.path})",
-                       "give every object its own id; references would be ambiguous")
+            self.broken(entry.path, entry.obj.id,
+                        f"the id {entry.obj.id!r} is used twice ({first.path} and {entry.path})",
+                        "give every object its own id; references would be ambiguous", undrawable=True)
+
+    def check_lengths(self) -> None:
+        design = Entry(self.t, "design")
+        for entry in (design, *self.index.entries.values(), *self.index.duplicates):
+            for field in ("id", "name"):
+                value = getattr(entry.obj, field, "")
+                if len(value) > MAX_NAME:
+                    place = f"{entry.path}.{field}" if entry.path else field
+                    self.unfit(place, entry.obj.id, f"the {field} at {place} is {len(value)} characters long, "
+                               f"more than the limit of {MAX_NAME}", "shorten it (vSphere allows 80 characters "
+                               "for a VM name)")
 
     def check_names(self) -> None:
         t = self.t
@@ -621,7 +676,7 @@ class _Checker:
             ka, kb = self.index.kind(link.a), self.index.kind(link.b)
             for side, ref, kind in (("a", link.a, ka), ("b", link.b, kb)):
                 if kind is None:
-                    self.error(f"{path}.{side}", link.id, f"link {link.id} ends at {ref!r}, which does not exist",
+                    self.broken(f"{path}.{side}", link.id, f"link {link.id} ends at {ref!r}, which does not exist",
                                "point both ends at existing objects, or remove the link")
             if ka is None or kb is None:
                 continue
@@ -635,7 +690,7 @@ class _Checker:
             if ka == kb == "switch":
                 self.check_patch(path, link.id, self.index.get(link.a), self.index.get(link.b))
             elif frozenset({ka, kb}) not in LINKABLE:
-                self.error(path, link.id, f"link {link.id} joins {self.name(link.a)} ({_KIND_WORDS.get(ka, ka)}) "
+                self.broken(path, link.id, f"link {link.id} joins {self.name(link.a)} ({_KIND_WORDS.get(ka, ka)}) "
                            f"to {self.name(link.b)} ({_KIND_WORDS.get(kb, kb)}), which cannot be cabled",
                            "cable a pNIC, router interface or physical host NIC to a switch port, or two switch "
                            "ports (a trunk)")
@@ -669,10 +724,10 @@ class _Checker:
             label = f"the DFW rule {rule.name or i + 1}"
             for k, target in enumerate(rule.applied_to):
                 if target not in self.index:
-                    self.error(f"{path}.applied_to[{k}]", None, f"{label} is applied to {target!r}, which does "
+                    self.broken(f"{path}.applied_to[{k}]", None, f"{label} is applied to {target!r}, which does "
                                "not exist", "apply it to existing VMs, vNICs, portgroups or switches")
                 elif self.index.kind(target) not in ("vm", "vnic", "portgroup", "switch"):
-                    self.error(f"{path}.applied_to[{k}]", target, f"{label} is applied to {self.name(target)}, "
+                    self.broken(f"{path}.applied_to[{k}]", target, f"{label} is applied to {self.name(target)}, "
                                "which has no vNICs", "apply it to VMs, vNICs, portgroups or switches")
             for side in ("src", "dst"):
                 self.check_rule_match(f"{path}.{side}", None, getattr(rule, side), label)
@@ -742,11 +797,26 @@ class _Checker:
                           f"give a router interface the address {gateway}, or correct the gateway")
 
     def check_layout(self) -> None:
+        self.check_layout_bounds()
         for obj_id in self.t.layout.places:
             # "<object>@<host>": a vDS proxy, its portgroups or a DLR instance drawn inside a member host
             if obj_id not in self.index and not all(part in self.index for part in obj_id.split("@", 1)):
                 self.warn(f"layout.places.{obj_id}", None, f"the canvas keeps a position for {obj_id!r}, which "
                           "does not exist", "remove that entry (saving from the designer drops it)")
+
+    def check_layout_bounds(self) -> None:
+        boxes: list[tuple[str, str | None, Place | Note]] = [(f"layout.places.{k}", k, p)
+                                                     for k, p in self.t.layout.places.items()]
+        boxes += [(f"layout.notes[{i}]", n.id, n) for i, n in enumerate(self.t.layout.notes)]
+        for path, obj_id, box in boxes:
+            for name, value, low, high in (("x", box.x, -MAX_COORDINATE, MAX_COORDINATE),
+                                           ("y", box.y, -MAX_COORDINATE, MAX_COORDINATE),
+                                           ("w", box.w, 0.0, MAX_SIZE), ("h", box.h, 0.0, MAX_SIZE)):
+                if value is not None and not low <= value <= high:
+                    self.unfit(f"{path}.{name}", obj_id, f"the canvas places {obj_id!r} at {name} = {value:g}, "
+                               f"outside the canvas ({low:g} to {high:g})", "move it back, or remove the "
+                               "entry (the designer then lays it out)")
+                    break
 
     # --- values ----------------------------------------------------------------------------------------
 

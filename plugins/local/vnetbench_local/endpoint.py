@@ -14,11 +14,30 @@ from .context import Context
 
 
 class LabCommand(ProcessCommand):
-    """A process in a lab namespace. ``nsenter`` and ``taskset`` exec in place, so the PID is the command's."""
+    """A process in a lab namespace. ``nsenter`` and ``taskset`` exec in place, so the PID is the command's.
 
-    def __init__(self, argv: list[str], full_argv: list[str]) -> None:
+    It is noted in the lab's state folder while it runs (``Context.record_probe``), so a measure killed
+    with SIGKILL does not leave it running for good: the next measure or ``lab status`` stops it.
+    """
+
+    def __init__(self, argv: list[str], full_argv: list[str], ctx: Context) -> None:
         super().__init__(argv, full_argv)
         self._wait_until_inside()
+        self._record = ctx.record_probe(self.pid)
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = super().wait(timeout)
+        self._forget()
+        return code
+
+    def terminate(self) -> None:
+        super().terminate()
+        self._forget()
+
+    def _forget(self) -> None:
+        if self._record is not None:
+            self._record.unlink(missing_ok=True)
+            self._record = None
 
     def _wait_until_inside(self, timeout: float = 5.0) -> None:
         """Return once the process has joined the lab's network namespace (or ended).
@@ -60,7 +79,7 @@ class LabEndpoint(Endpoint):
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         if not argv:
             raise BackendError("no command to run", "name a program")
-        return LabCommand(list(argv), self.argv(argv, cpu))
+        return LabCommand(list(argv), self.argv(argv, cpu), self.ctx)
 
     def has_program(self, program: str) -> bool:
         return shutil.which(program) is not None

@@ -1,8 +1,9 @@
 """Names of everything the lab creates.
 
-Every namespace is called ``vnb<tag>-<role>-<object>``: ``vnb`` marks it as made by vnetbench and ``<tag>``
-(six hex digits of the design id's hash) says which design it belongs to, so ``lab down`` finds exactly
-what it owns, even after a crash. Interfaces live only inside those namespaces; their names (at most 15
+Every namespace is called ``vnb<tag>-<role>-<object>``: ``vnb`` says it was meant to be made by vnetbench and
+``<tag>`` (six hex digits of the design id's hash) which design it belongs to. A name is not proof of
+ownership, though: anyone can make a namespace so named; ``marker`` is what the lab writes inside the ones
+it makes, and its record lists them. Interfaces live only inside those namespaces; their names (at most 15
 characters, the kernel's limit) are a role letter plus a hash of the model ids they stand for, so they stay
 the same when unrelated objects are added or renamed and an unchanged design plans nothing.
 """
@@ -35,6 +36,12 @@ def slug(obj_id: str) -> str:
     """A model id made safe for a namespace name (a file name under /run/netns)."""
     safe = _SAFE.sub("_", obj_id)
     return safe if len(safe) <= 24 else f"{safe[:16]}_{_digest(obj_id)[:7]}"
+
+
+def marker(tag: str, mark: str) -> str:
+    """What a lab writes inside each namespace it makes (its loopback's alias): the design's tag and the
+    lab's own random ``mark``, which only its record holds."""
+    return f"vnetbench:{tag}:{mark}"
 
 
 def ns_name(tag: str, role: str, *obj_ids: str) -> str:

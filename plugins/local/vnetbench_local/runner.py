@@ -4,7 +4,10 @@ A change (create, update, delete of one resource) is compiled into *steps*, each
 one namespace at one *stage* (namespaces, then links, then their settings, then filters and shapers).
 All lines of a stage and namespace go to one ``ip -n NS -force -batch -``, and the batches of one stage run
 in parallel, so a 50-VM lab costs about one ``ip`` process per namespace instead of one per command.
-``-force`` keeps a batch going after an error and reports the failing line, which maps back to its change.
+``-force`` keeps a batch going after an error and reports the failing line, which maps back to its change;
+but on some errors (a bad argument) ``ip`` exits at once, silently skipping the lines after it, so a
+non-zero exit without such a report fails every line of that batch. What the kernel then holds is checked
+anyway (``missing``) before a change counts as applied.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import CancelToken
@@ -64,10 +67,12 @@ def _end_lines(end: dict[str, Any], mtu: int, owner: int) -> list[Step]:
     return steps
 
 
-def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int) -> list[Step]:
+def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark: str = "") -> list[Step]:
+    """The lines that build one resource; a namespace gets ``mark`` (the owner's proof) on its loopback."""
     if kind == "netns":
         ns = spec["ns"]
-        steps = [Step(NETNS_ADD, "ip", None, owner, f"netns add {ns}"), Step(CONF, "ip", ns, owner, "link set lo up")]
+        steps = [Step(NETNS_ADD, "ip", None, owner, f"netns add {ns}"),
+                 Step(CONF, "ip", ns, owner, f"link set lo alias {mark} up" if mark else "link set lo up")]
         if spec.get("forward"):
             steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(
                 ns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"]))))
@@ -153,20 +158,31 @@ def _batch_errors(stderr: str) -> dict[int, str]:
     return errors
 
 
+@dataclass
+class Outcome:
+    """What ``execute`` did: the changes that failed (with why) and those a cancel left undone."""
+
+    failed: dict[int, str] = field(default_factory=dict)
+    skipped: set[int] = field(default_factory=set)
+
+
 def execute(ctx: Context, steps: list[Step], count: int, progress: Callable[[int, str], None],
-            cancel: CancelToken | None, skip_ns: set[str]) -> dict[int, str]:
-    """Run ``steps`` stage by stage; returns {change index: error} for the changes that failed.
+            cancel: CancelToken | None, skip_ns: set[str]) -> Outcome:
+    """Run ``steps`` stage by stage. A cancel stops between stages: the changes with stages left are
+    ``skipped``, so the caller records exactly what ran.
 
     ``skip_ns``: namespaces deleted in this run, whose contents need no separate deletion.
     """
-    failed: dict[int, str] = {}
+    outcome = Outcome()
+    failed = outcome.failed
     last_stage = {}
     for s in steps:
         last_stage[s.owner] = max(last_stage.get(s.owner, -1), s.stage)
     with ThreadPoolExecutor(max_workers=8) as pool:
         for stage in sorted({s.stage for s in steps}):
-            if cancel is not None:
-                cancel.check()
+            if cancel is not None and cancel.cancelled:
+                outcome.skipped = {owner for owner, last in last_stage.items() if last >= stage} - set(failed)
+                break
             todo = [s for s in steps if s.stage == stage and s.owner not in failed
                     and not (s.tolerant and s.ns in skip_ns)]
             if stage == NETNS_DEL:
@@ -190,36 +206,48 @@ def execute(ctx: Context, steps: list[Step], count: int, progress: Callable[[int
                     if not batch[0].tolerant:
                         failed.setdefault(batch[0].owner, stderr.strip() or f"exit status {rc}")
                     continue
-                for lineno, message in _batch_errors(stderr).items():
+                errors = _batch_errors(stderr)
+                if not errors:  # it stopped without saying where: no line of the batch is known to have run
+                    why = " ".join(stderr.split()) or f"exit status {rc}"
+                    errors = {n: f"{tool} stopped early ({why})" for n in range(1, len(batch) + 1)}
+                for lineno, message in errors.items():
                     step = batch[lineno - 1]
                     if not step.tolerant:
                         failed.setdefault(step.owner, f"{step.line}: {message}")
             done = sum(1 for owner, last in last_stage.items() if last <= stage)
             progress(done, f"{STAGE_NAMES[stage]} ({len(todo)} commands, {len(jobs)} processes)")
-    return failed
+    return outcome
 
 
-def wait_carrier(ctx: Context, expected: dict[str, set[str]], timeout: float = 3.0) -> set[str]:
+def missing(ctx: Context, kind: str, spec: dict[str, Any], present: dict[str, dict[str, str]]) -> str | None:
+    """What a created resource should have put in the kernel and did not, or None. ``present`` is
+    ``ctx.links`` of the namespaces involved (a namespace absent from it does not exist)."""
+    if kind == "netns":
+        return None if spec["ns"] in present else f"the namespace {spec['ns']} does not exist"
+    ends = {"bridge": [(spec.get("ns"), spec.get("name"))], "vxlan": [(spec.get("ns"), spec.get("name"))],
+            "shaper": [(spec.get("ns"), spec.get("ifb"))],
+            "veth": [(e["ns"], e["name"]) for e in (spec.get("a"), spec.get("b")) if e]}.get(kind, [])
+    gone = [f"{ns}/{name}" for ns, name in ends if name not in present.get(ns, {})]
+    return f"{', '.join(gone)} not in the kernel after the batch" if gone else None
+
+
+def wait_carrier(ctx: Context, expected: dict[str, set[str]], first: dict[str, dict[str, str]] | None = None,
+                 timeout: float = 3.0) -> set[str]:
     """Wait until the veth ends in ``expected`` ({ns: names}) have carrier; returns those that never did.
+    ``first``: a reading of ``ctx.links`` just taken, used as the first look.
 
     The kernel may report a new veth's carrier up to a second late (its link-watch rate limit); bridges
     drop frames on such ports meanwhile, so a lab is only "up" once every port carries.
     """
-    script = 'for n in "$@"; do echo "@$n"; ip -n "$n" -o link show; done'
     deadline = time.monotonic() + timeout
-    missing = {f"{ns}/{name}" for ns, names in expected.items() for name in names}
-    while missing:
-        namespaces = sorted({m.split("/")[0] for m in missing})
-        proc = subprocess.run(ctx.wrap(["sh", "-c", script, "sh", *namespaces]), capture_output=True, text=True)
-        ns = ""
-        for line in proc.stdout.splitlines():
-            if line.startswith("@"):
-                ns = line[1:]
-                continue
-            parts = line.split(":", 2)
-            if len(parts) == 3 and "NO-CARRIER" not in parts[2] and "LOWER_UP" in parts[2]:
-                missing.discard(f"{ns}/{parts[1].strip().split('@')[0]}")
-        if not missing or time.monotonic() > deadline:
+    missing_now = {f"{ns}/{name}" for ns, names in expected.items() for name in names}
+    while missing_now:
+        links, first = first or ctx.links(sorted({m.split("/")[0] for m in missing_now})), None
+        for ns, found in links.items():
+            for name, flags in found.items():
+                if "NO-CARRIER" not in flags and "LOWER_UP" in flags:
+                    missing_now.discard(f"{ns}/{name}")
+        if not missing_now or time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    return missing
+    return missing_now

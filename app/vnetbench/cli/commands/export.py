@@ -47,9 +47,11 @@ def _runs(store: str | None, topology, fmt: str) -> list:
         raise CliError(f"--store: no measurement store at {store} (run `vnetbench measure` first, or fix the path)")
     from ...export.results import load_runs
 
+    from ...measure.store import StoreError
+
     try:
         return load_runs(store, topology)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, StoreError) as exc:
         raise CliError(f"--store: cannot read {store}: {exc}", EXIT_BACKEND) from None
 
 

@@ -1,8 +1,11 @@
 """``vnetbench lab``: the local lab (network namespaces on this machine): up, plan, status, down, exec.
 
 The lab is the ``local`` backend plugin, found through discovery like any other. ``up`` shows the plan and
-applies it; running it again on an unchanged design changes nothing. Exit codes: 0 done, 1 some changes
-failed, 2 bad input (including a design the lab cannot emulate), 3 the lab itself failed.
+applies it; running it again on an unchanged design changes nothing. ``down`` lists what it will remove and
+what it leaves alone (namespaces named like a lab that no lab's record proves it made) before it acts.
+Exit codes: 0 done, 1 some changes failed or something was left alone, 2 bad input (including a design the
+lab cannot emulate), 3 the lab itself failed, 128 + the signal when Ctrl-C (130) or a TERM/HUP stopped an
+``up`` between its stages (what was applied and what not is printed; the next ``up`` finishes the job).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 from ...backends import Backend, ChangeResult, Plan
 from ...backends.discovery import backend_class
-from ..backend_options import guarded, run_cancellable
+from ..backend_options import SignalToken, guarded, run_cancellable
 from ..common import load_design, print_json
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
@@ -41,6 +44,7 @@ def register(subparsers: Any) -> None:
     down = sub.add_parser("down", help="remove a design's lab (or every lab with --all)")
     down.add_argument("file", nargs="?")
     down.add_argument("--all", action="store_true", help="remove every lab vnetbench made here")
+    down.add_argument("--yes", "-y", action="store_true", help="remove without asking")
     down.add_argument("--json", action="store_true")
     ex = sub.add_parser("exec", help="run a command inside a deployed VM: lab exec FILE VM -- cmd ...")
     ex.add_argument("file")
@@ -75,6 +79,16 @@ def _print_plan(plan: Plan) -> None:
         print(f"  {c}")
 
 
+def _print_removal(listing: list[Any]) -> None:
+    """What ``down`` will remove and what it will leave alone (and why), before it acts."""
+    if not listing:
+        print("no lab namespaces to remove")
+    for c in listing:
+        ns = c.data["spec"]["ns"]
+        why = c.data.get("left_alone")
+        print(f"left alone   namespace {ns}: {why}" if why else f"will remove  namespace {ns}")
+
+
 def _progress(done: int, total: int, message: str) -> None:
     if sys.stderr.isatty():
         print(f"\r[{done}/{total}] {message}\033[K", end="", file=sys.stderr, flush=True)
@@ -82,14 +96,14 @@ def _progress(done: int, total: int, message: str) -> None:
         print(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
 
 
-def _results(results: list[ChangeResult], as_json: bool, verb: str) -> int:
+def _results(results: list[ChangeResult], as_json: bool, verb: str, missed: str = "failed") -> int:
     failed = [r for r in results if not r.ok]
     if as_json:
         print_json([{**_change(r.change), "ok": r.ok, "error": r.error} for r in results])
     else:
         if sys.stderr.isatty():
             print(file=sys.stderr)
-        print(f"{verb} {len(results) - len(failed)} of {len(results)}" + (f"; {len(failed)} failed:" if failed else ""))
+        print(f"{verb} {len(results) - len(failed)} of {len(results)}" + (f"; {len(failed)} {missed}:" if failed else ""))
         for r in failed:
             print(f"  {r.change}: {r.error}")
     return EXIT_NO if failed else EXIT_OK
@@ -113,15 +127,26 @@ def run(args: argparse.Namespace) -> int:
             if input(f"apply {len(plan.changes)} changes? [y/N] ").strip().lower() not in ("y", "yes"):
                 print("nothing changed")
                 return EXIT_NO
+        token = SignalToken()
         results = run_cancellable(lambda token: guarded(
-            lambda: backend.apply(plan, None if args.json else _progress, token)))
-        return _results(results, args.json, "applied")
+            lambda: backend.apply(plan, None if args.json else _progress, token)), token)
+        code = _results(results, args.json, *(("interrupted: applied", "not applied or failed") if token.signum
+                                               else ("applied",)))
+        return 128 + token.signum if token.signum else code
     if action == "status":
         return _status(backend, args)
     if action == "down":
         if bool(args.file) == bool(args.all):
             raise CliError("name the design file to remove its lab, or use --all", EXIT_USAGE)
         design_id = load_design(args.file).id if args.file else None
+        listing = guarded(lambda: backend.teardown_plan(design_id))
+        if not args.json:
+            _print_removal(listing)
+        removing = sum("left_alone" not in c.data for c in listing)
+        if removing and not args.yes and not args.json and sys.stdin.isatty():
+            if input(f"remove {removing} namespaces? [y/N] ").strip().lower() not in ("y", "yes"):
+                print("nothing changed")
+                return EXIT_NO
         results = guarded(lambda: backend.teardown(design_id))
         return _results(results, args.json, "removed namespaces:")
     return _exec(backend, args)

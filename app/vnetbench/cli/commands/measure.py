@@ -3,22 +3,27 @@
 The design must already be deployed (``vnetbench lab up FILE``): measuring never deploys. The run is stored
 (``vnetbench runs`` lists it) with the prediction at the time. ``--versus FILE2`` runs the same test on a
 second design (or ``--versus-from/--versus-to`` on a second pair) right after, for an A/B comparison.
-Exit status: 0 measured, 1 a probe failed or a result contradicts the prediction, 2 bad input, 3 backend.
+Exit status: 0 measured, 1 a probe failed or a result contradicts the prediction, 2 bad input, 3 backend
+or run store trouble (the result is printed and kept in a file the message names), 128 + the signal when
+Ctrl-C (130), TERM or HUP stopped it (its probes are stopped, nothing is stored).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from typing import Any
 
 from ...backends import BackendError
+from ...backends.locking import Busy
 from ...measure import (Run, RunStatus, RunStore, Scenario, Side, SpecError, TestKind, TestSpec, Variant, compare,
                         default_labels, labelled, prepare_side, ratio, run_sides, via)
 from ...measure.result import summary_lines
+from ...measure.runner import measure_locks
 from ...model import Index
 from ...predict import predict
-from ..backend_options import add_backend_options, open_backend, run_cancellable
+from ..backend_options import SignalToken, add_backend_options, open_backend, run_cancellable
 from ..common import load_design, print_json
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
@@ -138,15 +143,18 @@ def run(args: argparse.Namespace) -> int:
             except SpecError as exc:
                 raise CliError(str(exc), EXIT_USAGE) from None
         bar = ProgressBar(f"{args.src} -> {args.dst}" if len(sides) == 1 else "A/B")
+        token, unstored = SignalToken(), []
         try:
-            results = run_cancellable(lambda token: run_sides(spec, sides, backend_name=args.backend, store=store,
-                                                              cancel=token, progress=bar))
+            with _locks(sides):
+                results = run_cancellable(lambda token: run_sides(
+                    spec, sides, backend_name=args.backend, store=store, cancel=token, progress=bar,
+                    on_store_error=lambda run, exc: unstored.append(f"{run.title}: not stored: {exc}")), token)
         finally:
             bar.close()
     finally:
         backend.close()
     if not results:
-        raise CliError("cancelled before anything was measured", EXIT_NO)
+        raise CliError("cancelled before anything was measured", 128 + token.signum if token.signum else EXIT_NO)
     comparisons = [compare(r) for r in results]
     if args.json:
         print_json([{"run": r.to_dict(), "comparison": c.to_dict()} for r, c in zip(results, comparisons)]
@@ -156,8 +164,25 @@ def run(args: argparse.Namespace) -> int:
             _print_run(r)
         if len(results) > 1:
             _print_ab(results)
+    for line in unstored:
+        print(f"vnetbench measure: {line}", file=sys.stderr)
+    if token.signum:
+        return 128 + token.signum
+    if unstored:
+        return EXIT_BACKEND
     bad = any(r.status != RunStatus.OK for r in results) or any(c.contradicts for c in comparisons)
     return EXIT_NO if bad else EXIT_OK
+
+
+def _locks(sides: list[Side]) -> ExitStack:
+    """Measure a design only when no other measure of it runs: two at once would disturb both figures."""
+    try:
+        return measure_locks(s.design.id for s in sides)
+    except Busy as busy:
+        raise CliError(f"another measure of this design is running (pid {busy.holder}); two at once would "
+                       "disturb both figures: wait for it to finish", EXIT_BACKEND) from None
+    except OSError as exc:
+        raise CliError(f"cannot take the measure lock: {exc.strerror or exc}", EXIT_BACKEND) from None
 
 
 def _print_ab(results: list[Run]) -> None:

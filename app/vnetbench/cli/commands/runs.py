@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
             path = save_calibration([store.get(i) for i in args.ids], args.name)
             print(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
             return EXIT_OK
+        rows = [_row(r) for r in store.list(args.limit or None)]
     except (StoreError, CalibrationWriteError) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
-    rows = [_row(r) for r in store.list(args.limit or None)]
     if args.json:
         print_json(rows)
         return EXIT_OK
