@@ -77,3 +77,22 @@ def test_latest_coalesces_a_burst_and_reports_the_newest(qtbot):
     # A one-off delay does not replace the debounce delay.
     runner.schedule(lambda: lambda progress, cancel: "later")
     assert runner._timer.remainingTime() > 20
+
+
+def test_latest_waits_while_the_background_is_held(qtbot):
+    """While a just-opened design is drawn the docks' recomputations wait, then run once it is released."""
+    from vnetbench.gui.worker import background_hold
+
+    runner = Latest(10)
+    builds, results = [], []
+    runner.succeeded.connect(results.append)
+    hold = background_hold()
+    hold.hold()
+    try:
+        runner.schedule(lambda: builds.append(1) or (lambda progress, cancel: "done"))
+        qtbot.wait(200)
+        assert builds == [] and results == [], "started while held"
+    finally:
+        hold.release()
+    qtbot.waitUntil(lambda: results == ["done"], timeout=5000)
+    assert builds == [1]

@@ -82,11 +82,17 @@ FIELD_LABELS = {"ip": "IP", "mtu": "MTU", "vlan": "VLAN", "vni": "VNI", "mac": "
                 "guest_os": "guest OS", "nat_gateway": "NAT gateway", "guest_vlan": "guest VLAN",
                 "access_vlan": "access VLAN", "native_vlan": "native VLAN", "host_address": "host address",
                 "macvtap_mode": "macvtap mode", "cpus": "CPUs", "src": "source", "dst": "destination",
-                "proto": "protocol", "applied_to": "applied to", "hardware_version": "hardware version"}
+                "proto": "protocol", "applied_to": "applied to", "hardware_version": "hardware version",
+                "pnics": "pNICs", "vnics": "vNICs"}
 
 
 def field_label(field: str) -> str:
     return FIELD_LABELS.get(field, field.replace("_", " "))
+
+
+def heading(label: str) -> str:
+    """A label as a heading: capitalised, except a word that starts lower-case on purpose (pNICs, vNIC)."""
+    return label if label[1:2].isupper() else label[:1].upper() + label[1:]
 
 
 def describe(index: Index, oid: str) -> str:

@@ -25,7 +25,7 @@ from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, Physical
 from ..model.nictypes import GUESTS, allowed_nic_types
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from ..model.vlan import VlanError, VlanMode, parse_vlan
-from .editing import Editor, describe, field_label
+from .editing import Editor, describe, field_label, heading
 from .editors import AddressEditor, CheckEditor, Choices, ComboEditor, ListEditor, TextEditor, VlanEditor
 from .fields import FieldError, format_value, optional, parse
 from .signals import connect_weakly
@@ -210,7 +210,7 @@ class Inspector(QWidget):
                 continue
             inner, _ = optional(hints[f.name])
             if dataclasses.is_dataclass(inner) and value is not None:
-                group = QGroupBox(field_label(f.name).capitalize())
+                group = QGroupBox(heading(field_label(f.name)))
                 QVBoxLayout(group).addWidget(self._form(value, f"{name}.", f"{where} {field_label(f.name)}"))
                 form.addRow(group)
             elif f.name == "vnics":
@@ -220,7 +220,7 @@ class Inspector(QWidget):
             elif _list_element(inner) is not None and dataclasses.is_dataclass(_list_element(inner)):
                 table = ListEditor(self, obj, f.name, _list_element(inner), where)
                 self.editors.append(table)
-                form.addRow(QLabel(field_label(f.name).capitalize()))
+                form.addRow(QLabel(heading(field_label(f.name))))
                 form.addRow(table.container)
                 self.fields[name] = table.table
             else:

@@ -12,13 +12,13 @@ import os
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from ..backends import Cancelled
 from ..model import TopologyFileError, load
 from .canvas.layout import fill_layout
-from .worker import Task
+from .worker import Task, background_hold
 
 #: Files at least this large open in the background.
 BACKGROUND_BYTES = 512 * 1024
@@ -45,6 +45,7 @@ class Opener(QObject):
 
     def open(self, path: str, example: bool = False) -> bool:
         """Open ``path`` (an example opens untitled); True when it opened, or started to in the background."""
+        background_hold().release()   # a design still being drawn is replaced: nothing waits for it any more
         try:
             size = os.path.getsize(path)
         except OSError:
@@ -112,9 +113,11 @@ class Opener(QObject):
             self._hide()
             self.window.view.fit()
             self.opened.emit(path, time.perf_counter() - started)
+            QTimer.singleShot(100, background_hold().release)   # after the fitted view's first paint
 
         scene.gradually = (SLICE, progress)
         scene.drawn.connect(drawn)
+        background_hold().hold()     # the docks' recomputations start once the design is drawn
         self.window.finish_open(topology, path, example)
 
     def _show(self, text: str, done: int, total: int) -> None:
@@ -134,6 +137,7 @@ class Opener(QObject):
             self.window.statusBar().removeWidget(self.bar)
 
     def _fail(self, message: str, example: bool) -> None:
+        background_hold().release()
         self.busy = False
         self._hide()
         if "Cancelled" in message:

@@ -28,6 +28,9 @@ computation::
     runner = Latest(150, parent=dock)
     runner.succeeded.connect(dock.show_problems)
     workbench.designChanged.connect(lambda change: runner.schedule(build))
+
+While ``background_hold()`` is held (the canvas drawing a design just opened), ``Latest`` runs wait and start
+when it is released: on two cores their threads would take the interpreter from the drawing.
 """
 
 from __future__ import annotations
@@ -108,6 +111,34 @@ class Task(QObject):
             _alive.discard(self)
 
 
+class BackgroundHold(QObject):
+    """Holds back every ``Latest`` recomputation while held; ``released`` lets the waiting ones start."""
+
+    released = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = False
+
+    def hold(self) -> None:
+        self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.released.emit()
+
+
+_HOLD: BackgroundHold | None = None
+
+
+def background_hold() -> BackgroundHold:
+    global _HOLD
+    if _HOLD is None:
+        _HOLD = BackgroundHold()
+    return _HOLD
+
+
 class Latest(QObject):
     """Debounced recomputation where only the newest result counts (see the module docstring)."""
 
@@ -124,6 +155,7 @@ class Latest(QObject):
         self._delay = delay_ms
         self._build: Callable[[], Work] | None = None
         self._task: Task | None = None
+        background_hold().released.connect(self._resume)
 
     @property
     def busy(self) -> bool:
@@ -136,8 +168,12 @@ class Latest(QObject):
             self._task.cancel()
         self._timer.start(self._delay if delay_ms is None else delay_ms)
 
+    def _resume(self) -> None:
+        if self._build is not None and not self._timer.isActive():
+            self._start()
+
     def _start(self) -> None:
-        if self._build is None:
+        if self._build is None or background_hold().held:
             return
         task = Task(self._build())
         self._build = None

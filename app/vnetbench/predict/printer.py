@@ -35,7 +35,9 @@ def estimate(trace: Trace) -> str:
         parts.append(f"{est.throughput_mbps:,.0f} Mbit/s" + (f", bottleneck {est.bottleneck}" if est.bottleneck else ""))
     if est.latency_us is not None:
         parts.append(f"+{est.latency_us} us added latency")
-    return "; ".join(parts) + (f" ({est.source})" if parts and est.source else "")
+    if parts and est.source:
+        parts.append(f"calibration {est.source}")
+    return "; ".join(parts)
 
 
 def facts(trace: Trace, rules: tuple[str, ...] | None = None, mtu: tuple[int | None, str] | None = None

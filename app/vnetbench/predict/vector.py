@@ -331,7 +331,13 @@ class Vector:
         direct = self._take("inside", None, self.net_of[src], dst, by_dst)
         if direct.any():
             near, far = (dst, src) if by_dst else (src, dst)
-            _blend(code, direct, self.l2_verdict(self.seg[near][:, None], self.seg[far][None, :]))
+            # Same-subnet pairs are usually a small block of a large query: label only that block.
+            rows = _compact(np.flatnonzero(direct.any(axis=1)))
+            cols = _compact(np.flatnonzero(direct.any(axis=0)))
+            block = _cells(code, rows, cols)
+            _blend(block, _cells(direct, rows, cols), self.l2_verdict(self.seg[near[rows]][:, None],
+                                                                       self.seg[far[cols]][None, :]))
+            _put(code, rows, cols, block)
             if state is not None:
                 state *= ~direct
         dfw = self.net.dfw_active and not (reply and self.net.topology.nsx.dfw.stateful)
@@ -387,16 +393,11 @@ class Vector:
         self._labels()
         starts, keys = len(self.routes.start_rep), len(self.routes.key_ip)
         renamed: set[str] = set()
+        known = len(self.inside)
         for i, p in moved.items():
             old = self.points[i]
             self.points[i] = p
             self._place(i, p)
-            if self.net_of[i] >= len(self.inside):
-                self.inside = np.vstack([self.inside, np.zeros((1, self.n), dtype=bool)])
-            ip = int(self.ip[i])
-            for network, row in self.networks.items():
-                if network is not None:
-                    self.inside[row, i] = ip >= 0 and ip & int(network.netmask) == int(network.network_address)
             self.start[i], self.phys0[i] = self.routes.start(p) if self.usable[i] else (-1, 0)
             before, after = (old.portgroup, self._switch_of(old)), (p.portgroup, self._switch_of(p))
             if before != after:
@@ -404,6 +405,7 @@ class Vector:
                 if self._sets is not None:
                     self._sets.move(i, before, after)
         points = np.array(sorted(moved), dtype=np.int64)
+        self._update_inside(points, known)
         self.rkey[points] = self.routes.route_keys(self.ip[points])
         renamed.discard(None)
         if self._sets is not None and renamed:
@@ -415,6 +417,20 @@ class Vector:
         else:
             self._route_columns(points)
         self.stateful = self._stateful()
+
+    def _update_inside(self, points: np.ndarray, known: int) -> None:
+        """Which networks the moved ``points`` now sit inside, one array operation per network; a network
+        first seen in this edit gets its whole row (points that did not move may sit inside it too)."""
+        if len(self.networks) > known:
+            self.inside = np.vstack([self.inside, np.zeros((len(self.networks) - known, self.n), dtype=bool)])
+        ips = self.ip[points]
+        for network, row in self.networks.items():
+            if network is None:
+                continue
+            if row >= known:
+                self.inside[row] = self._holds(network)
+            else:
+                self.inside[row, points] = (ips >= 0) & ((ips & int(network.netmask)) == int(network.network_address))
 
     def _switch_of(self, p: Point) -> str | None:
         return self.net.segments[p.segment].object_id if p.segment is not None else None
@@ -432,6 +448,16 @@ def _cells(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice
     if isinstance(rows, slice) or isinstance(cols, slice):
         return table[rows, cols]
     return table[np.ix_(rows, cols)]
+
+
+def _put(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice, values: np.ndarray) -> None:
+    """Write ``values`` at rows x cols of ``table`` (nothing to do when ``_cells`` gave a view)."""
+    if isinstance(rows, slice) and isinstance(cols, slice):
+        return
+    if isinstance(rows, slice) or isinstance(cols, slice):
+        table[rows, cols] = values
+    else:
+        table[np.ix_(rows, cols)] = values
 
 
 def _blend(code: np.ndarray, where: np.ndarray, value) -> None:  # noqa: ANN001 - an array or a code

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import BackendError
+from vnetbench.backends.shaper import shaper_commands
 
 from .config import IFACE, NS_PREFIX
 
@@ -189,14 +190,8 @@ class HostShell:
         n = ["-n", ns] if ns else []
         self.ip(*n, "link", "add", ifb, "type", "ifb")
         self.ip(*n, "link", "set", ifb, "up")
-        burst = max(32 * 1024, rate * 1_000_000 // 8 // 500)
-        tc = ["tc", *n]
-        self.run([*tc, "qdisc", "replace", "dev", ifb, "root", "tbf", "rate", f"{rate}mbit", "burst", str(burst),
-                  "latency", "20ms"])
-        for dev in members:
-            self.run([*tc, "qdisc", "replace", "dev", dev, "clsact"])
-            self.run([*tc, "filter", "add", "dev", dev, "egress", "protocol", "all", "u32", "match", "u32", "0", "0",
-                      "action", "mirred", "egress", "redirect", "dev", ifb])
+        for words in shaper_commands(ifb, rate, members):
+            self.run(["tc", *n, *words])
 
     def patch(self, spec: dict[str, Any], mark: str, key: str) -> None:
         a, b = spec["a"], spec["b"]

@@ -115,6 +115,7 @@ class _Builder:
     def __init__(self, design: Topology) -> None:
         self.d = design
         self.ix = Index(design)
+        self.address_of = nft.design_resolver(design)
         self.fabric = Fabric(design, self.ix)
         self.tag = design_tag(design.id)
         self.res: dict[str, Resource] = {}
@@ -243,37 +244,6 @@ class _Builder:
         return self.segments[key]
 
     # --- VMs --------------------------------------------------------------------------------------
-
-    def address_of(self, ref: str) -> list[str] | None:
-        """Addresses of the object a rule names (VM, vNIC, NIC, interface, portgroup, switch, host)."""
-        kind = self.ix.kind(ref)
-        if kind is None:
-            return None
-
-        def ips(items: list[Any]) -> list[str]:
-            out = []
-            for item in items:
-                try:
-                    out.append(str(ipaddress.IPv4Interface(item.ip).ip))
-                except (ValueError, TypeError):
-                    continue
-            return out
-
-        obj = self.ix.get(ref)
-        if kind in ("vnic", "host_nic", "router_interface"):
-            return ips([obj])
-        if kind == "vm":
-            return ips(obj.vnics)
-        if kind == "physical_host":
-            return ips(obj.nics)
-        nics = [(vm, n) for vm in self.d.vms for n in vm.vnics]
-        if kind in ("portgroup", "switch"):
-            nets = {str(ipaddress.IPv4Interface(n.ip).network) for _, n in nics
-                    if n.ip and (n.network == ref or self.ix.parent(n.network) is obj) and "/" in n.ip}
-            return sorted(nets)
-        if kind == "host":
-            return ips([n for vm, n in nics if vm.host == ref])
-        return None
 
     def vm(self, vm: VM) -> None:
         if not vm.host or self.ix.kind(vm.host) != "host":

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import shutil
 import time
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
+from vnetbench.backends.addresses import endpoint_address
 from vnetbench.backends.process import ProcessCommand
 
 from .context import Context
@@ -63,14 +63,7 @@ class LabEndpoint(Endpoint):
         self.ctx, self.name, self.ns, self.addresses = ctx, name, ns, addresses
 
     def address(self, vnic_id: str | None = None) -> str:
-        if vnic_id is not None:
-            if vnic_id not in self.addresses:
-                raise BackendError(f"{self.name} has no address on {vnic_id!r}",
-                                   f"give it an ip, or use one of {', '.join(self.addresses) or 'none'}")
-            return str(ipaddress.IPv4Interface(self.addresses[vnic_id]).ip)
-        if not self.addresses:
-            raise BackendError(f"{self.name} has no IPv4 address", "give one of its vNICs an ip")
-        return str(ipaddress.IPv4Interface(next(iter(self.addresses.values()))).ip)
+        return endpoint_address(self.name, self.addresses, vnic_id)
 
     def argv(self, argv: list[str], cpu: int | None = None) -> list[str]:
         pinned = ["taskset", "-c", str(cpu), *argv] if cpu is not None else argv

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import CancelToken
+from vnetbench.backends.nftables import TABLE
+from vnetbench.backends.shaper import shaper_commands
 
 from .context import Context, kill_pids
-from vnetbench.backends.nftables import TABLE
 
 # Stages, in the order they run: deletions first (filters before links before namespaces), then creations.
 TC_DEL, NFT_DEL, LINK_DEL, NETNS_DEL = 0, 1, 2, 3
@@ -104,11 +105,7 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
                      stdin=spec["text"])]
     if kind == "shaper":
         ns, ifb, rate = spec["ns"], spec["ifb"], int(spec["rate_mbit"])
-        burst = max(32 * 1024, rate * 1_000_000 // 8 // 500)          # 2 ms at line rate
-        lines = [f"qdisc replace dev {ifb} root tbf rate {rate}mbit burst {burst} latency 20ms"]
-        for m in spec["members"]:
-            lines += [f"qdisc replace dev {m} clsact",
-                      f"filter add dev {m} egress protocol all u32 match u32 0 0 action mirred egress redirect dev {ifb}"]
+        lines = [" ".join(words) for words in shaper_commands(ifb, rate, spec["members"])]
         return [Step(LINK_ADD, "ip", None, owner, f"link add {ifb} netns {ns} type ifb"),
                 Step(CONF, "ip", ns, owner, f"link set {ifb} up", 1),
                 *[Step(TC, "tc", ns, owner, line, i) for i, line in enumerate(lines)]]

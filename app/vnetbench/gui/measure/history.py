@@ -23,8 +23,18 @@ RUN_ROLE = Qt.ItemDataRole.UserRole
 SHOWN = 200
 
 
-def belongs_to(run: Run, topology: Topology, digest: str) -> bool:
-    return run.design_name == topology.name or run.design_digest == digest
+def of_design(runs: list[Run], topology: Topology) -> list[Run]:
+    """The runs measured on this design: by its name, else by what it means (the digest encodes the whole
+    design, a second at 10,000 VMs, so it is computed only when a run's name does not already answer)."""
+    digest: str | None = None
+    mine = []
+    for run in runs:
+        if run.design_name != topology.name:
+            digest = digest or design_digest(topology)
+            if run.design_digest != digest:
+                continue
+        mine.append(run)
+    return mine
 
 
 def run_line(run: Run) -> str:
@@ -83,8 +93,7 @@ class HistoryPanel(QWidget):
         """Fill the list from the store, this design's runs unless "All designs" is ticked."""
         runs = self.store.list(SHOWN)
         if not self.all_designs.isChecked():
-            digest = design_digest(self.topology)
-            runs = [r for r in runs if belongs_to(r, self.topology, digest)]
+            runs = of_design(runs, self.topology)
         scope = "all designs" if self.all_designs.isChecked() else "this design"
         self.heading.setText(f"Stored runs: {scope}")
         self.heading.setToolTip(f"The runs measured on {scope}; select several to overlay them")

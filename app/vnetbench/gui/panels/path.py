@@ -21,6 +21,7 @@ from ...model import Change, Index
 from ...predict import Prediction, Trace
 from ...predict.printer import details
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
+from ..editing import heading
 from ..endpoints import EndpointPicker
 from ..workbench import Workbench, affects_traffic
 
@@ -165,7 +166,7 @@ class PathDock(QDockWidget):
         if reasons:
             parts.append("<b>Why:</b><ul style='margin:0'>"
                          + "".join(f"<li>{html.escape(r)}</li>" for r in reasons) + "</ul>")
-        parts += [f"<b>{html.escape(title.capitalize())}:</b> {html.escape(text)}" for title, text in details(prediction)]
+        parts += [f"<b>{html.escape(heading(title))}:</b> {html.escape(text)}" for title, text in details(prediction)]
         return "<br>".join(parts)
 
     def _hop_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
@@ -182,5 +183,3 @@ def _is_bottleneck(hop_name: str, bottleneck: str) -> bool:
 def _name(index: Index, object_id: str) -> str:
     obj = index.get(object_id)
     return getattr(obj, "name", object_id) if obj is not None else object_id
-
-
