@@ -52,6 +52,9 @@ class Workbench(QObject):
         self._engine: Engine | None = None
         self._pending: list[Change] = []
         self._snapshot: tuple[int, bytes] | None = None
+        #: The backend the deploy dock is connected to (through its connect dialog), for the measure dock to
+        #: probe the guests it deployed without asking for the connection again.
+        self.connected_backend: Any = None
         self.document.subscribe(self._changed)
 
     @property

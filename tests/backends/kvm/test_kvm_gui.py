@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from vnetbench.backends import DeployState  # noqa: E402
 from vnetbench.gui.mainwindow import MainWindow  # noqa: E402
+from vnetbench.gui.measure.dock import MeasureDock  # noqa: E402
 from vnetbench.gui.panels.deploy import DeployDock  # noqa: E402
 from vnetbench.gui.workbench import Workbench  # noqa: E402
 from vnetbench.model import load  # noqa: E402
@@ -66,6 +67,13 @@ def test_deploy_to_libvirt_from_the_dock(qtbot, gui_store):
 
         _click_and_wait(qtbot, dock, dock.plan_button)
         assert dock.plan is not None and dock.plan.empty
+
+        # The measure dock probes the guests through the connection the deploy dock made.
+        measure = MeasureDock(wb)
+        qtbot.addWidget(measure)
+        measure.controls.backend_box.setCurrentIndex(measure.controls.backend_box.findData("kvm"))
+        backend = measure._backend()
+        assert backend is dock.backend and backend.settings.get("uri") == "test:///default"
     finally:
         _click_and_wait(qtbot, dock, dock.teardown_button)
     assert dock.results and all(r.ok for r in dock.results)

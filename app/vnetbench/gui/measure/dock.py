@@ -156,11 +156,20 @@ class MeasureDock(QDockWidget):
         return self.controls.spec()
 
     def _backend(self) -> Backend:
-        if self.backend is None:
-            name = self.controls.backend_box.currentData()
-            if name is None:
-                raise BackendError("no backend plugin is available", "install one (the local lab comes with vnetbench)")
-            self.backend = backend_class(name)()
+        """The chosen backend: the deploy dock's connection when it is the same backend (a remote one was
+        connected through its dialog there), else one of our own, which needs no settings."""
+        name = self.controls.backend_box.currentData()
+        if name is None:
+            raise BackendError("no backend plugin is available", "install one (the local lab comes with vnetbench)")
+        shared = self.workbench.connected_backend
+        if shared is not None and shared.name == name:
+            return shared
+        if self.backend is None or self.backend.name != name:
+            cls = backend_class(name)
+            if any(f.required for f in cls.settings_fields):
+                raise BackendError(f"{cls.title} is not connected",
+                                   "connect it in the Deploy dock (choose it there and Plan), then measure")
+            self.backend = cls()
             self.backend.connect()
         return self.backend
 
