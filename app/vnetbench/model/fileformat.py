@@ -264,6 +264,8 @@ def _parse_yaml(text: str) -> Any:
                 top[0][top[1]] = value
                 top[1] = _NO_KEY
     except yaml.MarkedYAMLError as exc:
+        if "nesting depth" in str(exc.problem):   # libyaml's own limit (PyYAML 6.0.4+), met before ours
+            raise FormatError(_mark(exc.problem_mark), *_TOO_DEEP) from None
         raise FormatError(_mark(exc.problem_mark), f"not valid YAML: {exc.problem or exc.context}",
                           "check indentation and quoting near that line") from None
     except yaml.reader.ReaderError as exc:

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.document import Change
 from ..model.objects import VM, DfwRule, Portgroup, Rule, Topology, VNic
 from .result import VERDICTS, PairChange, Prediction, Verdict
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Walk every joint class pair for path and estimate changes up to this many pairs (``diff``).
 WALK_BUDGET = 40_000

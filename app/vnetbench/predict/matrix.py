@@ -32,7 +32,7 @@ from .network import Point
 from .result import VERDICTS, Prediction, Verdict
 from .routes import BLOCKED, UNREACH, Prefixes, network_key, routed_networks
 from .rules import parse_spec
-from .vector import Vector, combine
+from .vector import Vector, compact, combine
 from .walk import Walker
 
 SINGLE, COMPOUND, SCALAR, DEAD = range(4)
@@ -253,10 +253,18 @@ class MatrixBuilder:
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
         differ = vec.replies_differ
-        rows, cols = np.array(new), np.array(live)
-        self.table[rows[:, None], cols[None, :]] = combine(*vec.flows(pn, pl, False), *vec.flows(pl, pn, differ, True))
-        self.table[cols[:, None], rows[None, :]] = combine(*vec.flows(pl, pn, False), *vec.flows(pn, pl, differ, True))
-        self.self_table[rows] = self.table[rows, rows]
+        cols = np.array(live)
+        forward = combine(*vec.flows(pn, pl, False), *vec.flows(pl, pn, differ, True))
+        backward = combine(*vec.flows(pl, pn, False), *vec.flows(pn, pl, differ, True))
+        rows = compact(np.array(new))
+        if isinstance(rows, slice):   # new classes are numbered in a run: rows and columns, not cell by cell
+            self.table[rows, cols] = forward
+            self.table[cols, rows] = backward
+            self.self_table[rows] = self.table[rows, rows].diagonal()
+        else:
+            self.table[rows[:, None], cols[None, :]] = forward
+            self.table[cols[:, None], rows[None, :]] = backward
+            self.self_table[rows] = self.table[rows, rows]
 
     def _fill_others(self, new: list[int], live: list[int], fresh: set[int]) -> None:
         """Cells between the ``new`` classes and the ``live`` ones that involve a multi-interface, walked or

@@ -231,6 +231,7 @@ class Vector:
         routes = self.routes
         starts = len(routes.start_rep)
         self.route, self.states = {}, {}
+        self._transposed: dict[tuple, np.ndarray] = {}
         for reply in (False, True):
             self.route[reply] = np.full((1 + 2 * starts, self.n), UNREACH, dtype=np.int8)
             self.states[reply] = np.zeros((1 + starts, self.n), dtype=np.int8 if len(routes.states) < 128 else np.int32)
@@ -241,7 +242,6 @@ class Vector:
     def _route_columns(self, cols: np.ndarray) -> None:
         """The route tables' columns of some points (all starts at once)."""
         routes = self.routes
-        self._transposed: dict[tuple, np.ndarray] = {}
         self.rtype[cols] = np.where(self.start[cols] >= 0, 1 + 2 * self.start[cols] + self.phys0[cols], 0)
         starts = np.arange(len(routes.start_rep))[:, None]
         keys, segs = np.maximum(self.rkey[cols], 0)[None, :], self.seg[cols][None, :]
@@ -252,6 +252,18 @@ class Vector:
                                                                            segs, self.l2)
             route[:, cols[self.rkey[cols] < 0]] = UNREACH
             self.states[reply][1 + starts, cols[None, :]] = routes.chains[reply].state[starts, keys]
+        self._transposed_columns(cols)
+
+    def _transposed_columns(self, cols: np.ndarray) -> None:
+        """Bring the transposed copies ``_take`` reads replies from up to date for these points (copying a
+        whole table again costs ten megabytes at 10,000 points); a copy whose table changed shape goes."""
+        for key, copy in list(self._transposed.items()):
+            name, reply = key
+            table = getattr(self, name) if reply is None else getattr(self, name)[reply]
+            if copy.shape != table.shape[::-1]:
+                del self._transposed[key]
+            else:
+                copy[cols] = table[:, cols].T
 
     def _judges(self) -> None:
         routes = self.routes
@@ -332,8 +344,8 @@ class Vector:
         if direct.any():
             near, far = (dst, src) if by_dst else (src, dst)
             # Same-subnet pairs are usually a small block of a large query: label only that block.
-            rows = _compact(np.flatnonzero(direct.any(axis=1)))
-            cols = _compact(np.flatnonzero(direct.any(axis=0)))
+            rows = compact(np.flatnonzero(direct.any(axis=1)))
+            cols = compact(np.flatnonzero(direct.any(axis=0)))
             block = _cells(code, rows, cols)
             _blend(block, _cells(direct, rows, cols), self.l2_verdict(self.seg[near[rows]][:, None],
                                                                        self.seg[far[cols]][None, :]))
@@ -374,8 +386,8 @@ class Vector:
             hits = judges[:, dst]
             rows = None
             for o in np.flatnonzero(hits.any(axis=1)):
-                rows = _compact(np.flatnonzero(starts == s)) if rows is None else rows
-                cols = _compact(np.flatnonzero(hits[o]))
+                rows = compact(np.flatnonzero(starts == s)) if rows is None else rows
+                cols = compact(np.flatnonzero(hits[o]))
                 keys, others = src[rows], dst[cols]
                 drops = ~self.table(owners[o], min(len(keys), len(others))).allowed(keys, others) & \
                     ~_cells(direct, rows, cols)
@@ -436,7 +448,7 @@ class Vector:
         return self.net.segments[p.segment].object_id if p.segment is not None else None
 
 
-def _compact(index: np.ndarray) -> np.ndarray | slice:
+def compact(index: np.ndarray) -> np.ndarray | slice:
     """A sorted index as a slice when it is a contiguous run (then reads and writes are views, not gathers)."""
     if len(index) and index[-1] - index[0] == len(index) - 1:
         return slice(int(index[0]), int(index[-1]) + 1)
