@@ -91,3 +91,7 @@ def test_bad_profiles_name_the_file_and_key(tmp_path):
     bad.write_text("name: x\npnic_efficiency: fast\n")
     with pytest.raises(CalibrationError, match="pnic_efficiency needs a number"):
         load_profile(str(bad))
+    (tmp_path / "folder.yaml").mkdir()
+    for unreadable in (str(tmp_path / "folder.yaml"), "x\x00y"):   # a directory; a name the system refuses
+        with pytest.raises(CalibrationError, match="cannot be read"):
+            load_profile(unreadable)

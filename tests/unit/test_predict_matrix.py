@@ -93,6 +93,50 @@ def test_incremental_matrix_equals_a_fresh_one_after_random_edits(seed: int):
         assert engine.predict(a, b).reasons == fresh_engine.predict(a, b).reasons
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_matrices_handed_out_keep_their_answers_through_later_edits(seed: int):
+    """Matrices share one class table; a class number is written again only once no matrix held shows it."""
+    from vnetbench.model import Document
+
+    d = random_rule_design(seed) if seed % 2 else random_design(seed)
+    doc = Document(d.t)
+    engine = Engine(d.t)
+    doc.subscribe(engine.changed)
+    rnd = random.Random(seed)
+    held = []
+    for step in range(12):
+        matrix = engine.matrix()
+        if step % 3 == 0:   # some are kept (a what-if baseline, the dock's last one), the rest dropped
+            held.append((matrix, list(matrix.rows())))
+        for _ in range(rnd.randint(1, 3)):
+            _random_edit(d, doc, rnd)
+    engine.matrix()
+    for matrix, rows in held:
+        assert list(matrix.rows()) == rows, seed
+
+
+def test_vlan_edits_back_and_forth_reuse_class_numbers():
+    """Edits that keep making classes (a portgroup's VLAN moved again and again) reuse the numbers of the
+    classes they emptied once no matrix shows them: the table is not copied to a bigger one."""
+    from vnetbench.model import Document
+
+    d = random_rule_design(15)
+    doc = Document(d.t)
+    engine = Engine(d.t)
+    doc.subscribe(engine.changed)
+    first = engine.matrix()
+    table = first.table.base
+    del first
+    routers = {nic.network for vm in d.t.vms if vm.role.value != "vm" for nic in vm.vnics}
+    pg = max((pg for sw in d.t.switches for pg in sw.portgroups if pg.id not in routers),
+             key=lambda pg: sum(nic.network == pg.id for vm in d.t.vms for nic in vm.vnics))
+    for step in range(40):
+        doc.set(pg, "vlan", [10, 20, 30, 40][step % 4])
+        matrix = engine.matrix()
+        assert matrix.table.base is table, step
+    assert list(matrix.rows()) == list(Engine(copy.deepcopy(d.t)).matrix().rows())
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_changed_gives_the_same_answers_as_a_fresh_engine(seed: int):
     d = random_design(seed)

@@ -67,6 +67,8 @@ def load_profile(name: str = DEFAULT_PROFILE) -> Calibration:
         raise CalibrationError(f"calibration profile {name!r} not found at {path}") from None
     except yaml.YAMLError as exc:
         raise CalibrationError(f"{path}: not readable YAML ({exc})") from None
+    except (OSError, ValueError) as exc:   # a directory, no permission, a NUL in the name, not UTF-8
+        raise CalibrationError(f"calibration profile {name!r} cannot be read: {exc}") from None
     if not isinstance(data, dict):
         raise CalibrationError(f"{path}: a profile is a mapping of figures")
     where = str(path)

@@ -22,6 +22,7 @@ and the incrementally kept matrix against a fresh one after random edits.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -32,12 +33,14 @@ from .network import Point
 from .result import VERDICTS, Prediction, Verdict
 from .routes import BLOCKED, UNREACH, Prefixes, network_key, routed_networks
 from .rules import parse_spec
-from .vector import Vector, compact, combine
+from .vector import Vector, combine
 from .walk import Walker
 
 SINGLE, COMPOUND, SCALAR, DEAD = range(4)
 #: Square tiles of single classes computed at a time (bounds the temporaries to a few tens of MB).
 TILE = 1024
+#: Emptied class numbers are reused for a large edit only in runs at least this long (``_reusable``).
+RUN = 16
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,15 @@ class MatrixBuilder:
         self.walker = walker
         self.net = walker.net
         self.check = check or (lambda: None)
+        # Class numbers are reused once no matrix that showed the class with members is held any more: the
+        # class maps of the matrices handed out (with the generation each was handed out in), the generation
+        # each class was made in, the classes left without members (with the generation they emptied in),
+        # and those free to take now.
+        self._shown: list[tuple[weakref.ref, int]] = []
+        self._generation = 0
+        self._born: list[int] = []
+        self._emptied: dict[int, int] = {}
+        self._free: list[int] = []
 
     # --- full build ------------------------------------------------------------------------------
 
@@ -170,8 +182,9 @@ class MatrixBuilder:
         # scalar, dead
         order = sorted(range(len(reps)), key=lambda c: (kinds[c], self._rank(self.endpoints[reps[c]])))
         self.k = k = len(reps)
-        self.reps = [self.endpoints[reps[c]] for c in order]
+        self.first_point = np.array([next(iter(self.points_of[e]), -1) for e in self.endpoints], dtype=np.int64)
         self.kinds = [kinds[c] for c in order]
+        self._born = [self._generation] * k
         self.class_keys = [keys[reps[c]] for c in order]
         self.class_of = {key: c for c, key in enumerate(self.class_keys)}
         self.members = np.array([self.class_of[key] for key in keys], dtype=np.int32)
@@ -179,6 +192,8 @@ class MatrixBuilder:
         cap = k + _spare(k)
         self.table = np.full((cap, cap), UNREACH, dtype=np.int8)
         self.self_table = np.full(cap, UNREACH, dtype=np.int8)
+        self.reps = np.full(cap, -1, dtype=np.int64)    # each class's representative (an endpoint position)
+        self.reps[:k] = [reps[c] for c in order]
         singles = self.kinds.count(SINGLE)
         self._tiles(singles)
         self._fill_others(list(range(k)), list(range(k)), fresh=set(range(k)))
@@ -211,19 +226,35 @@ class MatrixBuilder:
 
     def _matrix(self) -> Matrix:
         k = self.k
-        return Matrix(tuple(self.endpoints), self.members.copy(), self.table[:k, :k], self.self_table[:k].copy(),
-                      self.walker)
+        classes = self.members.copy()
+        self._shown = [(ref, g) for ref, g in self._shown if ref() is not None] + [(weakref.ref(classes),
+                                                                                    self._generation)]
+        self._generation += 1
+        return Matrix(tuple(self.endpoints), classes, self.table[:k, :k], self.self_table[:k].copy(), self.walker)
+
+    def _reusable(self, wanted: int) -> list[int]:
+        """The emptied classes no matrix still held shows with members (their cells can be written again),
+        last to be taken first. For many new classes only runs of consecutive numbers: their rows and
+        columns are then written as slices, several times faster than scattered ones."""
+        held = [g for ref, g in self._shown if ref() is not None]
+        free = np.array(sorted(c for c, g in self._emptied.items() if not any(self._born[c] <= h < g for h in held)),
+                        dtype=np.int64)
+        if wanted > RUN and len(free):
+            runs = np.split(free, np.flatnonzero(np.diff(free) != 1) + 1)
+            free = np.concatenate([run for run in runs if len(run) >= RUN] or [free[:0]])
+        return free[::-1].tolist()
 
     def _key(self, eid: str) -> tuple:
         key = tuple(self.keys.point(self.vec, i) for i in self.points_of[eid])
         return key + ((eid,) if eid in self.forwarding else ())
 
-    def _point(self, c: int) -> int:
-        """The point of a single class (its representative's one interface)."""
-        return self.points_of[self.reps[c]][0]
-
     def _points(self, classes) -> np.ndarray:  # noqa: ANN001 - an iterable of class numbers
-        return np.array([self.points_of[self.reps[c]][0] for c in classes], dtype=np.int64)
+        """The points of single classes (each representative's one interface)."""
+        return self.first_point[self.reps[np.asarray(classes, dtype=np.int64)]]
+
+    def _rep(self, c: int) -> str:
+        """The endpoint representing class c."""
+        return self.endpoints[self.reps[c]]
 
     def _rank(self, eid: str) -> tuple:
         pts = self.points_of[eid]
@@ -250,29 +281,85 @@ class MatrixBuilder:
         """Rows and columns of the ``new`` single classes against the ``live`` single classes."""
         if not new or not live:
             return
+        new = sorted(new)     # rows in ascending order: a run of them is written as a slice
+        stranded = self._stranded(new)
+        if stranded:
+            self._fill_stranded(stranded, live)
+        self._fill_block([c for c in new if c not in set(stranded)], live)
+
+    def _fill_block(self, new: list[int], live: list[int]) -> None:
+        """``_fill_singles`` by computing every cell, a block of columns at a time (blocks of about ``TILE``
+        squared cells stay in the processor's cache)."""
+        if not new or not live:
+            return
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
         differ = vec.replies_differ
-        cols = np.array(live)
-        forward = combine(*vec.flows(pn, pl, False), *vec.flows(pl, pn, differ, True))
-        backward = combine(*vec.flows(pl, pn, False), *vec.flows(pn, pl, differ, True))
-        rows = compact(np.array(new))
-        if isinstance(rows, slice):   # new classes are numbered in a run: rows and columns, not cell by cell
-            self.table[rows, cols] = forward
-            self.table[cols, rows] = backward
-            self.self_table[rows] = self.table[rows, rows].diagonal()
-        else:
-            self.table[rows[:, None], cols[None, :]] = forward
-            self.table[cols[:, None], rows[None, :]] = backward
-            self.self_table[rows] = self.table[rows, rows]
+        rows = np.array(new)
+        width = max(64, TILE * TILE // len(new))
+        for lo in range(0, len(live), width):
+            self.check()
+            cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
+            forward = combine(*vec.flows(pn, pc, False), *vec.flows(pc, pn, differ, True))
+            backward = combine(*vec.flows(pc, pn, False), *vec.flows(pn, pc, differ, True))
+            self._put(rows, cols, forward, backward)
+        self.self_table[rows] = self.table[rows, rows]
+
+    def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray, backward: np.ndarray) -> None:
+        """Write cells [rows, cols] and [cols, rows] (rows ascending), a run of consecutive rows at a time: a
+        slice of rows and columns is written several times faster than cell by cell."""
+        starts = np.flatnonzero(np.diff(rows) != 1) + 1
+        for a, b in zip([0, *starts.tolist()], [*starts.tolist(), len(rows)]):
+            run = slice(int(rows[a]), int(rows[b - 1]) + 1)
+            self.table[run, cols] = forward[a:b]
+            self.table[cols, run] = backward[:, a:b]
+
+    def _stranded(self, new: list[int]) -> list[int]:
+        """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable), in a design
+        without the NSX DFW (which could block before the gateway is missed)."""
+        if self.net.dfw_active:
+            return []
+        return np.array(new)[self.vec.start[self._points(new)] < 0].tolist()
+
+    def _fill_stranded(self, new: list[int], live: list[int]) -> None:
+        """``_fill_singles`` for stranded classes (``_stranded``), which only talk within subnets they share.
+        A conversation with anything else fails: theirs never leaves their subnet (UNREACH), and one towards
+        them fails on the way (BLOCKED where a firewall drops it first) or has no way back (UNREACH). So
+        only the flows towards them are computed, and the cells with classes sharing a subnet in full."""
+        vec = self.vec
+        pn, pl = self._points(new), self._points(live)
+        rows = np.array(new)
+        width = max(64, TILE * TILE // len(new))
+        for lo in range(0, len(live), width):
+            self.check()
+            cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
+            towards, _ = vec.flows(pc, pn, False)
+            backward = np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8)
+            self._put(rows, cols, np.full(backward.shape[::-1], UNREACH, dtype=np.int8), backward)
+        self._fill_block(new, self._near(np.array(new), np.array(live)))
+
+    def _near(self, new: np.ndarray, live: np.ndarray) -> list[int]:
+        """The ``live`` single classes sharing a subnet with one of the ``new`` ones (either's address in the
+        other's subnet)."""
+        vec = self.vec
+        pn, pl = self._points(new), self._points(live)
+        in_new = vec.inside[np.unique(vec.net_of[pn])][:, pl].any(axis=0)
+        nets, which = np.unique(vec.net_of[pl], return_inverse=True)
+        holds_new = vec.inside[nets][:, pn].any(axis=1)[which.ravel()]
+        return live[in_new | holds_new].tolist()
 
     def _fill_others(self, new: list[int], live: list[int], fresh: set[int]) -> None:
         """Cells between the ``new`` classes and the ``live`` ones that involve a multi-interface, walked or
         dead class (single x single cells come from ``_tiles`` / ``_fill_singles``). ``fresh``: classes
         whose self cells are still to compute."""
         code = {v: i for i, v in enumerate(VERDICTS)}
-        walker, reps, kinds = self.walker, self.reps, self.kinds
+        walker, rep, kinds = self.walker, self._rep, self.kinds
         new_set = set(new)
+        # a class without a usable interface answers UNREACH to all (written: a reused number holds old cells)
+        for rows, cols in (([c for c in new if kinds[c] == DEAD], live), (new, [c for c in live if kinds[c] == DEAD])):
+            if rows and cols:
+                self.table[np.ix_(rows, cols)] = UNREACH
+                self.table[np.ix_(cols, rows)] = UNREACH
         live_singles = [c for c in live if kinds[c] == SINGLE]
         new_singles = [c for c in new if kinds[c] == SINGLE]
         special_new = [c for c in new if kinds[c] != SINGLE]
@@ -292,14 +379,14 @@ class MatrixBuilder:
         for done, (a, b) in enumerate(walked):
             if not done % 256:
                 self.check()
-            self.table[a, b] = code[walker.flow(reps[a], reps[b]).verdict]
+            self.table[a, b] = code[walker.flow(rep(a), rep(b)).verdict]
         for c in fresh:
             if kinds[c] == DEAD:
                 self.self_table[c] = UNREACH
             elif kinds[c] != SINGLE:
-                self.self_table[c] = code[walker.flow(reps[c], reps[c]).verdict]
+                self.self_table[c] = code[walker.flow(rep(c), rep(c)).verdict]
                 other = self._second(c)
-                self.table[c, c] = code[walker.flow(reps[c], other).verdict] if other else self.self_table[c]
+                self.table[c, c] = code[walker.flow(rep(c), other).verdict] if other else self.self_table[c]
 
     def _walked(self, c: int, d: int) -> bool:
         """Whether the cells between classes c and d come from walking their representatives."""
@@ -309,13 +396,13 @@ class MatrixBuilder:
     def _second(self, c: int) -> str | None:
         """Another member of class c, if it has one."""
         members = np.flatnonzero(self.members == c)
-        others = [self.endpoints[i] for i in members[:2] if self.endpoints[i] != self.reps[c]]
+        others = [self.endpoints[i] for i in members[:2] if i != self.reps[c]]
         return others[0] if others else None
 
     def _compound(self, c: int, singles: np.ndarray) -> None:
         """A multi-interface class against single classes, choosing interfaces as ``Walker.direction`` does."""
         vec = self.vec
-        idx = [i if vec.usable[i] else -1 for i in self.points_of[self.reps[c]]]
+        idx = [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]]
         usable = [x for x in idx if x >= 0]
         pts = self._points(singles)
         n = len(pts)
@@ -406,30 +493,31 @@ class MatrixBuilder:
         key, else a new one), split classes whose untouched members no longer share a key (the rules name
         something new), and compute the new classes' rows and columns."""
         touched = {self.position[e] for e in affected if e in self.position}
+        groups: dict[tuple, list[int]] = {}
+        for i in touched:
+            groups.setdefault(self._key(self.endpoints[i]), []).append(i)
         splits = self._split_plan(touched) if rekey else {}
-        needed = self.k + len(touched) + sum(len(parts) - 1 for parts in splits.values())
-        if needed > len(self.self_table):
-            self._grow(needed)
+        wanted = len(groups) + sum(len(parts) - 1 for parts in splits.values())
+        self._free = self._reusable(wanted)
+        if self.k + max(0, wanted - len(self._free)) > len(self.self_table):
+            self._grow(self.k + wanted)
             splits = self._split_plan(touched) if rekey else {}
         for c, parts in splits.items():
             self._split(c, parts)
         fresh: list[int] = []
-        groups: dict[tuple, list[int]] = {}
-        for i in touched:
-            groups.setdefault(self._key(self.endpoints[i]), []).append(i)
         untouched = self.count.copy()
         np.subtract.at(untouched, self.members[list(touched)], 1)
+        moving, into = [], []
         for key, idx in groups.items():
             c = self.class_of.get(key)
-            if c is not None and untouched[c] > 0:   # its cells hold for every endpoint with that key
-                self._assign(idx, c)
-                continue
-            c = self._new_class(key, self.endpoints[idx[0]], self._kind(self.endpoints[idx[0]]))
-            self._assign(idx, c)
-            fresh.append(c)
-        reps = np.array([self.position[r] for r in self.reps], dtype=np.int64)
-        for c in np.flatnonzero((self.count[:self.k] > 0) & (self.members[reps] != np.arange(self.k))):
-            self.reps[c] = self.endpoints[int(np.flatnonzero(self.members == c)[0])]   # the representative left
+            if c is None or untouched[c] == 0:   # else its cells hold for every endpoint with that key
+                c = self._new_class(key, idx[0], self._kind(self.endpoints[idx[0]]))
+                fresh.append(c)
+            moving += idx
+            into += [c] * len(idx)
+        self._assign(moving, np.array(into, dtype=np.int32))
+        for c in np.flatnonzero((self.count[:self.k] > 0) & (self.members[self.reps[:self.k]] != np.arange(self.k))):
+            self.reps[c] = int(np.flatnonzero(self.members == c)[0])   # the representative left
         live = np.flatnonzero(self.count[:self.k] > 0).tolist()
         fresh = [c for c in fresh if self.count[c]]
         self._fill_singles([c for c in fresh if self.kinds[c] == SINGLE], [c for c in live if self.kinds[c] == SINGLE])
@@ -457,34 +545,48 @@ class MatrixBuilder:
             del self.class_of[self.class_keys[c]]
         self.class_keys[c] = key
         self.class_of.setdefault(key, c)
-        if self.reps[c] not in {self.endpoints[i] for i in idx}:
-            self.reps[c] = self.endpoints[idx[0]]
+        if self.reps[c] not in idx:
+            self.reps[c] = idx[0]
         for key, idx in rest:
-            d = self._new_class(key, self.endpoints[idx[0]], self.kinds[c])
+            d = self._new_class(key, idx[0], self.kinds[c])
             self.table[d, :self.k] = self.table[c, :self.k]
             self.table[:self.k, d] = self.table[:self.k, c]
             self.table[d, d], self.self_table[d] = self.table[c, c], self.self_table[c]
             self._assign(idx, d)
 
-    def _assign(self, idx: list[int], c: int) -> None:
+    def _assign(self, idx: list[int], classes: np.ndarray | int) -> None:
+        """Put endpoints ``idx`` in ``classes`` (one each, or one for all); a class left empty stops answering
+        for its key, which the class taking it over then does."""
+        if len(self.count) < self.k:    # new classes
+            self.count = np.concatenate([self.count, np.zeros(self.k - len(self.count), dtype=np.int64)])
+        classes = np.broadcast_to(np.asarray(classes, dtype=np.int32), (len(idx),))
         old = self.members[idx]
         np.subtract.at(self.count, old, 1)
-        for d in np.unique(old):
-            if self.count[d] == 0 and self.class_of.get(self.class_keys[d]) == d:
+        np.add.at(self.count, classes, 1)
+        self.members[idx] = classes
+        for d in np.unique(old[self.count[old] == 0]).tolist():
+            self._emptied[d] = self._generation
+            if self.class_of.get(self.class_keys[d]) == d:
                 del self.class_of[self.class_keys[d]]
-        self.members[idx] = c
-        self.count[c] += len(idx)
+        for c in np.unique(classes).tolist():
+            self.class_of.setdefault(self.class_keys[c], c)
 
-    def _new_class(self, key: tuple, rep: str, kind: int) -> int:
-        """A class for a new key, always a new number: cells of the classes a handed-out matrix shows are never
-        written again, so matrices share the table instead of copying it."""
-        c = self.k
-        assert c < len(self.self_table), "room is made before classes are added (_reclass)"
-        self.k += 1
-        self.reps.append(rep)
-        self.kinds.append(kind)
-        self.class_keys.append(key)
-        self.count = np.append(self.count, 0)
+    def _new_class(self, key: tuple, rep: int, kind: int) -> int:
+        """A class for a new key: a free number (``_reusable``), else a new one. Cells of the classes a
+        handed-out matrix shows with members are never written again, so matrices share the table instead of
+        copying it. Free numbers are taken smallest first, so new classes stay in ascending order."""
+        if self._free:
+            c = self._free.pop()
+            del self._emptied[c]
+            self.kinds[c], self.class_keys[c], self._born[c] = kind, key, self._generation
+        else:
+            c = self.k
+            assert c < len(self.self_table), "room is made before classes are added (_reclass)"
+            self.k += 1
+            self.kinds.append(kind)
+            self._born.append(self._generation)
+            self.class_keys.append(key)
+        self.reps[c] = rep
         self.class_of.setdefault(key, c)
         return c
 
@@ -496,22 +598,31 @@ class MatrixBuilder:
             cap = len(live) + (needed - self.k) + _spare(needed)
         else:
             cap = len(self.self_table)
-        table = np.full((cap, cap), UNREACH, dtype=np.int8)
-        table[:len(live), :len(live)] = np.take(np.take(self.table, live, axis=0), live, axis=1)
+        n = len(live)
+        table = np.empty((cap, cap), dtype=np.int8)
+        for lo in range(0, n, TILE):   # a block of rows at a time: no temporary as large as the table
+            hi = min(lo + TILE, n)
+            table[lo:hi, :n] = np.take(np.take(self.table, live[lo:hi], axis=0), live, axis=1)
+        table[:n, n:] = UNREACH
+        table[n:] = UNREACH
         self_table = np.full(cap, UNREACH, dtype=np.int8)
         self_table[:len(live)] = self.self_table[live]
         renumber = np.full(self.k, -1, dtype=np.int32)
         renumber[live] = np.arange(len(live), dtype=np.int32)
         self.table, self.self_table = table, self_table
         self.members = renumber[self.members]
-        self.reps = [self.reps[c] for c in live]
+        reps = np.full(cap, -1, dtype=np.int64)
+        reps[:len(live)] = self.reps[live]
+        self.reps = reps
         self.kinds = [self.kinds[c] for c in live]
+        self._born = [self._born[c] for c in live]
         self.class_keys = [self.class_keys[c] for c in live]
         self.count = self.count[live]
         self.k = len(live)
         self.class_of = {}
         for c, key in enumerate(self.class_keys):
             self.class_of.setdefault(key, c)
+        self._shown, self._emptied, self._free = [], {}, []   # the matrices handed out keep the old table
 
 
 def _spare(k: int) -> int:

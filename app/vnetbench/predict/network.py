@@ -442,7 +442,7 @@ class Network:
         """Cables between physical switches extend the VLANs that cross them both ways (``trunk_vlan``),
         followed from every physical VLAN in use to the switches beyond. ``switch_graph`` keeps every
         inter-switch cable whatever it carries, to explain where a VLAN stops."""
-        cables: dict[str, list[tuple[Port, Port, int | None]]] = {}
+        self._cables: dict[str, list[tuple[Port, Port, int | None]]] = {}
         for link in self.topology.links:
             pa, pb = self.port.get(link.a), self.port.get(link.b)
             if pa is None or pb is None or pa.id == pb.id:
@@ -450,21 +450,24 @@ class Network:
             ends = (self.port_switch[pa.id].id, self.port_switch[pb.id].id)
             if ends[0] != ends[1]:
                 self.switch_graph.add_edge(*ends, ports=(pa.id, pb.id))
-            cables.setdefault(ends[0], []).append((pa, pb, link.speed_mbps))
-            cables.setdefault(ends[1], []).append((pb, pa, link.speed_mbps))
-        todo = [(s.object_id, s.vlan) for s in self.segments if s.physical]
-        seen = set(todo)
+            self._cables.setdefault(ends[0], []).append((pa, pb, link.speed_mbps))
+            self._cables.setdefault(ends[1], []).append((pb, pa, link.speed_mbps))
+        self._follow_trunks(self.segments)
+
+    def _follow_trunks(self, starts: list[Segment]) -> None:
+        """Join the physical VLANs of ``starts`` to the switches beyond their trunks, and those onwards."""
+        todo = [(s.object_id, s.vlan) for s in starts if s.physical]
         while todo:
             ps_id, vlan = todo.pop()
-            for here, there, speed in cables.get(ps_id, ()):
+            for here, there, speed in self._cables.get(ps_id, ()):
                 other = trunk_vlan(here, there, vlan)
                 if other is None:
                     continue
                 far = self.port_switch[there.id]
+                known = ("phys", far.id, other) in self._seg_by_key   # then followed already, or to be
                 self.graph.add_edge(self.phys_segment(self.port_switch[here.id], vlan), self.phys_segment(far, other),
                                     kind="trunk", ports=(here.id, there.id), speed=speed)
-                if (far.id, other) not in seen:
-                    seen.add((far.id, other))
+                if not known:
                     todo.append((far.id, other))
 
     def _transports(self) -> None:
@@ -522,9 +525,11 @@ class Network:
 
     def refresh(self, vm_ids: set[str]) -> bool:
         """Recompute these VMs' interfaces after an edit that moved only them (a portgroup's VLAN, a vNIC's
-        network). New segments hang off the existing graph as leaves and take their labels from what they
-        attach to. False when the edit reaches further (a forwarding VM, a new physical VLAN, a switch kind
-        whose segments are not plain leaves): then the caller recompiles."""
+        network). New segments (with any physical VLAN new to a switch, followed over the trunks) hang off the
+        existing graph and take their labels from the one L2 domain they join, if any. False when the edit
+        reaches further (a forwarding VM, new segments joining domains that were apart, a switch kind whose
+        segments are not plain leaves, a new segment sharing a pNIC's embedded switch with SR-IOV VFs): then
+        the caller recompiles."""
         before = len(self.segments)
         for vm_id in vm_ids:
             vm = self.typed(vm_id, "vm")
@@ -538,22 +543,41 @@ class Network:
             self.points[vm_id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
-        next_label = len(self.segments) + 1 + max((max(s.local, s.domain) for s in self.segments[:before]), default=0)
-        for seg in self.segments[before:]:
+        new = self.segments[before:]
+        vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
+        for seg in new:
             sw = self.typed(seg.object_id, "switch")
-            if seg.physical or sw is None or sw.kind not in (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS):
+            if not seg.physical and (sw is None or sw.kind not in (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)):
                 return False
-            seg.local = next_label
-            next_label += 1
-            edges = list(self.graph.edges(seg.id, data=True))
-            if not edges:
-                seg.domain = next_label
-                next_label += 1
-                continue
-            (_, peer, data), = edges
-            seg.domain = self.segments[peer].domain
-            seg.has_bridge = self.segments[peer].has_bridge
-            seg.attachment = -1 if data["hairpin"] else data["attachment"]
+            wire = self.wires.get(seg.id)
+            if wire is not None and any(shares_embedded_switch(vf, wire) for vf in vfs):
+                return False
+        self._follow_trunks(new)
+        return self._label_new(before)
+
+    def _label_new(self, before: int) -> bool:
+        """Labels for the segments from ``before`` on, which only hang off the graph: each alone in its host
+        group, attached through its one uplink, in the domain of the old segments it reaches (a new one when
+        none). False when one group of them reaches two old domains (which then become one)."""
+        new = range(before, len(self.segments))
+        next_label = len(self.segments) + 1 + max((max(s.local, s.domain) for s in self.segments[:before]), default=0)
+        for seg_id in new:
+            seg = self.segments[seg_id]
+            seg.local, next_label = next_label, next_label + 1
+            uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] == "uplink"]
+            seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
+        for group in nx.connected_components(self.graph.subgraph(new)):
+            old = {self.segments[peer].id for s in group for peer in self.graph[s] if peer < before}
+            domains = {self.segments[peer].domain for peer in old}
+            if len(domains) > 1:
+                return False
+            if domains:
+                peer = self.segments[min(old)]
+                domain, bridged = peer.domain, peer.has_bridge
+            else:
+                domain, bridged, next_label = next_label, False, next_label + 1
+            for s in group:
+                self.segments[s].domain, self.segments[s].has_bridge = domain, bridged
         return True
 
     def _label(self) -> None:

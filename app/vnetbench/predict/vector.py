@@ -340,22 +340,24 @@ class Vector:
         transposed afterwards)."""
         code = self._take("route", reply, self.rtype[src], dst, by_dst)
         state = self._take("states", reply, self.start[src] + 1, dst, by_dst) if self.stateful else None
-        direct = self._take("inside", None, self.net_of[src], dst, by_dst)
-        if direct.any():
-            near, far = (dst, src) if by_dst else (src, dst)
-            # Same-subnet pairs are usually a small block of a large query: label only that block.
-            rows = compact(np.flatnonzero(direct.any(axis=1)))
-            cols = compact(np.flatnonzero(direct.any(axis=0)))
-            block = _cells(code, rows, cols)
-            _blend(block, _cells(direct, rows, cols), self.l2_verdict(self.seg[near[rows]][:, None],
-                                                                       self.seg[far[cols]][None, :]))
-            _put(code, rows, cols, block)
+        near = self._near(src, dst)
+        if near is not None:   # usually a small block of a large query: label only that block
+            rows, cols, direct = near
+            at = (cols, rows) if by_dst else (rows, cols)
+            if by_dst:
+                direct = direct.T
+            block = _cells(code, *at)
+            _blend(block, direct, self.l2_verdict(self.seg[dst[at[0]] if by_dst else src[at[0]]][:, None],
+                                                  self.seg[src[at[1]] if by_dst else dst[at[1]]][None, :]))
+            _put(code, *at, block)
             if state is not None:
-                state *= ~direct
+                block = _cells(state, *at)
+                block *= ~direct
+                _put(state, *at, block)
         dfw = self.net.dfw_active and not (reply and self.net.topology.nsx.dfw.stateful)
         asked = min(len(src), len(dst))
         blocked = ~self.table("dfw-out", asked).allowed(src, dst, by_dst) if dfw else np.zeros(code.shape, dtype=bool)
-        self._judge_ways(src, dst, direct.T if by_dst else direct, reply, blocked.T if by_dst else blocked)
+        self._judge_ways(src, dst, reply, blocked.T if by_dst else blocked)
         if dfw:
             blocked |= (code < BLOCKED) & ~self.table("dfw-in", asked).allowed(dst, src, not by_dst)
         _blend(code, blocked, BLOCKED)
@@ -371,10 +373,24 @@ class Vector:
             self._transposed[key] = np.ascontiguousarray(table.T)
         return take(self._transposed[key], dst, rows)
 
-    def _judge_ways(self, src: np.ndarray, dst: np.ndarray, direct: np.ndarray, reply: bool,
-                    blocked: np.ndarray) -> None:
-        """Mark in ``blocked`` the routed pairs a firewall on their way drops. ``judged[reply][start]`` holds
-        the firewalls judging that start's ways and, per firewall, which destination points' ways."""
+    def _near(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray | slice, np.ndarray | slice,
+                                                               np.ndarray] | None:
+        """The pairs whose destination sits inside the source's subnet (delivered without routing): the rows
+        (sources) and columns (destinations) holding any, and which of that block's pairs; None when none.
+        Read per distinct subnet of the sources, not per pair: a large query has few subnets."""
+        nets, which = np.unique(self.net_of[src], return_inverse=True)
+        holds = take(self.inside, nets, dst)
+        hit = holds.any(axis=1)
+        if not hit.any():
+            return None
+        rows = np.flatnonzero(hit[which.ravel()])
+        cols = np.flatnonzero(holds.any(axis=0))
+        return compact(rows), compact(cols), take(holds, which.ravel()[rows], cols)
+
+    def _judge_ways(self, src: np.ndarray, dst: np.ndarray, reply: bool, blocked: np.ndarray) -> None:
+        """Mark in ``blocked`` the routed pairs a firewall on their way drops (pairs in one subnet are not
+        routed). ``judged[reply][start]`` holds the firewalls judging that start's ways and, per firewall,
+        which destination points' ways."""
         judged = self.judged[reply]
         if not judged:
             return
@@ -389,8 +405,13 @@ class Vector:
                 rows = compact(np.flatnonzero(starts == s)) if rows is None else rows
                 cols = compact(np.flatnonzero(hits[o]))
                 keys, others = src[rows], dst[cols]
-                drops = ~self.table(owners[o], min(len(keys), len(others))).allowed(keys, others) & \
-                    ~_cells(direct, rows, cols)
+                drops = ~self.table(owners[o], min(len(keys), len(others))).allowed(keys, others)
+                near = self._near(keys, others)
+                if near is not None:
+                    r, c, direct = near
+                    block = _cells(drops, r, c)
+                    block &= ~direct
+                    _put(drops, r, c, block)
                 if isinstance(rows, slice) or isinstance(cols, slice):
                     blocked[rows, cols] |= drops
                 else:
