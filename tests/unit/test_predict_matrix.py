@@ -243,3 +243,26 @@ def test_what_changed_is_said_in_the_admins_words():
     for sentences in [*what.values(), *([w] for w in words.values())]:
         for sentence in sentences:
             assert "None" not in sentence and ".0 ->" not in sentence, sentence
+
+
+def test_an_update_is_stopped_by_its_own_caller_not_by_the_one_that_built_the_matrix():
+    """The GUI asks with a fresh cancel check each time; the first task's check is stale (cancelled) later."""
+    from vnetbench.model import Document
+
+    d = random_rule_design(15)
+    doc = Document(d.t)
+    engine = Engine(d.t)
+    doc.subscribe(engine.changed)
+    first_task_cancelled = False
+
+    def first_check() -> None:
+        if first_task_cancelled:
+            raise RuntimeError("the first task was cancelled")
+
+    engine.matrix(first_check)
+    first_task_cancelled = True
+    routers = {nic.network for vm in d.t.vms if vm.role.value != "vm" for nic in vm.vnics}
+    pg = next(pg for sw in d.t.switches for pg in sw.portgroups if pg.id not in routers
+              and any(nic.network == pg.id for vm in d.t.vms for nic in vm.vnics))
+    doc.set(pg, "vlan", 40)
+    assert list(engine.matrix(lambda: None).rows()) == list(Engine(copy.deepcopy(d.t)).matrix().rows())

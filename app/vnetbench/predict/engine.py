@@ -96,6 +96,7 @@ class Engine:
         walker = self._walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):
+                self._builder.check = check or (lambda: None)   # this call's, not the one that built it
                 self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
             if self._matrix is None:
                 self._builder = MatrixBuilder(walker, check)
