@@ -108,3 +108,62 @@ def test_the_drawio_schema_can_fail(tmp_path):
     assert not schema.validate(bad)
     messages = " ".join(str(e) for e in schema.error_log)
     assert "nowhere" in messages and "'as'" in messages
+
+
+def test_report_html_and_pdf_pages_for_documentation(tmp_path, artifacts):
+    """The report of the VFW design with a sweep, a round trip and a throughput run (seed 000's VFW path),
+    as a browser shows its HTML and as its PDF pages print: both saved as PNGs to look at."""
+    _need(CHROMIUM is not None, "chromium")
+    _need(shutil.which("pdftoppm") is not None, "poppler-utils (pdftoppm)")
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    from vnetbench.export import Options, report_html, report_pdf
+    from vnetbench.export import style
+    from vnetbench.export.qt import ensure_app
+    from vnetbench.measure.result import Sample
+    from vnetbench.measure.spec import TestKind
+
+    sys.path.insert(0, str(ROOT / "tests" / "unit"))
+    from test_export_charts import DESIGN, _run, rr_run, sweep_run
+
+    from vnetbench.model import load
+
+    vfw = ("src-def", "dst-def")
+    runs = [sweep_run(vfw), rr_run(vfw),
+            _run(TestKind.THROUGHPUT, [Sample(0.5 * i, 330 - 9 * (i % 3), "throughput") for i in range(1, 11)],
+                 {"throughput_mbps": 321.0}, ("def-a", "def-b"))]
+    for n, run in enumerate(runs, start=1):
+        run.id = n
+    t = load(DESIGN)
+    options = Options(pairs=[vfw, ("def-a", "def-b")], runs=runs)
+    page = report_html(t, artifacts / "report.html", options).path
+    for old in artifacts.glob("report-*.png"):
+        old.unlink()
+    shot = artifacts / "report-html.png"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1100,9000", f"--screenshot={shot}",
+                    page.as_uri()], check=True, timeout=120, capture_output=True)
+    ensure_app()
+    image = QImage(str(shot))
+    # cut the screenshot after the page's last painted row, then into screen-sized parts to look at
+    last = max(y for y in range(0, image.height(), 8)
+               if any(image.pixelColor(x, y).name() != "#ffffff" for x in range(0, image.width(), 8)))
+    assert last < image.height() - 100, "the window was too short for the whole report"
+    colours = {image.pixelColor(x, y).name() for y in range(0, last, 3) for x in range(0, image.width(), 3)}
+    for verdict in ("in-host", "in-host-routed", "unreachable"):
+        assert style.VERDICT_COLORS[verdict].lower() in colours
+    for n, top in enumerate(range(0, last, 1800), start=1):
+        assert image.copy(0, top, image.width(), min(1800, last + 20 - top)).save(
+            str(artifacts / f"report-html-{n}.png"))
+    shot.unlink()
+    pdf = report_pdf(t, artifacts / "report.pdf", options)
+    subprocess.run(["pdftoppm", "-png", "-r", "80", str(pdf.path), str(artifacts / "report-pdf")], check=True,
+                   timeout=120)
+    pages = sorted(artifacts.glob("report-pdf-*.png"))
+    assert len(pages) == pdf.pages > 3
+    first = QImage(str(pages[0]))
+    assert sum(first.pixelColor(x, y).name() != "#ffffff" for y in range(0, first.height(), 6)
+               for x in range(0, first.width(), 6)) > 500

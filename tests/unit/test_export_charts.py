@@ -40,21 +40,22 @@ def artifacts() -> Path:
     return path
 
 
-def _run(kind: TestKind, samples, summary, **spec):
+def _run(kind: TestKind, samples, summary, pair=("vmx-a", "vmx-b"), **spec):
+    """A run of ``DESIGN`` between two VMs named in ``pair``, with the prediction made for them."""
     t = load(DESIGN)
     m = Measurement(TestSpec(kind, **spec), "x", [], list(samples), summary, 1_700_000_000.0, 1_700_000_050.0)
-    a, b = t.vms[0], t.vms[1]
-    return make_run(m, t, a.id, b.id, predict(t, a.name, b.name))
+    ids = {vm.name: vm.id for vm in t.vms}
+    return make_run(m, t, ids[pair[0]], ids[pair[1]], predict(t, *pair))
 
 
-def sweep_run():
+def sweep_run(pair=("vmx-a", "vmx-b")):
     samples = [Sample(5.0 * i + 0.5 * k, m, str(s)) for i, (s, m) in enumerate(zip(SIZES, MBPS)) for k in range(1, 11)]
     points = [{"size": s, "throughput_mbps": m} for s, m in zip(SIZES, MBPS)]
-    return _run(TestKind.SWEEP, samples, {"points": points, "peak_mbps": max(MBPS)}, sizes=SIZES)
+    return _run(TestKind.SWEEP, samples, {"points": points, "peak_mbps": max(MBPS)}, pair, sizes=SIZES)
 
 
-def rr_run():
-    return _run(TestKind.RR, [Sample(0.25 * i, v, "rtt") for i, v in enumerate(INTERVALS, 1)], RR)
+def rr_run(pair=("vmx-a", "vmx-b")):
+    return _run(TestKind.RR, [Sample(0.25 * i, v, "rtt") for i, v in enumerate(INTERVALS, 1)], RR, pair)
 
 
 def _texts(svg: bytes | str) -> list[str]:

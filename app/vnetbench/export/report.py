@@ -223,16 +223,16 @@ def _drawn(index: Index, oid: str) -> bool:
 def _runs(runs: Sequence[Any]) -> list[dict[str, Any]]:
     from ..measure.compare import compare
     from .charts import runs_picture
-    from .results import iso
 
     out = []
     for i, run in enumerate(runs):
         c = compare(run)
+        unit = "\u00b5s" if c.unit == "us" else c.unit
         out.append({
-            "id": run.id if run.id is not None else i + 1, "started": iso(run.started),
+            "id": run.id if run.id is not None else i + 1,
+            "started": datetime.fromtimestamp(run.started, timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
             "pair": f"{run.src_name} \u2192 {run.dst_name}", "test": run.spec.label(), "status": run.status,
-            "verdict": c.verdict or "", "estimate": number(c.estimate, c.unit),
-            "measured": number(c.measured, c.unit),
+            "verdict": c.verdict or "", "estimate": number(c.estimate, unit), "measured": number(c.measured, unit),
             "ratio": f"{c.ratio:.2f}\u00d7" if c.ratio is not None else "", "flags": c.flags,
             "image": svg_uri(runs_picture([run], "svg")) if run.samples or run.summary.get("points") else None})
     return out
