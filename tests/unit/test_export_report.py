@@ -207,3 +207,14 @@ def test_pdf_is_the_html_printed_with_pages_outline_links_and_vector_pictures(tm
     words = subprocess.run(["pdftotext", "-f", str(pages), "-l", str(pages), str(done.path), "-"],
                            capture_output=True, text=True, check=True).stdout.split()
     assert {"esx01", "vSwitch0", "bak01", "core-sw1"} <= set(words)
+
+
+def test_pdf_without_weasyprint_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+
+    from vnetbench.export import ExportError
+
+    monkeypatch.setitem(sys.modules, "weasyprint", None)   # import weasyprint raises ImportError
+    with pytest.raises(ExportError, match="pip install 'vnetbench\\[export\\]'.*libpango"):
+        report_pdf(load(FOUR), tmp_path / "r.pdf")
+    assert not (tmp_path / "r.pdf").exists()

@@ -304,7 +304,12 @@ def report_html(topology: Topology, options: Any, engine: Any = None) -> str:
 def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[bytes, int]:
     """The report's HTML printed by WeasyPrint on A4 pages, then the whole diagram on a vector page of its own
     size (a large design zooms there). Returns the PDF and its page count."""
-    import weasyprint
+    from . import ExportError
 
+    try:
+        import weasyprint
+    except (ImportError, OSError) as exc:   # OSError: Pango's libraries are missing
+        raise ExportError(f"report-pdf needs WeasyPrint and Pango ({exc}): pip install 'vnetbench[export]' and "
+                          "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0") from None
     document = weasyprint.HTML(string=report_html(topology, options, engine)).render()
     return document.write_pdf(), len(document.pages)
