@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import ipaddress
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -33,8 +33,10 @@ MAX_MATRIX_TABLE = 40
 MAX_HEATMAP = 150
 #: Without chosen pairs, the report shows one example pair per verdict, at most this many.
 MAX_DEFAULT_PATHS = 6
-#: The whole-diagram page of the PDF gets this margin (CSS px) around the picture, more below for the page number.
-WHOLE_MARGIN, WHOLE_BOTTOM = 24, 48
+#: A diagram wider than this (CSS px, A4's printed width) gets a PDF page of its own size, where it zooms; with
+#: this margin around it, more below for the page number, and room above for its heading.
+A4_WIDTH = 680
+WHOLE_MARGIN, WHOLE_BOTTOM, WHOLE_HEADING = 24, 48, 56
 
 ROLES = {VmRole.VM: "VM", VmRole.FIREWALL: "firewall", VmRole.ROUTER: "router", VmRole.NSX_EDGE: "NSX edge"}
 
@@ -46,19 +48,17 @@ def svg_uri(data: bytes) -> str:
 # --- the facts --------------------------------------------------------------------------------------------
 
 
-def _names(index: Index):
+def _names(index: Index) -> Callable[[str | None], str]:
     def name(oid: str | None) -> str:
         return getattr(index.get(oid), "name", oid or "")
     return name
 
 
 def _network(index: Index, oid: str | None) -> str:
-    """A portgroup or switch as ``switch/portgroup``, so two portgroups of one name stay apart."""
+    """A network with what holds it (``vSwitch0/VLAN10``, ``kvm01/br0``), so two of one name stay apart."""
     net = index.get(oid)
     parent = index.parent(oid) if oid else None
-    if net is not None and parent is not None and hasattr(parent, "portgroups"):
-        return f"{parent.name}/{net.name}"
-    return getattr(net, "name", oid or "")
+    return f"{parent.name}/{net.name}" if net is not None and parent is not None else getattr(net, "name", oid or "")
 
 
 def inventory(topology: Topology) -> dict[str, Any]:
@@ -104,12 +104,12 @@ def inventory(topology: Topology) -> dict[str, Any]:
     return {"hosts": hosts, "switches": switches, "vms": vms, "physical": physical, "counts": counts}
 
 
-def _party(name, value: str) -> str:
+def _party(name: Callable[[str | None], str], value: str) -> str:
     """A rule's source or destination: ``any``, an address or prefix as written, an object by its name."""
     return value if value == "any" else name(value)
 
 
-def _rules(name, rules: Sequence[Any]) -> list[dict[str, Any]]:
+def _rules(name: Callable[[str | None], str], rules: Sequence[Any]) -> list[dict[str, Any]]:
     return [{"n": n, "name": r.name, "action": str(r.action), "src": _party(name, r.src), "dst": _party(name, r.dst),
              "proto": str(r.proto), "port": "any" if r.port in (None, "") else str(r.port),
              "applied_to": [name(a) for a in getattr(r, "applied_to", [])]}
@@ -243,7 +243,7 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
     from ..model.validate import validate
     from ..predict import Engine
     from . import ExportError
-    from .charts import heatmap_picture
+    from .charts import PIXEL_RATIO, heatmap_picture
     from .diagram import svg_bytes
 
     scene = build_scene(topology)
@@ -253,7 +253,10 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
     if table.ids:
         n = len(table.ids)
         grid = table.grid if n <= MAX_HEATMAP else ()   # beyond that only the counts are shown
-        image = svg_uri(heatmap_picture(table.names, grid, "svg", "Verdict matrix")) \
+        # a PNG at twice its pixels: as SVG, its ten thousand cells and symbols weigh megabytes and take a
+        # print engine half a minute to draw
+        image = "data:image/png;base64," + base64.b64encode(heatmap_picture(
+            table.names, grid, "png", "Verdict matrix", PIXEL_RATIO)).decode("ascii") \
             if MAX_MATRIX_TABLE < n <= MAX_HEATMAP else None
         matrix = {"names": table.names, "pairs": count(n * (n - 1), "ordered pair"),
                   "counts": [(v, number(c)) for v, c in sorted(table.counts().items(), key=_verdict_order)],
@@ -272,8 +275,9 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
         "title": topology.name, "description": blocks(topology.description), "design_id": topology.id,
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "version": __version__,
         **inventory(topology), **policy(topology), "routers": routing(topology), "problems": validate(topology),
-        "diagram": diagram, "whole": {"width": round(width) + 2 * WHOLE_MARGIN, "margin": WHOLE_MARGIN,
-                                      "height": round(height) + WHOLE_MARGIN + WHOLE_BOTTOM, "bottom": WHOLE_BOTTOM},
+        "diagram": diagram, "whole": {"own_page": width > A4_WIDTH, "width": round(width) + 2 * WHOLE_MARGIN,
+                                      "height": round(height) + WHOLE_HEADING + WHOLE_MARGIN + WHOLE_BOTTOM,
+                                      "margin": WHOLE_MARGIN, "bottom": WHOLE_BOTTOM},
         "matrix": matrix,
         "paths": [_path_entry(topology, p, i) for i, p in enumerate(predictions)],
         "runs": _runs(options.runs),
@@ -302,8 +306,8 @@ def report_html(topology: Topology, options: Any, engine: Any = None) -> str:
 
 
 def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[bytes, int]:
-    """The report's HTML printed by WeasyPrint on A4 pages, then the whole diagram on a vector page of its own
-    size (a large design zooms there). Returns the PDF and its page count."""
+    """The report's HTML printed by WeasyPrint on A4 pages, a wide diagram on a vector page of its own size (a
+    large design zooms there). Returns the PDF and its page count."""
     from . import ExportError
 
     try:
