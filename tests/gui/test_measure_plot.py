@@ -4,6 +4,7 @@ colour per run. No lab needed: the runs are made here."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from test_export_charts import MBPS, RR, SIZES, rr_run, sweep_run  # noqa: E402  (the runs the charts test draws)
 
 pytestmark = pytest.mark.gui
+ARTIFACTS = Path(os.environ.get("VNETBENCH_ARTIFACTS", "test-artifacts"))
 
 
 @pytest.fixture
@@ -34,6 +36,8 @@ def test_a_sweep_is_throughput_against_message_size(plot):
     assert plot.getPlotItem().ctrl.logXCheck.isChecked()
     assert "message size (bytes)" in plot.getPlotItem().getAxis("bottom").labelText
     assert plot.getViewBox().viewRange()[1][0] == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert plot.grab().save(str(ARTIFACTS / "measure-plot-sweep.png"))
 
 
 def test_round_trips_plot_their_p50_with_a_p99_band_in_colours_of_their_own(plot):
@@ -52,3 +56,4 @@ def test_round_trips_plot_their_p50_with_a_p99_band_in_colours_of_their_own(plot
     assert curves[0].opts["pen"].color() != curves[1].opts["pen"].color()
     low, high = plot.getViewBox().viewRange()[1]
     assert low == 0 and RR["rtt_p99_us"] < high < 2 * RR["rtt_p99_us"]
+    assert plot.grab().save(str(ARTIFACTS / "measure-plot-rr.png"))
