@@ -71,14 +71,15 @@ def draw_chart(p: QPainter, rect: QRectF, title: str, chart: RunChart, estimate:
         lo, hi = math.log10(x_ticks[0]), math.log10(x_ticks[-1])
         pad = 0.04 * ((hi - lo) or 1)   # the end points sit inside the frame, their labels too
         lo, hi = lo - pad, hi + pad
-        x_at = (lambda x: (math.log10(max(x, 1e-12)) - lo) / ((hi - lo) or 1))
     else:
         x_ticks = nice_ticks(min(xs), max(xs))
-        x_at = (lambda x: (x - x_ticks[0]) / ((x_ticks[-1] - x_ticks[0]) or 1))
+        lo, hi = x_ticks[0], x_ticks[-1]
     y0, y1 = y_ticks[0], y_ticks[-1]
 
     def at(x: float, y: float) -> QPointF:
-        return QPointF(plot.left() + x_at(x) * plot.width(), plot.bottom() - (y - y0) / ((y1 - y0) or 1) * plot.height())
+        u = math.log10(max(x, 1e-12)) if chart.log_x else x
+        return QPointF(plot.left() + (u - lo) / ((hi - lo) or 1) * plot.width(),
+                       plot.bottom() - (y - y0) / ((y1 - y0) or 1) * plot.height())
 
     p.setFont(font(10))
     metrics = QFontMetricsF(font(10))
