@@ -4,7 +4,7 @@
 #   bash scripts/setup.sh run    what running the designer, the CLI and the local lab needs (Graphviz's dot
 #                                orders the diagrams' layout)
 #   bash scripts/setup.sh test   all of that, plus what the test suite needs (Xvfb, Chromium, sshd,
-#                                Go for vcsim, the packaging validators...)
+#                                Go for vcsim, the packaging validators, mermaid-cli in .venv/node...)
 #
 # The README's run command uses "run", its test command (and so CI) uses "test". Both can be run again at no cost.
 set -euo pipefail
@@ -20,6 +20,8 @@ RUN_APT=(
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1
   openssh-client
   graphviz
+  # WeasyPrint (the report PDF) lays text out with Pango and subsets fonts with HarfBuzz
+  libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
 )
 TEST_APT=(
   xvfb xauth
@@ -31,6 +33,11 @@ TEST_APT=(
 )
 RUN_PIP=".[gui,local,export,vsphere]"
 TEST_PIP=".[gui,local,export,vsphere,kvm,test]"
+
+# The Mermaid render test runs mermaid-cli (npm) on Node; Debian 12 has none by default. A Node that came from
+# elsewhere (NodeSource ships npm inside its nodejs) is used as it is.
+if ! command -v node >/dev/null 2>&1; then TEST_APT+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then TEST_APT+=(npm); fi
 
 APT_PACKAGES=("${RUN_APT[@]}")
 PIP_SPEC=$RUN_PIP
@@ -78,6 +85,16 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 
 [ "$mode" = test ] || exit 0
+
+# mermaid-cli, pinned by tests/render/package-lock.json, goes into .venv/node (not the system, not the source
+# tree). Puppeteer must not fetch a browser of its own: the render test points it at Debian's chromium.
+node_dir=.venv/node
+if ! cmp -s tests/render/package-lock.json "$node_dir/package-lock.json" || [ ! -x "$node_dir/node_modules/.bin/mmdc" ]; then
+  echo "vnetbench setup: installing mermaid-cli into $node_dir"
+  mkdir -p "$node_dir"
+  cp tests/render/package.json tests/render/package-lock.json "$node_dir/"
+  (cd "$node_dir" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
 
 # libvirt's QEMU driver refuses to start without its default user, which libvirt-daemon-system would create;
 # the tests' private libvirtd runs guests as root, but the user must exist.

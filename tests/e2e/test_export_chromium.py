@@ -53,7 +53,7 @@ def test_report_html_renders_in_chromium(tmp_path, artifacts):
     page = tmp_path / "report.html"
     assert main(["export", str(FOUR), "-f", "report-html", "-o", str(page), "--pair", "web01", "db01"]) == 0
     shot = artifacts / "four-report-chromium.png"
-    _screenshot(page, shot, tmp_path / "profile")
+    _screenshot(page, shot, tmp_path / "profile", "1200,4000")   # the matrix sits below the policy
     counts = _painted(shot)
     # the inlined SVG diagram (host frame fill) and the matrix cells (verdict colours) were painted
     from vnetbench.export import style

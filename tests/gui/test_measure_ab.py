@@ -106,9 +106,12 @@ def test_direct_vs_through_the_firewall_side_by_side(qtbot, deployed):
     assert any(f"#{b.id} " in t and "[B via fw01]" in t for t in history)
 
     curves = dock.plot.getPlotItem().listDataItems()
-    assert [c.name() for c in curves] == [f"#{a.id} web01→web02 A web01→web02", f"#{b.id} web01→app01 B via fw01"]
+    band = " p50, shaded p50 to p99"
+    assert [c.name() for c in curves] == [f"#{a.id} web01→web02 A web01→web02{band}",
+                                          f"#{b.id} web01→app01 B via fw01{band}"]
     assert curves[0].opts["pen"].color() != curves[1].opts["pen"].color()
-    assert {len(c.getData()[0]) for c in curves} == {len(stored_a.samples), len(stored_b.samples)}
+    # each round trip is drawn as the p50 its table reports, not as its per-interval means
+    assert [set(c.getData()[1]) for c in curves] == [{stored_a.summary["rtt_p50_us"]}, {stored_b.summary["rtt_p50_us"]}]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert dock.grab().save(str(ARTIFACTS / "measure-ab.png"))
 

@@ -1,8 +1,9 @@
-"""The documentation report: a self-contained HTML file and a PDF with the pages Qt says it printed."""
+"""The documentation report: a self-contained HTML file, and the same HTML printed to PDF by WeasyPrint."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -62,11 +63,16 @@ def test_html_is_self_contained_and_holds_every_section(tmp_path, artifacts):
     out = report_html(t, artifacts / "four-report.html", Options(pairs=[("web01", "db01")], runs=[_run(t)])).path
     page = _Page()
     page.feed(out.read_text())
-    assert page.headings == ["Diagram", "Inventory", "Validation", "Verdict matrix", "Paths", "Measured results"]
+    assert page.headings == ["Contents", "Diagram", "Inventory", "Security policy", "Routing", "Validation",
+                             "Verdict matrix", "Paths", "Measured results"]
     images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
     assert len(images) == 3  # diagram, the path, the run's plot
     assert all(src.startswith("data:image/svg+xml;base64,") for src in images)
-    assert not [a for tag, a in page.tags if tag in ("link", "script") or (tag == "a" and "href" in a)]
+    assert not [a for tag, a in page.tags if tag in ("link", "script")]
+    # every link is to an anchor of the page itself, and every anchor linked is there
+    links = [a["href"] for tag, a in page.tags if tag == "a" and "href" in a]
+    anchors = {a["id"] for _, a in page.tags if "id" in a}
+    assert links and all(href.startswith("#") and href[1:] in anchors for href in links)
     text = " ".join(page.text)
     for vm in t.vms:
         assert vm.name in text and vm.vnics[0].ip in text
@@ -89,25 +95,128 @@ def test_html_lists_validation_problems(tmp_path):
         assert problem.path in text and problem.hint in text
 
 
-def test_pdf_has_the_pages_qt_laid_out_and_renders(tmp_path, artifacts):
+def _rows(html: str, anchor: str) -> list[list[str]]:
+    """The body rows of the first table after the element ``id=anchor``, as cell texts."""
+    from lxml import html as lxml_html
+
+    root = lxml_html.fromstring(html)
+    start = root.get_element_by_id(anchor)
+    table = next(e for e in start.itersiblings() if e.tag == "table" or e.find(".//table") is not None)
+    table = table if table.tag == "table" else table.find(".//table")
+    return [[" ".join(td.text_content().split()) for td in tr] for tr in table.find("tbody")]
+
+
+def test_html_holds_the_security_policy_and_routes(tmp_path):
+    from vnetbench.model.objects import Route
+
+    fw = load(ROOT / "resources" / "examples" / "esx-firewall-vm.vnet.yaml")
+    html = report_html(fw, tmp_path / "fw.html").path.read_text()
+    vm = next(v for v in fw.vms if v.role == "firewall")
+    rows = _rows(html, "fw-1")
+    assert [r[1:5] for r in rows[:-1]] == [[r.name, str(r.action), r.src, r.dst] for r in vm.forwarding.rules]
+    assert rows[-1][1:3] == ["default policy", str(vm.forwarding.default_policy)]
+    assert "stateful" in html and vm.name in html
+
+    nsx = load(ROOT / "resources" / "examples" / "nsx-dfw.vnet.yaml")
+    html = report_html(nsx, tmp_path / "nsx.html").path.read_text()
+    rows = _rows(html, "dfw")
+    names = {v.id: v.name for v in nsx.vms}
+    assert [r[1] for r in rows[:-1]] == [r.name for r in nsx.nsx.dfw.rules]
+    assert rows[0][4] == names[nsx.nsx.dfw.rules[0].dst]        # an object is named, not its id
+    dlr = nsx.nsx.dlrs[0]
+    assert [r[2] for r in _rows(html, "router-1")] == [i.ip for i in dlr.interfaces]
+
+    four = load(FOUR)
+    router = four.physical_routers[0]
+    router.routes.append(Route("192.168.99.0/24", "10.30.0.254"))
+    html = report_html(four, tmp_path / "four.html").path.read_text()
+    anchor = next(f"router-{n}" for n in range(1, 9) if f'id="router-{n}">{router.name}' in html)
+    from lxml import html as lxml_html
+
+    device = lxml_html.fromstring(html).get_element_by_id(anchor).getparent()
+    routes = [[" ".join(td.text_content().split()) for td in tr] for tr in device.findall(".//table")[1].find("tbody")]
+    assert ["192.168.99.0/24", "10.30.0.254"] in routes
+    assert [i.ip for i in router.interfaces if i.ip] == [r[2] for r in _rows(html, anchor)]
+
+
+def test_html_reads_like_a_document(tmp_path):
+    """Counts agree in number, figures carry thousands separators (no 2.09e+04), hop kinds are words, and a
+    description's list is a list."""
+    from vnetbench.export.words import count, number
+    from vnetbench.measure.result import Measurement
+    from vnetbench.predict.printer import HOP_KINDS
+
+    assert (count(1, "host"), count(2, "switch"), count(0, "VM")) == ("1 host", "2 switches", "0 VMs")
+    assert (number(20900.0), number(91.53), number(0.125), number(1234567)) == ("20,900", "91.5", "0.125",
+                                                                                 "1,234,567")
+    t = load(ROOT / "resources" / "examples" / "vnic-types-lab.vnet.yaml")
+    fast = Measurement(TestSpec(TestKind.THROUGHPUT), "iperf3", [], [Sample(1.0, 20900.0)],
+                       {"throughput_mbps": 20900.0}, 1_700_000_000.0, 1_700_000_002.0)
+    a, b = t.vms[0], t.vms[1]
+    run = make_run(fast, t, a.id, b.id, predict(t, a.name, b.name))
+    html = report_html(t, tmp_path / "r.html", Options(pairs=[(a.name, b.name)], runs=[run])).path.read_text()
+    assert "e+0" not in html and "20,900 Mbit/s" in html
+    assert count(len(t.hosts), "host") in html and count(len(t.switches), "switch") in html
+    assert not re.search(r"\b1 (hosts|switches|VMs|portgroups|physical devices)\b", html)
+    assert "<td>vnic</td>" not in html and f"<td>{HOP_KINDS['vnic']}</td>" in html
+    four = report_html(load(FOUR), tmp_path / "f.html").path.read_text()
+    assert "<ol><li>same vSwitch, same portgroup" in four
+
+
+def test_pdf_is_the_html_printed_with_pages_outline_links_and_vector_pictures(tmp_path, artifacts):
+    from pypdf import PdfReader
+
     t = load(FOUR)
     done = report_pdf(t, artifacts / "four-report.pdf", Options(runs=[_run(t)]))
+    reader = PdfReader(done.path)
+    pages = len(reader.pages)
+    assert pages == done.pages and pages > 1
     info = subprocess.run(["pdfinfo", str(done.path)], capture_output=True, text=True, check=True).stdout
-    pages = int(next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:")))
-    assert pages == done.pages and pages >= 3
     assert "A4" in info
+    # bookmarks from the headings, the sections among them
+    titles: dict[str, int] = {}
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                titles[item.title] = reader.get_destination_page_number(item)
+    walk(reader.outline)
+    assert {"Contents", "Diagram", "Inventory", "Security policy", "Routing", "Paths", "Measured results"} <= set(titles)
+    # the contents link to pages inside the document
+    links = [a.get_object() for page in reader.pages for a in page.get("/Annots", [])
+             if a.get_object().get("/Subtype") == "/Link"]
+    assert len(links) >= 8
+    text = [page.extract_text() for page in reader.pages]
+    assert f"Page 1 of {pages}" in text[0] and f"Page {pages} of {pages}" in text[-1]
+    # pictures are vector: no raster image at all (no JPEG, no PNG), fonts are embedded subsets
+    raw = done.path.read_bytes()
+    assert b"/DCTDecode" not in raw and b"/Subtype /Image" not in raw
+    fonts = {f.get_object()["/BaseFont"] for page in reader.pages
+             for f in page["/Resources"].get("/Font", {}).values()}
+    assert fonts and all("+" in str(name) for name in fonts)   # ABCDEF+DejaVuSans: a subset
     subprocess.run(["pdftoppm", "-png", "-r", "50", str(done.path), str(tmp_path / "page")], check=True, timeout=120)
-    rendered = sorted(tmp_path.glob("page-*.png"))
-    assert len(rendered) == pages
+    assert len(sorted(tmp_path.glob("page-*.png"))) == pages
     subprocess.run(["pdftoppm", "-png", "-r", "70", "-f", "1", "-l", "1", "-singlefile", str(done.path),
                     str(artifacts / "four-report-page1")], check=True, timeout=60)
-    text = subprocess.run(["pdftotext", str(done.path), "-"], capture_output=True, text=True, check=True).stdout
+    words = " ".join(text)
     for word in ("Inventory", "Validation", "Verdict matrix", "Paths", "Measured results", "bak01", "10.30.0.41/24"):
-        assert word in text
-    # the last page is the whole diagram in vector form, on a page of its own size
-    last = subprocess.run(["pdfinfo", "-f", str(pages), "-l", str(pages), str(done.path)], capture_output=True,
+        assert word in words
+    # the diagram, wider than A4, has a vector page of its own size, where it zooms
+    n = titles["Diagram"] + 1
+    size = subprocess.run(["pdfinfo", "-f", str(n), "-l", str(n), str(done.path)], capture_output=True,
                           text=True, check=True).stdout
-    assert "A4" not in next(line for line in last.splitlines() if line.startswith(f"Page {pages:4d} size"))
-    words = subprocess.run(["pdftotext", "-f", str(pages), "-l", str(pages), str(done.path), "-"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    assert {"esx01", "vSwitch0", "bak01", "core-sw1"} <= set(words)
+    assert "A4" not in next(line for line in size.splitlines() if line.startswith(f"Page {n:4d} size"))
+    assert {"esx01", "vSwitch0", "bak01", "core-sw1"} <= set(text[n - 1].split())
+
+
+def test_pdf_without_weasyprint_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+
+    from vnetbench.export import ExportError
+
+    monkeypatch.setitem(sys.modules, "weasyprint", None)   # import weasyprint raises ImportError
+    with pytest.raises(ExportError, match="pip install 'vnetbench\\[export\\]'.*libpango"):
+        report_pdf(load(FOUR), tmp_path / "r.pdf")
+    assert not (tmp_path / "r.pdf").exists()

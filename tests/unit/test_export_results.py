@@ -94,7 +94,7 @@ def test_plots_render_as_png_and_svg(store, tmp_path, artifacts):
     assert image.height() == 2 * image.width() * 280 // 760
     root = ET.parse(svg).getroot()
     texts = {"".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")}
-    assert "predicted 920 Mbit/s" in texts and "Mbit/s" in texts and "us" in texts
+    assert "predicted 920 Mbit/s" in texts and "throughput (Mbit/s)" in texts and "round trip (\u00b5s)" in texts
     subprocess.run(["rsvg-convert", str(svg), "-o", str(artifacts / "results-svg.png")], check=True, timeout=60)
 
 

@@ -175,13 +175,20 @@ def matrix_json(topology: Topology, out: str | os.PathLike, options: Options | N
     return Exported(write_text(out, text(table, topology.name)), "matrix-json")
 
 
+def _chart_scale(options: Options) -> float:
+    """Charts come out at twice their layout's pixels (``charts.PIXEL_RATIO``) unless a DPI is asked for."""
+    from .charts import PIXEL_RATIO
+
+    return _scale(options) if options.dpi else PIXEL_RATIO * _scale(options)
+
+
 def _heatmap(topology: Topology, out: str | os.PathLike, options: Options | None, fmt: str) -> Exported:
     from .charts import heatmap_picture
     from .matrix import verdict_table
 
     options = options or Options()
     table = verdict_table(topology, options.engine)
-    scale = _scale(options) if fmt == "png" else 1.0
+    scale = _chart_scale(options) if fmt == "png" else 1.0
     data = heatmap_picture(table.names, table.grid, fmt, f"{topology.name}: verdict matrix", scale)
     return Exported(_write_picture(out, data, fmt), f"matrix-{fmt}", scale=scale)
 
@@ -210,7 +217,7 @@ def _results_plot(topology: Topology, out: str | os.PathLike, options: Options |
     from .charts import runs_picture
 
     options = options or Options()
-    scale = _scale(options) if fmt == "png" else 1.0
+    scale = _chart_scale(options) if fmt == "png" else 1.0
     return Exported(_write_picture(out, runs_picture(options.runs, fmt, scale), fmt), f"results-{fmt}", scale=scale)
 
 

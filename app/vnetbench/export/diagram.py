@@ -8,7 +8,6 @@ Headless: needs only a QGuiApplication on the offscreen platform. Fonts are size
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -21,7 +20,7 @@ from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 from .. import resources_dir
 from ..layout import content, text
 from . import style
-from .qt import ensure_app, font, image_bytes, open_buffer
+from .qt import ensure_app, font, image_bytes, open_buffer, svg_in_pixels
 from .scene import Box, Scene
 
 #: PNG exports larger than this many pixels are drawn at a smaller scale (a 5,000-object design at 2x
@@ -236,11 +235,7 @@ def svg_bytes(scene: Scene, highlight: Highlight | None = None, description: str
     painter.paint(p)
     p.end()
     buffer.close()
-    # Qt states the size in millimetres; pixels let browsers and wikis show it at its natural size.
-    text = bytes(data.data()).decode("utf-8")
-    text = re.sub(r'<svg width="[^"]*" height="[^"]*"', f'<svg width="{math.ceil(r.width())}" '
-                  f'height="{math.ceil(r.height())}"', text, count=1)
-    return text.encode("utf-8")
+    return svg_in_pixels(data.data(), r.width(), r.height())
 
 
 def png_image(scene: Scene, scale: float = 1.0, highlight: Highlight | None = None) -> tuple[QImage, float]:

@@ -7,6 +7,8 @@ and ``linkStyle`` lines.
 
 from __future__ import annotations
 
+import yaml
+
 from ..model.text import exportable
 from . import style
 from .scene import Box, Scene
@@ -14,6 +16,13 @@ from .scene import Box, Scene
 
 def _label(text: str) -> str:
     return exportable(text, breaks=False).replace("&", "&amp;").replace('"', "#quot;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def front_matter(title: str) -> list[str]:
+    """Mermaid 11 reads the front matter as YAML: a title holding ": " (every bundled example's does) must be
+    quoted, so a YAML writer writes it, on one line however long."""
+    text = yaml.safe_dump({"title": exportable(title, breaks=False)}, allow_unicode=True, width=1 << 30)
+    return ["---", text.rstrip("\n"), "---"]
 
 
 def _cls(kind: str, variant: str) -> str:
@@ -24,7 +33,7 @@ def mermaid_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set
                  lit_color: str = "") -> str:
     ids = {box.id: f"n{i}" for i, box in enumerate(scene.boxes, start=1)}
     children = scene.children()
-    out = ["---", f"title: {_label(scene.title)}", "---", "flowchart TB"]
+    out = [*front_matter(scene.title), "flowchart TB"]
 
     def emit(box: Box, depth: int) -> None:
         pad = "    " * depth

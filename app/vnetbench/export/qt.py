@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QRectF, QSize
@@ -51,6 +52,14 @@ def image_bytes(image: QImage, fmt: str = "PNG") -> bytes:
     return bytes(data.data())
 
 
+def svg_in_pixels(data: bytes, width: float, height: float) -> bytes:
+    """Qt states an SVG's size in millimetres; pixels let browsers, wikis and the report show it at its
+    natural size."""
+    text = re.sub(r'<svg width="[^"]*" height="[^"]*"', f'<svg width="{math.ceil(width)}" '
+                  f'height="{math.ceil(height)}"', bytes(data).decode("utf-8"), count=1)
+    return text.encode("utf-8")
+
+
 def picture_bytes(width: float, height: float, paint: Callable[[QPainter], None], fmt: str,
                   scale: float = 1.0, title: str = "") -> bytes:
     """Run ``paint`` (in a ``width`` x ``height`` coordinate space) into SVG or PNG bytes."""
@@ -66,8 +75,10 @@ def picture_bytes(width: float, height: float, paint: Callable[[QPainter], None]
         paint(p)
         p.end()
         buffer.close()
-        return bytes(data.data())
+        return svg_in_pixels(data.data(), width, height)
     image = QImage(math.ceil(width * scale), math.ceil(height * scale), QImage.Format.Format_ARGB32_Premultiplied)
+    image.setDotsPerMeterX(round(96 * scale / 0.0254))   # shown at its layout's size by viewers that read it
+    image.setDotsPerMeterY(round(96 * scale / 0.0254))
     image.fill(QColor("#ffffff"))
     p = QPainter(image)
     p.scale(scale, scale)

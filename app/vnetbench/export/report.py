@@ -1,98 +1,179 @@
-"""The documentation report: one self-contained HTML file, and the same content as a PDF.
+"""The documentation report: one self-contained HTML file, and the same HTML printed to PDF.
 
-Both come from one Jinja2 template (``resources/templates/report.html.j2``). For the browser, pictures are
-SVG inlined as ``data:`` URIs so the file travels alone (wiki upload, mail attachment). For the PDF, Qt's
-QTextDocument lays the same HTML out on A4 pages through QPdfWriter, with PNG pictures handed over as
-document resources, so no browser engine is needed.
+One Jinja2 template (``resources/templates/report.html.j2``) makes the HTML; pictures are SVG inlined as
+``data:`` URIs so the file travels alone (wiki upload, mail attachment). The PDF is that very HTML laid out by
+WeasyPrint, a CSS paged-media engine: page numbers, bookmarks from the headings, links from the table of
+contents, headings kept with what follows, table headers repeated on each page, vector pictures and subset
+fonts. Its print style sheet is in the template, beside the screen one.
 """
 
 from __future__ import annotations
 
 import base64
+import ipaddress
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 import jinja2
 
 from .. import __version__, resources_dir
+from ..layout.content import SWITCH_KINDS
 from ..model import Index, Topology
-from ..model.objects import PORTGROUP_SWITCHES
+from ..model.objects import PORTGROUP_SWITCHES, VmRole
+from ..predict.printer import hop_kind
 from . import style
 from .matrix import VerdictTable, verdict_table
 from .scene import build_scene, highlighted, vlan_text
+from .words import blocks, count, number
 
 #: Above this many endpoints the matrix is shown as a heatmap instead of a table, above the next as counts.
 MAX_MATRIX_TABLE = 40
 MAX_HEATMAP = 150
 #: Without chosen pairs, the report shows one example pair per verdict, at most this many.
 MAX_DEFAULT_PATHS = 6
-#: PDF content width in pixels (A4 at 96 dpi minus 15 mm margins: 680); wider pictures are scaled down to it.
-PDF_WIDTH = 660
+#: A diagram wider than this (CSS px, A4's printed width) gets a PDF page of its own size, where it zooms; with
+#: this margin around it, more below for the page number, and room above for its heading.
+A4_WIDTH = 680
+WHOLE_MARGIN, WHOLE_BOTTOM, WHOLE_HEADING = 24, 48, 56
+
+ROLES = {VmRole.VM: "VM", VmRole.FIREWALL: "firewall", VmRole.ROUTER: "router", VmRole.NSX_EDGE: "NSX edge"}
 
 
-@dataclass(frozen=True)
-class Image:
-    src: str
-    width: int | None = None
-    height: int | None = None
-
-
-#: ``picture(fmt, scale)`` draws a picture as "svg" or "png" bytes (PNG at ``scale`` device pixels per unit).
-Picture = Callable[[str, float], bytes]
-#: ``embed(name, picture, width)`` -> Image: how a picture ``width`` units wide travels in the document.
-Embed = Callable[[str, Picture, float], Image]
+def svg_uri(data: bytes) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
 
 
 # --- the facts --------------------------------------------------------------------------------------------
 
 
-def inventory(topology: Topology) -> dict[str, Any]:
-    index = Index(topology)
-
+def _names(index: Index) -> Callable[[str | None], str]:
     def name(oid: str | None) -> str:
         return getattr(index.get(oid), "name", oid or "")
+    return name
+
+
+def _network(index: Index, oid: str | None) -> str:
+    """A network with what holds it (``vSwitch0/VLAN10``, ``kvm01/br0``), so two of one name stay apart."""
+    net = index.get(oid)
+    parent = index.parent(oid) if oid else None
+    return f"{parent.name}/{net.name}" if net is not None and parent is not None else getattr(net, "name", oid or "")
+
+
+def inventory(topology: Topology) -> dict[str, Any]:
+    index = Index(topology)
+    name = _names(index)
 
     def pnic_name(pnic_id: str) -> str:
         host = index.parent(pnic_id)
         return f"{host.name}/{name(pnic_id)}" if host is not None else pnic_id
 
     hosts = [{"name": h.name, "kind": str(h.kind), "cpus": h.cpus,
-              "pnics": ", ".join(f"{n.name} ({n.speed_mbps} Mb/s{'' if n.up else ', down'})" for n in h.pnics)
-              or "none"} for h in topology.hosts]
+              "pnics": [f"{n.name} ({number(n.speed_mbps, 'Mbit/s')}{'' if n.up else ', down'})" for n in h.pnics]}
+             for h in topology.hosts]
     switches = []
     for sw in topology.switches:
         on = name(sw.host) if sw.host else ", ".join(name(m) for m in sw.members)
-        uplinks = ", ".join(pnic_name(u.pnic) + (" (standby)" if u.standby else "") for u in sw.uplinks) or "none"
+        uplinks = [pnic_name(u.pnic) + (" (standby)" if u.standby else "") for u in sw.uplinks]
         pgs = [{"name": pg.name, "vlan": vlan_text(pg.vlan, sw)} for pg in sw.portgroups] \
             if sw.kind in PORTGROUP_SWITCHES else []
-        switches.append({"name": sw.name, "kind": str(sw.kind), "on": on, "uplinks": uplinks, "mtu": sw.mtu,
-                         "portgroups": pgs})
+        switches.append({"name": sw.name, "kind": SWITCH_KINDS.get(sw.kind, str(sw.kind)), "on": on,
+                         "uplinks": uplinks, "mtu": sw.mtu, "portgroups": pgs})
     vms = []
     for vm in topology.vms:
         nics = []
         for nic in vm.vnics:
-            net = index.get(nic.network)
-            parent = index.parent(nic.network) if nic.network else None
-            network = f"{parent.name}/{net.name}" if net is not None and parent is not None else name(nic.network)
+            network = _network(index, nic.network)
             if nic.guest_vlan:
                 network += f" (guest VLAN {nic.guest_vlan})"
             nics.append({"name": nic.name + ("" if nic.connected else " (disconnected)"), "type": str(nic.type),
                          "network": network, "ip": nic.ip or "", "gateway": nic.gateway or ""})
-        vms.append({"name": vm.name, "host": name(vm.host), "role": str(vm.role), "vnics": nics})
+        vms.append({"name": vm.name, "host": name(vm.host), "role": ROLES.get(vm.role, str(vm.role)), "vnics": nics})
     physical = [{"name": s.name, "kind": "physical switch",
-                 "parts": ", ".join(f"{p.name} {p.mode} {p.access_vlan if p.mode == 'access' else p.allowed}"
-                                    for p in s.ports)} for s in topology.physical_switches]
+                 "parts": [f"{p.name} {p.mode} {p.access_vlan if p.mode == 'access' else p.allowed}"
+                           for p in s.ports]} for s in topology.physical_switches]
     physical += [{"name": r.name, "kind": "router" + (f" (L3 switch on {name(r.switch)})" if r.switch else ""),
-                  "parts": ", ".join(f"{i.name} {i.ip or ''}" + (f" VLAN {i.vlan}" if i.vlan else "")
-                                     for i in r.interfaces)} for r in topology.physical_routers]
-    physical += [{"name": h.name, "kind": "physical host", "parts": ", ".join(f"{n.name} {n.ip or ''}" for n in h.nics)}
+                  "parts": [f"{i.name} {i.ip or ''}" + (f" VLAN {i.vlan}" if i.vlan else "") for i in r.interfaces]}
+                 for r in topology.physical_routers]
+    physical += [{"name": h.name, "kind": "physical host", "parts": [f"{n.name} {n.ip or ''}" for n in h.nics]}
                  for h in topology.physical_hosts]
-    counts = {"hosts": len(topology.hosts), "switches": len(topology.switches),
-              "portgroups": sum(len(s.portgroups) for s in topology.switches), "vms": len(topology.vms),
-              "physical": len(physical)}
+    counts = [count(len(topology.hosts), "host"), count(len(topology.switches), "switch"),
+              count(sum(len(s.portgroups) for s in topology.switches), "portgroup"), count(len(topology.vms), "VM"),
+              count(len(physical), "physical device")]
     return {"hosts": hosts, "switches": switches, "vms": vms, "physical": physical, "counts": counts}
+
+
+def _party(name: Callable[[str | None], str], value: str) -> str:
+    """A rule's source or destination: ``any``, an address or prefix as written, an object by its name."""
+    return value if value == "any" else name(value)
+
+
+def _rules(name: Callable[[str | None], str], rules: Sequence[Any]) -> list[dict[str, Any]]:
+    return [{"n": n, "name": r.name, "action": str(r.action), "src": _party(name, r.src), "dst": _party(name, r.dst),
+             "proto": str(r.proto), "port": "any" if r.port in (None, "") else str(r.port),
+             "applied_to": [name(a) for a in getattr(r, "applied_to", [])]}
+            for n, r in enumerate(rules, start=1)]
+
+
+def _connected(ip: str | None) -> str | None:
+    try:
+        return str(ipaddress.ip_interface(ip).network) if ip else None
+    except ValueError:
+        return None
+
+
+def policy(topology: Topology) -> dict[str, Any]:
+    """The security policy an auditor asks for: each forwarding VM's rules in order with its default, and
+    the NSX distributed firewall's."""
+    index = Index(topology)
+    name = _names(index)
+    forwarders = []
+    for vm in topology.vms:
+        if vm.role is VmRole.VM:
+            continue
+        f = vm.forwarding
+        forwarders.append({"name": vm.name, "anchor": f"fw-{len(forwarders) + 1}", "role": ROLES[vm.role],
+                           "host": name(vm.host), "mode": str(f.mode), "stateful": f.stateful,
+                           "default": str(f.default_policy), "rules": _rules(name, f.rules)})
+    dfw = topology.nsx.dfw
+    uses_nsx = bool(dfw.rules or topology.nsx.dlrs or any(s.kind == "nsx-segment" for s in topology.switches))
+    return {"forwarders": forwarders,
+            "dfw": {"stateful": dfw.stateful, "default": str(dfw.default_policy),
+                    "rules": _rules(name, dfw.rules)} if uses_nsx else None}
+
+
+def routing(topology: Topology) -> list[dict[str, Any]]:
+    """Everything that routes, with its interfaces and its routes: routed VMs (a default route through each
+    vNIC's gateway), NSX DLRs (their interfaces' subnets) and physical routers (theirs plus static routes)."""
+    index = Index(topology)
+    name = _names(index)
+    out = []
+    for vm in topology.vms:
+        if vm.role is VmRole.VM or vm.forwarding.mode != "routed":
+            continue
+        interfaces = [{"name": n.name, "network": _network(index, n.network), "ip": n.ip or ""} for n in vm.vnics]
+        routes = [{"prefix": net, "via": f"connected ({n.name})"} for n in vm.vnics if (net := _connected(n.ip))]
+        routes += [{"prefix": "0.0.0.0/0 (default)", "via": f"{n.gateway} ({n.name})"} for n in vm.vnics
+                   if n.gateway]
+        out.append({"name": vm.name, "kind": f"{ROLES[vm.role]} VM on {name(vm.host)}", "interfaces": interfaces,
+                    "routes": routes})
+    for dlr in topology.nsx.dlrs:
+        interfaces = [{"name": i.name, "network": _network(index, i.network), "ip": i.ip} for i in dlr.interfaces]
+        routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in dlr.interfaces if (net := _connected(i.ip))]
+        out.append({"name": dlr.name, "kind": "NSX distributed logical router (routes on each source host)",
+                    "interfaces": interfaces, "routes": routes})
+    for router in topology.physical_routers:
+        interfaces = [{"name": i.name, "network": f"VLAN {i.vlan}" if i.vlan else "", "ip": i.ip or ""}
+                      for i in router.interfaces]
+        routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in router.interfaces
+                  if (net := _connected(i.ip))]
+        routes += [{"prefix": r.prefix, "via": r.via} for r in router.routes]
+        kind = f"L3 switch on {name(router.switch)}" if router.switch else "physical router"
+        out.append({"name": router.name, "kind": kind, "interfaces": interfaces, "routes": routes})
+    for n, device in enumerate(out, start=1):
+        device["anchor"] = f"router-{n}"
+    return out
 
 
 def default_pairs(table: VerdictTable) -> list[tuple[str, str]]:
@@ -103,36 +184,34 @@ def default_pairs(table: VerdictTable) -> list[tuple[str, str]]:
 def _estimate_text(estimate: Any) -> str:
     parts = []
     if estimate.throughput_mbps is not None:
-        parts.append(f"about {estimate.throughput_mbps:.0f} Mbit/s")
+        parts.append(f"about {number(estimate.throughput_mbps, 'Mbit/s')}")
     if estimate.latency_us is not None:
-        parts.append(f"+{estimate.latency_us:.1f} \u00b5s")
+        parts.append("+" + number(estimate.latency_us, "\u00b5s"))
     if estimate.bottleneck:
         parts.append(f"bottleneck {estimate.bottleneck}")
     return ", ".join(parts)
 
 
-def _path_entry(topology: Topology, prediction: Any, embed: Embed, n: int) -> dict[str, Any]:
+def _path_entry(topology: Topology, prediction: Any, n: int) -> dict[str, Any]:
     from . import describe_path
-    from .diagram import Highlight, png_bytes, svg_bytes
+    from .diagram import Highlight, svg_bytes
 
     index = Index(topology)
     names = [getattr(index.get(i), "name", i) for i in (prediction.forward.src, prediction.forward.dst)]
     ids, color, caption = describe_path(topology, prediction)
     scene = build_scene(topology, [oid for oid in dict.fromkeys(ids) if oid and _drawn(index, oid)])
     light = Highlight(*highlighted(scene, ids), color, caption)
-
-    def picture(fmt: str, scale: float) -> bytes:
-        return svg_bytes(scene, light) if fmt == "svg" else png_bytes(scene, scale, light)[0]
-
-    _, _, width, _ = scene.bounds()
     directions = []
     for label, trace in (("Forward", prediction.forward), ("Return", prediction.reverse)):
         directions.append({"label": f"{label}: {getattr(index.get(trace.src), 'name', trace.src)} \u2192 "
                                     f"{getattr(index.get(trace.dst), 'name', trace.dst)}",
                            "verdict": str(trace.verdict), "estimate": _estimate_text(trace.estimate),
-                           "hops": trace.hops, "rules": trace.rules})
-    return {"src": names[0], "dst": names[1], "verdict": str(prediction.verdict), "reasons": prediction.reasons,
-            "directions": directions, "image": embed(f"path{n}", picture, width) if scene.boxes else None}
+                           "hops": [{"name": h.name, "kind": hop_kind(h.kind), "detail": h.detail}
+                                    for h in trace.hops],
+                           "rules": trace.rules})
+    return {"anchor": f"path-{n + 1}", "src": names[0], "dst": names[1], "verdict": str(prediction.verdict),
+            "reasons": prediction.reasons, "directions": directions,
+            "image": svg_uri(svg_bytes(scene, light)) if scene.boxes else None}
 
 
 def _drawn(index: Index, oid: str) -> bool:
@@ -141,49 +220,46 @@ def _drawn(index: Index, oid: str) -> bool:
                                 "physical_router", "router_interface", "physical_host", "host_nic", "dlr")
 
 
-def _runs(runs: Sequence[Any], embed: Embed) -> list[dict[str, Any]]:
+def _runs(runs: Sequence[Any]) -> list[dict[str, Any]]:
     from ..measure.compare import compare
-    from .charts import CHART_W, runs_picture
-    from .results import iso
+    from .charts import runs_picture
 
     out = []
     for i, run in enumerate(runs):
         c = compare(run)
-        unit = f" {c.unit}"
+        unit = "\u00b5s" if c.unit == "us" else c.unit
         out.append({
-            "id": run.id if run.id is not None else i + 1, "started": iso(run.started),
+            "id": run.id if run.id is not None else i + 1,
+            "started": datetime.fromtimestamp(run.started, timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
             "pair": f"{run.src_name} \u2192 {run.dst_name}", "test": run.spec.label(), "status": run.status,
-            "verdict": c.verdict or "", "estimate": f"{c.estimate:.4g}{unit}" if c.estimate is not None else "",
-            "measured": f"{c.measured:.4g}{unit}" if c.measured is not None else "",
-            "ratio": f"{c.ratio:.2f}x" if c.ratio is not None else "", "flags": c.flags,
-            "image": embed(f"run{i}", lambda fmt, scale, run=run: runs_picture([run], fmt, scale),
-                           CHART_W) if run.samples else None})
+            "verdict": c.verdict or "", "estimate": number(c.estimate, unit), "measured": number(c.measured, unit),
+            "ratio": f"{c.ratio:.2f}\u00d7" if c.ratio is not None else "", "flags": c.flags,
+            "image": svg_uri(runs_picture([run], "svg")) if run.samples or run.summary.get("points") else None})
     return out
 
 
-def context(topology: Topology, options: Any, embed: Embed, engine: Any = None) -> dict[str, Any]:
-    """Everything the template shows; ``embed`` decides how pictures travel (data URI or PDF resource)."""
+def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, Any]:
+    """Everything the template shows."""
     from ..model.validate import validate
     from ..predict import Engine
     from . import ExportError
-    from .charts import heatmap_picture
-    from .diagram import png_bytes, svg_bytes
+    from .charts import PIXEL_RATIO, heatmap_picture
+    from .diagram import svg_bytes
 
     scene = build_scene(topology)
-    _, _, width, _ = scene.bounds()
-    diagram = embed("diagram", lambda fmt, scale: svg_bytes(scene) if fmt == "svg" else png_bytes(scene, scale)[0],
-                    width)
     engine = engine or Engine(topology)
     matrix: dict[str, Any] | None = None
     table = verdict_table(topology, engine)
     if table.ids:
         n = len(table.ids)
-        image = None
         grid = table.grid if n <= MAX_HEATMAP else ()   # beyond that only the counts are shown
-        if MAX_MATRIX_TABLE < n <= MAX_HEATMAP:
-            image = embed("heatmap", lambda fmt, scale: heatmap_picture(table.names, grid, fmt, "Verdict matrix",
-                                                                        scale), n * 26 + 200)
-        matrix = {"names": table.names, "counts": sorted(table.counts().items(), key=_verdict_order),
+        # a PNG at twice its pixels: as SVG, its ten thousand cells and symbols weigh megabytes and take a
+        # print engine half a minute to draw
+        image = "data:image/png;base64," + base64.b64encode(heatmap_picture(
+            table.names, grid, "png", "Verdict matrix", PIXEL_RATIO)).decode("ascii") \
+            if MAX_MATRIX_TABLE < n <= MAX_HEATMAP else None
+        matrix = {"names": table.names, "pairs": count(n * (n - 1), "ordered pair"),
+                  "counts": [(v, number(c)) for v, c in sorted(table.counts().items(), key=_verdict_order)],
                   "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image}
     predictions = []
     for a, b in options.pairs or default_pairs(table):
@@ -191,13 +267,20 @@ def context(topology: Topology, options: Any, embed: Embed, engine: Any = None) 
             predictions.append(engine.predict(a, b))
         except LookupError as exc:
             raise ExportError(f"--pair {a} {b}: {exc.args[0] if exc.args else exc}") from None
+    picture = svg_bytes(scene) if scene.boxes else b""
+    diagram = svg_uri(picture) if picture else None
+    svg = ET.fromstring(picture) if picture else None
+    width, height = (float(svg.get("width", 0)), float(svg.get("height", 0))) if svg is not None else (0.0, 0.0)
     return {
-        "title": topology.name, "description": topology.description, "design_id": topology.id,
+        "title": topology.name, "description": blocks(topology.description), "design_id": topology.id,
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "version": __version__,
-        **inventory(topology), "problems": validate(topology), "diagram": diagram,
+        **inventory(topology), **policy(topology), "routers": routing(topology), "problems": validate(topology),
+        "diagram": diagram, "whole": {"own_page": width > A4_WIDTH, "width": round(width) + 2 * WHOLE_MARGIN,
+                                      "height": round(height) + WHOLE_HEADING + WHOLE_MARGIN + WHOLE_BOTTOM,
+                                      "margin": WHOLE_MARGIN, "bottom": WHOLE_BOTTOM},
         "matrix": matrix,
-        "paths": [_path_entry(topology, p, embed, i) for i, p in enumerate(predictions)],
-        "runs": _runs(options.runs, embed),
+        "paths": [_path_entry(topology, p, i) for i, p in enumerate(predictions)],
+        "runs": _runs(options.runs),
         "colors": style.VERDICT_COLORS, "text_colors": style.VERDICT_TEXT_COLORS, "symbols": style.VERDICT_SYMBOLS,
     }
 
@@ -211,6 +294,7 @@ def _template() -> jinja2.Template:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(resources_dir() / "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
+    env.filters["number"] = number
     return env.get_template("report.html.j2")
 
 
@@ -218,57 +302,18 @@ def _template() -> jinja2.Template:
 
 
 def report_html(topology: Topology, options: Any, engine: Any = None) -> str:
-    def embed(name: str, picture: Picture, width: float) -> Image:
-        data = base64.b64encode(picture("svg", 1.0)).decode("ascii")
-        return Image(f"data:image/svg+xml;base64,{data}")
-
-    return _template().render(context(topology, options, embed, engine))
+    return _template().render(context(topology, options, engine))
 
 
 def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[bytes, int]:
-    """A4 pages of the report, then the whole diagram as one vector page of its own size (a large design
-    is unreadable at A4 width, but zooms in a PDF viewer). Returns the PDF and its page count."""
-    from PySide6.QtCore import QMarginsF, QRectF, QSizeF, QUrl
-    from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
+    """The report's HTML printed by WeasyPrint on A4 pages, a wide diagram on a vector page of its own size (a
+    large design zooms there). Returns the PDF and its page count."""
+    from . import ExportError
 
-    from .diagram import Painter, page_layout, paint_page
-    from .qt import ensure_app, font, open_buffer
-
-    ensure_app()
-    doc = QTextDocument()
-    doc.setDefaultFont(font(12))
-
-    def embed(name: str, picture: Picture, width: float) -> Image:
-        # twice the pixels it is shown with (sharp in print), never more: a huge diagram would only be slow
-        image = QImage.fromData(picture("png", min(2.0, 2 * PDF_WIDTH / max(width, 1.0))), "PNG")
-        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"vnb:{name}"), image)
-        shown = min(width, PDF_WIDTH)
-        return Image(f"vnb:{name}", round(shown), round(image.height() * shown / max(1, image.width())))
-
-    data, buffer = open_buffer()
-    writer = QPdfWriter(buffer)
-    writer.setResolution(96)
-    writer.setTitle(f"{topology.name} - vnetbench report")
-    writer.setCreator("vnetbench")
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
-                                     QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
-    page = writer.pageLayout().paintRectPixels(writer.resolution())
-    doc.setPageSize(QSizeF(page.width(), page.height()))
-    doc.setHtml(_template().render(context(topology, options, embed, engine) | {"diagram_page": True}))
-    pages = doc.pageCount()
-    p = QPainter(writer)
-    for i in range(pages):
-        if i:
-            writer.newPage()
-        p.save()
-        p.translate(0, -i * page.height())
-        doc.drawContents(p, QRectF(0, i * page.height(), page.width(), page.height()))
-        p.restore()
-    drawing = Painter(build_scene(topology))
-    layout, fit = page_layout(drawing)
-    writer.setPageLayout(layout)
-    writer.newPage()
-    paint_page(p, drawing, fit)
-    p.end()
-    buffer.close()
-    return bytes(data.data()), pages + 1
+    try:
+        import weasyprint
+    except (ImportError, OSError) as exc:   # OSError: Pango's libraries are missing
+        raise ExportError(f"report-pdf needs WeasyPrint and Pango ({exc}): pip install 'vnetbench[export]' and "
+                          "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0") from None
+    document = weasyprint.HTML(string=report_html(topology, options, engine)).render()
+    return document.write_pdf(), len(document.pages)

@@ -39,6 +39,25 @@ VERDICT_SYMBOLS: dict[str, str] = {
 
 UNKNOWN_COLOR = "#BBBBBB"
 
+#: Curves of a chart, in order: Okabe-Ito's hues (yellow left out: unreadable as a line on white).
+SERIES_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#7F7F7F"]
+
+
+def series_colors(n: int) -> list[str]:
+    """``n`` different colours for ``n`` curves: the palette, then hues a golden angle apart, so a legend never
+    shows one colour for two curves."""
+    import colorsys
+
+    out = SERIES_COLORS[:n]
+    k = 0
+    while len(out) < n:
+        r, g, b = colorsys.hsv_to_rgb((k * 0.381966) % 1.0, 0.75, 0.55 + 0.3 * (k % 2))
+        colour = f"#{round(r * 255):02X}{round(g * 255):02X}{round(b * 255):02X}"
+        if colour not in out:
+            out.append(colour)
+        k += 1
+    return out
+
 #: Box kind -> (fill, border). ``vm:firewall`` style keys override the plain kind.
 KIND_COLORS: dict[str, tuple[str, str]] = {
     "host": ("#f5f7fa", "#546e7a"),

@@ -9,6 +9,19 @@ if TYPE_CHECKING:
     from .result import Prediction, Trace
 
 
+#: A hop's kind as a sentence names it (the kinds are ``HopKind`` values).
+HOP_KINDS = {"vnic": "vNIC", "host_nic": "host NIC", "portgroup": "portgroup", "switch": "virtual switch",
+             "embedded_switch": "pNIC's embedded switch (SR-IOV)", "pnic": "physical NIC (pNIC)",
+             "port": "physical switch port", "physical_switch": "physical switch", "overlay": "overlay tunnel",
+             "router_interface": "router interface", "router": "router", "firewall": "firewall",
+             "dlr": "distributed logical router", "nat": "NAT"}
+
+
+def hop_kind(kind: str) -> str:
+    """``HOP_KINDS[kind]``; an unknown kind (a newer file) as it is, underscores as spaces."""
+    return HOP_KINDS.get(str(kind), str(kind).replace("_", " "))
+
+
 def pnic_names(trace: Trace) -> list[str]:
     """The pNICs the trace crosses, by the names its hops carry (``esx01/vmnic0``); one crossed out and straight
     back in (to a router on a stick, through a hairpin) is named once, "out and back"."""

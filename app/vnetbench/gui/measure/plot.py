@@ -1,6 +1,8 @@
 """The measure dock's plot: a live curve growing at its true scale, or stored runs overlaid, with the estimate.
 
-It never shrinks below a readable size (``MIN_SIZE``): a test plot must be legible the moment a test starts.
+Stored runs are drawn as the exported charts draw them (``measure.curves``): a sweep as throughput against
+message size, a round trip as its p50 with a band to its p99, each from a zero baseline. It never shrinks below
+a readable size (``MIN_SIZE``): a test plot must be legible the moment a test starts.
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from ...measure import Run, Sample, TestKind, TestSpec
+from ...export.style import series_colors
+from ...measure import Run, Sample, TestSpec
+from ...measure.curves import run_chart
 from ...predict import Prediction
 
-#: Curve colours for overlaid runs (the live run is the first).
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+#: Curve colours for runs side by side (the live run is the first), as the exported charts colour them.
+COLORS = series_colors(8)
 #: The smallest plot that still shows both axes, a title and a curve one can read.
 MIN_SIZE = (300, 180)
 
@@ -52,31 +56,41 @@ class RunPlot(pg.PlotWidget):
         self.addItem(pg.TextItem(text, color="#c0392b"))
 
     def show_runs(self, runs: list[Run]) -> None:
-        """Overlay runs: sweeps as throughput per message size, the others as their samples over time."""
+        """Overlay runs drawn as ``run_chart`` says, one colour per run, in the first run's unit: sweeps alone
+        against message size, else against time (a run that fits neither axis is counted in the title)."""
         self.clear()
         self.live_curve = None
         unit = runs[0].spec.kind.unit
-        shown = [r for r in runs if r.spec.kind.unit == unit]
-        sweeps = all(r.spec.kind is TestKind.SWEEP and r.summary.get("points") for r in shown)
-        self.setLogMode(x=sweeps, y=False)
-        self.setLabel("bottom", "message size" if sweeps else "time", units="B" if sweeps else "s")
-        self.setLabel("left", unit)
-        skipped = len(runs) - len(shown)
-        title = "overlay of " + ", ".join(f"#{r.id}" for r in shown) if len(shown) > 1 else shown[0].title
-        self.setTitle(title + (f" ({skipped} in other units not shown)" if skipped else ""))
-        for n, run in enumerate(shown):
-            color = COLORS[n % len(COLORS)]
-            if sweeps:
-                xs = [p["size"] for p in run.summary["points"]]
-                ys = [p["throughput_mbps"] for p in run.summary["points"]]
-            else:
-                xs, ys = [s.t for s in run.samples], [s.value for s in run.samples]
+        charts = [(r, run_chart(r)) for r in runs if r.spec.kind.unit == unit]
+        log_x = all(c.log_x for _, c in charts)
+        drawn = [(r, c) for r, c in charts if c.log_x == log_x]
+        axis = drawn[0][1]
+        self.setLogMode(x=log_x, y=False)
+        self.setLabel("bottom", f"{axis.x_label} ({axis.x_unit})")   # no SI prefixes: "0.001 kbytes" is 1 byte
+        self.setLabel("left", f"{axis.y_label} ({axis.y_unit})")
+        skipped = len(runs) - len(drawn)
+        title = "overlay of " + ", ".join(f"#{r.id}" for r, _ in drawn) if len(drawn) > 1 else drawn[0][0].title
+        self.setTitle(title + (f" ({skipped} of other kinds not shown)" if skipped else ""))
+        for (run, chart), color in zip(drawn, series_colors(len(drawn))):
             label = f"#{run.id} {run.src_name}→{run.dst_name}" + (f" {run.label}" if run.label else "")
-            self.plot(xs, ys, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5, symbolBrush=color, name=label)
-        self.enableAutoRange()  # a live run fixed the axes; stored runs fit their own data
-        if len(shown) == 1 and unit == "Mbit/s":
-            p = shown[0].prediction
-            self.draw_estimate(p.estimate.throughput_mbps if p else None, str(p.verdict) if p else "")
+            for curve in chart.curves:
+                if curve.band:
+                    xs = [x for x, _, _ in curve.band]
+                    shade = pg.mkColor(color)
+                    shade.setAlphaF(0.2)
+                    self.addItem(pg.FillBetweenItem(pg.PlotCurveItem(xs, [lo for _, lo, _ in curve.band]),
+                                                    pg.PlotCurveItem(xs, [hi for _, _, hi in curve.band]), brush=shade))
+                name = label + (f" {curve.name}, shaded {curve.band_name}" if curve.band else "")
+                self.plot([x for x, _ in curve.points], [y for _, y in curve.points], pen=pg.mkPen(color, width=2),
+                          symbol="o", symbolSize=5, symbolBrush=color, name=name)
+        first = drawn[0][0]
+        estimate = first.prediction.estimate.throughput_mbps \
+            if len(drawn) == 1 and unit == "Mbit/s" and first.prediction is not None else None
+        top = max([c.y_max() for _, c in drawn] + [estimate or 0.0])
+        self.enableAutoRange(x=True)   # a live run fixed the axes; stored runs fit their own data
+        self.setYRange(0, 1.1 * top or 1.0, padding=0)   # from zero, as the exported charts
+        if estimate is not None:
+            self.draw_estimate(estimate, str(first.prediction.verdict))
 
     def draw_estimate(self, estimate: float | None, verdict: str) -> None:
         """The prediction's throughput estimate as a dashed line, so the measurement is read against it."""
