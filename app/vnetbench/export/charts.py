@@ -26,6 +26,10 @@ TABLE_W = 200.0
 PIXEL_RATIO = 2.0
 
 
+#: A prediction this many times the largest measured value is written above the chart, not drawn to scale.
+OFF_SCALE = 4.0
+
+
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     """Round tick values (1, 2, 5 x 10^n steps) covering ``lo``..``hi``."""
     if hi <= lo:
@@ -64,7 +68,10 @@ def draw_chart(p: QPainter, rect: QRectF, title: str, chart: RunChart, estimate:
     right = TABLE_W + 16 if chart.rows else 16
     plot = rect.adjusted(64, 46, -right, -40)
     xs = [x for c in chart.curves for x, _ in c.points] or [0.0, 1.0]
-    top = max(chart.y_max(), estimate or 0.0) or 1.0
+    # The axis takes the prediction in unless it is far above the data (20.9 Gbit/s predicted, 130 Mbit/s
+    # measured): then the curve would lie flat on zero, so the prediction is written at the top edge instead.
+    off_scale = estimate is not None and chart.y_max() > 0 and estimate > OFF_SCALE * chart.y_max()
+    top = (chart.y_max() if off_scale else max(chart.y_max(), estimate or 0.0)) or 1.0
     y_ticks = nice_ticks(0.0, top)
     if chart.log_x:
         x_ticks = log_ticks(xs)
@@ -110,7 +117,12 @@ def draw_chart(p: QPainter, rect: QRectF, title: str, chart: RunChart, estimate:
     p.rotate(-90)
     p.drawText(QPointF(0, 0), y_label)
     p.restore()
-    if estimate is not None:
+    if estimate is not None and off_scale:
+        p.setPen(QColor(style.TEXT_COLOR))
+        words = chart.estimate.format(number(estimate, chart.y_unit))
+        words = f"\u2191 {words}, above this scale"
+        p.drawText(QPointF(plot.right() - metrics.horizontalAdvance(words), rect.top() + 35), words)  # legend row
+    elif estimate is not None:
         p.setPen(QPen(QColor(style.TEXT_COLOR), 1.2, Qt.PenStyle.DashLine))
         y = at(0, estimate).y()
         p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
