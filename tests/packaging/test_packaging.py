@@ -65,7 +65,7 @@ def test_desktop_file_starts_the_gui_launcher_with_the_design_type_and_icon():
     entry = desktop_entry()
     gui_scripts = pyproject()["project"]["gui-scripts"]
     assert entry["Exec"] == "vnetbench-gui %f"
-    assert gui_scripts["vnetbench-gui"] == "vnetbench.gui.app:main"
+    assert gui_scripts["vnetbench-gui"] == "vnetbench.cli.main:gui_main"
     assert MIME_TYPE in entry["MimeType"].split(";")
     assert entry["Icon"] == ICON_FILE.stem
 
@@ -206,7 +206,7 @@ def test_spec_bundles_all_resources_the_metadata_and_the_plugins(monkeypatch):
     assert bundled == {p.name for p in (ROOT / "resources").iterdir() if p.is_dir()} - documentation_only
     for source, dest in datas.items():
         if source.startswith(str(ROOT / "resources")):
-            assert dest == f"share/vnetbench/{Path(source).name}"
+            assert dest == f"vnetbench/resources/{Path(source).name}"
     assert "vnetbench-0.1.0.dist-info" in datas.values(), "entry points need vnetbench's metadata"
     plugins = {value.split(":")[0] for value in pyproject()["project"]["entry-points"]["vnetbench.backends"].values()}
     assert plugins <= set(analysis.kwargs["hiddenimports"])
@@ -222,17 +222,14 @@ def test_entry_scripts_call_the_pyproject_entry_points(script, table, name):
     assert (module, func) in imports
 
 
-def test_frozen_layout_finds_the_resources(tmp_path):
-    """Frozen, sys.prefix is the bundle's data folder: resources_dir() must find share/vnetbench there."""
-    internal = tmp_path / "bundle" / "_internal"
-    (internal / "vnetbench").mkdir(parents=True)
-    shutil.copy(ROOT / "app" / "vnetbench" / "__init__.py", internal / "vnetbench" / "__init__.py")
-    (internal / "share" / "vnetbench" / "icons").mkdir(parents=True)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); sys.prefix = sys.argv[1]; "
-            "import vnetbench; print(vnetbench.resources_dir())")
-    proc = subprocess.run([sys.executable, "-I", "-c", code, str(internal)], capture_output=True, text=True,
-                          check=True)
-    assert Path(proc.stdout.strip()) == internal / "share" / "vnetbench"
+def test_installed_layout_finds_the_resources_in_the_package(tmp_path):
+    """Outside a checkout (a wheel, a PyInstaller bundle) resources_dir() is the package's own resources/."""
+    site = tmp_path / "site-packages"
+    (site / "vnetbench" / "resources" / "icons").mkdir(parents=True)
+    shutil.copy(ROOT / "app" / "vnetbench" / "__init__.py", site / "vnetbench" / "__init__.py")
+    code = "import sys; sys.path.insert(0, sys.argv[1]); import vnetbench; print(vnetbench.resources_dir())"
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(site)], capture_output=True, text=True, check=True)
+    assert Path(proc.stdout.strip()) == site / "vnetbench" / "resources"
 
 
 @pytest.mark.parametrize("caller, child", [({"LD_LIBRARY_PATH_ORIG": "/opt/mine"}, "/opt/mine"), ({}, "<unset>")])

@@ -1,0 +1,235 @@
+"""The install paths, for real: the wheel in fresh virtual environments outside the checkout (core only, every
+extra, the lowest declared versions), and the .deb installed into a fresh Debian 12 root made by debootstrap.
+
+Each path runs the issue's smoke list: --version; demo on a bundled example found by name; validate, predict
+and matrix; export of the report (HTML and PDF) and an SVG; lab plan; the GUI under Xvfb opening an example,
+with a screenshot; and, without an extra, its one-line hint. Slow (minutes): PyPI and Debian's mirror must be
+reachable. Caches under ~/.cache/vnetbench (the debootstrap root, the PyInstaller folder, apt's downloads) make
+a second run fast.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from vnetbench import __version__
+
+ROOT = Path(__file__).resolve().parents[2]
+CONSTRAINTS = ROOT / "packaging" / "constraints.txt"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "vnetbench"
+ARTIFACTS = Path(os.environ.get("VNETBENCH_ARTIFACTS", ROOT / "test-artifacts")) / "install"
+EXAMPLE = "esx-four-cases"
+UV = shutil.which("uv", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+#: the oldest glibc the .deb runs on, as packaging/README.md states it (checked against the binaries below)
+OLDEST_GLIBC = "2.34"
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(UV is None, reason="uv is not installed (the test extra has it)")]
+
+Run = Callable[..., subprocess.CompletedProcess]
+
+
+def sh(*argv: str | Path, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, check=True, **kwargs)
+
+
+def report(line: str) -> None:
+    """Sizes and build times, for the log and for packaging/README.md."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with open(ARTIFACTS / "figures.txt", "a", encoding="utf-8") as figures:
+        figures.write(line + "\n")
+    print(line)
+
+
+# --- the wheel and the sdist -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("dist")
+    start = time.monotonic()
+    sh(UV, "build", "--quiet", "--out-dir", out, ROOT)   # the sdist, then the wheel built from the sdist
+    found = {"wheel": next(out.glob("vnetbench-*.whl")), "sdist": next(out.glob("vnetbench-*.tar.gz"))}
+    report(f"wheel + sdist built in {time.monotonic() - start:.1f} s: "
+           + ", ".join(f"{p.name} {p.stat().st_size / 1e6:.2f} MB" for p in found.values()))
+    return found
+
+
+def resource_files() -> set[str]:
+    return {p.relative_to(ROOT / "resources").as_posix() for p in (ROOT / "resources").rglob("*")
+            if p.is_file() and p.parts[len(ROOT.parts) + 1] != "screenshots"}
+
+
+def test_wheel_and_sdist_carry_the_resources_and_the_licence(built):
+    wheel = zipfile.ZipFile(built["wheel"])
+    names = set(wheel.namelist())
+    assert {f"vnetbench/resources/{name}" for name in resource_files()} <= names
+    assert not [n for n in names if "screenshots" in n or "__pycache__" in n]
+    dist_info = f"vnetbench-{__version__}.dist-info"
+    assert f"{dist_info}/licenses/LICENSE" in names
+    metadata = wheel.read(f"{dist_info}/METADATA").decode()
+    assert "License-Expression: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
+    assert "pyroute2" not in metadata, "nothing imports pyroute2"
+    with tarfile.open(built["sdist"]) as sdist:
+        members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
+    assert {f"resources/{name}" for name in resource_files()} <= members
+    assert {"LICENSE", "setup.py", "pyproject.toml"} <= members
+
+
+def make_venv(where: Path, requirement: str, *pip_args: str) -> Path:
+    """A fresh virtual environment outside the checkout with ``requirement`` installed; returns its bin/."""
+    sh(UV, "venv", "--quiet", "--python", sys.executable, where)
+    sh(UV, "pip", "install", "--quiet", "--python", where / "bin" / "python", *pip_args, requirement)
+    return where / "bin"
+
+
+def runner(bin_dir: Path, work: Path) -> Run:
+    """Runs a command of that environment in ``work`` (far from the checkout), with a fresh home and no
+    PYTHONPATH: the only vnetbench it can find is the installed one."""
+    home = work / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+           "XDG_RUNTIME_DIR": str(home)}
+    env.update({k: os.environ[k] for k in ("DISPLAY", "XAUTHORITY") if k in os.environ})
+
+    def run(*argv: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
+        proc = subprocess.run(list(argv), cwd=work, env=env, capture_output=True, text=True, **kwargs)
+        if check:
+            assert proc.returncode == 0, f"{argv}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        return proc
+    return run
+
+
+def assert_hint(proc: subprocess.CompletedProcess, extra: str) -> None:
+    """A missing optional part: exit 2, one line naming the pip command, no traceback."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and f"pip install 'vnetbench[{extra}]'" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def check_headless_core(run: Run) -> None:
+    assert run("vnetbench", "--version").stdout.strip() == f"vnetbench {__version__}"
+    demo = run("vnetbench", "demo", EXAMPLE).stdout
+    assert "Predicted vs expected" in demo and "DIFF" not in demo
+    assert "no problems" in run("vnetbench", "validate", EXAMPLE).stdout
+    assert "in-host" in run("vnetbench", "predict", EXAMPLE, "--from", "web01", "--to", "app01").stdout
+    assert "web01" in run("vnetbench", "matrix", EXAMPLE).stdout
+    assert run("vnetbench", "lab", "plan", EXAMPLE).stdout.startswith("plan: ")
+
+
+def check_dot(run: Run, work: Path) -> None:
+    """A text export, which needs no extra."""
+    run("vnetbench", "export", EXAMPLE, "-f", "dot", "-o", "d.dot")
+    assert (work / "d.dot").read_text().lstrip().startswith(("digraph", "graph"))
+
+
+def check_full(run: Run, work: Path, name: str) -> None:
+    """Everything the extras add: the report (HTML, PDF) and an SVG drawn headless, the GUI under Xvfb."""
+    for fmt, out, magic in (("report-html", "r.html", b"<!DOCTYPE html"), ("report-pdf", "r.pdf", b"%PDF"),
+                            ("svg", "d.svg", b"<?xml")):
+        run("vnetbench", "export", EXAMPLE, "-f", fmt, "-o", out)
+        assert (work / out).read_bytes().lstrip()[:len(magic)].lower() == magic.lower(), fmt
+    assert (work / "r.pdf").stat().st_size > 20_000, "a report with its diagram, not an empty page"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(work / "r.pdf", ARTIFACTS / f"{name}-report.pdf")
+    shutil.copy(work / "d.svg", ARTIFACTS / f"{name}-diagram.svg")
+    for shell in ("bash", "zsh", "fish"):
+        assert "vnetbench" in run("vnetbench", "completion", shell).stdout
+
+
+# --- screenshots under Xvfb --------------------------------------------------------------------------------
+
+GRAB = """
+import sys
+from PySide6.QtGui import QGuiApplication
+app = QGuiApplication(sys.argv[:1])
+image = app.primaryScreen().grabWindow(0).toImage()
+image.save(sys.argv[1])
+step = max(1, image.width() // 64)
+colours = {image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)}
+print(len(colours))
+"""
+
+
+def screenshot_of_gui(start: Callable[[], subprocess.Popen], path: Path) -> None:
+    """Start the GUI on the X server the suite runs in, wait until the screen shows more than a few colours
+    (a window drawn), let it settle, and save a screenshot of the whole screen."""
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("no X server: run the suite under xvfb-run (scripts/run-tests.sh does)")
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
+    gui = start()
+    try:
+        deadline = time.monotonic() + 60
+        colours = 0
+        while time.monotonic() < deadline and gui.poll() is None:
+            time.sleep(1)
+            colours = int(sh(sys.executable, "-c", GRAB, path, env=env).stdout)
+            if colours > 20:
+                break
+        assert gui.poll() is None, f"the GUI exited {gui.returncode}: {gui.communicate()[1]}"
+        assert colours > 20, "no window appeared within a minute"
+        time.sleep(3)
+        sh(sys.executable, "-c", GRAB, path, env=env)
+    finally:
+        gui.terminate()
+        try:
+            gui.wait(10)
+        except subprocess.TimeoutExpired:
+            gui.kill()
+            gui.wait()
+
+
+# --- the wheel, installed -----------------------------------------------------------------------------------
+
+def test_core_wheel_outside_the_checkout(built, tmp_path):
+    """Core only: the headless commands work, and every command that needs an extra says which, in one line."""
+    run = runner(make_venv(tmp_path / "venv", str(built["wheel"]), "-c", str(CONSTRAINTS)), tmp_path / "work")
+    where = run("python", "-c", "import vnetbench; print(vnetbench.resources_dir())").stdout.strip()
+    assert Path(where).is_relative_to(tmp_path / "venv"), where
+    check_headless_core(run)
+    check_dot(run, tmp_path / "work")
+    assert_hint(run("vnetbench", "gui", EXAMPLE, check=False), "gui")
+    assert_hint(run("vnetbench-gui", check=False), "gui")
+    assert_hint(run("vnetbench", "export", EXAMPLE, "-f", "svg", check=False), "export")
+    assert_hint(run("vnetbench", "export", EXAMPLE, "-f", "report-html", check=False), "export")
+    assert_hint(run("vnetbench", "deploy", EXAMPLE, "--backend", "vsphere", "--url", "https://vc.example/sdk",
+                    check=False), "vsphere")
+    assert_hint(run("vnetbench", "deploy", EXAMPLE, "--backend", "kvm", check=False), "kvm")
+
+
+def test_wheel_with_every_extra_passes_the_smoke_list(built, tmp_path):
+    extras = "gui,export,vsphere,kvm"
+    run = runner(make_venv(tmp_path / "venv", f"vnetbench[{extras}] @ {built['wheel'].as_uri()}",
+                           "-c", str(CONSTRAINTS)), tmp_path / "work")
+    check_headless_core(run)
+    check_full(run, tmp_path / "work", "wheel")
+    plugins = run("python", "-c", "from vnetbench.backends.discovery import discover; "
+                                  "print([(p.name, p.error) for p in discover()])").stdout
+    for name in ("local", "vsphere", "kvm"):
+        assert f"('{name}', None)" in plugins, plugins
+    shot = ARTIFACTS / "wheel-gui.png"
+    screenshot_of_gui(lambda: subprocess.Popen([str(tmp_path / "venv" / "bin" / "vnetbench-gui"), EXAMPLE],
+                                               cwd=tmp_path / "work", stderr=subprocess.PIPE, text=True,
+                                               env={**os.environ, "HOME": str(tmp_path / "work" / "home"),
+                                                    "QT_QPA_PLATFORM": "xcb"}), shot)
+    assert shot.stat().st_size > 10_000
+
+
+def test_lowest_declared_versions_still_work(built, tmp_path):
+    """Every direct dependency at the lowest version pyproject.toml allows: the lower bounds must stay true."""
+    extras = "gui,export,vsphere"
+    run = runner(make_venv(tmp_path / "venv", f"vnetbench[{extras}] @ {built['wheel'].as_uri()}",
+                           "--resolution", "lowest-direct"), tmp_path / "work")
+    versions = sh(UV, "pip", "freeze", "--python", tmp_path / "venv" / "bin" / "python").stdout
+    report("lowest declared versions, installed: " + " ".join(versions.split()))
+    check_headless_core(run)
+    check_full(run, tmp_path / "work", "lowest")
