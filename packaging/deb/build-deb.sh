@@ -116,5 +116,5 @@ Description: workbench for virtual networks
  self-contained under /opt/vnetbench.
 CONTROL
 deb="$out/vnetbench_${VERSION}_${ARCH}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zzstd --build "$pkg" "$deb" >/dev/null
 echo "build-deb.sh: built $deb (needs glibc >= $glibc)"

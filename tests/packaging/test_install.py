@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +32,7 @@ ARTIFACTS = Path(os.environ.get("VNETBENCH_ARTIFACTS", ROOT / "test-artifacts"))
 EXAMPLE = "esx-four-cases"
 UV = shutil.which("uv", path=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
 #: the oldest glibc the .deb runs on, as packaging/README.md states it (checked against the binaries below)
-OLDEST_GLIBC = "2.34"
+OLDEST_GLIBC = "2.36"
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(UV is None, reason="uv is not installed (the test extra has it)")]
 
@@ -39,7 +40,9 @@ Run = Callable[..., subprocess.CompletedProcess]
 
 
 def sh(*argv: str | Path, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, check=True, **kwargs)
+    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kwargs)
+    assert proc.returncode == 0, f"{' '.join(map(str, argv))}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
 
 
 def report(line: str) -> None:
@@ -224,12 +227,150 @@ def test_wheel_with_every_extra_passes_the_smoke_list(built, tmp_path):
     assert shot.stat().st_size > 10_000
 
 
+def lower_bounds(extras: list[str]) -> list[str]:
+    """``name==X`` for every requirement ``name>=X`` of the core and ``extras`` that applies to this Python."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["dependencies"] + [r for extra in extras for r in project["optional-dependencies"][extra]]
+    pins = {}
+    for text in declared:
+        requirement = Requirement(text)
+        if requirement.marker is None or requirement.marker.evaluate():
+            low = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+            assert low, f"{text}: every dependency declares its lowest version (>=)"
+            pins[requirement.name] = f"{requirement.name}=={low[0]}"
+    return sorted(pins.values())
+
+
 def test_lowest_declared_versions_still_work(built, tmp_path):
-    """Every direct dependency at the lowest version pyproject.toml allows: the lower bounds must stay true."""
-    extras = "gui,export,vsphere"
-    run = runner(make_venv(tmp_path / "venv", f"vnetbench[{extras}] @ {built['wheel'].as_uri()}",
-                           "--resolution", "lowest-direct"), tmp_path / "work")
-    versions = sh(UV, "pip", "freeze", "--python", tmp_path / "venv" / "bin" / "python").stdout
-    report("lowest declared versions, installed: " + " ".join(versions.split()))
+    """Every dependency at the lowest version pyproject.toml allows: the lower bounds must stay true."""
+    extras = ["gui", "export", "vsphere"]
+    lowest = tmp_path / "lower-bounds.txt"
+    lowest.write_text("\n".join(lower_bounds(extras)) + "\n")
+    run = runner(make_venv(tmp_path / "venv", f"vnetbench[{','.join(extras)}] @ {built['wheel'].as_uri()}",
+                           "-c", str(lowest)), tmp_path / "work")
+    installed = sh(UV, "pip", "freeze", "--python", tmp_path / "venv" / "bin" / "python").stdout.lower()
+    for pin in lowest.read_text().split():
+        assert pin.lower().replace("_", "-") in installed.replace("_", "-"), pin
+    report("lowest declared versions, installed and smoke-tested: " + " ".join(lowest.read_text().split()))
     check_headless_core(run)
     check_full(run, tmp_path / "work", "lowest")
+
+
+# --- the .deb, installed into a fresh Debian 12 root ---------------------------------------------------------
+
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory) -> Path:
+    """packaging/deb/build-deb.sh's package; its PyInstaller folder is cached while the sources stay the same."""
+    for tool in ("dpkg-deb", "objdump"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (scripts/setup.sh installs it)")
+    out = tmp_path_factory.mktemp("deb")
+    start = time.monotonic()
+    sh("bash", ROOT / "packaging" / "deb" / "build-deb.sh", "--work", CACHE / "deb-build", "--out", out)
+    package = next(out.glob("vnetbench_*.deb"))
+    report(f".deb built in {time.monotonic() - start:.0f} s (a cached PyInstaller folder makes it faster): "
+           f"{package.name} {package.stat().st_size / 1e6:.1f} MB")
+    return package
+
+
+def test_deb_holds_the_bundle_the_desktop_files_the_docs_and_the_oldest_glibc(deb, tmp_path):
+    sh("dpkg-deb", "-x", deb, tmp_path)
+    control = sh("dpkg-deb", "-f", deb, "Depends").stdout
+    glibc = sh("bash", ROOT / "packaging" / "deb" / "glibc-needed.sh", tmp_path / "opt" / "vnetbench").stdout.strip()
+    report(f"oldest glibc the .deb runs on (newest GLIBC_ symbol version any ELF in it needs): {glibc}")
+    assert glibc == OLDEST_GLIBC, "update OLDEST_GLIBC here and in packaging/README.md"
+    assert f"libc6 (>= {glibc})" in control
+    for path in ("usr/bin/vnetbench", "usr/bin/vnetbench-gui", "usr/share/applications/io.vnetbench.Vnetbench.desktop",
+                 "usr/share/mime/packages/io.vnetbench.Vnetbench.xml", "usr/share/metainfo/io.vnetbench.Vnetbench.metainfo.xml",
+                 "usr/share/icons/hicolor/scalable/apps/vnetbench.svg", "usr/share/man/man1/vnetbench.1.gz",
+                 "usr/share/bash-completion/completions/vnetbench", "usr/share/zsh/vendor-completions/_vnetbench",
+                 "usr/share/fish/vendor_completions.d/vnetbench.fish", "usr/share/doc/vnetbench/copyright",
+                 "opt/vnetbench/LICENSE", "opt/vnetbench/THIRD-PARTY-NOTICES.txt"):
+        assert (tmp_path / path).exists() or (tmp_path / path).is_symlink(), path
+    notices = (tmp_path / "opt" / "vnetbench" / "THIRD-PARTY-NOTICES.txt").read_text()
+    for needed in ("PySide6", "GNU LESSER GENERAL PUBLIC LICENSE", "Version 3, 29 June 2007", "numpy", "Jinja2"):
+        assert needed in notices, needed
+    completions = {"bash": "usr/share/bash-completion/completions/vnetbench",
+                   "zsh": "usr/share/zsh/vendor-completions/_vnetbench",
+                   "fish": "usr/share/fish/vendor_completions.d/vnetbench.fish"}
+    for shell, path in completions.items():
+        if shutil.which(shell):
+            sh(shell, "-n", tmp_path / path)
+    man = subprocess.run(["man", "--warnings", "-l", "-Tutf8", str(tmp_path / "usr/share/man/man1/vnetbench.1.gz")],
+                         capture_output=True, text=True, env={**os.environ, "MANWIDTH": "100"})
+    assert man.returncode == 0 and "EXIT STATUS" in man.stdout and "completion" in man.stdout, man.stderr
+
+
+def debian_root(where: Path) -> Path:
+    """A minimal Debian 12 (debootstrap --variant=minbase), made once and kept as a tarball in the cache."""
+    tarball = CACHE / "debootstrap" / "bookworm-minbase.tar.gz"
+    if not tarball.is_file():
+        if shutil.which("debootstrap") is None:
+            pytest.skip("debootstrap is not installed (scripts/setup.sh installs it)")
+        fresh = where.parent / "bootstrap"
+        sh("debootstrap", "--variant=minbase", "bookworm", fresh, DEBIAN_MIRROR)
+        tarball.parent.mkdir(parents=True, exist_ok=True)
+        sh("tar", "--numeric-owner", "-C", fresh, "-czf", f"{tarball}.part", ".")
+        os.replace(f"{tarball}.part", tarball)
+        shutil.rmtree(fresh)
+    where.mkdir()
+    sh("tar", "--numeric-owner", "-C", where, "-xzf", tarball)
+    shutil.copy("/etc/resolv.conf", where / "etc" / "resolv.conf")
+    (where / "work").mkdir()
+    return where
+
+
+def chroot(root: Path, *argv: str, popen: bool = False, check: bool = True):
+    """Run ``argv`` in ``root`` (working folder /work) in a private mount namespace: /proc, the X server's
+    socket and apt's download cache are mounted in for the command only."""
+    archives = CACHE / "apt-archives"
+    (archives / "partial").mkdir(parents=True, exist_ok=True)
+    xauth = os.environ.get("XAUTHORITY")
+    if xauth and Path(xauth).is_file():
+        shutil.copy(xauth, root / "tmp" / "Xauthority")
+    env = ["HOME=/root", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "DEBIAN_FRONTEND=noninteractive",
+           "XAUTHORITY=/tmp/Xauthority", f"DISPLAY={os.environ.get('DISPLAY', '')}"]
+    script = ('mount -t proc proc "$0/proc" && mount --bind "$1" "$0/var/cache/apt/archives" && '
+              '{ [ ! -d /tmp/.X11-unix ] || mount --bind /tmp/.X11-unix "$0/tmp/.X11-unix"; } && shift && '
+              f'exec chroot "$0" /usr/bin/env -i {" ".join(env)} sh -c \'cd /work && exec "$@"\' sh "$@"')
+    (root / "tmp" / ".X11-unix").mkdir(exist_ok=True)
+    full = ["unshare", "--mount", "--fork", "--kill-child", "sh", "-c", script, str(root), str(archives), *argv]
+    if popen:
+        return subprocess.Popen(full, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(full, capture_output=True, text=True)
+    if check:
+        assert proc.returncode == 0, f"{argv}: exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def test_deb_installs_and_runs_in_a_fresh_debian_root(deb, tmp_path):
+    """apt installs the .deb with its dependencies into a bare Debian 12; the smoke list runs there."""
+    root = debian_root(tmp_path / "root")
+    shutil.copy(deb, root / "tmp" / deb.name)
+    chroot(root, "apt-get", "-qq", "update")
+    # shared-mime-info and desktop-file-utils (Recommends) run the triggers that register the type and launcher
+    chroot(root, "apt-get", "-y", "-qq", "--no-install-recommends", "install", f"/tmp/{deb.name}",
+           "shared-mime-info", "desktop-file-utils")
+
+    missing = chroot(root, "sh", "-c", "find /opt/vnetbench -name '*.so*' -type f -exec ldd {} + 2>/dev/null "
+                                       "| grep 'not found' | sort -u").stdout
+    assert missing == "", f"libraries the .deb's Depends do not bring:\n{missing}"
+    assert "application/x-vnetbench-design=io.vnetbench.Vnetbench.desktop;" in \
+        (root / "usr/share/applications/mimeinfo.cache").read_text()
+    assert "application/x-vnetbench-design:*.vnet.yaml" in (root / "usr/share/mime/globs2").read_text()
+
+    def run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
+        return chroot(root, *argv, check=check)
+
+    check_headless_core(run)
+    check_dot(run, root / "work")
+    check_full(run, root / "work", "deb")
+    assert_hint(run("vnetbench", "deploy", EXAMPLE, "--backend", "kvm", check=False), "kvm")
+    shot = ARTIFACTS / "deb-gui.png"
+    screenshot_of_gui(lambda: chroot(root, "vnetbench-gui", EXAMPLE, popen=True), shot)
+    assert shot.stat().st_size > 10_000

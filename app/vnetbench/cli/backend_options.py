@@ -87,7 +87,7 @@ def open_backend(args: argparse.Namespace) -> Backend:
     try:
         backend = cls(with_session_secret(cls, settings_from(args)))
         backend.connect()
-    except BadSetting as exc:
+    except (BadSetting, MissingExtra) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None
