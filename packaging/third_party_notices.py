@@ -61,16 +61,18 @@ def licence_files(dist: Distribution) -> list[tuple[str, str]]:
 
 
 def debian_libraries(bundle: Path) -> dict[str, list[str]]:
-    """Debian package -> the shared libraries of it that PyInstaller copied into ``bundle``."""
+    """Debian package -> the shared libraries of it that PyInstaller copied into ``bundle`` (dpkg's file lists,
+    read once: asking dpkg-query about each library takes a minute)."""
+    libs = {lib.name for lib in bundle.rglob("lib*.so*") if lib.is_file() and "site-packages" not in lib.parts}
     packages: dict[str, list[str]] = {}
-    for lib in sorted(bundle.rglob("*.so*")):
-        if not lib.is_file() or "site-packages" in lib.parts:
-            continue
-        proc = subprocess.run(["dpkg-query", "-S", f"*/{lib.name}"], capture_output=True, text=True)
-        owners = {line.split(":")[0] for line in proc.stdout.splitlines() if line.endswith("/" + lib.name)}
-        for owner in owners:
-            packages.setdefault(owner, []).append(lib.name)
-    return packages
+    for listing in sorted(Path("/var/lib/dpkg/info").glob("*.list")):
+        package = listing.stem.split(":")[0]
+        for path in listing.read_text(encoding="utf-8", errors="replace").splitlines():
+            name = path.rsplit("/", 1)[-1]
+            if name in libs and "/lib/" in path:
+                libs.discard(name)
+                packages.setdefault(package, []).append(name)
+    return {package: sorted(names) for package, names in packages.items()}
 
 
 def notices(bundle: Path | None) -> str:

@@ -13,6 +13,7 @@ OPTIONAL: dict[str, tuple[str, tuple[str, ...]]] = {
     "pyqtgraph": ("pyqtgraph", ("gui",)),
     "keyring": ("keyring", ("vsphere", "gui")),
     "pyVmomi": ("pyvmomi", ("vsphere",)),
+    "pyVim": ("pyvmomi", ("vsphere",)),
     "libvirt": ("libvirt-python", ("kvm",)),
     "jinja2": ("Jinja2", ("export",)),
 }

@@ -34,7 +34,8 @@ work="$(cd "$work" && pwd)"
 bundle="$work/pyinstaller/vnetbench"
 
 # 1. The PyInstaller folder, rebuilt only when a source it is made from changed.
-digest="$(cd "$ROOT" && find app plugins resources packaging setup.py pyproject.toml LICENSE -type f \
+digest="$(cd "$ROOT" && find app plugins resources packaging/pyinstaller packaging/constraints.txt setup.py \
+  pyproject.toml LICENSE -type f \
   -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
 if [ -x "$bundle/vnetbench" ] && [ "$(cat "$work/pyinstaller/.source-digest" 2>/dev/null)" = "$digest" ]; then
   echo "build-deb.sh: sources unchanged, reusing $bundle"

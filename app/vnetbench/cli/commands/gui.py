@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     for module in ("PySide6", "pyqtgraph"):
         if importlib.util.find_spec(module) is None:
-            raise CliError(f"the designer needs {install_hint(module, 'gui')}", EXIT_USAGE)
+            raise CliError(install_hint(module, "gui") or module, EXIT_USAGE)
     headless = sys.platform.startswith("linux") and not any(
         os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
     if headless:
