@@ -92,7 +92,7 @@ ln -s /opt/vnetbench/THIRD-PARTY-NOTICES.txt "$share/doc/vnetbench/THIRD-PARTY-N
 # 3. The oldest glibc it runs on: the newest GLIBC_x.y symbol version any ELF file in the bundle asks for.
 glibc="$(bash "$ROOT/packaging/deb/glibc-needed.sh" "$pkg/opt/vnetbench")"
 
-# 4. Control file. Depends: what the bundle loads from the system (glibc, OpenGL/EGL, X11/xcb, fontconfig, D-Bus,
+# 4. Control file. Depends: what the bundle loads from the system (glibc, OpenGL/EGL, X11/xcb, Wayland, fontconfig, D-Bus,
 # which PyInstaller leaves out on purpose); Recommends: the tools the local lab, measurements and layout run.
 size_kb="$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)"
 cat >"$pkg/DEBIAN/control" <<CONTROL
@@ -106,7 +106,8 @@ Installed-Size: $size_kb
 Depends: libc6 (>= $glibc), libgl1, libegl1, libglib2.0-0, libdbus-1-3, libfontconfig1, libfreetype6, libx11-6,
  libx11-xcb1, libxkbcommon0, libxkbcommon-x11-0, libxcb1, libxcb-cursor0, libxcb-icccm4, libxcb-keysyms1,
  libxcb-shape0, libxcb-image0, libxcb-randr0, libxcb-render0, libxcb-render-util0, libxcb-shm0, libxcb-sync1,
- libxcb-xfixes0, libxcb-xinerama0, libxcb-xkb1, fonts-dejavu-core
+ libxcb-xfixes0, libxcb-xinerama0, libxcb-xkb1, libwayland-client0, libwayland-cursor0, libwayland-egl1,
+ fonts-dejavu-core
 Recommends: iproute2, nftables, iperf3, sockperf, openssh-client, graphviz, shared-mime-info, desktop-file-utils,
  xdg-utils
 Homepage: https://github.com/vnetbench/vnetbench
