@@ -29,7 +29,7 @@ TEST_APT=(
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 openvswitch-switch
   cpio kmod binutils
   zsh fish
-  debootstrap dpkg-dev
+  debootstrap man-db
 )
 # The [kvm] extra's libvirt-python is an sdist: it compiles against Debian's libvirt, so whatever installs that
 # extra installs these first.

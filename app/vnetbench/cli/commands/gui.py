@@ -7,8 +7,8 @@ import importlib.util
 import os
 import sys
 
-from ..common import design_path, load_design
 from ...extras import install_hint
+from ..common import design_path, load_design
 from ..main import EXIT_BACKEND, EXIT_USAGE, CliError
 
 
