@@ -150,6 +150,14 @@ def check_full(run: Run, work: Path, name: str) -> None:
         assert "vnetbench" in run("vnetbench", "completion", shell).stdout
 
 
+def check_plugins(run: Run) -> None:
+    """Every backend plugin loads (its SDK is there and imports)."""
+    plugins = run("python", "-c", "from vnetbench.backends.discovery import discover; "
+                                  "print([(p.name, p.error) for p in discover()])").stdout
+    for name in ("local", "vsphere", "kvm"):
+        assert f"('{name}', None)" in plugins, plugins
+
+
 # --- screenshots under Xvfb --------------------------------------------------------------------------------
 
 GRAB = """
@@ -216,10 +224,7 @@ def test_wheel_with_every_extra_passes_the_smoke_list(built, tmp_path):
                            "-c", str(CONSTRAINTS)), tmp_path / "work")
     check_headless_core(run)
     check_full(run, tmp_path / "work", "wheel")
-    plugins = run("python", "-c", "from vnetbench.backends.discovery import discover; "
-                                  "print([(p.name, p.error) for p in discover()])").stdout
-    for name in ("local", "vsphere", "kvm"):
-        assert f"('{name}', None)" in plugins, plugins
+    check_plugins(run)
     shot = ARTIFACTS / "wheel-gui.png"
     screenshot_of_gui(lambda: subprocess.Popen([str(tmp_path / "venv" / "bin" / "vnetbench-gui"), EXAMPLE],
                                                cwd=tmp_path / "work", stderr=subprocess.PIPE, text=True,
@@ -246,7 +251,7 @@ def lower_bounds(extras: list[str]) -> list[str]:
 
 def test_lowest_declared_versions_still_work(built, tmp_path):
     """Every dependency at the lowest version pyproject.toml allows: the lower bounds must stay true."""
-    extras = ["gui", "export", "vsphere"]
+    extras = ["gui", "export", "vsphere", "kvm"]
     lowest = tmp_path / "lower-bounds.txt"
     lowest.write_text("\n".join(lower_bounds(extras)) + "\n")
     run = runner(make_venv(tmp_path / "venv", f"vnetbench[{','.join(extras)}] @ {built['wheel'].as_uri()}",
@@ -257,6 +262,7 @@ def test_lowest_declared_versions_still_work(built, tmp_path):
     report("lowest declared versions, installed and smoke-tested: " + " ".join(lowest.read_text().split()))
     check_headless_core(run)
     check_full(run, tmp_path / "work", "lowest")
+    check_plugins(run)
 
 
 # --- the .deb, installed into a fresh Debian 12 root ---------------------------------------------------------
