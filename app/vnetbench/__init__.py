@@ -1,14 +1,33 @@
 """vnetbench: a workbench for virtual networks (design, predict, deploy, measure, export)."""
 
+from importlib import resources
 from pathlib import Path
 
 __version__ = "0.1.0"
 
+EXAMPLE_SUFFIX = ".vnet.yaml"
+
 
 def resources_dir() -> Path:
-    """The ``resources/`` folder: beside the package in a checkout or editable install, else in the prefix."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[2] / "resources", Path(__import__("sys").prefix) / "share" / "vnetbench"):
-        if candidate.is_dir():
-            return candidate
+    """The ``resources/`` folder: the checkout's own in a source tree or editable install, else the copy that
+    the build put into the package (``vnetbench/resources`` in a wheel or a PyInstaller bundle)."""
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "resources").is_dir():
+        return checkout / "resources"
+    packaged = resources.files(__name__) / "resources"
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
     raise FileNotFoundError("vnetbench resources not found; reinstall vnetbench")
+
+
+def example_names() -> list[str]:
+    """The bundled example designs, by the name ``vnetbench demo NAME`` accepts (``esx-four-cases``)."""
+    return sorted(p.name.removesuffix(EXAMPLE_SUFFIX) for p in (resources_dir() / "examples").glob(f"*{EXAMPLE_SUFFIX}"))
+
+
+def example_path(name: str) -> Path | None:
+    """The bundled example called ``name`` (with or without ``.vnet.yaml``), or None when there is none."""
+    if "/" in name or name in ("", ".", ".."):
+        return None
+    path = resources_dir() / "examples" / (name if name.endswith(EXAMPLE_SUFFIX) else name + EXAMPLE_SUFFIX)
+    return path if path.is_file() else None

@@ -2,6 +2,6 @@
 
 import sys
 
-from vnetbench.gui.app import main
+from vnetbench.cli.main import gui_main
 
-sys.exit(main())
+sys.exit(gui_main())

@@ -1,7 +1,8 @@
-"""The installers: desktop entry, MIME type, AppStream metadata, icon, PyInstaller spec and the two shell recipes.
+"""The installers' parts: desktop entry, MIME type, AppStream metadata, icon, PyInstaller spec, install-desktop.sh,
+the extras map, the lock file, the completions, the man page and the notice generator.
 
-No PyInstaller build and no AppImage here (minutes each): the spec is executed against recording stand-ins for
-PyInstaller's build classes, and the AppImage recipe runs against a fake bundle and a fake appimagetool.
+No PyInstaller build here (minutes): the spec is executed against recording stand-ins for PyInstaller's build
+classes. test_install.py builds and installs for real.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ ICON_FILE = DESKTOP_DIR / "vnetbench.svg"
 SPEC_FILE = ROOT / "packaging" / "pyinstaller" / "vnetbench.spec"
 RUNTIME_HOOK = SPEC_FILE.parent / "rthook_subprocess_env.py"
 INSTALL_SCRIPT = ROOT / "packaging" / "install-desktop.sh"
-APPIMAGE_SCRIPT = ROOT / "packaging" / "appimage" / "build-appimage.sh"
 MIME_TYPE = "application/x-vnetbench-design"
 SMI = "{http://www.freedesktop.org/standards/shared-mime-info}"
 EXAMPLES = sorted((ROOT / "resources" / "examples").glob("*.vnet.yaml"))
@@ -65,7 +65,7 @@ def test_desktop_file_starts_the_gui_launcher_with_the_design_type_and_icon():
     entry = desktop_entry()
     gui_scripts = pyproject()["project"]["gui-scripts"]
     assert entry["Exec"] == "vnetbench-gui %f"
-    assert gui_scripts["vnetbench-gui"] == "vnetbench.gui.app:main"
+    assert gui_scripts["vnetbench-gui"] == "vnetbench.cli.main:gui_main"
     assert MIME_TYPE in entry["MimeType"].split(";")
     assert entry["Icon"] == ICON_FILE.stem
 
@@ -206,7 +206,7 @@ def test_spec_bundles_all_resources_the_metadata_and_the_plugins(monkeypatch):
     assert bundled == {p.name for p in (ROOT / "resources").iterdir() if p.is_dir()} - documentation_only
     for source, dest in datas.items():
         if source.startswith(str(ROOT / "resources")):
-            assert dest == f"share/vnetbench/{Path(source).name}"
+            assert dest == f"vnetbench/resources/{Path(source).name}"
     assert "vnetbench-0.1.0.dist-info" in datas.values(), "entry points need vnetbench's metadata"
     plugins = {value.split(":")[0] for value in pyproject()["project"]["entry-points"]["vnetbench.backends"].values()}
     assert plugins <= set(analysis.kwargs["hiddenimports"])
@@ -222,17 +222,14 @@ def test_entry_scripts_call_the_pyproject_entry_points(script, table, name):
     assert (module, func) in imports
 
 
-def test_frozen_layout_finds_the_resources(tmp_path):
-    """Frozen, sys.prefix is the bundle's data folder: resources_dir() must find share/vnetbench there."""
-    internal = tmp_path / "bundle" / "_internal"
-    (internal / "vnetbench").mkdir(parents=True)
-    shutil.copy(ROOT / "app" / "vnetbench" / "__init__.py", internal / "vnetbench" / "__init__.py")
-    (internal / "share" / "vnetbench" / "icons").mkdir(parents=True)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); sys.prefix = sys.argv[1]; "
-            "import vnetbench; print(vnetbench.resources_dir())")
-    proc = subprocess.run([sys.executable, "-I", "-c", code, str(internal)], capture_output=True, text=True,
-                          check=True)
-    assert Path(proc.stdout.strip()) == internal / "share" / "vnetbench"
+def test_installed_layout_finds_the_resources_in_the_package(tmp_path):
+    """Outside a checkout (a wheel, a PyInstaller bundle) resources_dir() is the package's own resources/."""
+    site = tmp_path / "site-packages"
+    (site / "vnetbench" / "resources" / "icons").mkdir(parents=True)
+    shutil.copy(ROOT / "app" / "vnetbench" / "__init__.py", site / "vnetbench" / "__init__.py")
+    code = "import sys; sys.path.insert(0, sys.argv[1]); import vnetbench; print(vnetbench.resources_dir())"
+    proc = subprocess.run([sys.executable, "-I", "-c", code, str(site)], capture_output=True, text=True, check=True)
+    assert Path(proc.stdout.strip()) == site / "vnetbench" / "resources"
 
 
 @pytest.mark.parametrize("caller, child", [({"LD_LIBRARY_PATH_ORIG": "/opt/mine"}, "/opt/mine"), ({}, "<unset>")])
@@ -293,60 +290,156 @@ def test_install_desktop_refuses_a_launcher_that_is_not_there(tmp_path):
     assert not (tmp_path / "applications").exists()
 
 
-# --- AppImage recipe ---------------------------------------------------------------------------------------
+# --- extras: one map, matching the imports ----------------------------------------------------------------
 
-def fake_bundle(tmp_path: Path) -> Path:
-    dist = tmp_path / "dist" / "vnetbench"
-    fake_launcher(dist, "vnetbench-gui", "gui")
-    fake_launcher(dist, "vnetbench", "cli")
-    return dist
-
-
-def appimage(tmp_path: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    argv = ["bash", str(APPIMAGE_SCRIPT), "--appdir", str(tmp_path / "AppDir"),
-            "--output", str(tmp_path / "out" / "vnetbench.AppImage"), *extra]
-    return subprocess.run(argv, env=env, capture_output=True, text=True)
+def imported_top_level_modules(folder: Path) -> set[str]:
+    names = set()
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.partition(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.partition(".")[0])
+    return names
 
 
-def test_appimage_recipe_stops_clearly_without_appimagetool(tmp_path):
-    dist = fake_bundle(tmp_path)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if shutil.which("appimagetool", path=env["PATH"]):
-        pytest.skip("appimagetool is installed in /usr/bin here")
-    proc = appimage(tmp_path, "--dist", str(dist), env=env)
-    assert proc.returncode == 3, proc.stderr
-    assert "appimagetool not found" in proc.stderr and "APPIMAGETOOL=" in proc.stderr
-    appdir = tmp_path / "AppDir"
-    for name in ("AppRun", DESKTOP_FILE.name, ICON_FILE.name, ".DirIcon",
-                 "usr/lib/vnetbench/vnetbench-gui", f"usr/share/mime/packages/{MIME_FILE.name}",
-                 f"usr/share/metainfo/{METAINFO_FILE.name}"):
-        assert (appdir / name).exists(), name
-    assert not (tmp_path / "out").exists()
+def test_every_third_party_import_is_a_core_dependency_or_in_the_extras_map():
+    """An import of anything outside the core dependencies must be in vnetbench.extras.OPTIONAL (so a missing
+    one is a one-line hint), and every module there must really be imported."""
+    from importlib.metadata import packages_distributions
 
-    def run(**extra: str) -> str:
-        return subprocess.run([str(appdir / "AppRun"), "a.vnet.yaml"], env={**env, **extra}, capture_output=True,
-                              text=True, check=True).stdout.strip()
+    from packaging.requirements import Requirement
+    from vnetbench.extras import OPTIONAL
 
-    assert run() == "gui a.vnet.yaml"
-    assert run(ARGV0="/home/me/bin/vnetbench") == "cli a.vnet.yaml"
+    def norm(name: str) -> str:
+        return name.lower().replace("_", "-").replace(".", "-")
+
+    core = {norm(Requirement(r).name) for r in pyproject()["project"]["dependencies"]}
+    owners = packages_distributions()
+    ours = {"vnetbench", "vnetbench_local", "vnetbench_vsphere", "vnetbench_kvm"}
+    imported = imported_top_level_modules(ROOT / "app") | imported_top_level_modules(ROOT / "plugins")
+    third_party = imported - set(sys.stdlib_module_names) - ours - {"__future__"}
+    optional = {m for m in third_party if not {norm(d) for d in owners.get(m, [])} & core}
+    assert optional == set(OPTIONAL), "add the module to vnetbench.extras.OPTIONAL (or remove a stale one)"
 
 
-def test_appimage_recipe_hands_the_appdir_to_appimagetool(tmp_path):
-    dist = fake_bundle(tmp_path)
-    record = tmp_path / "tool-args"
-    tool = tmp_path / "tools" / "appimagetool"
-    tool.parent.mkdir()
-    tool.write_text(f'#!/bin/sh\necho "$ARCH $*" > "{record}"\n')
-    tool.chmod(0o755)
-    proc = appimage(tmp_path, "--dist", str(dist), env={**os.environ, "APPIMAGETOOL": str(tool)})
-    assert proc.returncode == 0, proc.stderr
-    arch, *args = record.read_text().split()
-    assert arch == os.uname().machine
-    assert args[-2:] == [str(tmp_path / "AppDir"), str(tmp_path / "out" / "vnetbench.AppImage")]
+def test_the_extras_map_names_extras_that_install_the_distribution():
+    from vnetbench.extras import OPTIONAL
+
+    extras = pyproject()["project"]["optional-dependencies"]
+    for module, (dist, names) in OPTIONAL.items():
+        for extra in names:
+            assert any(r.lower().startswith(dist.lower()) for r in extras[extra]), f"{module}: [{extra}] lacks {dist}"
+    assert "local" not in extras and not any("pyroute2" in r for rs in extras.values() for r in rs)
 
 
-def test_appimage_recipe_asks_for_the_pyinstaller_build_first(tmp_path):
-    proc = appimage(tmp_path, "--dist", str(tmp_path / "missing"))
-    assert proc.returncode == 2
-    assert "pyinstaller --noconfirm packaging/pyinstaller/vnetbench.spec" in proc.stderr
-    assert not (tmp_path / "AppDir").exists()
+def test_install_hint_is_one_line_naming_the_command():
+    from vnetbench.extras import install_hint
+
+    assert install_hint("PySide6.QtSvg") == "PySide6-Essentials is not installed: pip install 'vnetbench[gui]'"
+    assert install_hint("PySide6", "export").endswith("pip install 'vnetbench[export]'")
+    assert install_hint("pyVmomi.vim") == "pyvmomi is not installed: pip install 'vnetbench[vsphere]'"
+    assert install_hint("json") is None
+
+
+# --- the lock file -----------------------------------------------------------------------------------------
+
+def test_constraints_pin_every_declared_dependency_within_its_range():
+    from packaging.requirements import Requirement
+
+    pins = {}
+    for line in (ROOT / "packaging" / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith((" ", "#")):
+            name, _, version = line.partition("==")
+            pins[name.strip().lower().replace("_", "-")] = version.strip()
+    project = pyproject()["project"]
+    declared = project["dependencies"] + [r for rs in project["optional-dependencies"].values() for r in rs]
+    declared += [line for line in (ROOT / "packaging" / "tools.in").read_text().splitlines()
+                 if line and not line.startswith("#")]
+    for text in declared:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate({"python_version": "3.11"}):
+            continue
+        name = requirement.name.lower().replace("_", "-")
+        assert name in pins, f"{name} is not locked: run bash packaging/lock.sh"
+        assert requirement.specifier.contains(pins[name], prereleases=True), \
+            f"{name}=={pins[name]} is outside {requirement.specifier}: run bash packaging/lock.sh"
+
+
+def test_setup_installs_with_the_constraints():
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert setup.count("-c packaging/constraints.txt") >= 2
+    assert "libvirt-dev" in setup.split("KVM_APT=(")[1].split(")")[0]
+
+
+# --- completions, man page, notices ------------------------------------------------------------------------
+
+def vnetbench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vnetbench", *args], capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_script_parses_and_knows_every_command(shell, tmp_path):
+    from vnetbench.cli.commands import SUMMARIES
+
+    script = tmp_path / f"vnetbench.{shell}"
+    script.write_text(vnetbench("completion", shell).stdout)
+    for command in SUMMARIES:
+        assert command in script.read_text(), command
+    assert ("-l from" if shell == "fish" else "--from") in script.read_text(), "the commands' options too"
+    subprocess.run([need(shell), "-n", str(script)], check=True)
+
+
+def test_bash_completion_completes_commands_and_options(tmp_path):
+    script = tmp_path / "vnetbench.bash"
+    script.write_text(vnetbench("completion", "bash").stdout)
+    probe = ('source "$0"; COMP_WORDS=(vnetbench $1); COMP_CWORD=$(($# - 1)); COMP_LINE="vnetbench $1"; '
+             'COMP_POINT=${#COMP_LINE}; _shtab_vnetbench; echo "${COMPREPLY[@]}"')
+
+    def complete(line: str) -> list[str]:
+        return subprocess.run([need("bash"), "-c", probe, str(script), line, *line.split()], capture_output=True,
+                              text=True, check=True).stdout.split()
+
+    assert complete("pre") == ["predict"]
+    assert "--proto" in complete("predict --pr")
+
+
+def test_man_page_renders_without_warnings_and_lists_every_command(tmp_path):
+    from vnetbench.cli.commands import SUMMARIES
+
+    page = tmp_path / "vnetbench.1"
+    page.write_text(subprocess.run([sys.executable, str(ROOT / "packaging" / "manpage.py")], capture_output=True,
+                                   text=True, check=True).stdout)
+    proc = subprocess.run([need("man"), "--warnings", "-l", "-Tutf8", str(page)], capture_output=True, text=True,
+                          env={**os.environ, "MANWIDTH": "100"})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    text = "".join(c for i, c in enumerate(proc.stdout) if c != "\b" and proc.stdout[i + 1:i + 2] != "\b")
+    for command in SUMMARIES:
+        assert f"\n   {command}\n" in text, command
+    assert "EXIT STATUS" in text and "which extra installs it" in text
+
+
+def test_third_party_notices_come_from_the_installed_distributions(tmp_path):
+    out = tmp_path / "NOTICES.txt"
+    subprocess.run([sys.executable, str(ROOT / "packaging" / "third_party_notices.py"), "--output", str(out)],
+                   check=True)
+    text = out.read_text()
+    from importlib.metadata import version
+
+    assert f"numpy {' ' * 0}" in text and version("numpy") in text
+    pytest.importorskip("PySide6")
+    assert "PySide6 (Qt for Python) are used under the GNU Lesser General Public License" in text
+    assert "GNU LESSER GENERAL PUBLIC LICENSE" in text and "GNU GENERAL PUBLIC LICENSE" in text
+
+
+# --- bundled examples by name ------------------------------------------------------------------------------
+
+def test_a_bundled_example_is_found_by_name(tmp_path, capsys, monkeypatch):
+    from vnetbench import example_names
+    from vnetbench.cli.main import main
+
+    monkeypatch.chdir(tmp_path)                       # nowhere near resources/
+    assert "esx-four-cases" in example_names()
+    assert main(["validate", "esx-four-cases"]) == 0
+    assert main(["validate", "no-such-example"]) == 2
+    assert "no-such-example" in capsys.readouterr().err

@@ -42,6 +42,16 @@ class BadSetting(BackendError):
     """A setting or a local file it names is unusable (an address, a pin file): bad input, not a server failure."""
 
 
+class MissingExtra(BackendError):
+    """An optional SDK the backend needs (``module``) is not installed; the message is the pip command that
+    installs it (``vnetbench.extras``). Bad set-up, not a server failure: the CLI exits 2."""
+
+    def __init__(self, module: str) -> None:
+        from ..extras import install_hint
+
+        super().__init__(install_hint(module) or f"the Python module {module} is not installed")
+
+
 class Unsupported(BackendError):
     """The design asks for something this backend cannot build; raised by ``plan`` before anything changes."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
+from ..extras import install_hint
 from .contract import Backend
 
 GROUP = "vnetbench.backends"
@@ -40,6 +41,9 @@ def discover() -> list[PluginInfo]:
             if not (isinstance(cls, type) and issubclass(cls, Backend)):
                 raise TypeError(f"{ep.value} is not a vnetbench Backend class")
             found.append(PluginInfo(ep.name, cls, None, dist))
+        except ModuleNotFoundError as exc:
+            error = install_hint(exc.name, ep.name) or f"{type(exc).__name__}: {exc}"
+            found.append(PluginInfo(ep.name, None, error, dist))
         except Exception as exc:  # noqa: BLE001 - a broken plugin is reported, never fatal
             found.append(PluginInfo(ep.name, None, f"{type(exc).__name__}: {exc}", dist))
     return sorted(found, key=lambda p: (p.name != "local", p.name))

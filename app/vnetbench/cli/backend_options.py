@@ -16,10 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import keyring
-from keyring.errors import KeyringError
-
-from ..backends.contract import Backend, BackendError, BadSetting, CancelToken, SettingKind, Unsupported
+from ..backends.contract import (Backend, BackendError, BadSetting, CancelToken, MissingExtra, SettingKind,
+                                 Unsupported)
 from ..backends.discovery import backend_class
 from .main import EXIT_BACKEND, EXIT_USAGE, CliError
 
@@ -62,11 +60,15 @@ def with_session_secret(cls: type[Backend], settings: dict[str, Any]) -> dict[st
     if os.environ.get(PASSWORD_ENV):
         return {**settings, secret.name: os.environ[PASSWORD_ENV]}
     account = cls.secret_account(settings)
-    try:
-        if cls.keyring_service and keyring.get_password(cls.keyring_service, account) is not None:
-            return settings
-    except KeyringError:
-        pass  # no usable keyring: ask
+    if cls.keyring_service:
+        import keyring  # only backends with a password need it, and their extra installs it
+        from keyring.errors import KeyringError
+
+        try:
+            if keyring.get_password(cls.keyring_service, account) is not None:
+                return settings
+        except KeyringError:
+            pass  # no usable keyring: ask
     if not sys.stdin.isatty():
         return settings
     try:
@@ -85,7 +87,7 @@ def open_backend(args: argparse.Namespace) -> Backend:
     try:
         backend = cls(with_session_secret(cls, settings_from(args)))
         backend.connect()
-    except BadSetting as exc:
+    except (BadSetting, MissingExtra) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None
@@ -96,7 +98,7 @@ def guarded(fn: Callable[[], T]) -> T:
     """Run a backend call, turning its errors into ``CliError`` (bad design or settings: 2, backend trouble: 3)."""
     try:
         return fn()
-    except (Unsupported, BadSetting) as exc:
+    except (Unsupported, BadSetting, MissingExtra) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None

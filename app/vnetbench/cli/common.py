@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
+from .. import example_path
 from ..model import Topology, TopologyFileError, load
 from .main import CliError
 
 
+def design_path(path: str) -> str:
+    """``path`` itself, or, when no such file exists, the bundled example of that name (``esx-four-cases``)."""
+    if os.path.exists(path):
+        return path
+    example = example_path(path)
+    return str(example) if example else path
+
+
 def load_design(path: str) -> Topology:
+    """The design in ``path`` (a file, or a bundled example's name), or a one-line CliError."""
     try:
-        return load(path)
+        return load(design_path(path))
     except TopologyFileError as exc:
         raise CliError(str(exc)) from None
 

@@ -15,6 +15,7 @@ import importlib
 import sys
 
 from .. import __version__
+from ..extras import install_hint
 from ..model.text import one_line
 from .commands import SUMMARIES
 
@@ -29,18 +30,22 @@ class CliError(Exception):
         self.code = code
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser with ``command``'s module registered in full and every other command as a listed name."""
+def build_parser(command: str | None = None, full: bool = False) -> argparse.ArgumentParser:
+    """The parser with ``command``'s module registered in full and every other command as a listed name;
+    ``full`` registers every command (for the shell completions and the man page, which describe them all)."""
     parser = argparse.ArgumentParser(
         prog="vnetbench",
         description="Design virtual networks, predict how traffic between VMs travels, deploy, measure, export.")
     parser.add_argument("--version", action="version", version=f"vnetbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in SUMMARIES.items():
-        if name == command:
+        if full or name == command:
             importlib.import_module(f".commands.{name}", __package__).register(sub)
         else:
             sub.add_parser(name, help=summary, add_help=False)
+    # A command's own register() gives no summary, so argparse would leave it out of the listing (and out of
+    # the completions and the man page): list every command with its summary, in SUMMARIES order.
+    sub._choices_actions[:] = [sub._ChoicesPseudoAction(name, (), summary) for name, summary in SUMMARIES.items()]
     return parser
 
 
@@ -61,8 +66,19 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"vnetbench {args.command}: {one_line(str(exc))}", file=sys.stderr)   # names may hold ESC, NUL...
         return exc.code
+    except ModuleNotFoundError as exc:
+        hint = install_hint(exc.name, args.command)
+        if hint is None:
+            raise
+        print(f"vnetbench {args.command}: {hint}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"vnetbench {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK
+
+
+def gui_main() -> int:
+    """The ``vnetbench-gui`` launcher: ``vnetbench gui [FILE]``, so a missing Qt or display is one line too."""
+    return main(["gui", *sys.argv[1:]])

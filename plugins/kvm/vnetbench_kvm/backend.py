@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
-                                Deployment, Endpoint, ObjectState, Op, Plan, PlannedChange, ProgressFn, SettingField,
-                                SettingKind, Unsupported)
+                                Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange, ProgressFn,
+                                SettingField, SettingKind, Unsupported)
 from vnetbench.model import Index, Topology
 
 from . import channel, guestimage
@@ -39,7 +39,7 @@ def _libvirt() -> Any:
     try:
         import libvirt
     except ImportError:
-        raise BackendError("libvirt-python is not installed", "pip install 'vnetbench[kvm]'") from None
+        raise MissingExtra("libvirt") from None
     libvirt.registerErrorHandler(lambda _ctx, _err: None, None)      # errors arrive as exceptions only
     return libvirt
 

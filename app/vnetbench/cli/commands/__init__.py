@@ -19,4 +19,5 @@ SUMMARIES: dict[str, str] = {
     "deploy": "plan and apply a design on a backend",
     "teardown": "remove what vnetbench deployed",
     "import": "read a backend's inventory into a design file",
+    "completion": "print the shell completion script for bash, zsh or fish",
 }

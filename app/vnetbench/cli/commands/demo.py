@@ -14,7 +14,7 @@ import yaml
 from ... import resources_dir
 from ...model import Topology
 from ...model.validate import ERROR, validate
-from ..common import load_design
+from ..common import design_path, load_design
 from ..main import EXIT_NO, EXIT_OK, CliError
 from .show import inventory, render
 from .validate import format_problem
@@ -30,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "demo",
         description=f"Validate and describe a design, then print its verdict matrix. Without FILE it uses the "
                     f"bundled example {DEFAULT_EXAMPLE}.")
-    p.add_argument("file", metavar="FILE", nargs="?", help="design file (default: a bundled example)")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="design file, or a bundled example's name like esx-four-cases (default: that one)")
     p.set_defaults(func=run)
 
 
@@ -76,7 +77,7 @@ def _expected(path: Path, engine) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.file) if args.file else resources_dir() / "examples" / DEFAULT_EXAMPLE
+    path = Path(design_path(args.file)) if args.file else resources_dir() / "examples" / DEFAULT_EXAMPLE
     topology = load_design(str(path))
     print(f"vnetbench demo: {path}")
     if topology.description:

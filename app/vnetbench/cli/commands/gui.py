@@ -7,8 +7,9 @@ import importlib.util
 import os
 import sys
 
-from ..common import load_design
-from ..main import EXIT_BACKEND, CliError
+from ...extras import install_hint
+from ..common import design_path, load_design
+from ..main import EXIT_BACKEND, EXIT_USAGE, CliError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,15 +20,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("PySide6") is None:
-        raise CliError("the designer needs Qt, which is not installed: pip install 'vnetbench[gui]'", EXIT_BACKEND)
+    for module in ("PySide6", "pyqtgraph"):
+        if importlib.util.find_spec(module) is None:
+            raise CliError(install_hint(module, "gui") or module, EXIT_USAGE)
     headless = sys.platform.startswith("linux") and not any(
         os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
     if headless:
         raise CliError("no display to open a window on (DISPLAY is not set): run it in a desktop session, "
                        "or use the headless commands (vnetbench predict, matrix, validate)", EXIT_BACKEND)
-    if args.file:
-        load_design(args.file)  # a bad file is reported here in one line, before any window opens
+    path = design_path(args.file) if args.file else None
+    if path:
+        load_design(path)  # a bad file is reported here in one line, before any window opens
     from ...gui.app import main
 
-    return main([args.file] if args.file else [])
+    return main([path] if path else [])
