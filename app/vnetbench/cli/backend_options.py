@@ -21,6 +21,7 @@ from keyring.errors import KeyringError
 
 from ..backends.contract import Backend, BackendError, BadSetting, CancelToken, SettingKind, Unsupported
 from ..backends.discovery import backend_class
+from ..model.text import one_line
 from .main import EXIT_BACKEND, EXIT_USAGE, CliError
 
 T = TypeVar("T")
@@ -163,6 +164,6 @@ def progress_printer(enabled: bool) -> Callable[[int, int, str], None] | None:
         return None
 
     def progress(done: int, total: int, message: str) -> None:
-        print(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
+        print(f"[{done}/{total}] {one_line(message)}", file=sys.stderr, flush=True)
 
     return progress

@@ -7,6 +7,8 @@ and ``linkStyle`` lines.
 
 from __future__ import annotations
 
+import json
+
 from ..model.text import exportable
 from . import style
 from .scene import Box, Scene
@@ -24,7 +26,8 @@ def mermaid_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set
                  lit_color: str = "") -> str:
     ids = {box.id: f"n{i}" for i, box in enumerate(scene.boxes, start=1)}
     children = scene.children()
-    out = ["---", f"title: {_label(scene.title)}", "---", "flowchart TB"]
+    # The front matter is YAML: a JSON string is valid YAML, so a title like ``{{ x }}`` or ``&a`` stays text.
+    out = ["---", f"title: {json.dumps(exportable(scene.title, breaks=False))}", "---", "flowchart TB"]
 
     def emit(box: Box, depth: int) -> None:
         pad = "    " * depth

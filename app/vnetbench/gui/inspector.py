@@ -28,6 +28,7 @@ from ..model.vlan import VlanError, VlanMode, parse_vlan
 from .editing import Editor, describe, field_label, heading
 from .editors import AddressEditor, CheckEditor, Choices, ComboEditor, ListEditor, TextEditor, VlanEditor
 from .fields import FieldError, format_value, optional, parse
+from .plain import plain
 from .signals import connect_weakly
 from .workbench import Workbench
 
@@ -71,7 +72,7 @@ class Inspector(QWidget):
         self._layout_key: tuple = ()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        self.heading = QLabel()
+        self.heading = plain(QLabel())
         self.heading.setStyleSheet("font-weight: bold; font-size: 14px; padding: 6px 8px;")
         self.heading.setWordWrap(True)  # a long design title wraps instead of widening the dock
         outer.addWidget(self.heading)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.fileformat import atomic_write
-
+from ..model.text import csv_cell
 from .result import Run
 from .spec import SpecError
 
@@ -226,7 +226,7 @@ def to_csv(run: Run) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["t", "series", "value"])
     for s in run.samples:
-        writer.writerow([f"{s.t:.6g}", s.series, f"{s.value:.10g}"])
+        writer.writerow([f"{s.t:.6g}", csv_cell(s.series), f"{s.value:.10g}"])
     return buf.getvalue()
 
 
@@ -252,6 +252,11 @@ def from_json(text: str, where: Path) -> Run:
     return _run_from(data, where)
 
 
+def _series(cell: str) -> str:
+    """A series name as stored, without the apostrophe ``csv_cell`` put before a formula-like one."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in ("=", "+", "-", "@", "\t", "\n") else cell
+
+
 def from_csv(text: str, where: Path) -> Run:
     header, _, body = text.partition("\n")
     try:
@@ -264,7 +269,7 @@ def from_csv(text: str, where: Path) -> Run:
         raise StoreError(f"{where}: expected the columns t,series,value after the header line")
     for n, row in enumerate(reader, start=3):
         try:
-            samples.append([float(row["t"]), float(row["value"]), row["series"] or ""])
+            samples.append([float(row["t"]), float(row["value"]), _series(row["series"] or "")])
         except (TypeError, ValueError):
             raise StoreError(f"{where} line {n}: t and value must be numbers") from None
     if isinstance(context, dict):

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...backends.contract import CancelToken, ChangeResult, Plan
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer, run_cancellable
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK
 
 #: The exit status of an apply that Ctrl-C stopped (what a shell reports for SIGINT).
@@ -33,19 +33,19 @@ def change_data(change: Any) -> dict[str, Any]:
 
 def print_plan(plan: Plan) -> None:
     if plan.empty:
-        print(f"nothing to change: {plan.backend} already matches the design")
+        say(f"nothing to change: {plan.backend} already matches the design")
         return
-    print(f"{len(plan.changes)} changes on {plan.backend}:")
+    say(f"{len(plan.changes)} changes on {plan.backend}:")
     for change in plan.changes:
-        print(f"  {change}")
+        say(f"  {change}")
 
 
 def print_results(results: list[ChangeResult]) -> None:
     failed = [r for r in results if not r.ok]
-    print(f"applied {len(results) - len(failed)} of {len(results)} changes" + (f"; {len(failed)} failed:" if failed
+    say(f"applied {len(results) - len(failed)} of {len(results)} changes" + (f"; {len(failed)} failed:" if failed
                                                                                 else ""))
     for r in failed:
-        print(f"  {r.change}: {r.error}")
+        say(f"  {r.change}: {r.error}")
 
 
 def results_json(results: list[ChangeResult]) -> list[dict[str, Any]]:

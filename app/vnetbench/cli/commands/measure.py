@@ -22,9 +22,10 @@ from ...measure import (Run, RunStatus, RunStore, Scenario, Side, SpecError, Tes
 from ...measure.result import summary_lines
 from ...measure.runner import measure_locks
 from ...model import Index
+from ...model.text import one_line
 from ...predict import predict
 from ..backend_options import SignalToken, add_backend_options, open_backend, run_cancellable
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
 
@@ -88,7 +89,7 @@ class ProgressBar:
     def __call__(self, done: int, total: int, message: str) -> None:
         frac = done / total if total else 0.0
         bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        line = f"{self.label} [{bar}] {100 * frac:3.0f}% {message}"
+        line = one_line(f"{self.label} [{bar}] {100 * frac:3.0f}% {message}")
         if self.tty:
             sys.stderr.write("\r" + line[:150].ljust(100))
         elif int(4 * frac) != self.last_quarter:
@@ -103,12 +104,12 @@ class ProgressBar:
 
 def _print_run(result: Run) -> None:
     stored = "stored" if result.id is not None else "not stored"
-    print(f"{result.title}  ({stored}, {result.design_name})")
+    say(f"{result.title}  ({stored}, {result.design_name})")
     if result.status == RunStatus.OK:
         for line in summary_lines(result.spec, result.summary):
-            print(f"  measured   {line}")
+            say(f"  measured   {line}")
     else:
-        print(f"  {result.status.upper()}: {result.error}")
+        say(f"  {result.status.upper()}: {result.error}")
     p = result.prediction
     if p is not None:
         est = p.estimate
@@ -116,10 +117,10 @@ def _print_run(result: Run) -> None:
                  else "no throughput estimate"]
         if est.latency_us is not None:
             parts.append(f"added latency {est.latency_us:.1f} us one way")
-        print(f"  predicted  {p.verdict}: {', '.join(parts)} (bottleneck {est.bottleneck or '-'}; "
-              f"{est.source or 'no calibration'})")
+        say(f"  predicted  {p.verdict}: {', '.join(parts)} (bottleneck {est.bottleneck or '-'}; "
+            f"{est.source or 'no calibration'})")
     for line in compare(result).lines()[1:]:
-        print(f"  {line}")
+        say(f"  {line}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         if len(results) > 1:
             _print_ab(results)
     for line in unstored:
-        print(f"vnetbench measure: {line}", file=sys.stderr)
+        say(f"vnetbench measure: {line}", file=sys.stderr)
     if token.signum:
         return 128 + token.signum
     if unstored:
@@ -189,6 +190,6 @@ def _print_ab(results: list[Run]) -> None:
     (a, unit), b = results[0].headline(), results[1].headline()[0]
     r = ratio(results[0], results[1])
     if r is None or a is None or b is None:
-        print("A/B: no comparison (a variant has no result)")
+        say("A/B: no comparison (a variant has no result)")
         return
-    print(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})")
+    say(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})")

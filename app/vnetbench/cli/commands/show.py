@@ -11,7 +11,7 @@ from typing import Any
 
 from ...model import Index, Topology
 from ...model.objects import PortMode
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_OK
 
 
@@ -171,5 +171,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(inv)
     else:
-        print("\n".join(render(inv)))
+        say("\n".join(render(inv)))
     return EXIT_OK

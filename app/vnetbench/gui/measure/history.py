@@ -17,6 +17,7 @@ from ...measure import Run, RunStore, StoreError, design_digest, save_calibratio
 from ...measure.compare import CalibrationWriteError
 from ...model import Topology
 from ..dialogs import save_path
+from ..plain import plain
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 #: How many stored runs the list shows at most (newest first).
@@ -57,7 +58,7 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.store = store
         self.topology = topology
-        self.heading = QLabel()
+        self.heading = plain(QLabel())
         self.all_designs = QCheckBox("All designs")
         self.all_designs.setToolTip("Show the runs of every design, not only the open one")
         self.list = QListWidget()

@@ -29,6 +29,7 @@ from ...backends import (Backend, BackendError, CancelToken, Cancelled, ChangeRe
 from ...model import Change, Index, Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
+from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench
 from ..worker import Task
 
@@ -143,7 +144,7 @@ class DeployDock(QDockWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.hide()
-        self.message = QLabel("Choose a backend, then Plan.")
+        self.message = plain(QLabel("Choose a backend, then Plan."))
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.changes = QTreeWidget()
@@ -507,8 +508,8 @@ class DeployDock(QDockWidget):
             if result is not None:
                 color = DEPLOY_COLORS[DeployState.DEPLOYED if result.ok else DeployState.FAILED]
                 item.setForeground(3, QBrush(QColor(color)))
-                item.setToolTip(3, result.error or "")
-            item.setToolTip(2, change.key)
+                item.setToolTip(3, plain_tip(result.error or ""))
+            item.setToolTip(2, plain_tip(change.key))
             items.append(item)
         self.changes.addTopLevelItems(items)
         for column in range(3):
