@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
@@ -67,19 +68,30 @@ def run(args: argparse.Namespace) -> int:
             path = save_calibration([store.get(i) for i in args.ids], args.name)
             say(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
             return EXIT_OK
-        rows = [_row(r) for r in store.list(args.limit or None)]
+        listing = store.scan(args.limit or None)
     except (StoreError, CalibrationWriteError) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
+    rows = [_row(r) for r in listing.runs]
+    damaged = [{"id": run_id, "damaged": why} for run_id, why in listing.damaged]
+    if listing.damage:  # the file itself: one line, then whatever could still be read
+        say(f"vnetbench runs: the run store {store.path} is damaged ({listing.damage}); new runs go to a "
+            "fallback file: move it aside and vnetbench starts a new one", file=sys.stderr)
     if args.json:
-        print_json(rows)
+        print_json(rows + damaged)  # a damaged row: {"id": N, "damaged": why}
         return EXIT_OK
-    if not rows:
+    if not rows and not damaged:
         say(f"no runs stored yet in {store.path} (`vnetbench measure` adds them)")
         return EXIT_OK
     for r in rows:
         result = f"{r['result']:.6g} {r['unit']}" if r["result"] is not None else r["status"]
         say(f"#{r['id']:<5} {r['started']}  {r['from']} -> {r['to']}  {r['test']}  {result}"
             f"  [predicted {r['verdict'] or '-'}]{'  ' + r['label'] if r['label'] else ''}")
+    for d in damaged:
+        say(f"#{d['id']:<5} DAMAGED: this run's row cannot be read ({d['damaged']})")
+    if damaged:
+        ids = ", ".join(f"#{d['id']}" for d in damaged)
+        say(f"vnetbench runs: {len(damaged)} damaged run(s) ({ids}) listed as such; the others are intact "
+            "(`vnetbench runs export ID` saves each)", file=sys.stderr)
     return EXIT_OK
 
 
