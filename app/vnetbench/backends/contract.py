@@ -172,12 +172,19 @@ class DeployState(StrEnum):
 @dataclass(frozen=True)
 class ChangeResult:
     """How one change ended. ``lost``: the backend could not be reached (or could no longer be trusted) before
-    the change ended, so it was not sent or its outcome is unknown; applying again settles it."""
+    the change ended, so it was not sent or its outcome is unknown; applying again settles it. ``left_alone``:
+    a teardown did not touch it on purpose, since nothing proves vnetbench made it (``error`` says why); that
+    is the right outcome, not a failure, so a script's teardown step does not fail on someone else's object."""
 
     change: PlannedChange
     ok: bool
     error: str | None = None
     lost: bool = False
+    left_alone: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return not self.ok and not self.left_alone
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 The lab is the ``local`` backend plugin, found through discovery like any other. ``up`` shows the plan and
 applies it; running it again on an unchanged design changes nothing. ``down`` lists what it will remove and
 what it leaves alone (namespaces named like a lab that no lab's record proves it made) before it acts.
-Exit codes: 0 done, 1 some changes failed or something was left alone, 2 bad input (including a design the
+Exit codes: 0 done (a namespace ``down`` left alone on purpose is no failure), 1 some changes failed, 2 bad input (including a design the
 lab cannot emulate), 3 the lab itself failed, 128 + the signal when Ctrl-C (130) or a TERM/HUP stopped an
 ``up`` between its stages (what was applied and what not is printed; the next ``up`` finishes the job).
 """
@@ -98,13 +98,19 @@ def _progress(done: int, total: int, message: str) -> None:
 
 
 def _results(results: list[ChangeResult], as_json: bool, verb: str, missed: str = "failed") -> int:
-    failed = [r for r in results if not r.ok]
+    """The outcome in one line, then each failure; what was left alone on purpose (listed, with why, before
+    acting) is counted, not repeated, and is no failure."""
+    failed = [r for r in results if r.failed]
+    left = sum(r.left_alone for r in results)
     if as_json:
-        print_json([{**_change(r.change), "ok": r.ok, "error": r.error} for r in results])
+        print_json([{**_change(r.change), "ok": r.ok, "error": r.error, "left_alone": r.left_alone}
+                    for r in results])
     else:
         if sys.stderr.isatty():
             say(file=sys.stderr)
-        say(f"{verb} {len(results) - len(failed)} of {len(results)}" + (f"; {len(failed)} {missed}:" if failed else ""))
+        tried = len(results) - left
+        say(f"{verb} {tried - len(failed)} of {tried}" + (f"; {left} left alone, as listed above" if left else "")
+            + (f"; {len(failed)} {missed}:" if failed else ""))
         for r in failed:
             say(f"  {r.change}: {r.error}")
     return EXIT_NO if failed else EXIT_OK

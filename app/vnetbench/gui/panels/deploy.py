@@ -65,7 +65,7 @@ def states_after(backend: Backend, design: Topology, results: list[ChangeResult]
         done = {Op.CREATE: DeployState.DEPLOYED, Op.UPDATE: DeployState.DEPLOYED, Op.DELETE: DeployState.ABSENT}
         states = {r.change.object_id: ObjectState(done[r.change.op]) for r in results if r.change.object_id}
     for result in results:
-        if not result.ok and result.change.object_id:
+        if result.failed and result.change.object_id:
             states[result.change.object_id] = ObjectState(DeployState.FAILED, result.error or "failed")
     return states
 
@@ -470,9 +470,12 @@ class DeployDock(QDockWidget):
     @staticmethod
     def _summary(outcome: Outcome, verb: str) -> str:
         done = sum(r.ok for r in outcome.results)
-        failed = len(outcome.results) - done
+        failed = sum(r.failed for r in outcome.results)
         noun = "change" if verb == "applied" else "object"
         text = f"{done} {noun}{'s' if done != 1 else ''} {verb}"
+        left = sum(r.left_alone for r in outcome.results)
+        if left:
+            text += f", {left} left alone (not made by vnetbench)"
         if failed:
             text += f", {failed} failed (hover the red objects on the canvas for the reason)"
         if outcome.cancelled:
