@@ -286,6 +286,14 @@ class Backend(ABC):
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         self.settings: dict[str, Any] = dict(settings or {})
 
+    def deployment(self, design_id: str) -> str:
+        """What names one deployment of ``design_id`` here: this backend and the server it talks to. The
+        measure lock is keyed by it, so two labs of one design (two servers, two lab folders) are measured
+        at once, and two measurements of one lab never are. Known without connecting."""
+        url = next((str(self.settings.get(f.name) or "") for f in self.settings_fields
+                    if f.kind is SettingKind.URL), "")
+        return f"{self.name} {url} {design_id}"
+
     def connect(self) -> None:
         """Open the connection; the local lab needs none.
 

@@ -77,20 +77,32 @@ def with_session_secret(cls: type[Backend], settings: dict[str, Any]) -> dict[st
     return {**settings, secret.name: typed} if typed else settings
 
 
-def open_backend(args: argparse.Namespace) -> Backend:
-    """The chosen backend, connected; errors become one-line ``CliError``s (bad settings: 2, else 3)."""
+def open_backend(args: argparse.Namespace, connect: bool = True) -> Backend:
+    """The chosen backend, connected unless ``connect`` is False (then ``connect_backend`` later); errors
+    become one-line ``CliError``s (bad settings: 2, else 3)."""
     try:
         cls = backend_class(args.backend)
     except LookupError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     try:
         backend = cls(with_session_secret(cls, settings_from(args)))
+    except BadSetting as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise CliError(str(exc), EXIT_BACKEND) from None
+    if connect:
+        connect_backend(backend)
+    return backend
+
+
+def connect_backend(backend: Backend) -> None:
+    """``backend.connect()`` with its errors as one-line ``CliError``s."""
+    try:
         backend.connect()
     except BadSetting as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None
-    return backend
 
 
 def guarded(fn: Callable[[], T]) -> T:

@@ -63,6 +63,10 @@ class LocalLabBackend(Backend):
         self._names: dict[str, str] = {}                          # design id -> name, from plan to apply
         self._planned: dict[str, int] = {}                        # tag -> record generation the plan saw
 
+    def deployment(self, design_id: str) -> str:
+        """A lab is its record folder and the design: another ``VNETBENCH_LAB_DIR`` holds another lab."""
+        return f"{self.name} {self.state_dir.resolve()} {design_id}"
+
     # --- helpers ----------------------------------------------------------------------------------
 
     def context(self, tag: str) -> Context:

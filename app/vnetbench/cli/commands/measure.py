@@ -24,7 +24,7 @@ from ...measure.runner import measure_locks
 from ...model import Index
 from ...model.text import one_line
 from ...predict import predict
-from ..backend_options import SignalToken, add_backend_options, open_backend, run_cancellable
+from ..backend_options import SignalToken, add_backend_options, connect_backend, open_backend, run_cancellable
 from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
@@ -133,25 +133,27 @@ def run(args: argparse.Namespace) -> int:
                                 args.versus_to or args.dst))
         options.append(("--versus-from" if args.versus_from else "--from",
                         "--versus-to" if args.versus_to else "--to"))
-    backend = open_backend(args)
+    backend = open_backend(args, connect=False)
     try:
-        sides = [_side(backend, spec, v, o) for v, o in zip(variants, options)]
-        if len(sides) > 1:
-            sides = labelled(sides, default_labels(variants[0], variants[1], (via(sides[0].prediction),
-                                                                              via(sides[1].prediction))))
+        # The lock first: a second measurement of a deployment is refused before it predicts or sets anything up.
+        with _locks(backend, variants):
+            connect_backend(backend)
+            sides = [_side(backend, spec, v, o) for v, o in zip(variants, options)]
+            if len(sides) > 1:
+                sides = labelled(sides, default_labels(variants[0], variants[1], (via(sides[0].prediction),
+                                                                                  via(sides[1].prediction))))
+                try:
+                    Scenario(spec, tuple(s.variant for s in sides)).check()
+                except SpecError as exc:
+                    raise CliError(str(exc), EXIT_USAGE) from None
+            bar = ProgressBar(f"{args.src} -> {args.dst}" if len(sides) == 1 else "A/B")
+            token, unstored = SignalToken(), []
             try:
-                Scenario(spec, tuple(s.variant for s in sides)).check()
-            except SpecError as exc:
-                raise CliError(str(exc), EXIT_USAGE) from None
-        bar = ProgressBar(f"{args.src} -> {args.dst}" if len(sides) == 1 else "A/B")
-        token, unstored = SignalToken(), []
-        try:
-            with _locks(sides):
                 results = run_cancellable(lambda token: run_sides(
                     spec, sides, backend_name=args.backend, store=store, cancel=token, progress=bar,
                     on_store_error=lambda run, exc: unstored.append(f"{run.title}: not stored: {exc}")), token)
-        finally:
-            bar.close()
+            finally:
+                bar.close()
     finally:
         backend.close()
     if not results:
@@ -175,13 +177,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_NO if bad else EXIT_OK
 
 
-def _locks(sides: list[Side]) -> ExitStack:
-    """Measure a design only when no other measure of it runs: two at once would disturb both figures."""
+def _locks(backend: Any, variants: list[Variant]) -> ExitStack:
+    """Measure a deployment only when no other measurement of it runs (here, or in the designer's Measure
+    dock): two at once would disturb both figures."""
     try:
-        return measure_locks(s.design.id for s in sides)
+        return measure_locks(backend.deployment(load_design(v.design).id) for v in variants)
     except Busy as busy:
-        raise CliError(f"another measure of this design is running (pid {busy.holder}); two at once would "
-                       "disturb both figures: wait for it to finish", EXIT_BACKEND) from None
+        raise CliError(f"another measurement of this deployment is running (pid {busy.holder}); two at once "
+                       "would disturb both figures: wait for it to finish", EXIT_BACKEND) from None
     except OSError as exc:
         raise CliError(f"cannot take the measure lock: {exc.strerror or exc}", EXIT_BACKEND) from None
 
