@@ -201,6 +201,10 @@ def test_every_export_keeps_names_as_data(name, tmp_path, benign):
         for file in ("design.svg", "design.drawio", "design.dot", "design.mmd", "design-matrix.csv",
                      "design-report.html"):
             assert "\\u202e" in text[file], file
+        for file in ("design.pdf", "design-report.pdf"):
+            shown = subprocess.run(["pdftotext", str(tmp_path / file), "-"], capture_output=True, text=True,
+                                   check=True, timeout=60).stdout
+            assert "\u202e" not in shown and "\\u202e" in shown, file
 
 
 def test_control_characters_in_a_yaml_file_are_refused_with_a_clear_error(tmp_path, capsys):

@@ -19,6 +19,7 @@ import jinja2
 from .. import __version__, resources_dir
 from ..model import Index, Topology
 from ..model.objects import PORTGROUP_SWITCHES
+from ..model.text import exportable
 from . import style
 from .matrix import VerdictTable, verdict_table
 from .scene import build_scene, highlighted, vlan_text
@@ -248,13 +249,14 @@ def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[by
     data, buffer = open_buffer()
     writer = QPdfWriter(buffer)
     writer.setResolution(96)
-    writer.setTitle(f"{topology.name} - vnetbench report")
+    writer.setTitle(exportable(f"{topology.name} - vnetbench report", breaks=False))
     writer.setCreator("vnetbench")
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     page = writer.pageLayout().paintRectPixels(writer.resolution())
     doc.setPageSize(QSizeF(page.width(), page.height()))
-    doc.setHtml(_template().render(context(topology, options, embed, engine) | {"diagram_page": True}))
+    # exportable, as the HTML report's file gets: no control character, bidi overrides shown as escapes
+    doc.setHtml(exportable(_template().render(context(topology, options, embed, engine) | {"diagram_page": True})))
     pages = doc.pageCount()
     p = QPainter(writer)
     for i in range(pages):

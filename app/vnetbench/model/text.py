@@ -8,7 +8,7 @@ are data, never commands: one helper per destination, and every writer for that 
   the line is bounded); ``printable`` for whole blocks of terminal text (the same escapes; line feeds kept).
   A terminal never receives ESC, BEL, CR, a C1 control or a bidi override raw.
 - ``exportable`` for the export writers: characters no file format can hold are dropped (an escape sequence
-  in a diagram label helps nobody), and bidi overrides become a visible ``\u202e`` so a name cannot show
+  in a diagram label helps nobody), and bidi overrides become a visible ``\\u202e`` so a name cannot show
   reversed.
 - ``csv_cell`` for every text cell of every CSV writer: ``exportable``, then a leading apostrophe before
   ``= + - @`` TAB CR (OWASP's advice against formula injection), and CR made LF so the csv module quotes it.

@@ -88,9 +88,13 @@ _KIND_WORDS = {"pnic": "a pNIC", "port": "a switch port", "router_interface": "a
                "dlr": "a DLR", "dlr_interface": "a DLR interface", "note": "a note"}
 
 
-def validate(topology: Topology) -> list[Problem]:
-    """Every problem of ``topology``, errors first, then in file order."""
-    problems = _Checker(topology).run()
+def validate(topology: Topology, structure: list[Problem] | None = None) -> list[Problem]:
+    """Every problem of ``topology``, errors first, then in file order; the errors of structure (see
+    ``reference_errors``) are also added to ``structure`` when given."""
+    checker = _Checker(topology)
+    problems = checker.run()
+    if structure is not None:
+        structure.extend(checker.structure)
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 

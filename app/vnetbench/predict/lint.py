@@ -25,10 +25,14 @@ MAX_ROUTE_GROUPS = 60
 
 
 def check(topology: Topology) -> list[Problem]:
-    """Validation plus the prediction's lint, errors first. Each check runs alone (``run_alone``): one that
-    fails is one problem saying so, and the others still report."""
-    problems = validate(topology)
-    run_alone(lambda: problems.extend(lint(topology)), problems, "the prediction's lint")  # the engine itself
+    """Validation plus the prediction's lint, errors first. The lint needs a design whose references hold
+    (no id used twice, none pointing at nothing or at the wrong kind): with such errors, validation's own
+    report is the answer. Each check runs alone (``run_alone``): one that fails is one problem saying so,
+    and the others still report."""
+    structure: list[Problem] = []
+    problems = validate(topology, structure)
+    if not structure:
+        run_alone(lambda: problems.extend(lint(topology)), problems, "the prediction's lint")  # the engine too
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 
