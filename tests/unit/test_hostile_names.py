@@ -40,7 +40,7 @@ def files(tmp_path, monkeypatch):
     monkeypatch.setenv("VNETBENCH_LAB_DIR", str(tmp_path / "lab"))
 
     def write(name: str) -> tuple[Path, Path, dict]:
-        data = hostile_data(PAYLOADS[name])
+        data = hostile_data(PAYLOADS.get(name, "x"))
         changed = copy.deepcopy(data)
         changed["vms"][3]["vnics"][0]["network"] = changed["vms"][0]["vnics"][0]["network"]  # db01 moves VLAN
         old, new = tmp_path / f"{name}.vnet.json", tmp_path / f"{name}-new.vnet.json"
@@ -96,6 +96,9 @@ def test_every_command_prints_names_as_visible_text(name, files, capsys):
         assert any(form in outputs[command] for form in shown), (command, outputs[command][:300])
     if name == "rlo":
         assert all("\\u202e" in outputs[c] for c in ("show", "predict", "matrix", "runs", "measure"))
+    plain, _, _ = files("plain")  # the same design with plain names: a name never adds a line of its own
+    for command in ("show", "matrix"):
+        assert len(outputs[command].splitlines()) == len(run_cli(capsys, command, str(plain)).splitlines()), command
 
 
 @pytest.mark.parametrize("name", ["formula-eq", "formula-plus", "formula-minus", "formula-at", "formula-tab",

@@ -17,7 +17,7 @@ from ...model.text import one_line
 from ...model.validate import ERROR, validate
 from ..common import load_design, say
 from ..main import EXIT_NO, EXIT_OK, CliError
-from .show import inventory, render
+from .show import inventory, one_line_each, render
 from .validate import format_problem
 
 DEFAULT_EXAMPLE = "esx-four-cases.vnet.yaml"
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     errors = sum(p.severity == ERROR for p in problems)
     say(f"{errors} error(s), {len(problems) - errors} warning(s)" if problems else "no problems")
     _heading("Inventory")
-    say("\n".join(render(inventory(topology))))
+    say("\n".join(render(one_line_each(inventory(topology)))))
     engine = _engine(topology)
     if engine is None:
         say("\n(prediction engine not installed: no verdict matrix)")
