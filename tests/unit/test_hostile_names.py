@@ -97,8 +97,11 @@ def test_every_command_prints_names_as_visible_text(name, files, capsys):
     if name == "rlo":
         assert all("\\u202e" in outputs[c] for c in ("show", "predict", "matrix", "runs", "measure"))
     plain, _, _ = files("plain")  # the same design with plain names: a name never adds a line of its own
-    for command in ("show", "matrix"):
-        assert len(outputs[command].splitlines()) == len(run_cli(capsys, command, str(plain)).splitlines()), command
+    for command in ("show", "matrix", "predict"):
+        argv = ["--from", "x" + web01.removeprefix(payload), "--to", "x" + db01.removeprefix(payload)] \
+            if command == "predict" else []
+        assert len(outputs[command].splitlines()) == len(run_cli(capsys, command, str(plain), *argv).splitlines()), \
+            command
 
 
 @pytest.mark.parametrize("name", ["formula-eq", "formula-plus", "formula-minus", "formula-at", "formula-tab",
