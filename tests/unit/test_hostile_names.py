@@ -96,6 +96,7 @@ def test_every_command_prints_names_as_visible_text(name, files, capsys):
         assert any(form in outputs[command] for form in shown), (command, outputs[command][:300])
     if name == "rlo":
         assert all("\\u202e" in outputs[c] for c in ("show", "predict", "matrix", "runs", "measure"))
+    assert len(outputs["runs"].splitlines()) == 1 and outputs["runs show"].startswith(one_line(run.title) + "\n")
     plain, _, _ = files("plain")  # the same design with plain names: a name never adds a line of its own
     for command in ("show", "matrix", "predict"):
         argv = ["--from", "x" + web01.removeprefix(payload), "--to", "x" + db01.removeprefix(payload)] \

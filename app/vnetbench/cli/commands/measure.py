@@ -104,7 +104,7 @@ class ProgressBar:
 
 def _print_run(result: Run) -> None:
     stored = "stored" if result.id is not None else "not stored"
-    say(f"{result.title}  ({stored}, {result.design_name})")
+    say(one_line(f"{result.title}  ({stored}, {result.design_name})"))
     if result.status == RunStatus.OK:
         for line in summary_lines(result.spec, result.summary):
             say(f"  measured   {line}")
@@ -195,4 +195,4 @@ def _print_ab(results: list[Run]) -> None:
     if r is None or a is None or b is None:
         say("A/B: no comparison (a variant has no result)")
         return
-    say(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})")
+    say(one_line(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})"))

@@ -17,6 +17,7 @@ from typing import Any
 from ...measure import RunStore, StoreError, compare, save_calibration
 from ...measure.compare import CalibrationWriteError
 from ...measure.result import Run, summary_lines
+from ...model.text import one_line
 from ..common import print_json, say
 from ..main import EXIT_OK, EXIT_USAGE, CliError
 
@@ -72,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     except (StoreError, CalibrationWriteError) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     rows = [_row(r) for r in listing.runs]
+    shown = [{k: one_line(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]  # one line each
     damaged = [{"id": run_id, "damaged": why} for run_id, why in listing.damaged]
     if listing.damage:  # the file itself: one line, then whatever could still be read
         say(f"vnetbench runs: the run store {store.path} is damaged ({listing.damage}); new runs go to a "
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows and not damaged:
         say(f"no runs stored yet in {store.path} (`vnetbench measure` adds them)")
         return EXIT_OK
-    for r in rows:
+    for r in shown:
         result = f"{r['result']:.6g} {r['unit']}" if r["result"] is not None else r["status"]
         say(f"#{r['id']:<5} {r['started']}  {r['from']} -> {r['to']}  {r['test']}  {result}"
             f"  [predicted {r['verdict'] or '-'}]{'  ' + r['label'] if r['label'] else ''}")
@@ -101,8 +103,8 @@ def _show(store: RunStore, args: argparse.Namespace) -> int:
     if args.json:
         print_json({"run": r.to_dict(), "comparison": comparison.to_dict()})
         return EXIT_OK
-    say(r.title)
-    say(f"  design {r.design_name} ({r.design_digest}), backend {r.backend or '-'}, "
+    say(one_line(r.title))
+    say(f"  design {one_line(r.design_name)} ({r.design_digest}), backend {r.backend or '-'}, "
         f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(r.started))}, {r.ended - r.started:.1f} s")
     for cmd in r.commands:
         say(f"  $ {cmd}")
