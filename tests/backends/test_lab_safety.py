@@ -190,6 +190,37 @@ def test_teardown_and_up_never_touch_namespaces_they_did_not_make(tmp_path):
         assert f"namespace {ns}: it is the host's own network namespace" in listing, stdout
     assert out["alive"] == {"pid1-sleeper": True, "foreign": True, "other": True, "replaced": True}, out["alive"]
     assert set(out["left"]) == foreign
+    # what it left alone on purpose is said once, with why, and is no failure (issue 33, item 6)
+    assert code == 0 and f"{len(foreign)} left alone, as listed above" in outcome, stdout
+    assert "failed" not in outcome and stdout.count(f"vnb{tag}-foreign:") == 1, stdout
+
+
+def test_lab_down_beside_a_look_alike_namespace_leaves_it_alone_and_succeeds(tmp_path):
+    """``vnb<tag>-foreign`` is named like the lab but is not the lab's: ``lab down`` reports it once as left
+    alone, with why, exits 0, and does so again on every run (a script's teardown step must not fail
+    forever on a namespace that is not vnetbench's)."""
+    _needs_root()
+    design, tag, path = _saved(tmp_path, 1, 1)
+    env = {**os.environ, "VNETBENCH_LAB_DIR": str(tmp_path / "state")}
+    foreign = f"vnb{tag}-foreign"
+    try:
+        up = cli("lab", "--mode", "root", "up", str(path), "--yes", env=env)
+        assert up.returncode == 0, up.stdout + up.stderr
+        subprocess.run(["ip", "netns", "add", foreign], check=True)
+        for _ in range(2):
+            down = cli("lab", "--mode", "root", "down", str(path), "--yes", env=env)
+            assert down.returncode == 0 and "Traceback" not in down.stderr, down.stdout + down.stderr
+            assert down.stdout.count(foreign) == 1 and f"left alone   namespace {foreign}: " in down.stdout
+            assert "1 left alone, as listed above" in down.stdout and "failed" not in down.stdout, down.stdout
+            assert foreign in kernel_lists()[0]
+            assert not [ns for ns in kernel_lists()[0] if ns.startswith(f"vnb{tag}-") and ns != foreign]
+        listed = cli("lab", "--mode", "root", "down", str(path), "--yes", "--json", env=env)
+        assert listed.returncode == 0, listed.stdout + listed.stderr
+        (entry,) = json.loads(listed.stdout)
+        assert entry["left_alone"] and not entry["ok"] and foreign in entry["key"]
+    finally:
+        subprocess.run(["ip", "netns", "del", foreign])
+        cli("lab", "--mode", "root", "down", str(path), "--yes", env=env)
 
 
 # --- item 4: a half-recorded deploy converges ------------------------------------------------------------------

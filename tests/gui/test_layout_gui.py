@@ -15,6 +15,7 @@ from PySide6.QtTest import QTest
 from canvas_helpers import click, data_dir, window  # noqa: F401
 from vnetbench import resources_dir
 from vnetbench.gui.canvas.items import NodeItem
+from vnetbench.gui.plain import tip
 from vnetbench.layout import arrange
 from vnetbench.model import load, save
 
@@ -244,7 +245,7 @@ def test_a_cut_label_shows_in_full_in_its_tooltip_and_when_zoomed_in(window, qtb
     win.editor.resize(vm.id, 120, place.h)  # narrower than its text
     item = win.scene.nodes[vm.id]
     assert item.size.width() == 120
-    assert item.toolTip() == "\n".join([vm.name, *item.lines]) and "192.168.13." in item.toolTip()
+    assert item.toolTip() == tip("\n".join([vm.name, *item.lines])) and "192.168.13." in item.toolTip()
     image = QImage(400, 200, QImage.Format.Format_ARGB32)
     painter = QPainter(image)
     cut = []

@@ -114,7 +114,7 @@ def test_two_measures_of_one_design_at_once_refuse_the_second_in_one_line(lab):
     out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     assert second.returncode == 3 and second.stderr.count("\n") == 1, second.stderr
-    assert "another measure of this design is running" in second.stderr
+    assert "another measurement of this deployment is running (pid " in second.stderr
 
 
 def test_a_damaged_store_keeps_the_measured_result(lab):

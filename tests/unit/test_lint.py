@@ -133,3 +133,75 @@ def test_validate_on_the_command_line_shows_the_lint(tmp_path, capsys):
     assert main(["validate", str(path), "--json"]) == 0      # warnings only
     out = json.loads(capsys.readouterr().out)
     assert out["warnings"] == 1 and "nothing in the design owns" in out["problems"][0]["message"]
+
+
+# --- issue 33: validate never tracebacks; each check fails alone ---------------------------------------------
+
+
+def test_a_router_vm_whose_upstream_gateway_is_not_drawn_yet(tmp_path):
+    """A normal sketch: the router VM's uplink gateway belongs to a router not drawn yet. It used to raise
+    AttributeError in next_hops; now validation says the gateway is nobody's and lint adds nothing."""
+    d = two_vlans()
+    h = d.t.hosts[0]
+    sw = d.t.switches[0]
+    d.fw("edge1", h, [(sw.portgroups[0], "10.0.10.2/24", "10.0.10.254"), (sw.portgroups[1], "10.0.20.2/24")],
+         role=VmRole.ROUTER)
+    (p,) = found(d, "nothing in the design owns")
+    assert p.object_id == "edge1.eth0" and p.path.endswith(".gateway")
+    assert not found(d, "could not run")
+    save(d.t, tmp_path / "d.vnet.yaml")
+    assert main(["validate", str(tmp_path / "d.vnet.yaml")]) == 0
+
+
+def test_a_router_vm_whose_gateway_is_owned_but_out_of_reach():
+    """The gateway belongs to an interface in another layer-2 domain: reported on the router VM's vNIC."""
+    d = two_vlans()
+    h, sw = d.t.hosts[0], d.t.switches[0]
+    d.fw("edge1", h, [(sw.portgroups[0], "10.0.10.2/24", "10.0.10.99")], role=VmRole.ROUTER)
+    d.vm("far", h, d.pg(sw, "v30", 30), "10.0.10.99/24")
+    problems = found(d, "edge1's route to 0.0.0.0/0")
+    assert problems and all(p.object_id == "edge1.eth0" and p.path.endswith(".gateway") for p in problems)
+    assert not found(d, "could not run")
+
+
+def test_a_negative_hardware_version_with_an_adapter_that_has_no_minimum(tmp_path, capsys):
+    """e1000 has no minimum hardware version: a negative version used to raise KeyError in check_nic_type."""
+    d = two_vlans()
+    d.t.vms[0].hardware_version = -1
+    d.t.vms[0].vnics[0].type = NicType.E1000
+    (p,) = found(d, "hardware version -1")
+    assert (p.severity, p.path) == ("error", "vms[0].hardware_version")
+    assert not found(d, "could not run")
+    save(d.t, tmp_path / "d.vnet.yaml")
+    assert main(["validate", str(tmp_path / "d.vnet.yaml")]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_each_check_fails_alone(monkeypatch):
+    """A bug in one check (validation or lint) is one problem naming it; every other check still reports."""
+    from vnetbench.model import validate as validation
+    from vnetbench.predict import lint as linting
+
+    d = two_vlans()
+    d.t.vms[0].vnics[0].gateway = "10.0.10.254"   # found by validation's gateway check
+    d.t.vms[1].vnics[0].ip = "10.0.10.11/24"       # on VLAN 20 with VLAN 10's subnet: found by lint's subnet check
+    d.t.vms[1].cpus = 0                            # found by validation's VM check
+    expected = {p.message for p in check(d.t)}
+    assert len(expected) >= 3
+
+    def check_names(self, *args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(validation._Checker, "check_names", check_names)
+    monkeypatch.setattr(linting._Linter, "next_hops", check_names)
+    problems = check(d.t)
+    messages = {p.message for p in problems}
+    assert expected <= messages
+    failed = sorted(p.message for p in problems if "could not run" in p.message)
+    assert failed == ["the check of names could not run (RuntimeError: boom)",
+                      "the lint of route next hops could not run (RuntimeError: boom)"]
+
+    monkeypatch.setattr(linting, "Engine", check_names)  # the engine itself fails: validation still reports all
+    problems = check(d.t)
+    assert {p.message for p in validation.validate(d.t)} <= {p.message for p in problems}
+    assert any(p.message.startswith("the prediction's lint could not run") for p in problems)

@@ -4,8 +4,8 @@ Two tiers, so CI stays at about two minutes (``VNETBENCH_FUZZ_SCALE=10`` multipl
 longer campaign):
 
 - the loader tier throws at least 10,000 files at the loader: the only failure allowed is a ``FormatError``
-  whose message is one printable line of bounded length; whatever loads must validate (and round-trip,
-  where that is affordable);
+  whose message is one printable line of bounded length; whatever loads must go through validation and the
+  prediction's lint (``vnetbench validate``) with no check failing (and round-trip, where that is affordable);
 - the pipeline tier feeds damaged copies of the examples, covering each class of issue 12 (ids colliding
   across kinds, references to the wrong kind, huge and non-finite numbers, control characters and
   surrogates, duplicate keys, flow style), and sends *every* input that loads through validation, the
@@ -46,6 +46,7 @@ from vnetbench.model.index import walk
 from vnetbench.model.text import MESSAGE_LIMIT
 from vnetbench.model.validate import drawing_errors, reference_errors, validate
 from vnetbench.predict import Engine
+from vnetbench.predict.lint import check
 from vnetbench_local import LocalLabBackend
 
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -72,14 +73,21 @@ def refused_cleanly(exc: FormatError) -> None:
     assert text and text.isprintable() and len(text) <= MESSAGE_LIMIT, repr(text[:200])
 
 
+def linted(topology: Topology) -> None:
+    """What ``vnetbench validate`` runs: validation and lint. A check that raises is reported as a problem
+    ("... could not run"), not raised, so the fuzz looks for that problem."""
+    broken = [p.message for p in check(topology) if "could not run" in p.message]
+    assert not broken, broken
+
+
 def survive(text: str, round_trip: bool = True) -> Topology | None:
-    """Load ``text``; a design that loads must validate (and round-trip: skipped where it costs most)."""
+    """Load ``text``; a design that loads must validate and lint (and round-trip: skipped where it costs most)."""
     try:
         topology = loads(text)
     except FormatError as exc:
         refused_cleanly(exc)
         return None
-    validate(topology)
+    linted(topology)
     if round_trip:
         assert loads(dumps(topology)) == topology
     return topology
@@ -121,7 +129,7 @@ def test_random_bytes_from_a_file(raw):
         except FormatError as exc:
             refused_cleanly(exc)
             return
-        validate(topology)
+        linted(topology)
 
 
 @fuzz(RUNS["data"])
@@ -222,6 +230,13 @@ TRAPS = [
     '{"format_version": 1, "id": "t", "hosts": [{"id": "h", "cpus": ' + "7" * 5000 + "}]}",
     "format_version: 1\nid: t\nhosts: [{id: h, cpus: 0b" + "1" * 5000 + "}]\n",
     "format_version: 1\nid: t\nname: a\x1b[31mb\x07\n",
+    # a router VM whose gateway nothing owns, a negative hardware version on an adapter with no minimum
+    "format_version: 1\nid: t\nhosts: [{id: h, name: esx01}]\nswitches: [{id: s, name: vSwitch0, host: h, "
+    "portgroups: [{id: p, name: pg}]}]\nvms: [{id: r, name: r1, host: h, role: router, vnics: [{id: n, name: eth0, "
+    "network: p, ip: 10.0.0.2/24, gateway: 10.0.0.1}]}]\n",
+    "format_version: 1\nid: t\nhosts: [{id: h, name: esx01}]\nswitches: [{id: s, name: vSwitch0, host: h, "
+    "portgroups: [{id: p, name: pg}]}]\nvms: [{id: v, name: v1, host: h, hardware_version: -3, vnics: [{id: n, "
+    "name: eth0, type: e1000, network: p}]}]\n",
 ]
 
 

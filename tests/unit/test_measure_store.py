@@ -152,14 +152,72 @@ def test_a_damaged_store_says_so_everywhere_and_keeps_the_run(tmp_path):
         assert "is damaged" in one_line(err.value)
 
 
-def test_a_damaged_row_is_a_store_error(tmp_path):
+def test_a_damaged_row_hides_none_of_the_others(tmp_path):
+    """One row that cannot be read is listed as damaged, with its id; the runs beside it stay readable."""
     store = RunStore(tmp_path / "runs.sqlite")
-    run_id = store.add(a_run())
+    ids = [store.add(a_run()) for _ in range(3)]
     with sqlite3.connect(store.path) as db:
-        db.execute("UPDATE runs SET data = '{not json' WHERE id = ?", (run_id,))
+        db.execute("UPDATE runs SET data = '{not json' WHERE id = ?", (ids[1],))
+        db.execute("UPDATE runs SET data = '[1, 2]' WHERE id = ?", (ids[2],))
+    listing = store.scan()
+    assert [r.id for r in listing.runs] == [ids[0]] == [r.id for r in store.list()]
+    assert [run_id for run_id, _ in listing.damaged] == [ids[2], ids[1]] and not listing.damage
+    assert same(store.get(ids[0]), a_run())
     with pytest.raises(StoreError) as err:
-        store.list()
-    assert "damaged" in one_line(err.value)
+        store.get(ids[1])
+    assert f"run #{ids[1]}" in one_line(err.value) and "is damaged" in one_line(err.value)
+
+
+def test_runs_lists_what_it_can_read_and_marks_the_damaged_row(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    ids = [store.add(a_run()) for _ in range(3)]
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE runs SET data = '{not json' WHERE id = ?", (ids[1],))
+    env = {**os.environ, "VNETBENCH_DATA_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "vnetbench", "runs"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [f"#{ids[2]}", f"#{ids[0]}", f"#{ids[1]}"]
+    assert "DAMAGED" in lines[2] and "web01 -> web02" in lines[0] + lines[1]
+    assert f"#{ids[1]}" in proc.stderr and proc.stderr.count("\n") == 1
+    proc = subprocess.run([sys.executable, "-m", "vnetbench", "runs", "--json"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    rows = json.loads(proc.stdout)
+    assert [r["id"] for r in rows if "damaged" in r] == [ids[1]] and len(rows) == 3
+
+
+def _page_corrupted(tmp_path: Path) -> RunStore:
+    """A store of several pages whose middle pages were overwritten (its header, page 1, intact)."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    for _ in range(30):
+        run = a_run()
+        run.samples = run.samples * 40
+        store.add(run)
+    assert store.path.stat().st_size > 4096 * 12
+    with open(store.path, "r+b") as f:
+        f.seek(4096 * 5)
+        f.write(bytes(range(256)) * 16 * 4)
+    return RunStore(store.path)
+
+
+def test_a_page_corrupted_store_takes_no_run_and_keeps_it_in_the_fallback_file(tmp_path):
+    store = _page_corrupted(tmp_path)
+    with pytest.raises(StoreError) as err:
+        store.add(a_run())
+    message = one_line(err.value)
+    assert "is damaged" in message and "takes no new run" in message
+    assert same(kept(err.value), a_run())
+
+
+def test_runs_on_a_page_corrupted_store_says_so_in_one_line(tmp_path):
+    """``vnetbench runs`` says in one line that the file is damaged (and lists what it can still read when
+    the damage spares the runs table)."""
+    _page_corrupted(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "vnetbench", "runs"], capture_output=True, text=True,
+                          env={**os.environ, "VNETBENCH_DATA_DIR": str(tmp_path)}, timeout=60)
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "is damaged" in proc.stderr
 
 
 def test_runs_on_a_damaged_store_is_one_line(tmp_path):

@@ -182,12 +182,19 @@ class DeployState(StrEnum):
 @dataclass(frozen=True)
 class ChangeResult:
     """How one change ended. ``lost``: the backend could not be reached (or could no longer be trusted) before
-    the change ended, so it was not sent or its outcome is unknown; applying again settles it."""
+    the change ended, so it was not sent or its outcome is unknown; applying again settles it. ``left_alone``:
+    a teardown did not touch it on purpose, since nothing proves vnetbench made it (``error`` says why); that
+    is the right outcome, not a failure, so a script's teardown step does not fail on someone else's object."""
 
     change: PlannedChange
     ok: bool
     error: str | None = None
     lost: bool = False
+    left_alone: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return not self.ok and not self.left_alone
 
 
 @dataclass(frozen=True)
@@ -288,6 +295,14 @@ class Backend(ABC):
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         self.settings: dict[str, Any] = dict(settings or {})
+
+    def deployment(self, design_id: str) -> str:
+        """What names one deployment of ``design_id`` here: this backend and the server it talks to. The
+        measure lock is keyed by it, so two labs of one design (two servers, two lab folders) are measured
+        at once, and two measurements of one lab never are. Known without connecting."""
+        url = next((str(self.settings.get(f.name) or "") for f in self.settings_fields
+                    if f.kind is SettingKind.URL), "")
+        return f"{self.name} {url} {design_id}"
 
     def connect(self) -> None:
         """Open the connection; the local lab needs none.

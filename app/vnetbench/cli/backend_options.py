@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from ..backends.contract import (Backend, BackendError, BadSetting, CancelToken, MissingExtra, SettingKind,
                                  Unsupported)
 from ..backends.discovery import backend_class
+from ..model.text import one_line
 from .main import EXIT_BACKEND, EXIT_USAGE, CliError
 
 T = TypeVar("T")
@@ -78,20 +79,32 @@ def with_session_secret(cls: type[Backend], settings: dict[str, Any]) -> dict[st
     return {**settings, secret.name: typed} if typed else settings
 
 
-def open_backend(args: argparse.Namespace) -> Backend:
-    """The chosen backend, connected; errors become one-line ``CliError``s (bad settings: 2, else 3)."""
+def open_backend(args: argparse.Namespace, connect: bool = True) -> Backend:
+    """The chosen backend, connected unless ``connect`` is False (then ``connect_backend`` later); errors
+    become one-line ``CliError``s (bad settings: 2, else 3)."""
     try:
         cls = backend_class(args.backend)
     except LookupError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     try:
         backend = cls(with_session_secret(cls, settings_from(args)))
+    except BadSetting as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except BackendError as exc:
+        raise CliError(str(exc), EXIT_BACKEND) from None
+    if connect:
+        connect_backend(backend)
+    return backend
+
+
+def connect_backend(backend: Backend) -> None:
+    """``backend.connect()`` with its errors as one-line ``CliError``s."""
+    try:
         backend.connect()
     except (BadSetting, MissingExtra) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except BackendError as exc:
         raise CliError(str(exc), EXIT_BACKEND) from None
-    return backend
 
 
 def guarded(fn: Callable[[], T]) -> T:
@@ -165,6 +178,6 @@ def progress_printer(enabled: bool) -> Callable[[int, int, str], None] | None:
         return None
 
     def progress(done: int, total: int, message: str) -> None:
-        print(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
+        print(f"[{done}/{total}] {one_line(message)}", file=sys.stderr, flush=True)
 
     return progress

@@ -1,14 +1,20 @@
-"""Helpers shared by the sub-commands: loading a design, printing JSON."""
+"""Helpers shared by the sub-commands: loading a design, printing text and JSON.
+
+Every line of text a command prints goes through ``say``, so names (which may hold ESC, BEL, CR, C1 controls
+or a right-to-left override) reach the terminal as visible escapes, the same form the error path uses. JSON
+is safe as it is: ``json`` writes every control and non-ASCII character as a ``\\u`` escape.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from .. import example_path
 from ..model import Topology, TopologyFileError, load
+from ..model.text import printable
 from .main import CliError
 
 
@@ -26,6 +32,11 @@ def load_design(path: str) -> Topology:
         return load(design_path(path))
     except TopologyFileError as exc:
         raise CliError(str(exc)) from None
+
+
+def say(text: object = "", file: TextIO | None = None, end: str = "\n", flush: bool = False) -> None:
+    """``print`` for text that may hold names: every unprintable character but the line feed escaped."""
+    print(printable(str(text)), file=file or sys.stdout, end=end, flush=flush)
 
 
 def print_json(data: Any) -> None:

@@ -12,7 +12,10 @@ from .scene import Box, Scene
 
 
 def _q(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT string: backslashes, quotes and breaks escaped, and ``&`` as ``&amp;`` (Graphviz passes an
+    entity such as ``&unknown;`` into its SVG as is, which no XML parser then reads)."""
+    return '"' + (text.replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;").replace("\r\n", "\\n")
+                  .replace("\r", "\\n").replace("\n", "\\n")) + '"'
 
 
 def dot_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str] = frozenset(),

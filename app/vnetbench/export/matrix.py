@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Index, Topology
+from ..model.text import csv_cell
 
 #: Rows turned into bytes at a time (bounds the temporary arrays to a few MB per 1,000 columns).
 _CSV_ROWS = 256
@@ -113,15 +114,17 @@ def _rows(codes: np.ndarray, words: list[bytes]) -> tuple[np.ndarray, list[int]]
 
 
 def matrix_csv(table: VerdictTable) -> bytes:
-    """The grid as CSV (UTF-8): a header row of destinations, then one row per source."""
-    parts = [_csv_line(["source \\ destination", *table.names]).encode("utf-8")]
+    """The grid as CSV (UTF-8): a header row of destinations, then one row per source. Names are text
+    cells (``csv_cell``): a VM named ``=HYPERLINK(...)`` is shown, never run."""
+    names = [csv_cell(name) for name in table.names]
+    parts = [_csv_line(["source \\ destination", *names]).encode("utf-8")]
     words = [w.encode("ascii") for w in table.verdicts] + [b""]
     n = len(table.ids)
     for start in range(0, n, _CSV_ROWS):
         body, ends = _rows(table.codes(start, min(n, start + _CSV_ROWS)), words)
         begin = 0
         for r, end in enumerate(ends):
-            parts += [_field(table.names[start + r]), b",", body[begin:end].tobytes()]
+            parts += [_field(names[start + r]), b",", body[begin:end].tobytes()]
             begin = end
     return b"".join(parts)
 

@@ -22,6 +22,7 @@ from .. import __version__, resources_dir
 from ..layout.content import SWITCH_KINDS
 from ..model import Index, Topology
 from ..model.objects import PORTGROUP_SWITCHES, VmRole
+from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
 from .matrix import VerdictTable, verdict_table
@@ -315,5 +316,5 @@ def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[by
     except (ImportError, OSError) as exc:   # OSError: Pango's libraries are missing
         raise ExportError(f"report-pdf needs WeasyPrint and Pango ({exc}): pip install 'vnetbench[export]' and "
                           "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0") from None
-    document = weasyprint.HTML(string=report_html(topology, options, engine)).render()
+    document = weasyprint.HTML(string=exportable(report_html(topology, options, engine))).render()
     return document.write_pdf(), len(document.pages)

@@ -1,8 +1,9 @@
 """Measured runs as CSV and JSON, read from the run store, each beside what was predicted for it.
 
 CSV is long format (one row per sample, the run's context repeated) because that is what spreadsheets
-and plotting tools pivot best; a run without samples still gets one row with its summary. JSON is the
-whole run (``Run.to_dict``) plus the predicted-versus-measured comparison.
+and plotting tools pivot best; a run without samples still gets one row with its summary. Its text cells go
+through ``csv_cell`` (a VM may be named like a formula), its numbers do not. JSON is the whole run (``Run.to_dict``) plus the
+predicted-versus-measured comparison.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..measure.context import design_digest
 from ..measure.result import Run
 from ..measure.store import RunStore
 from ..model import Topology
+from ..model.text import csv_cell
 
 CSV_COLUMNS = ["run", "started", "design", "src", "dst", "test", "tool", "status", "predicted_verdict",
                "estimate", "measured", "unit", "series", "t", "value"]
@@ -46,14 +48,15 @@ def results_csv(runs: Sequence[Run]) -> str:
     writer.writerow(CSV_COLUMNS)
     for run in runs:
         c = compare(run)
-        head = [run.id if run.id is not None else "", iso(run.started), run.design_name, run.src_name,
-                run.dst_name, run.spec.label(), run.tool, run.status, c.verdict or "",
+        head = [run.id if run.id is not None else "", iso(run.started), csv_cell(run.design_name),
+                csv_cell(run.src_name), csv_cell(run.dst_name), csv_cell(run.spec.label()), csv_cell(run.tool),
+                csv_cell(run.status), c.verdict or "",
                 "" if c.estimate is None else f"{c.estimate:g}", "" if c.measured is None else f"{c.measured:g}",
                 c.unit]
         if not run.samples:
             writer.writerow(head + ["", "", ""])
         for s in run.samples:
-            writer.writerow(head + [s.series, f"{s.t:g}", f"{s.value:g}"])
+            writer.writerow(head + [csv_cell(s.series), f"{s.t:g}", f"{s.value:g}"])
     return buffer.getvalue()
 
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from ..backends import (TRUST_SETTING, Backend, BackendError, Cancelled, CancelToken, CertificateChanged,
                         ProgressFn, SettingField, SettingKind, UntrustedCertificate, Unsupported)
 from .files import settings as gui_settings
+from .plain import plain
 from .worker import Task
 
 RECENT_LIMIT = 8
@@ -111,7 +112,7 @@ class ConnectDialog(QDialog):
             form.addRow(spec.label + (" *" if spec.required else ""), widget)
             if spec.kind is SettingKind.SECRET and backend_cls.keyring_service:
                 form.addRow("", self.remember)
-        self.status = QLabel(" ")
+        self.status = plain(QLabel(" "))
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar()

@@ -22,6 +22,7 @@ from ..model import SwitchKind
 from ..model.vlan import VlanError, VlanMode, parse_vlan
 from .editing import EditError
 from .fields import FieldError, address_problem, format_value, optional
+from .plain import plain
 
 if TYPE_CHECKING:
     from .inspector import Inspector
@@ -31,7 +32,7 @@ Choices = list[tuple[Any, str]]
 
 
 def message_label(name: str) -> QLabel:
-    label = QLabel()
+    label = plain(QLabel())
     label.setObjectName(f"message-{name}")
     label.setWordWrap(True)
     label.setStyleSheet("color: #c62828; font-size: 11px;")

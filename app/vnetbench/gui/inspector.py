@@ -24,10 +24,12 @@ from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, Physical
                      RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
 from ..model.nictypes import GUESTS, allowed_nic_types
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
+from ..model.text import one_line
 from ..model.vlan import VlanError, VlanMode, parse_vlan
 from .editing import Editor, describe, field_label, heading
 from .editors import AddressEditor, CheckEditor, Choices, ComboEditor, ListEditor, TextEditor, VlanEditor
 from .fields import FieldError, format_value, optional, parse
+from .plain import plain
 from .signals import connect_weakly
 from .workbench import Workbench
 
@@ -71,7 +73,7 @@ class Inspector(QWidget):
         self._layout_key: tuple = ()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        self.heading = QLabel()
+        self.heading = plain(QLabel())
         self.heading.setStyleSheet("font-weight: bold; font-size: 14px; padding: 6px 8px;")
         self.heading.setWordWrap(True)  # a long design title wraps instead of widening the dock
         outer.addWidget(self.heading)
@@ -122,7 +124,7 @@ class Inspector(QWidget):
     def title(self, obj: Any) -> str:
         kind = self.index.kind(getattr(obj, "id", None))
         name = "" if obj is self.workbench.topology else describe(self.index, obj.id)
-        return f"{KIND_TITLES.get(kind or '', 'Design')}: {name or getattr(obj, 'name', '')}"
+        return one_line(f"{KIND_TITLES.get(kind or '', 'Design')}: {name or getattr(obj, 'name', '')}")
 
     def where(self, obj: Any) -> str:
         """How the object is named in the history."""

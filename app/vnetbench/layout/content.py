@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..model.objects import (VM, Dlr, Host, HostNic, PhysicalHost, PhysicalRouter, PhysicalSwitch, PNic, Port,
                              Portgroup, RouterInterface, Switch, SwitchKind, VmRole)
+from ..model.text import exportable
 from ..model.vlan import Vlan
 from .diagram import ICON_KINDS, Box
 from .text import DETAIL_LINE, DETAIL_PX, LABEL_LINE, LABEL_PX, text_width, wrap
@@ -49,13 +50,14 @@ def text_size(kind: str, label: str, lines: list[str]) -> tuple[float, float]:
 
 
 def _wrapped(parts: list[str]) -> list[str]:
-    return [line for part in parts if part for line in wrap(part, DETAIL_PX, False, WRAP)]
+    """Detail lines wrapped to the box; names in them as every diagram shows them (``exportable``)."""
+    return [line for part in parts if part for line in wrap(exportable(part, breaks=False), DETAIL_PX, False, WRAP)]
 
 
 def leaf(box_id: str, ref: str, kind: str, label: str, details: list[str], style: str = "",
          aliases: tuple[str, ...] = (), host: str | None = None) -> Box:
     """A box with no children, sized to its text (never below the kind's minimum)."""
-    label_lines = wrap(label, LABEL_PX, True, WRAP)
+    label_lines = wrap(exportable(label, breaks=False), LABEL_PX, True, WRAP)
     label, lines = label_lines[0], _wrapped(label_lines[1:] + details)
     w, h = text_size(kind, label, lines)
     min_w, min_h = MIN_SIZE.get(kind, (60.0, 34.0))
@@ -66,7 +68,7 @@ def leaf(box_id: str, ref: str, kind: str, label: str, details: list[str], style
 def frame(box_id: str, ref: str, kind: str, label: str, details: list[str], style: str = "",
           host: str | None = None) -> Box:
     """A frame: its title block's size is ``label_w`` x ``header``; the caller sizes the rest around children."""
-    label_lines = wrap(label, LABEL_PX, True, WRAP * 1.5)
+    label_lines = wrap(exportable(label, breaks=False), LABEL_PX, True, WRAP * 1.5)
     label, lines = label_lines[0], _wrapped(label_lines[1:] + details)
     w, h = text_size(kind, label, lines)
     return Box(box_id, ref, kind, label, lines, 0, 0, w, h, style=style, header=max(h, 32.0), label_w=w, host=host)

@@ -317,15 +317,16 @@ class Runner:
         self._started.clear()
 
 
-def measure_locks(design_ids: Iterable[str]) -> ExitStack:
-    """Each design's measure lock, held until the returned stack is closed, so two measurements never share
-    a lab unnoticed. ``Busy`` when another process measures one of them; ``OSError`` when the user's private
-    folder (where the locks live) cannot be made."""
+def measure_locks(deployments: Iterable[str]) -> ExitStack:
+    """Each deployment's measure lock (``Backend.deployment``), held until the returned stack is closed, so
+    two measurements never share a lab unnoticed, whether from the CLI or the designer. ``Busy`` (naming the
+    holder's PID) when another measurement holds one of them; ``OSError`` when the user's private folder
+    (where the locks live) cannot be made."""
     locks = ExitStack()
     try:
         folder = private_dir()
-        for design_id in sorted(set(design_ids)):
-            digest = hashlib.sha1(design_id.encode()).hexdigest()[:16]
+        for deployment in sorted(set(deployments)):
+            digest = hashlib.sha1(deployment.encode()).hexdigest()[:16]
             locks.enter_context(LockFile(folder / f"measure-{digest}.lock", wait=1.0))
     except BaseException:
         locks.close()

@@ -12,6 +12,10 @@ A store that cannot take a run (locked by another program for more than ``LOCK_T
 full disk, in a read-only folder) raises a one-line ``StoreError``; a finished run is then not lost:
 ``add`` writes it as a JSON export to a fallback file first and names it (``vnetbench runs import FILE``
 stores it later). A run is stored in one transaction, so a crash never leaves half of one.
+
+Damage is found early and kept small: the first use checks the file's integrity (``PRAGMA quick_check``),
+and a store that fails it takes no new run (it goes to the fallback file) but still lists what it can;
+one run whose row cannot be read is listed as damaged, with its id, and hides none of the others.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..model.fileformat import atomic_write
-
+from ..model.text import csv_cell, one_line
 from .result import Run
 from .spec import SpecError
 
@@ -78,6 +83,16 @@ def data_dir() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "vnetbench"
 
 
+@dataclass
+class Listing:
+    """What ``RunStore.scan`` could read: runs newest first (without samples), and the rows it could not
+    read as ``(id, why)``; ``damage`` is the integrity check's complaint about the whole file, if any."""
+
+    runs: list[Run] = field(default_factory=list)
+    damaged: list[tuple[int, str]] = field(default_factory=list)
+    damage: str = ""
+
+
 class RunStore:
     """Open with ``RunStore()`` (the default file) or ``RunStore(path)``; safe to open from several threads.
 
@@ -88,6 +103,8 @@ class RunStore:
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = Path(path) if path else data_dir() / "runs.sqlite"
         self._ready = False
+        #: The integrity check's complaint (first use), "" when the file is sound.
+        self.damage = ""
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
@@ -100,7 +117,9 @@ class RunStore:
             try:
                 db.execute("PRAGMA foreign_keys = ON")
                 if not self._ready:
-                    db.executescript(SCHEMA)
+                    self.damage = _integrity(db)
+                    if not self.damage:
+                        db.executescript(SCHEMA)
                     self._ready = True
                 with db:
                     yield db
@@ -131,13 +150,15 @@ class RunStore:
         return f"{where} failed: {exc}"
 
     def add(self, run: Run) -> int:
-        """Store ``run`` (its ``id`` is set) and return the new id. When the store cannot take it, the run
-        goes to a fallback file first, and the ``StoreError`` names that file."""
+        """Store ``run`` (its ``id`` is set) and return the new id. When the store cannot take it (a damaged
+        file included), the run goes to a fallback file first, and the ``StoreError`` names that file."""
         context = run.to_dict()
         context.pop("samples")
         context.pop("id")
         try:
             with self._db() as db:
+                if self.damage:
+                    raise StoreError(self._damaged())
                 cur = db.execute(
                     "INSERT INTO runs (started, kind, src_name, dst_name, design_digest, status, data)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -158,17 +179,33 @@ class RunStore:
                 raise StoreError(f"no run #{run_id} in {self.path} (`vnetbench runs` lists them)")
             samples = db.execute("SELECT t, value, series FROM samples WHERE run_id = ? ORDER BY seq",
                                  (run_id,)).fetchall()
-            data = json.loads(row[0])
-            data["samples"] = samples
-            data["id"] = run_id
-            return Run.from_dict(data)
+            try:
+                return _read_run(run_id, row[0], samples)
+            except (ValueError, KeyError, TypeError, SpecError) as exc:
+                raise StoreError(f"run #{run_id} in {self.path} is damaged ({one_line(str(exc), 120)}); "
+                                 "the other runs are intact (`vnetbench runs` lists them)") from None
 
     def list(self, limit: int | None = None) -> list[Run]:
-        """Runs newest first, without their samples (cheap for history lists)."""
+        """Runs newest first, without their samples (cheap for history lists); damaged rows left out."""
+        return self.scan(limit).runs
+
+    def scan(self, limit: int | None = None) -> Listing:
+        """Every run that can be read, newest first and without samples, and which rows could not be."""
         sql = "SELECT id, data FROM runs ORDER BY started DESC, id DESC"
+        listing = Listing()
         with self._db() as db:
             rows = db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
-            return [Run.from_dict({**json.loads(data), "samples": [], "id": run_id}) for run_id, data in rows]
+        for run_id, data in rows:
+            try:
+                listing.runs.append(_read_run(run_id, data, []))
+            except (ValueError, KeyError, TypeError, SpecError) as exc:
+                listing.damaged.append((run_id, one_line(f"{type(exc).__name__}: {exc}", 120)))
+        listing.damage = self.damage
+        return listing
+
+    def _damaged(self) -> str:
+        return (f"the run store {self.path} is damaged ({self.damage}); it takes no new run: move it aside "
+                "and vnetbench starts a new one")
 
     def delete(self, run_id: int) -> None:
         with self._db() as db:
@@ -196,6 +233,26 @@ class RunStore:
         run = from_csv(text, p) if text.startswith(CSV_HEADER) else from_json(text, p)
         run.id = None
         return self.add(run)
+
+
+def _integrity(db: sqlite3.Connection) -> str:
+    """SQLite's quick integrity check of the open file, in one short line; "" when it is sound."""
+    try:
+        rows = db.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise  # not SQLite at all: every call says so (see _why)
+        return one_line(str(exc), 120)
+    found = [str(row[0]) for row in rows if row and row[0] != "ok"]
+    return one_line("; ".join(found), 120) if found else ""
+
+
+def _read_run(run_id: int, data: str, samples: list) -> Run:
+    """One row as a ``Run``; raises what a damaged row raises (bad JSON, a missing or malformed field)."""
+    fields = json.loads(data)
+    if not isinstance(fields, dict):
+        raise ValueError("the run's data is not a JSON object")
+    return Run.from_dict({**fields, "samples": samples, "id": run_id})
 
 
 def keep_elsewhere(run: Run, *folders: Path) -> str:
@@ -226,7 +283,7 @@ def to_csv(run: Run) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["t", "series", "value"])
     for s in run.samples:
-        writer.writerow([f"{s.t:.6g}", s.series, f"{s.value:.10g}"])
+        writer.writerow([f"{s.t:.6g}", csv_cell(s.series), f"{s.value:.10g}"])
     return buf.getvalue()
 
 
@@ -252,6 +309,11 @@ def from_json(text: str, where: Path) -> Run:
     return _run_from(data, where)
 
 
+def _series(cell: str) -> str:
+    """A series name as stored, without the apostrophe ``csv_cell`` put before a formula-like one."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in ("=", "+", "-", "@", "\t", "\n") else cell
+
+
 def from_csv(text: str, where: Path) -> Run:
     header, _, body = text.partition("\n")
     try:
@@ -264,7 +326,7 @@ def from_csv(text: str, where: Path) -> Run:
         raise StoreError(f"{where}: expected the columns t,series,value after the header line")
     for n, row in enumerate(reader, start=3):
         try:
-            samples.append([float(row["t"]), float(row["value"]), row["series"] or ""])
+            samples.append([float(row["t"]), float(row["value"]), _series(row["series"] or "")])
         except (TypeError, ValueError):
             raise StoreError(f"{where} line {n}: t and value must be numbers") from None
     if isinstance(context, dict):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -88,9 +88,13 @@ _KIND_WORDS = {"pnic": "a pNIC", "port": "a switch port", "router_interface": "a
                "dlr": "a DLR", "dlr_interface": "a DLR interface", "note": "a note"}
 
 
-def validate(topology: Topology) -> list[Problem]:
-    """Every problem of ``topology``, errors first, then in file order."""
-    problems = _Checker(topology).run()
+def validate(topology: Topology, structure: list[Problem] | None = None) -> list[Problem]:
+    """Every problem of ``topology``, errors first, then in file order; the errors of structure (see
+    ``reference_errors``) are also added to ``structure`` when given."""
+    checker = _Checker(topology)
+    problems = checker.run()
+    if structure is not None:
+        structure.extend(checker.structure)
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 
@@ -109,6 +113,17 @@ def drawing_errors(topology: Topology) -> list[Problem]:
     checker = _Checker(topology)
     checker.run()
     return checker.undrawable
+
+
+def run_alone(check: Callable[[], object], problems: list[Problem], what: str = "") -> None:
+    """Run one check; if it fails, one more problem says which check (``what``, else its name) could not run,
+    and the caller goes on: a bug in one check must not hide what every other check found."""
+    try:
+        check()
+    except Exception as exc:  # noqa: BLE001 - any failure of one check, reported instead of raised
+        what = what or "the check of " + check.__name__.removeprefix("check_").replace("_", " ")
+        problems.append(Problem(ERROR, "", None, one_line(f"{what} could not run ({type(exc).__name__}: {exc})"),
+                                "the other checks ran; please report this design as a bug in vnetbench"))
 
 
 class _Checker:
@@ -185,18 +200,10 @@ class _Checker:
     # --- the checks ----------------------------------------------------------------------------------
 
     def run(self) -> list[Problem]:
-        self.check_ids()
-        self.check_lengths()
-        self.check_names()
-        self.check_hosts()
-        self.check_switches()
-        self.check_vms()
-        self.check_physical()
-        self.check_links()
-        self.check_nsx()
-        self.check_segments()
-        self.check_gateways()
-        self.check_layout()
+        for check in (self.check_ids, self.check_lengths, self.check_names, self.check_hosts, self.check_switches,
+                      self.check_vms, self.check_physical, self.check_links, self.check_nsx, self.check_segments,
+                      self.check_gateways, self.check_layout):
+            run_alone(check, self.problems)
         return self.problems
 
     def check_ids(self) -> None:
@@ -467,6 +474,9 @@ class _Checker:
                 host = self.ref(f"{path}.host", vm.id, vm.host, ["host"], "host")
             if vm.cpus < 1:
                 self.error(f"{path}.cpus", vm.id, f"{vm.name} has {vm.cpus} vCPUs", "give it at least 1 vCPU")
+            if vm.hardware_version < 1:
+                self.error(f"{path}.hardware_version", vm.id, f"{vm.name} has the VM hardware version "
+                           f"{vm.hardware_version}", "use the version vSphere shows for it, like 19 (vmx-19)")
             if vm.guest_os.strip().lower() not in GUESTS and (host is None or host.kind != HostKind.KVM):
                 self.warn(f"{path}.guest_os", vm.id, f"vnetbench does not know the guest OS {vm.guest_os!r} of "
                           f"{vm.name}, so its vNIC types are not checked",
@@ -573,7 +583,7 @@ class _Checker:
             guest = GUESTS[vm.guest_os.strip().lower()].label
             self.error(path, nic.id, f"{label} uses the adapter type {nic.type}, which a {guest} guest "
                        "cannot use", "use one of " + ", ".join(sorted(allowed)))
-        elif host.kind != HostKind.KVM and vm.hardware_version < MIN_HARDWARE.get(nic.type, 0):
+        elif host.kind != HostKind.KVM and nic.type in MIN_HARDWARE and vm.hardware_version < MIN_HARDWARE[nic.type]:
             need = MIN_HARDWARE[nic.type]
             self.error(path, nic.id, f"{label} uses the adapter type {nic.type}, which needs VM hardware version "
                        f"{need}, but {vm.name} has version {vm.hardware_version}",

@@ -16,7 +16,7 @@ import ipaddress
 from collections import Counter
 
 from ..model.objects import Topology, VmRole
-from ..model.validate import ERROR, WARNING, Problem, validate
+from ..model.validate import ERROR, WARNING, Problem, run_alone, validate
 from .engine import Engine
 from .network import Network, Point
 
@@ -25,8 +25,14 @@ MAX_ROUTE_GROUPS = 60
 
 
 def check(topology: Topology) -> list[Problem]:
-    """Validation plus the prediction's lint, errors first."""
-    problems = validate(topology) + lint(topology)
+    """Validation plus the prediction's lint, errors first. The lint needs a design whose references hold
+    (no id used twice, none pointing at nothing or at the wrong kind): with such errors, validation's own
+    report is the answer. Each check runs alone (``run_alone``): one that fails is one problem saying so,
+    and the others still report."""
+    structure: list[Problem] = []
+    problems = validate(topology, structure)
+    if not structure:
+        run_alone(lambda: problems.extend(lint(topology)), problems, "the prediction's lint")  # the engine too
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 
@@ -44,10 +50,10 @@ class _Linter:
         points = [p for pts in self.net.points.values() for p in pts if p.segment is not None and p.iface]
         points += [p for d in self.net.devices if d.kind == "router" for p in d.points
                    if p.segment is not None and p.iface]
-        self.collisions(points)
-        self.subnets(points)
-        self.next_hops()
-        self.asymmetry()
+        for what, lint_check in (("addresses colliding", lambda: self.collisions(points)),
+                                 ("subnets in a layer-2 domain", lambda: self.subnets(points)),
+                                 ("route next hops", self.next_hops), ("asymmetric paths", self.asymmetry)):
+            run_alone(lint_check, self.problems, f"the lint of {what}")
         return self.problems
 
     def add(self, severity: str, point_or_id: Point | str, field: str, message: str, hint: str) -> None:
@@ -88,7 +94,9 @@ class _Linter:
                              f"{p.iface.network}")
 
     def next_hops(self) -> None:
-        """A physical router's route must point at an address it reaches on one of its own networks."""
+        """A router's route must point at an address it reaches on one of its own networks. A router VM's
+        one route is its vNIC gateway: a gateway nothing owns (an upstream router not drawn yet, a normal
+        sketch) is validation's to report; one that is owned but out of reach is reported on the vNIC."""
         for device in self.net.devices:
             if device.kind != "router":
                 continue
@@ -101,13 +109,21 @@ class _Linter:
                     p.segment is not None and self.engine.walker.l2_code(out.segment, p.segment) for _, p in owners)
                 if reached:
                     continue
+                if router is None:
+                    nic = next((p for p in device.points if p.gateway == via), None)
+                    if nic is None or not owners:
+                        continue
+                    where: Point | str = nic
+                    field = "gateway"
+                else:
+                    where, field = router.id, f"routes[{k}].via"
                 if out is None:
                     why = f"none of {device.name}'s interfaces is in {via}'s subnet"
                 elif not owners:
                     why = f"nothing in the design has the address {via}"
                 else:
                     why = f"{via} ({owners[0][1].name}) is not in {out.name}'s layer-2 domain"
-                self.add(WARNING, router.id, f"routes[{k}].via", f"{device.name}'s route to {prefix} points at "
+                self.add(WARNING, where, field, f"{device.name}'s route to {prefix} points at "
                          f"{via}, which it cannot reach: {why}", f"point the route at a router {device.name} "
                          "reaches directly, or cable and address that next hop")
 

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
+
+from ..model.text import one_line
 
 if TYPE_CHECKING:
     from .result import Prediction, Trace
@@ -93,7 +96,8 @@ def _trace_lines(title: str, trace: Trace, told: tuple[str, ...] = ()) -> list[s
 
 
 def render(p: Prediction) -> str:
-    """The whole answer as text: verdict, reasons, then each direction hop by hop."""
+    """The whole answer as text: verdict, reasons, then each direction hop by hop. Each line is one
+    printable line (``one_line``): a name with a line break or an escape sequence stays inside its line."""
     lines = [f"{p.flow}: {p.verdict}"]
     lines += [f"  - {r}" for r in p.reasons]
     packet = largest_packet(*p.mtu)
@@ -103,4 +107,4 @@ def render(p: Prediction) -> str:
     lines += _trace_lines("forward", p.forward, p.reasons)
     lines.append("")
     lines += _trace_lines("reply", p.reverse)
-    return "\n".join(lines)
+    return "\n".join(one_line(line, limit=sys.maxsize) for line in lines)

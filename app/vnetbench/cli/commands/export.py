@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ...export import FORMATS, ExportError, Options, export
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_OK, CliError
 
 
@@ -72,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         extra = f", scale {done.scale:.3g}" if done.format == "png" else ""
         extra += f", {done.pages} pages" if done.pages > 1 else ""
-        print(f"wrote {done.path} ({done.format}{extra})")
+        say(f"wrote {done.path} ({done.format}{extra})")
     return EXIT_OK

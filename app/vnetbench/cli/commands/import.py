@@ -7,6 +7,7 @@ from typing import Any
 
 from ...model import save
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer
+from ..common import say
 from ..main import EXIT_OK
 
 
@@ -30,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
     if args.name:
         design.name = args.name
     save(design, args.output)
-    print(f"wrote {args.output}: {len(design.hosts)} hosts, {len(design.switches)} switches, {len(design.vms)} VMs")
+    say(f"wrote {args.output}: {len(design.hosts)} hosts, {len(design.switches)} switches, {len(design.vms)} VMs")
     return EXIT_OK

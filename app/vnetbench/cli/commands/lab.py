@@ -3,7 +3,7 @@
 The lab is the ``local`` backend plugin, found through discovery like any other. ``up`` shows the plan and
 applies it; running it again on an unchanged design changes nothing. ``down`` lists what it will remove and
 what it leaves alone (namespaces named like a lab that no lab's record proves it made) before it acts.
-Exit codes: 0 done, 1 some changes failed or something was left alone, 2 bad input (including a design the
+Exit codes: 0 done (a namespace ``down`` left alone on purpose is no failure), 1 some changes failed, 2 bad input (including a design the
 lab cannot emulate), 3 the lab itself failed, 128 + the signal when Ctrl-C (130) or a TERM/HUP stopped an
 ``up`` between its stages (what was applied and what not is printed; the next ``up`` finishes the job).
 """
@@ -16,8 +16,9 @@ from typing import Any
 
 from ...backends import Backend, ChangeResult, Plan
 from ...backends.discovery import backend_class
+from ...model.text import one_line
 from ..backend_options import SignalToken, guarded, run_cancellable
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
 
@@ -69,43 +70,49 @@ def _change(c: Any) -> dict[str, Any]:
 
 def _print_plan(plan: Plan) -> None:
     if plan.empty:
-        print("nothing to change: the lab matches the design")
+        say("nothing to change: the lab matches the design")
         return
     counts: dict[str, int] = {}
     for c in plan.changes:
         counts[c.op.value] = counts.get(c.op.value, 0) + 1
-    print("plan: " + ", ".join(f"{n} to {op}" for op, n in counts.items()))
+    say("plan: " + ", ".join(f"{n} to {op}" for op, n in counts.items()))
     for c in plan.changes:
-        print(f"  {c}")
+        say(f"  {c}")
 
 
 def _print_removal(listing: list[Any]) -> None:
     """What ``down`` will remove and what it will leave alone (and why), before it acts."""
     if not listing:
-        print("no lab namespaces to remove")
+        say("no lab namespaces to remove")
     for c in listing:
         ns = c.data["spec"]["ns"]
         why = c.data.get("left_alone")
-        print(f"left alone   namespace {ns}: {why}" if why else f"will remove  namespace {ns}")
+        say(f"left alone   namespace {ns}: {why}" if why else f"will remove  namespace {ns}")
 
 
 def _progress(done: int, total: int, message: str) -> None:
     if sys.stderr.isatty():
-        print(f"\r[{done}/{total}] {message}\033[K", end="", file=sys.stderr, flush=True)
+        print(f"\r[{done}/{total}] {one_line(message)}\033[K", end="", file=sys.stderr, flush=True)
     else:
-        print(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
+        say(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
 
 
 def _results(results: list[ChangeResult], as_json: bool, verb: str, missed: str = "failed") -> int:
-    failed = [r for r in results if not r.ok]
+    """The outcome in one line, then each failure; what was left alone on purpose (listed, with why, before
+    acting) is counted, not repeated, and is no failure."""
+    failed = [r for r in results if r.failed]
+    left = sum(r.left_alone for r in results)
     if as_json:
-        print_json([{**_change(r.change), "ok": r.ok, "error": r.error} for r in results])
+        print_json([{**_change(r.change), "ok": r.ok, "error": r.error, "left_alone": r.left_alone}
+                    for r in results])
     else:
         if sys.stderr.isatty():
-            print(file=sys.stderr)
-        print(f"{verb} {len(results) - len(failed)} of {len(results)}" + (f"; {len(failed)} {missed}:" if failed else ""))
+            say(file=sys.stderr)
+        tried = len(results) - left
+        say(f"{verb} {tried - len(failed)} of {tried}" + (f"; {left} left alone, as listed above" if left else "")
+            + (f"; {len(failed)} {missed}:" if failed else ""))
         for r in failed:
-            print(f"  {r.change}: {r.error}")
+            say(f"  {r.change}: {r.error}")
     return EXIT_NO if failed else EXIT_OK
 
 
@@ -125,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             _print_plan(plan)
         if not args.yes and sys.stdin.isatty():
             if input(f"apply {len(plan.changes)} changes? [y/N] ").strip().lower() not in ("y", "yes"):
-                print("nothing changed")
+                say("nothing changed")
                 return EXIT_NO
         token = SignalToken()
         results = run_cancellable(lambda token: guarded(
@@ -145,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         removing = sum("left_alone" not in c.data for c in listing)
         if removing and not args.yes and not args.json and sys.stdin.isatty():
             if input(f"remove {removing} namespaces? [y/N] ").strip().lower() not in ("y", "yes"):
-                print("nothing changed")
+                say("nothing changed")
                 return EXIT_NO
         results = guarded(lambda: backend.teardown(design_id))
         return _results(results, args.json, "removed namespaces:")
@@ -158,9 +165,9 @@ def _status(backend: Backend, args: argparse.Namespace) -> int:
         if args.json:
             print_json([vars(d) for d in labs])
         elif not labs:
-            print("no lab is deployed")
+            say("no lab is deployed")
         for d in [] if args.json else labs:
-            print(f"{d.design_id}  {d.name or '-'}  {d.objects} resources  ({d.detail})")
+            say(f"{d.design_id}  {d.name or '-'}  {d.objects} resources  ({d.detail})")
         return EXIT_OK
     design = load_design(args.file)
     states = guarded(lambda: backend.status(design))
@@ -168,7 +175,7 @@ def _status(backend: Backend, args: argparse.Namespace) -> int:
         print_json({k: {"state": v.state.value, "reason": v.reason} for k, v in states.items()})
         return EXIT_OK
     for obj_id, st in states.items():
-        print(f"{st.state.value:9} {obj_id}" + (f"  ({st.reason})" if st.reason else ""))
+        say(f"{st.state.value:9} {obj_id}" + (f"  ({st.reason})" if st.reason else ""))
     return EXIT_OK
 
 
@@ -181,7 +188,7 @@ def _exec(backend: Backend, args: argparse.Namespace) -> int:
     command = guarded(lambda: endpoint.start(argv, args.cpu))
     try:
         for line in command.lines():
-            print(line, flush=True)
+            print(line, flush=True)  # the command's own output, as it wrote it
     except KeyboardInterrupt:
         command.terminate()
         raise

@@ -6,9 +6,10 @@ import argparse
 import csv
 import sys
 
+from ...model.text import csv_cell, one_line
 from ...predict import Engine, Verdict
 from ...predict.calibration import CalibrationError
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_OK, CliError
 
 SHORT = {Verdict.IN_HOST: "H", Verdict.IN_HOST_ROUTED: "HR", Verdict.VIA_PHYSICAL: "P",
@@ -38,16 +39,17 @@ def run(args: argparse.Namespace) -> int:
         writer.writerow(["src", "dst", "verdict"])
         for src, dst, verdict in matrix.rows():
             if src != dst:
-                writer.writerow([index.get(src).name, index.get(dst).name, str(verdict)])
+                writer.writerow([csv_cell(index.get(src).name), csv_cell(index.get(dst).name), str(verdict)])
         return EXIT_OK
     grid = [[str(matrix.verdict(a, b)) if a != b else None for b in matrix.endpoints] for a in matrix.endpoints]
     if args.json:
         print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid})
         return EXIT_OK
+    names = [one_line(n) for n in names]
     width = max((len(n) for n in names), default=4)
-    print(" " * width + "  " + " ".join(f"{i + 1:>3}" for i in range(len(names))))
+    say(" " * width + "  " + " ".join(f"{i + 1:>3}" for i in range(len(names))))
     for i, (name, row) in enumerate(zip(names, grid)):
         cells = " ".join(f"{SHORT[Verdict(v)] if v else '.':>3}" for v in row)
-        print(f"{name:<{width}}  {cells}   {i + 1}")
-    print("\n" + "  ".join(f"{s}={v}" for v, s in SHORT.items()) + "  .=itself")
+        say(f"{name:<{width}}  {cells}   {i + 1}")
+    say("\n" + "  ".join(f"{s}={v}" for v, s in SHORT.items()) + "  .=itself")
     return EXIT_OK

@@ -22,9 +22,10 @@ from ...measure import (Run, RunStatus, RunStore, Scenario, Side, SpecError, Tes
 from ...measure.result import summary_lines
 from ...measure.runner import measure_locks
 from ...model import Index
+from ...model.text import one_line
 from ...predict import predict
-from ..backend_options import SignalToken, add_backend_options, open_backend, run_cancellable
-from ..common import load_design, print_json
+from ..backend_options import SignalToken, add_backend_options, connect_backend, open_backend, run_cancellable
+from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 
 
@@ -88,7 +89,7 @@ class ProgressBar:
     def __call__(self, done: int, total: int, message: str) -> None:
         frac = done / total if total else 0.0
         bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        line = f"{self.label} [{bar}] {100 * frac:3.0f}% {message}"
+        line = one_line(f"{self.label} [{bar}] {100 * frac:3.0f}% {message}")
         if self.tty:
             sys.stderr.write("\r" + line[:150].ljust(100))
         elif int(4 * frac) != self.last_quarter:
@@ -103,12 +104,12 @@ class ProgressBar:
 
 def _print_run(result: Run) -> None:
     stored = "stored" if result.id is not None else "not stored"
-    print(f"{result.title}  ({stored}, {result.design_name})")
+    say(one_line(f"{result.title}  ({stored}, {result.design_name})"))
     if result.status == RunStatus.OK:
         for line in summary_lines(result.spec, result.summary):
-            print(f"  measured   {line}")
+            say(f"  measured   {line}")
     else:
-        print(f"  {result.status.upper()}: {result.error}")
+        say(f"  {result.status.upper()}: {result.error}")
     p = result.prediction
     if p is not None:
         est = p.estimate
@@ -116,10 +117,10 @@ def _print_run(result: Run) -> None:
                  else "no throughput estimate"]
         if est.latency_us is not None:
             parts.append(f"added latency {est.latency_us:.1f} us one way")
-        print(f"  predicted  {p.verdict}: {', '.join(parts)} (bottleneck {est.bottleneck or '-'}; "
-              f"{est.source or 'no calibration'})")
+        say(f"  predicted  {p.verdict}: {', '.join(parts)} (bottleneck {est.bottleneck or '-'}; "
+            f"{est.source or 'no calibration'})")
     for line in compare(result).lines()[1:]:
-        print(f"  {line}")
+        say(f"  {line}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,25 +133,27 @@ def run(args: argparse.Namespace) -> int:
                                 args.versus_to or args.dst))
         options.append(("--versus-from" if args.versus_from else "--from",
                         "--versus-to" if args.versus_to else "--to"))
-    backend = open_backend(args)
+    backend = open_backend(args, connect=False)
     try:
-        sides = [_side(backend, spec, v, o) for v, o in zip(variants, options)]
-        if len(sides) > 1:
-            sides = labelled(sides, default_labels(variants[0], variants[1], (via(sides[0].prediction),
-                                                                              via(sides[1].prediction))))
+        # The lock first: a second measurement of a deployment is refused before it predicts or sets anything up.
+        with _locks(backend, variants):
+            connect_backend(backend)
+            sides = [_side(backend, spec, v, o) for v, o in zip(variants, options)]
+            if len(sides) > 1:
+                sides = labelled(sides, default_labels(variants[0], variants[1], (via(sides[0].prediction),
+                                                                                  via(sides[1].prediction))))
+                try:
+                    Scenario(spec, tuple(s.variant for s in sides)).check()
+                except SpecError as exc:
+                    raise CliError(str(exc), EXIT_USAGE) from None
+            bar = ProgressBar(f"{args.src} -> {args.dst}" if len(sides) == 1 else "A/B")
+            token, unstored = SignalToken(), []
             try:
-                Scenario(spec, tuple(s.variant for s in sides)).check()
-            except SpecError as exc:
-                raise CliError(str(exc), EXIT_USAGE) from None
-        bar = ProgressBar(f"{args.src} -> {args.dst}" if len(sides) == 1 else "A/B")
-        token, unstored = SignalToken(), []
-        try:
-            with _locks(sides):
                 results = run_cancellable(lambda token: run_sides(
                     spec, sides, backend_name=args.backend, store=store, cancel=token, progress=bar,
                     on_store_error=lambda run, exc: unstored.append(f"{run.title}: not stored: {exc}")), token)
-        finally:
-            bar.close()
+            finally:
+                bar.close()
     finally:
         backend.close()
     if not results:
@@ -165,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         if len(results) > 1:
             _print_ab(results)
     for line in unstored:
-        print(f"vnetbench measure: {line}", file=sys.stderr)
+        say(f"vnetbench measure: {line}", file=sys.stderr)
     if token.signum:
         return 128 + token.signum
     if unstored:
@@ -174,13 +177,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_NO if bad else EXIT_OK
 
 
-def _locks(sides: list[Side]) -> ExitStack:
-    """Measure a design only when no other measure of it runs: two at once would disturb both figures."""
+def _locks(backend: Any, variants: list[Variant]) -> ExitStack:
+    """Measure a deployment only when no other measurement of it runs (here, or in the designer's Measure
+    dock): two at once would disturb both figures."""
     try:
-        return measure_locks(s.design.id for s in sides)
+        return measure_locks(backend.deployment(load_design(v.design).id) for v in variants)
     except Busy as busy:
-        raise CliError(f"another measure of this design is running (pid {busy.holder}); two at once would "
-                       "disturb both figures: wait for it to finish", EXIT_BACKEND) from None
+        raise CliError(f"another measurement of this deployment is running (pid {busy.holder}); two at once "
+                       "would disturb both figures: wait for it to finish", EXIT_BACKEND) from None
     except OSError as exc:
         raise CliError(f"cannot take the measure lock: {exc.strerror or exc}", EXIT_BACKEND) from None
 
@@ -189,6 +193,6 @@ def _print_ab(results: list[Run]) -> None:
     (a, unit), b = results[0].headline(), results[1].headline()[0]
     r = ratio(results[0], results[1])
     if r is None or a is None or b is None:
-        print("A/B: no comparison (a variant has no result)")
+        say("A/B: no comparison (a variant has no result)")
         return
-    print(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})")
+    say(one_line(f"A/B: {results[0].label} {a:.6g} {unit}  vs  {results[1].label} {b:.6g} {unit}  (B/A = {r:.3f})"))

@@ -6,7 +6,7 @@ import argparse
 
 from ...predict import Engine
 from ...predict.calibration import CalibrationError
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_OK, EXIT_USAGE, CliError
 
 
@@ -37,5 +37,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(p.to_dict())
     else:
-        print(p)  # the shared printer (vnetbench.predict.printer), as the path dock words it
+        say(p)  # the shared printer (vnetbench.predict.printer), as the path dock words it
     return EXIT_OK

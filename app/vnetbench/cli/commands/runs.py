@@ -10,13 +10,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
 from ...measure import RunStore, StoreError, compare, save_calibration
 from ...measure.compare import CalibrationWriteError
 from ...measure.result import Run, summary_lines
-from ..common import print_json
+from ...model.text import one_line
+from ..common import print_json, say
 from ..main import EXIT_OK, EXIT_USAGE, CliError
 
 
@@ -57,29 +59,41 @@ def run(args: argparse.Namespace) -> int:
             return _show(store, args)
         if args.action == "export":
             out = store.export(args.id, args.csv or args.json_file, "csv" if args.csv else "json")
-            print(f"run #{args.id} written to {out}")
+            say(f"run #{args.id} written to {out}")
             return EXIT_OK
         if args.action == "import":
             new_id = store.import_file(args.file)
-            print(f"imported {args.file} as run #{new_id}")
+            say(f"imported {args.file} as run #{new_id}")
             return EXIT_OK
         if args.action == "calibrate":
             path = save_calibration([store.get(i) for i in args.ids], args.name)
-            print(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
+            say(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
             return EXIT_OK
-        rows = [_row(r) for r in store.list(args.limit or None)]
+        listing = store.scan(args.limit or None)
     except (StoreError, CalibrationWriteError) as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
+    rows = [_row(r) for r in listing.runs]
+    shown = [{k: one_line(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]  # one line each
+    damaged = [{"id": run_id, "damaged": why} for run_id, why in listing.damaged]
+    if listing.damage:  # the file itself: one line, then whatever could still be read
+        say(f"vnetbench runs: the run store {store.path} is damaged ({listing.damage}); new runs go to a "
+            "fallback file: move it aside and vnetbench starts a new one", file=sys.stderr)
     if args.json:
-        print_json(rows)
+        print_json(rows + damaged)  # a damaged row: {"id": N, "damaged": why}
         return EXIT_OK
-    if not rows:
-        print(f"no runs stored yet in {store.path} (`vnetbench measure` adds them)")
+    if not rows and not damaged:
+        say(f"no runs stored yet in {store.path} (`vnetbench measure` adds them)")
         return EXIT_OK
-    for r in rows:
+    for r in shown:
         result = f"{r['result']:.6g} {r['unit']}" if r["result"] is not None else r["status"]
-        print(f"#{r['id']:<5} {r['started']}  {r['from']} -> {r['to']}  {r['test']}  {result}"
-              f"  [predicted {r['verdict'] or '-'}]{'  ' + r['label'] if r['label'] else ''}")
+        say(f"#{r['id']:<5} {r['started']}  {r['from']} -> {r['to']}  {r['test']}  {result}"
+            f"  [predicted {r['verdict'] or '-'}]{'  ' + r['label'] if r['label'] else ''}")
+    for d in damaged:
+        say(f"#{d['id']:<5} DAMAGED: this run's row cannot be read ({d['damaged']})")
+    if damaged:
+        ids = ", ".join(f"#{d['id']}" for d in damaged)
+        say(f"vnetbench runs: {len(damaged)} damaged run(s) ({ids}) listed as such; the others are intact "
+            "(`vnetbench runs export ID` saves each)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -89,18 +103,18 @@ def _show(store: RunStore, args: argparse.Namespace) -> int:
     if args.json:
         print_json({"run": r.to_dict(), "comparison": comparison.to_dict()})
         return EXIT_OK
-    print(r.title)
-    print(f"  design {r.design_name} ({r.design_digest}), backend {r.backend or '-'}, "
-          f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(r.started))}, {r.ended - r.started:.1f} s")
+    say(one_line(r.title))
+    say(f"  design {one_line(r.design_name)} ({r.design_digest}), backend {r.backend or '-'}, "
+        f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(r.started))}, {r.ended - r.started:.1f} s")
     for cmd in r.commands:
-        print(f"  $ {cmd}")
-    print("  environment: " + ", ".join(f"{k}={v}" for k, v in r.env.items() if v))
+        say(f"  $ {cmd}")
+    say("  environment: " + ", ".join(f"{k}={v}" for k, v in r.env.items() if v))
     if r.status == "ok":
         for line in summary_lines(r.spec, r.summary):
-            print(f"  {line}")
+            say(f"  {line}")
     else:
-        print(f"  {r.status}: {r.error}")
+        say(f"  {r.status}: {r.error}")
     for line in comparison.lines():
-        print(f"  {line}")
-    print(f"  {len(r.samples)} samples")
+        say(f"  {line}")
+    say(f"  {len(r.samples)} samples")
     return EXIT_OK

@@ -11,7 +11,8 @@ from typing import Any
 
 from ...model import Index, Topology
 from ...model.objects import PortMode
-from ..common import load_design, print_json
+from ...model.text import one_line
+from ..common import load_design, print_json, say
 from ..main import EXIT_OK
 
 
@@ -102,7 +103,18 @@ def inventory(t: Topology) -> dict[str, Any]:
             "vms": vms, "physical": physical, "nsx": nsx}
 
 
+def one_line_each(value: Any) -> Any:
+    """The inventory with each text (a name, an id) as one printable line: a name holding a line break or
+    an escape sequence cannot start a line of its own, or act on the terminal."""
+    if isinstance(value, dict):
+        return {key: one_line_each(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [one_line_each(v) for v in value]
+    return one_line(value) if isinstance(value, str) else value
+
+
 def render(inv: dict[str, Any]) -> list[str]:
+    """The inventory as indented text lines; give it ``one_line_each(inv)`` for a terminal."""
     out = [f"{inv['name']}  ({inv['id']})", "", f"Hosts ({len(inv['hosts'])})"]
     for h in inv["hosts"]:
         out.append(f"  {h['name']}  {h['kind']}, {h['cpus']} CPUs")
@@ -171,5 +183,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(inv)
     else:
-        print("\n".join(render(inv)))
+        say("\n".join(render(one_line_each(inv))))
     return EXIT_OK

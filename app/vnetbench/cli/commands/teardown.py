@@ -8,7 +8,7 @@ from typing import Any
 
 from ...backends.contract import CancelToken
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer, run_cancellable
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import CliError
 from .deploy import exit_code, print_results, results_json
 
@@ -36,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
         if hasattr(backend, "teardown_plan"):  # a backend that can say first what it will remove
             plan = guarded(lambda: backend.teardown_plan(design_id))
             if plan.changes and not args.json:
-                print(f"will remove {len(plan.changes)} objects vnetbench created"
-                      + (" (every design's)" if design_id is None else "") + ":")
+                say(f"will remove {len(plan.changes)} objects vnetbench created"
+                    + (" (every design's)" if design_id is None else "") + ":")
                 for change in plan.changes:
-                    print(f"  {change.description}")
+                    say(f"  {change.description}")
                 sys.stdout.flush()
             results = run_cancellable(lambda t: guarded(lambda: backend.apply(plan, progress, t)), token)
         else:
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"design": design_id, "results": results_json(results)})
     elif not results:
-        print("nothing to remove")
+        say("nothing to remove")
     else:
         print_results(results)
     return exit_code(results, token)

@@ -6,7 +6,7 @@ import argparse
 
 from ...model.validate import ERROR, Problem
 from ...predict.lint import check
-from ..common import load_design, print_json
+from ..common import load_design, print_json, say
 from ..main import EXIT_NO, EXIT_OK
 
 
@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
                     "problems": [p.to_dict() for p in problems]})
     else:
         for problem in problems:
-            print(format_problem(problem))
+            say(format_problem(problem))
         if problems:
-            print(f"{args.file}: {errors} error(s), {warnings} warning(s)")
+            say(f"{args.file}: {errors} error(s), {warnings} warning(s)")
         else:
-            print(f"{args.file}: no problems")
+            say(f"{args.file}: no problems")
     return EXIT_NO if errors else EXIT_OK

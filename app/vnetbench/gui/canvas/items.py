@@ -21,7 +21,9 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from ... import resources_dir
 from ...layout import content
 from ...layout.text import DETAIL_LINE, DETAIL_PX, FONT_FAMILY, LABEL_LINE, LABEL_PX
+from ...model.text import one_line
 from ..colors import canvas_theme
+from ..plain import tip as plain_tip
 from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 
 #: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
@@ -141,7 +143,7 @@ class HandleItem(QGraphicsItem):
         self.chip: QRectF | None = None
         self.tip = tip  # what dragging from it does
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setToolTip(f"{label}: {tip}; click to edit")
+        self.setToolTip(plain_tip(f"{label}: {tip}; click to edit"))
         self.setZValue(1)
 
     BOUNDS = QRectF(-HANDLE, -HANDLE, 2 * HANDLE, 2 * HANDLE + 12)
@@ -151,7 +153,7 @@ class HandleItem(QGraphicsItem):
         if chip != self.chip or lines != self.lines:
             self.prepareGeometryChange()
             self.chip, self.lines = chip, list(lines)
-            self.setToolTip(" \u00b7 ".join([self.full_label, *lines]) + f": {self.tip}; click to edit")
+            self.setToolTip(plain_tip(" \u00b7 ".join([self.full_label, *lines]) + f": {self.tip}; click to edit"))
 
     def boundingRect(self) -> QRectF:
         return self.chip.adjusted(-2, -2, 2, 2) if self.chip is not None else self.BOUNDS
@@ -176,7 +178,8 @@ class HandleItem(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(tint(self.colour, 0.12, blank) if self.connected else blank)
             painter.drawRoundedRect(self.chip, 3, 3)
-            draw_lines(painter, self.chip, self.full_label, self.lines, content.TEXT_LEFT, text_scale(painter))
+            draw_lines(painter, self.chip, one_line(self.full_label), self.lines, content.TEXT_LEFT,
+                       text_scale(painter))
             return
         half = HANDLE / 2
         rect = QRectF(-half, -half, HANDLE, HANDLE)
@@ -192,7 +195,7 @@ class HandleItem(QGraphicsItem):
         painter.setFont(font(9))
         y = half + 10 if self.label_below else -half - 3
         painter.drawText(QRectF(-40, y - 10, 80, 12), Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
-                         elide(self.label, 9, False, 60))
+                         elide(one_line(self.label), 9, False, 60))
 
 
 class NodeItem(QGraphicsItem):
@@ -227,8 +230,8 @@ class NodeItem(QGraphicsItem):
         return self.lines[0] if self.lines else ""
 
     def set_text(self, title: str, lines: list[str]) -> None:
-        self.title, self.lines = title, list(lines)
-        self.setToolTip("\n".join([title, *lines]))
+        self.title, self.lines = one_line(title), [one_line(line) for line in lines]
+        self.setToolTip(plain_tip("\n".join([title, *lines])))
 
     def set_size(self, w: float, h: float) -> None:
         if (w, h) != (self.size.width(), self.size.height()):

@@ -26,6 +26,7 @@ from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
 from ..catalog import KINDS, Namer, icon_for, make
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS, canvas_theme, refresh_theme
 from ..editing import EditError, Editor, describe
+from ..plain import tip as plain_tip
 from ..signals import connect_weakly
 from ..workbench import Workbench
 from .geometry import (
@@ -161,7 +162,8 @@ class DesignScene(QGraphicsScene):
             badge = (DEPLOY_SYMBOLS.get(key, "?"), DEPLOY_COLORS.get(key, "#7f7f7f")) if key else None
             if badge != getattr(item, "badge", None) and isinstance(item, NodeItem):
                 item.badge = badge
-                item.setToolTip(f"{key}: {state.reason}" if state is not None and state.reason else (key or ""))
+                item.setToolTip(plain_tip(f"{key}: {state.reason}" if state is not None and state.reason
+                                          else (key or "")))
                 item.update()
 
     # --- following the model ---------------------------------------------------------------------------

@@ -7,7 +7,9 @@ controls scroll and the plot keeps a readable minimum size, so the dock fits a s
 A run happens on a worker thread (``gui.worker.Task``): endpoints are looked up in the chosen backend, the
 probe runs, samples cross to the GUI thread through a queued signal and are plotted as they arrive (iperf3
 every 0.5 s, sockperf every 0.25 s). The finished run is stored and listed; selecting several stored runs
-overlays them. A failed probe shows its reason (not installed, no route, refused, timeout). A/B mode runs
+overlays them. A run holds the deployment's measure lock, the one ``vnetbench measure`` takes, from before
+its prediction to its end: a second measurement of one lab (from the CLI or another window) is refused at
+once, naming the process that holds it. A failed probe shows its reason (not installed, no route, refused, timeout). A/B mode runs
 the same test on variant A (the current pair) and variant B back to back, then shows both side by side.
 """
 
@@ -15,14 +17,17 @@ from __future__ import annotations
 
 import html
 import time
+from contextlib import ExitStack
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ...backends import Backend, BackendError, backend_class
+from ...backends.locking import Busy
 from ...measure import Run, RunStatus, RunStore, Sample, Scenario, TestSpec, Variant, default_labels, ratio, via
-from ...model import Change
+from ...measure.runner import measure_locks
+from ...model import Change, TopologyFileError, load
 from ...predict import Prediction
 from ..workbench import Workbench
 from ..worker import Task
@@ -73,6 +78,7 @@ class MeasureDock(QDockWidget):
         self.ab_runs: list[Run] = []
         self.ab_ratio: float | None = None
         self._ab_spec: TestSpec | None = None
+        self._locks: ExitStack | None = None  # the measure locks a running measurement holds
 
         self.controls = RunControls(workbench)
         c = self.controls
@@ -192,8 +198,15 @@ class MeasureDock(QDockWidget):
         try:
             spec.check()
             backend = self._backend()
+        except (ValueError, BackendError) as exc:
+            self._show_error(str(exc))
+            return
+        if not self._lock(backend, [self.workbench.topology.id]):
+            return
+        try:
             prediction = self.workbench.engine.predict(pair.src, pair.dst, proto=spec.proto)
-        except (ValueError, BackendError, LookupError) as exc:
+        except (ValueError, LookupError) as exc:
+            self._release()
             self._show_error(str(exc))
             return
         work = run_work(backend, self.workbench.snapshot(), pair.src, pair.dst, spec, prediction, self.store,
@@ -204,6 +217,25 @@ class MeasureDock(QDockWidget):
         self.result.setText(f"Measuring {html.escape(names[0])} → {html.escape(names[1])}: "
                             f"{html.escape(spec.label())}…")
         self._run(work, self._on_done, self._on_failed)
+
+    def _lock(self, backend: Backend, design_ids: list[str]) -> bool:
+        """Take the measure lock of each deployment measured (``measure_locks``); False, with the reason
+        shown, when another measurement holds one."""
+        try:
+            self._locks = measure_locks(backend.deployment(design_id) for design_id in design_ids)
+        except Busy as busy:
+            self._show_error(f"Another measurement of this deployment is running (process {busy.holder}): two "
+                             "at once would disturb both figures. Wait for it to finish, then Measure again.")
+            return False
+        except OSError as exc:
+            self._show_error(f"Cannot take the measure lock: {exc.strerror or exc}")
+            return False
+        return True
+
+    def _release(self) -> None:
+        if self._locks is not None:
+            self._locks.close()
+            self._locks = None
 
     def _run(self, work: Any, done: Any, failed: Any) -> None:
         self.task = Task(work)
@@ -250,6 +282,7 @@ class MeasureDock(QDockWidget):
         self.controls.progress.setFormat(message)
 
     def _on_done(self, run: Run) -> None:
+        self._release()
         self._set_busy(False)
         self.last_run = run
         self.result.setText(describe_run(run))
@@ -260,6 +293,7 @@ class MeasureDock(QDockWidget):
         self.workbench.status.emit(f"measured {run.title}")
 
     def _on_failed(self, exc: BaseException) -> None:
+        self._release()
         self._set_busy(False)
         self._show_error(str(exc))
         self.runFinished.emit(None)
@@ -320,6 +354,8 @@ class MeasureDock(QDockWidget):
         except (ValueError, BackendError) as exc:
             self._show_error(str(exc))
             return
+        if not self._lock(backend, [self.workbench.topology.id, *self._design_ids(b)]):
+            return
         work = ab_work(backend, self.workbench.snapshot(), spec, a, b, self.ab.by_file, self.store,
                        self._bridge.sample.emit, self._bridge.side.emit)
         self.ab_table.hide()
@@ -327,12 +363,22 @@ class MeasureDock(QDockWidget):
         self.result.setText(f"A/B: {html.escape(label_a)} then {html.escape(label_b)}: {html.escape(spec.label())}…")
         self._run(work, self._on_ab_done, self._on_ab_failed)
 
+    def _design_ids(self, b: Variant) -> list[str]:
+        """Variant B's design id when it is another file (one that cannot be read: none, the run says why)."""
+        if not self.ab.by_file:
+            return []
+        try:
+            return [load(b.design).id]
+        except TopologyFileError:
+            return []
+
     def _on_side(self, n: int, label: str, prediction: Any) -> None:
         assert self._ab_spec is not None
         title = f"{'AB'[n]}: {label}: {self._ab_spec.label()} (live)"
         self._begin_live(self._ab_spec, prediction, title=title, color=COLORS[n])
 
     def _on_ab_done(self, runs: list[Run]) -> None:
+        self._release()
         self._set_busy(False)
         self.ab_runs = runs
         self.ab_ratio = ratio(runs[0], runs[1]) if len(runs) == 2 else None
@@ -359,6 +405,7 @@ class MeasureDock(QDockWidget):
         self.workbench.status.emit(f"A/B {note or 'done: ' + ratio_text}")
 
     def _on_ab_failed(self, exc: BaseException) -> None:
+        self._release()
         self._set_busy(False)
         self._show_error(str(exc))
         self.abFinished.emit(None)

@@ -16,7 +16,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QInput
 from ...measure import Run, RunStore, StoreError, design_digest, save_calibration
 from ...measure.compare import CalibrationWriteError
 from ...model import Topology
+from ...model.text import one_line
 from ..dialogs import save_path
+from ..plain import plain, tip
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 #: How many stored runs the list shows at most (newest first).
@@ -57,7 +59,7 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.store = store
         self.topology = topology
-        self.heading = QLabel()
+        self.heading = plain(QLabel())
         self.all_designs = QCheckBox("All designs")
         self.all_designs.setToolTip("Show the runs of every design, not only the open one")
         self.list = QListWidget()
@@ -91,18 +93,20 @@ class HistoryPanel(QWidget):
 
     def refresh(self, select: list[int] | None = None) -> None:
         """Fill the list from the store, this design's runs unless "All designs" is ticked."""
-        runs = self.store.list(SHOWN)
+        listing = self.store.scan(SHOWN)
+        runs = listing.runs
         if not self.all_designs.isChecked():
             runs = of_design(runs, self.topology)
         scope = "all designs" if self.all_designs.isChecked() else "this design"
-        self.heading.setText(f"Stored runs: {scope}")
+        damaged = ", ".join(f"#{run_id}" for run_id, _ in listing.damaged)
+        self.heading.setText(f"Stored runs: {scope}" + (f" ({damaged} damaged: cannot be read)" if damaged else ""))
         self.heading.setToolTip(f"The runs measured on {scope}; select several to overlay them")
         with QSignalBlocker(self.list):
             self.list.clear()
             for run in runs:
-                item = QListWidgetItem(run_line(run))
+                item = QListWidgetItem(one_line(run_line(run)))
                 item.setData(RUN_ROLE, run.id)
-                item.setToolTip(f"{run.title}\ndesign: {run.design_name}")
+                item.setToolTip(tip(f"{run.title}\ndesign: {run.design_name}"))
                 self.list.addItem(item)
                 item.setSelected(run.id in (select or []))
         if select:

@@ -29,6 +29,7 @@ from ...backends import (Backend, BackendError, CancelToken, Cancelled, ChangeRe
 from ...model import Change, Index, Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
+from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench
 from ..worker import Task
 
@@ -64,7 +65,7 @@ def states_after(backend: Backend, design: Topology, results: list[ChangeResult]
         done = {Op.CREATE: DeployState.DEPLOYED, Op.UPDATE: DeployState.DEPLOYED, Op.DELETE: DeployState.ABSENT}
         states = {r.change.object_id: ObjectState(done[r.change.op]) for r in results if r.change.object_id}
     for result in results:
-        if not result.ok and result.change.object_id:
+        if result.failed and result.change.object_id:
             states[result.change.object_id] = ObjectState(DeployState.FAILED, result.error or "failed")
     return states
 
@@ -143,7 +144,7 @@ class DeployDock(QDockWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.hide()
-        self.message = QLabel("Choose a backend, then Plan.")
+        self.message = plain(QLabel("Choose a backend, then Plan."))
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.changes = QTreeWidget()
@@ -469,9 +470,12 @@ class DeployDock(QDockWidget):
     @staticmethod
     def _summary(outcome: Outcome, verb: str) -> str:
         done = sum(r.ok for r in outcome.results)
-        failed = len(outcome.results) - done
+        failed = sum(r.failed for r in outcome.results)
         noun = "change" if verb == "applied" else "object"
         text = f"{done} {noun}{'s' if done != 1 else ''} {verb}"
+        left = sum(r.left_alone for r in outcome.results)
+        if left:
+            text += f", {left} left alone (not made by vnetbench)"
         if failed:
             text += f", {failed} failed (hover the red objects on the canvas for the reason)"
         if outcome.cancelled:
@@ -507,8 +511,8 @@ class DeployDock(QDockWidget):
             if result is not None:
                 color = DEPLOY_COLORS[DeployState.DEPLOYED if result.ok else DeployState.FAILED]
                 item.setForeground(3, QBrush(QColor(color)))
-                item.setToolTip(3, result.error or "")
-            item.setToolTip(2, change.key)
+                item.setToolTip(3, plain_tip(result.error or ""))
+            item.setToolTip(2, plain_tip(change.key))
             items.append(item)
         self.changes.addTopLevelItems(items)
         for column in range(3):

@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView,
 
 from ...backends import CancelToken, ProgressFn
 from ...model import Change
+from ...model.text import one_line
 from ...predict import Engine, Matrix, PairChange, Verdict
 from ...predict.diff import Edit, compare, describe
 from ...predict.live import LiveMatrix
 from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS, verdict_text
+from ..plain import plain, tip as plain_tip
 from ..workbench import Snapshot, Workbench, affects_traffic
 from ..worker import Latest, Work
 
@@ -261,7 +263,7 @@ class MatrixModel(QAbstractTableModel):
             return self._ink[verdict]
         src, dst = self.pair(index)
         names = self.result.names
-        return f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}"
+        return plain_tip(f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}")
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -270,8 +272,8 @@ class MatrixModel(QAbstractTableModel):
         end = self.visible[section]
         name = self.result.names.get(end, end)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"from {name}" if orientation == Qt.Orientation.Vertical else f"to {name}"
-        return name
+            return plain_tip(f"from {name}" if orientation == Qt.Orientation.Vertical else f"to {name}")
+        return one_line(name)
 
 
 class RotatedHeader(QHeaderView):
@@ -326,7 +328,7 @@ class MatrixDock(QDockWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.hide()
-        self.summary = QLabel()
+        self.summary = plain(QLabel())
 
         self.model = MatrixModel(self)
         self.view = QTableView()
@@ -397,7 +399,7 @@ class MatrixDock(QDockWidget):
     def _refilter(self) -> None:
         self.model.set_result(self.result, self.filter.text(), self.verdict_filter.currentData())
         names = self.result.names if self.result is not None else {}
-        self.header.fit([names.get(end, end) for end in self.model.visible])
+        self.header.fit([one_line(names.get(end, end)) for end in self.model.visible])
 
     def _clicked(self, index: QModelIndex) -> None:
         pair = self.model.pair(index)

@@ -23,6 +23,7 @@ from ...predict.printer import details
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
 from ..editing import heading
 from ..endpoints import EndpointPicker
+from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench, affects_traffic
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -45,7 +46,7 @@ class PathDock(QDockWidget):
         self.port.setSpecialValueText("any")
         self.port.setToolTip("Destination port (tcp/udp); 'any' checks rules for every port")
 
-        self.badge = QLabel()
+        self.badge = plain(QLabel())
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.badge.setMinimumHeight(28)
         self.details = QLabel()
@@ -129,7 +130,7 @@ class PathDock(QDockWidget):
     def _show(self, prediction: Prediction) -> None:
         verdict = str(prediction.verdict)
         self.badge.setText(verdict_text(verdict))
-        self.badge.setToolTip(" ".join(prediction.reasons))
+        self.badge.setToolTip(plain_tip(" ".join(prediction.reasons)))
         self.badge.setStyleSheet(
             f"QLabel {{ background: {verdict_color(verdict)}; color: {VERDICT_TEXT_COLORS.get(verdict, '#000')};"
             " font-weight: bold; border-radius: 4px; padding: 4px; }")

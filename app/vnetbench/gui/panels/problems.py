@@ -17,6 +17,7 @@ from ...model import Change
 from ...model.validate import Problem
 from ...predict.lint import check
 from ..colors import SEVERITY_COLORS, SEVERITY_SYMBOLS
+from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench, affects_traffic
 from ..worker import Latest, Work
 
@@ -37,7 +38,7 @@ class ProblemsDock(QDockWidget):
         self.workbench = workbench
         self.problems: list[Problem] = []
 
-        self.summary = QLabel("Checking…")
+        self.summary = plain(QLabel("Checking…"))
         self.tree = QTreeWidget()
         self.tree.setColumnCount(4)
         self.tree.setHeaderLabels(["Severity", "Problem", "Where", "Fix"])
@@ -92,7 +93,7 @@ class ProblemsDock(QDockWidget):
         item.setData(0, ID_ROLE, problem.object_id)
         tip = problem.message + (f"\nFix: {problem.hint}" if problem.hint else "")
         for column in range(4):
-            item.setToolTip(column, tip)
+            item.setToolTip(column, plain_tip(tip))
         return item
 
     def _failed(self, error: BaseException) -> None:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QLabel, QPushButton, QT
 from ...model import Change
 from ...predict import PairChange
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
+from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench
 from .matrix import LISTED, LivePrediction, Update
 
@@ -39,7 +40,7 @@ class WhatIfDock(QDockWidget):
         self.set_baseline.setToolTip("Compare every later edit with the design as it is now")
         self.clear_baseline = QPushButton("Clear baseline")
         self.clear_baseline.setToolTip("Compare each edit with the state just before it")
-        self.summary = QLabel("No edit yet.")
+        self.summary = plain(QLabel("No edit yet."))
         self.summary.setWordWrap(True)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Pair", "Before", "After", "Why"])
@@ -124,7 +125,7 @@ class WhatIfDock(QDockWidget):
                 if verdict is not None:
                     item.setBackground(column, QBrush(QColor(verdict_color(verdict))))
                     item.setForeground(column, QBrush(QColor(VERDICT_TEXT_COLORS[str(verdict)])))
-            item.setToolTip(3, "\n".join(change.what))
+            item.setToolTip(3, plain_tip("\n".join(change.what)))
             item.setData(0, PAIR_ROLE, (change.src, change.dst))
             items.append(item)
         self.tree.addTopLevelItems(items)
