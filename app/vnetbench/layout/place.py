@@ -20,6 +20,7 @@ import math
 import time
 
 from ..model.objects import MULTI_HOST_SWITCHES, VM, Dlr, Switch, Topology
+from ..model.text import exportable
 from . import content as C
 from .diagram import Box, Diagram, Edge
 from .graphviz import Graph, dot_version, place_rows
@@ -147,7 +148,7 @@ class Arranger:
         self._route_top(rows, owner)
         self._bands(rows)
         boxes = self._absolute()
-        diagram = Diagram(t.name, boxes, self.edges)
+        diagram = Diagram(exportable(t.name, breaks=False), boxes, self.edges)  # titles SVG/PDF metadata
         diagram.engine = engine
         diagram.seconds = time.perf_counter() - started
         return diagram
