@@ -103,14 +103,14 @@ class Applier:
     def run(self, changes: tuple[PlannedChange, ...], progress: ProgressFn | None = None,
             cancel: CancelToken | None = None) -> list[ChangeResult]:
         results: dict[int, ChangeResult] = {}
-        failed: set[str] = set()
+        failed: dict[str, str] = {}  # key -> what the user calls it (the design's object, not vSphere's name)
         total = len(changes)
         position = {id(c): i for i, c in enumerate(changes)}
 
         def report(change: PlannedChange, error: str | None, lost: bool = False) -> None:
             results[position[id(change)]] = ChangeResult(change, error is None, error, lost)
             if error is not None:
-                failed.add(change.key)
+                failed[change.key] = str(change.data.get("label") or change.key)
                 log.warning("%s %s failed: %s", change.op.value, change.description, error)
             if progress:
                 progress(len(results), total, f"{'done' if error is None else 'FAILED'}: {change}")
@@ -150,7 +150,7 @@ class Applier:
         ends the run), or else the failure itself."""
         return session_failure(self.conn.server, exc, self.conn.pinned) or exc
 
-    def _run_stage(self, batch: list[PlannedChange], failed: set[str], report: Report, waiter: Any,
+    def _run_stage(self, batch: list[PlannedChange], failed: dict[str, str], report: Report, waiter: Any,
                    cancel: CancelToken | None) -> None:
         running: dict[str, tuple[Any, PlannedChange, Then]] = {}
         for change in batch:
@@ -158,7 +158,7 @@ class Applier:
                 break  # what was submitted still runs on the server: wait for it and report it
             blocked = [k for k in change.data.get("needs", ()) if k in failed]
             if blocked:
-                report(change, f"not tried: {blocked[0]} failed")
+                report(change, f"not tried: {failed[blocked[0]]} failed")
                 continue
             try:
                 task, then = self._start(change)

@@ -160,9 +160,9 @@ class Planner:
              **data: Any) -> None:
         self.changes.append(PlannedChange(op, kind, key, description, object_id, data))
 
-    def _conflict(self, kind: str, key: str, label: str, what: str, object_id: str, **data: Any) -> None:
+    def _conflict(self, kind: str, key: str, title: str, what: str, object_id: str, **data: Any) -> None:
         reason = f"conflict: {what} exists that vnetbench did not create; rename one of them"
-        self._add(Op.CREATE, kind, key, f"{label}: {reason}", object_id, conflict=reason, **data)
+        self._add(Op.CREATE, kind, key, f"{title}: {reason}", object_id, conflict=reason, **data)
 
     def _mine(self, host: HostInfo, name: str, vswitch: str = "") -> bool:
         return Entry(host.name, name, vswitch) in self.owned.get(self.did, ())
@@ -182,10 +182,10 @@ class Planner:
         name = marking.standard_name(self.did, sw.name)
         key = f"{host.name}/{name}"
         active, standby = self._pnic_names(sw.uplinks)
-        want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby)
+        label = f"standard switch {sw.name} on {host.name}"
+        want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby, label=label)
         have = host.vswitch(name)
         mine = have is not None and self._mine(host, name)
-        label = f"standard switch {sw.name} on {host.name}"
         if have is None:
             self._add(Op.CREATE, "vswitch", key, label, sw.id, **want)
         elif not mine:
@@ -202,11 +202,11 @@ class Planner:
         vlan = parse_vlan(pg.vlan, SwitchKind.VSS)
         vlan_id = 0 if vlan.mode is VlanMode.NONE else (4095 if vlan.mode is VlanMode.TRUNK else vlan.tag)
         pg_active, pg_standby = self._pnic_names(pg.uplinks) if pg.uplinks is not None else (None, None)
+        label = f"portgroup {pg.name} on {host.name}/{sw.name}"
         data = dict(host=host.name, name=pg_name, vswitch=vswitch, vlan=vlan_id, security=security_data(pg.security),
-                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [])
+                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [], label=label)
         current = host.portgroup(pg_name)
         key = f"{host.name}/{pg_name}"
-        label = f"portgroup {pg.name} on {host.name}/{sw.name}"
         if current is None:
             self._add(Op.CREATE, "portgroup", key, f"{label}, VLAN {vlan_id}", pg.id, **data)
             return
@@ -246,7 +246,7 @@ class Planner:
                                   if self.index.parent(u.pnic) is host]
         have = self.inv.dvs(sw.name, dc)
         label = f"distributed switch {sw.name}"
-        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu)
+        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label)
         if have is None:
             self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id, add=members,
                       remove=[], **want)
@@ -271,10 +271,10 @@ class Planner:
         vlan = parse_vlan(pg.vlan, SwitchKind.VDS)
         data = dict(datacenter=dc, dvs=sw.name, name=pg.name, vlan=str(vlan.tag or 0) if vlan.mode is not VlanMode.TRUNK
                     else "trunk", ranges=[list(r) for r in vlan.ranges], security=security_data(pg.security),
-                    needs=[needs] if needs else [])
+                    needs=[needs] if needs else [], label=f"distributed portgroup {pg.name}")
         current = self.inv.dvpg(pg.name, dc)
         key = f"{dc}/{pg.name}"
-        label = f"distributed portgroup {pg.name}"
+        label = data["label"]
         if current is None:
             self._add(Op.CREATE, "dvportgroup", key, f"{label} on {sw.name}, {vlan}", pg.id, **data)
             return

@@ -75,7 +75,7 @@ def test_portgroup_named_like_a_designed_one_is_a_conflict_not_a_takeover(backen
     assert "conflict" in conflict.description
     results = {r.change.key: r for r in backend.apply(plan)}
     assert results[f"DC0_H0/{taken}"].error.startswith(f"conflict: a portgroup named {taken} exists")
-    assert results["DC0/vnb-test-a"].error == f"not tried: DC0_H0/{taken} failed", "its VM waits"
+    assert results["DC0/vnb-test-a"].error == "not tried: portgroup vlan10 on DC0_H0/lab failed", "its VM waits"
     assert all(r.ok for k, r in results.items() if k not in (f"DC0_H0/{taken}", "DC0/vnb-test-a"))
     pg = backend.inventory().host("DC0_H0").portgroup(taken)
     assert (pg.vlan, pg.vswitch) == (99, "vSwitch0"), "the foreign portgroup was left as it was"
@@ -98,3 +98,20 @@ def test_teardown_all_lists_what_it_will_remove_before_it_does(backend, vcsim, t
     assert out[11] == "applied 10 of 10 changes"
     assert main(["teardown", "--all", *args]) == 0
     assert capsys.readouterr().out.strip() == "nothing to remove"
+
+
+def test_deploy_output_names_each_conflict_once_and_blocked_changes_by_the_designs_names(backend, vcsim, tmp_path,
+                                                                                         capsys):
+    design = lab_design()
+    taken = marking.standard_name(design.id, "vlan10")
+    vcsim.govc("host.portgroup.add", "-host", "DC0_H0", "-vswitch", "vSwitch0", "-vlan", "99", taken)
+    path = tmp_path / "lab.vnet.yaml"
+    save(design, path)
+    assert main(["deploy", str(path), *cli_args(vcsim, tmp_path)]) == 1
+    out = capsys.readouterr().out
+    failed = out[out.index("failed:"):].splitlines()[1:]
+    conflict = next(line for line in failed if "conflict" in line)
+    assert conflict.count("exists that vnetbench did not create") == 1, conflict
+    blocked = next(line for line in failed if "VM vnb-test-a" in line)
+    assert blocked.endswith("not tried: portgroup vlan10 on DC0_H0/lab failed"), blocked
+    assert "vnb-" not in blocked.split("not tried:")[1], "the blocked VM names the design's portgroup"

@@ -45,7 +45,8 @@ def print_results(results: list[ChangeResult]) -> None:
     print(f"applied {len(results) - len(failed)} of {len(results)} changes" + (f"; {len(failed)} failed:" if failed
                                                                                 else ""))
     for r in failed:
-        print(f"  {r.change}: {r.error}")
+        said = r.error and r.error in r.change.description  # a conflict the plan already named
+        print(f"  {r.change}" if said else f"  {r.change}: {r.error}")
 
 
 def results_json(results: list[ChangeResult]) -> list[dict[str, Any]]:
