@@ -172,12 +172,14 @@ class DeployState(StrEnum):
 @dataclass(frozen=True)
 class ChangeResult:
     """How one change ended. ``lost``: the backend could not be reached (or could no longer be trusted) before
-    the change ended, so it was not sent or its outcome is unknown; applying again settles it."""
+    the change ended, so it was not sent or its outcome is unknown; applying again settles it. ``cancelled``:
+    the user cancelled before it was sent, so the backend never saw it."""
 
     change: PlannedChange
     ok: bool
     error: str | None = None
     lost: bool = False
+    cancelled: bool = False
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "deploy",
         description="Compare the design with what the backend holds, show the changes, and apply them. "
-                    "Applying an unchanged design changes nothing. Ctrl-C stops between changes.")
+                    "Applying an unchanged design changes nothing. Ctrl-C stops sending changes: those already "
+                    "sent end and are reported, the rest are reported as not sent.")
     parser.add_argument("file", help="design file (.vnet.yaml)")
     add_backend_options(parser)
     parser.add_argument("--plan-only", action="store_true", help="show the plan, change nothing")
@@ -41,16 +42,21 @@ def print_plan(plan: Plan) -> None:
 
 
 def print_results(results: list[ChangeResult]) -> None:
+    """What was applied, what failed, and what a cancel kept from being sent, each change with its reason."""
     failed = [r for r in results if not r.ok]
-    print(f"applied {len(results) - len(failed)} of {len(results)} changes" + (f"; {len(failed)} failed:" if failed
-                                                                                else ""))
+    unsent = sum(r.cancelled for r in results)
+    parts = [f"{len(failed) - unsent} failed" if len(failed) > unsent else "",
+             f"{unsent} not sent (cancelled)" if unsent else ""]
+    print(f"applied {len(results) - len(failed)} of {len(results)} changes"
+          + "".join(f"; {p}" for p in parts if p) + (":" if failed else ""))
     for r in failed:
         said = r.error and r.error in r.change.description  # a conflict the plan already named
         print(f"  {r.change}" if said else f"  {r.change}: {r.error}")
 
 
 def results_json(results: list[ChangeResult]) -> list[dict[str, Any]]:
-    return [{**change_data(r.change), "ok": r.ok, "error": r.error, "lost": r.lost} for r in results]
+    return [{**change_data(r.change), "ok": r.ok, "error": r.error, "lost": r.lost, "cancelled": r.cancelled}
+            for r in results]
 
 
 def exit_code(results: list[ChangeResult], token: CancelToken) -> int:
