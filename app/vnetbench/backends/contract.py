@@ -137,7 +137,9 @@ class PlannedChange:
 
     ``key`` is the backend's name for the object (``vnb-1a2b-br3``, a MoRef name); ``object_id`` the design
     object it comes from, so the canvas can mark it; ``description`` is what the user reads in the plan;
-    ``data`` is the backend's own payload for ``apply`` (never secrets).
+    ``data`` is the backend's own payload for ``apply`` (never secrets). ``connectivity``, when set, says how
+    the change may cut a host off its network (a VLAN, uplinks, MTU): the plan shows it, and the backend sends
+    it only when the setting ``CONFIRM_CONNECTIVITY`` says the user confirmed such changes separately.
     """
 
     op: Op
@@ -146,9 +148,16 @@ class PlannedChange:
     description: str
     object_id: str | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    connectivity: str = ""
 
     def __str__(self) -> str:
-        return f"{self.op.value:6} {self.kind:12} {self.description}"
+        mark = f"  [affects host connectivity: {self.connectivity}]" if self.connectivity else ""
+        return f"{self.op.value:6} {self.kind:12} {self.description}{mark}"
+
+
+CONFIRM_CONNECTIVITY = "confirm_connectivity"
+"""The setting that lets ``apply`` send changes marked ``connectivity``: true only after the user confirmed them
+on their own (``deploy --confirm-connectivity``, a yes at the terminal or in the GUI)."""
 
 
 @dataclass(frozen=True)

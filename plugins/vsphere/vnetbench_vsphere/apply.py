@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from pyVmomi import vim, vmodl
-from vnetbench.backends.contract import BackendError, CancelToken, ChangeResult, Op, PlannedChange, ProgressFn
+from vnetbench.backends.contract import (CONFIRM_CONNECTIVITY, BackendError, CancelToken, ChangeResult, Op,
+                                        PlannedChange, ProgressFn)
 from vnetbench.model import NicType
 
 from . import marking
@@ -271,6 +272,9 @@ class Applier:
     def _start(self, change: PlannedChange) -> tuple[Any, Then]:
         if change.data.get("conflict"):
             raise BackendError(str(change.data["conflict"]))
+        if change.connectivity and not self.settings.get(CONFIRM_CONNECTIVITY):
+            raise BackendError(f"not sent: it affects host connectivity ({change.connectivity}); confirm such "
+                               "changes separately (deploy --confirm-connectivity, or yes when asked)")
         handler = getattr(self, f"_{change.op.value}_{change.kind}")
         return handler(dict(change.data))
 
@@ -386,6 +390,11 @@ class Applier:
             backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
                                                                for p in pnics])
             members.append(vim.dvs.HostMember.ConfigSpec(operation="add", host=self._host(host_name).ref,
+                                                         backing=backing))
+        for host_name, pnics in d.get("edit", {}).items():  # a member's uplink pNICs
+            backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
+                                                               for p in pnics])
+            members.append(vim.dvs.HostMember.ConfigSpec(operation="edit", host=self._host(host_name).ref,
                                                          backing=backing))
         for host_name in d["remove"]:
             members.append(vim.dvs.HostMember.ConfigSpec(operation="remove", host=self._host(host_name).ref))

@@ -156,9 +156,9 @@ class Planner:
         rank = {stage: i for i, stage in enumerate(ORDER)}
         return sorted(self.changes, key=lambda c: rank[(c.op, c.kind)])
 
-    def _add(self, op: Op, kind: str, key: str, description: str, object_id: str | None,
+    def _add(self, op: Op, kind: str, key: str, description: str, object_id: str | None, connectivity: str = "",
              **data: Any) -> None:
-        self.changes.append(PlannedChange(op, kind, key, description, object_id, data))
+        self.changes.append(PlannedChange(op, kind, key, description, object_id, data, connectivity))
 
     def _conflict(self, kind: str, key: str, title: str, what: str, object_id: str, **data: Any) -> None:
         reason = f"conflict: {what} exists that vnetbench did not create; rename one of them"
@@ -187,13 +187,17 @@ class Planner:
         have = host.vswitch(name)
         mine = have is not None and self._mine(host, name)
         if have is None:
-            self._add(Op.CREATE, "vswitch", key, label, sw.id, **want)
+            self._add(Op.CREATE, "vswitch", key, label, sw.id, taken_pnics(host, active + standby, name, self.inv),
+                      **want)
         elif not mine:
             self._conflict("vswitch", key, label, f"a standard switch named {name}", sw.id, **want)
         elif (have.mtu is not None and have.mtu != sw.mtu) or (have.pnics is not None
                                                                 and sorted(have.pnics) != sorted(active + standby)):
-            self._add(Op.UPDATE, "vswitch", key, f"{label}: MTU {sw.mtu}, uplinks "
-                      f"{', '.join(active + standby) or 'none'}", sw.id, **want)
+            uplinks = ", ".join(active + standby) or "none"
+            risky = [f"{name}'s uplinks become {uplinks}, MTU {sw.mtu}", taken_pnics(host, active + standby, name,
+                                                                                     self.inv)]
+            self._add(Op.UPDATE, "vswitch", key, f"{label}: MTU {sw.mtu}, uplinks {uplinks}", sw.id,
+                      "; ".join(r for r in risky if r), **want)
         for pg in sw.portgroups:
             self._portgroup(host, sw, pg, name, key if not mine else None)
 
@@ -223,8 +227,9 @@ class Planner:
         if pg_active is not None and (current.active, current.standby) != (pg_active, pg_standby):
             diffs.append("teaming order")
         if diffs:
-            self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id, was=current.vswitch,
-                      **data)
+            risky = [d for d in diffs if d != "security policy"]
+            self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
+                      f"{pg_name} on {host.name}: {', '.join(risky)}" if risky else "", was=current.vswitch, **data)
 
     def _datacenter_for(self, host_ids: list[str]) -> str:
         for host_id in host_ids:
@@ -248,24 +253,38 @@ class Planner:
         label = f"distributed switch {sw.name}"
         want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label)
         if have is None:
-            self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id, add=members,
-                      remove=[], **want)
+            self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id,
+                      self._taken_by_dvs(members, sw.name), add=members, remove=[], edit={}, **want)
         elif have.managed != self.did:
             self._conflict("dvswitch", key, label, f"a distributed switch named {sw.name}", sw.id, add=members,
-                           remove=[], **want)
+                           remove=[], edit={}, **want)
         else:
-            present = {self.inv.host_by_moid(m).name for m in have.members if self.inv.host_by_moid(m)}
+            present = {self.inv.host_by_moid(m).name: m for m in have.members if self.inv.host_by_moid(m)}
             add = {h: p for h, p in members.items() if h not in present}
-            remove = sorted(present - set(members))
+            remove = sorted(set(present) - set(members))
+            # Uplinks of hosts already in: only a real vCenter reports them (vcsim leaves config.host empty).
+            edit = {h: p for h, p in members.items() if h in present and present[h] in have.uplinks
+                    and sorted(have.uplinks[present[h]]) != sorted(p)}
             mtu = have.mtu is not None and have.mtu != sw.mtu
-            if add or remove or mtu:
+            if add or remove or edit or mtu:
                 parts = [f"add {', '.join(add)}" if add else "", f"remove {', '.join(remove)}" if remove else "",
+                         "; ".join(f"uplinks of {h}: {', '.join(p) or 'none'}" for h, p in edit.items()),
                          f"MTU {sw.mtu}" if mtu else ""]
+                risky = [f"uplinks of {h} become {', '.join(p) or 'none'}" for h, p in edit.items()]
+                risky += [f"MTU {have.mtu} -> {sw.mtu}"] if mtu else []
+                taken = self._taken_by_dvs(add, sw.name)
                 self._add(Op.UPDATE, "dvswitch", key, f"{label}: " + ", ".join(p for p in parts if p), sw.id,
-                          add=add, remove=remove, moid=have.ref._moId, owner=self.did, **want)
+                          "; ".join(risky + ([taken] if taken else [])), add=add, remove=remove, edit=edit,
+                          moid=have.ref._moId, owner=self.did, **want)
         mine = have is not None and have.managed == self.did
         for pg in sw.portgroups:
             self._dvportgroup(sw, pg, dc, None if mine else key)
+
+    def _taken_by_dvs(self, members: dict[str, list[str]], dvs: str) -> str:
+        """What joining ``dvs`` with these pNICs takes away from the switches that use them now."""
+        taken = [taken_pnics(host, pnics, dvs, self.inv) for name, pnics in members.items()
+                 if (host := self.inv.host(name)) is not None]
+        return "; ".join(t for t in taken if t)
 
     def _dvportgroup(self, sw: Switch, pg: Any, dc: str, needs: str | None) -> None:
         vlan = parse_vlan(pg.vlan, SwitchKind.VDS)
@@ -355,6 +374,21 @@ class Planner:
                       for name in [sw.name, *(pg.name for pg in sw.portgroups)]}
         self.changes.extend(delete_standard(entry) for entry in standard_objects(self.inv, self.owned.get(self.did, ()))
                             if (entry.host, entry.name) not in wanted_std)
+
+
+# --- host connectivity ---------------------------------------------------------------------------------------
+
+
+def taken_pnics(host: HostInfo, pnics: list[str], switch: str, inv: Inventory | None = None) -> str:
+    """Which of ``pnics`` another switch of ``host`` uses now (so giving them to ``switch`` takes them from it,
+    perhaps with the host's management network), as a sentence; empty when none, or when the server does not
+    say (vcsim reports no uplinks)."""
+    users = {p: vs.name for vs in host.vswitches if vs.name != switch for p in vs.pnics or []}
+    for dvs in inv.dvses if inv is not None else []:
+        if dvs.name != switch:
+            users.update({p: dvs.name for p in dvs.uplinks.get(host.moid, [])})
+    taken = [f"{p} from {users[p]}" for p in pnics if p in users]
+    return f"takes {', '.join(taken)} on {host.name}" if taken else ""
 
 
 # --- deletions (used by the plan and by teardown) ----------------------------------------------------------
