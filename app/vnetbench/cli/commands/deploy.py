@@ -105,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         if not connectivity_confirmed(plan, args):
             print("nothing changed")
             return EXIT_NO
-        backend.settings[CONFIRM_CONNECTIVITY] = True  # the user confirmed them, on their own
+        if any(c.connectivity for c in plan.changes):
+            backend.settings[CONFIRM_CONNECTIVITY] = True  # the user confirmed them, on their own
         progress = progress_printer(not args.json)
         token = CancelToken()
         results = run_cancellable(lambda token: guarded(lambda: backend.apply(plan, progress, token)), token)
