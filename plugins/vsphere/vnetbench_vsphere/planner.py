@@ -379,12 +379,12 @@ class Planner:
 # --- host connectivity ---------------------------------------------------------------------------------------
 
 
-def taken_pnics(host: HostInfo, pnics: list[str], switch: str, inv: Inventory | None = None) -> str:
+def taken_pnics(host: HostInfo, pnics: list[str], switch: str, inv: Inventory) -> str:
     """Which of ``pnics`` another switch of ``host`` uses now (so giving them to ``switch`` takes them from it,
     perhaps with the host's management network), as a sentence; empty when none, or when the server does not
     say (vcsim reports no uplinks)."""
     users = {p: vs.name for vs in host.vswitches if vs.name != switch for p in vs.pnics or []}
-    for dvs in inv.dvses if inv is not None else []:
+    for dvs in inv.dvses:
         if dvs.name != switch:
             users.update({p: dvs.name for p in dvs.uplinks.get(host.moid, [])})
     taken = [f"{p} from {users[p]}" for p in pnics if p in users]
