@@ -7,6 +7,7 @@ apply hands to the server are read back from a recorder standing in for the mana
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from pyVmomi import vim
 from vnetbench.backends.contract import CONFIRM_CONNECTIVITY, BackendError, Op
+from vnetbench.cli.main import main
 from vnetbench.model import Host, PNic, Portgroup, Security, Switch, SwitchKind, Topology, Uplink, save
 from vnetbench_vsphere import marking
 from vnetbench_vsphere.apply import Applier
@@ -26,6 +28,13 @@ from vcsim_tools import cli_args, cli_env, make_backend
 from vsphere_designs import lab_design
 
 DESIGN = "conn-test"
+
+
+class Terminal(io.StringIO):
+    """Typed answers on a terminal."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 class Recorder:
@@ -192,7 +201,8 @@ def test_unconfirmed_connectivity_changes_are_not_sent(tmp_path):
 
 
 @pytest.mark.slow
-def test_deploy_asks_for_a_separate_confirmation_of_a_vlan_edit(vcsim, memory_keyring, tmp_path):
+def test_deploy_asks_for_a_separate_confirmation_of_a_vlan_edit(vcsim, memory_keyring, tmp_path, capsys,
+                                                                  monkeypatch):
     """A standard portgroup's VLAN edit (vcsim cannot apply it: no UpdatePortGroup) is refused without
     ``--confirm-connectivity`` before anything is sent, and sent with it."""
     backend = make_backend(vcsim, memory_keyring, tmp_path)
@@ -210,6 +220,13 @@ def test_deploy_asks_for_a_separate_confirmation_of_a_vlan_edit(vcsim, memory_ke
     assert refused.returncode == 2, refused.stderr
     assert "--confirm-connectivity" in refused.stderr and "nothing was changed" in refused.stderr
     assert refused.stderr.count("\n") == 1
+
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    assert main(["deploy", str(path), *cli_args(vcsim, tmp_path)]) == 1, "answered no at the terminal"
+    out = capsys.readouterr().out
+    assert "1 change affects host connectivity (marked above): apply them? [y/N]" in out, out
+    assert out.rstrip().endswith("nothing changed")
+    assert "applied" not in out, "nothing was sent"
 
     sent = subprocess.run(deploy + ["--confirm-connectivity"], env=env, capture_output=True, text=True, timeout=120)
     assert sent.returncode == 1, sent.stderr  # vcsim has no UpdatePortGroup: the server's own refusal
