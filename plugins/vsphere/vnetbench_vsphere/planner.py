@@ -194,8 +194,8 @@ class Planner:
         elif (have.mtu is not None and have.mtu != sw.mtu) or (have.pnics is not None
                                                                 and sorted(have.pnics) != sorted(active + standby)):
             uplinks = ", ".join(active + standby) or "none"
-            risky = [f"{name}'s uplinks become {uplinks}, MTU {sw.mtu}", taken_pnics(host, active + standby, name,
-                                                                                     self.inv)]
+            risky = [f"the uplinks of {sw.name} become {uplinks}, MTU {sw.mtu}",
+                     taken_pnics(host, active + standby, name, self.inv)]
             self._add(Op.UPDATE, "vswitch", key, f"{label}: MTU {sw.mtu}, uplinks {uplinks}", sw.id,
                       "; ".join(r for r in risky if r), **want)
         for pg in sw.portgroups:
@@ -229,7 +229,7 @@ class Planner:
         if diffs:
             risky = [d for d in diffs if d != "security policy"]
             self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
-                      f"{pg_name} on {host.name}: {', '.join(risky)}" if risky else "", was=current.vswitch, **data)
+                      f"{', '.join(risky)} on {host.name}" if risky else "", was=current.vswitch, **data)
 
     def _datacenter_for(self, host_ids: list[str]) -> str:
         for host_id in host_ids:

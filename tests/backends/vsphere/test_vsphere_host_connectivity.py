@@ -91,9 +91,9 @@ def our_dvs(uplinks: dict[str, list[str]]) -> DvsInfo:
 def test_the_plan_marks_vlan_uplink_mtu_and_pnic_moves_as_affecting_host_connectivity():
     changes = {(c.op, c.kind): c for c in Planner(design(), inventory(), owned=owned()).plan()}
     vswitch = changes[(Op.UPDATE, "vswitch")]
-    assert "uplinks become vmnic1, vmnic2, MTU 9000" in vswitch.connectivity
+    assert vswitch.connectivity == "the uplinks of lab become vmnic1, vmnic2, MTU 9000"
     portgroup = changes[(Op.UPDATE, "portgroup")]
-    assert "VLAN 10 -> 20" in portgroup.connectivity
+    assert portgroup.connectivity == "VLAN 10 -> 20 on esx1", "named by the design, not vnb-<tag>-vlan10"
     new_dvs = changes[(Op.CREATE, "dvswitch")]
     assert new_dvs.connectivity == "takes vmnic0 from vSwitch0 on esx1", "the management uplink would move"
     assert "[affects host connectivity: " in str(portgroup), "the plan's line shows it"
