@@ -229,7 +229,8 @@ class Planner:
         if diffs:
             risky = [d for d in diffs if d != "security policy"]
             self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
-                      f"{', '.join(risky)} on {host.name}" if risky else "", was=current.vswitch, **data)
+                      f"portgroup {pg.name} on {host.name}: {', '.join(risky)}" if risky else "", was=current.vswitch,
+                      **data)
 
     def _datacenter_for(self, host_ids: list[str]) -> str:
         for host_id in host_ids:

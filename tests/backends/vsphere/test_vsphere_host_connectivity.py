@@ -93,7 +93,7 @@ def test_the_plan_marks_vlan_uplink_mtu_and_pnic_moves_as_affecting_host_connect
     vswitch = changes[(Op.UPDATE, "vswitch")]
     assert vswitch.connectivity == "the uplinks of lab become vmnic1, vmnic2, MTU 9000"
     portgroup = changes[(Op.UPDATE, "portgroup")]
-    assert portgroup.connectivity == "VLAN 10 -> 20 on esx1", "named by the design, not vnb-<tag>-vlan10"
+    assert portgroup.connectivity == "portgroup vlan10 on esx1: VLAN 10 -> 20", "named by the design, not vnb-<tag>-"
     new_dvs = changes[(Op.CREATE, "dvswitch")]
     assert new_dvs.connectivity == "takes vmnic0 from vSwitch0 on esx1", "the management uplink would move"
     assert "[affects host connectivity: " in str(portgroup), "the plan's line shows it"
