@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import uuid
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
@@ -12,6 +13,7 @@ from PySide6.QtCore import Qt
 from fake_backend import FakeBackend, fake_plugins
 from panel_designs import two_vms_one_switch
 from vnetbench.backends import BackendError, Capabilities, DeployState, discover
+from vnetbench.backends.contract import CONFIRM_CONNECTIVITY
 from vnetbench.gui.panels.deploy import DeployDock
 from vnetbench.gui.workbench import Workbench
 
@@ -237,3 +239,31 @@ def test_states_follow_the_changes_when_status_is_unavailable(qtbot):
         "vs1": DeployState.DEPLOYED, "vm-a": DeployState.DEPLOYED, "vm-b": DeployState.DEPLOYED}
     _click_and_wait(qtbot, dock, dock.teardown_button)
     assert {s.state for s in states[-1].values()} == {DeployState.ABSENT}
+
+
+class RiskyBackend(FakeBackend):
+    """Marks every switch change as affecting host connectivity, and remembers whether apply was confirmed."""
+
+    def plan(self, design):
+        plan = super().plan(design)
+        changes = tuple(replace(c, connectivity="uplinks change") if c.kind == "switch" else c for c in plan.changes)
+        return replace(plan, changes=changes)
+
+    def apply(self, plan, progress=None, cancel=None):
+        self.confirmed = self.settings.get(CONFIRM_CONNECTIVITY)
+        return super().apply(plan, progress, cancel)
+
+
+def test_changes_affecting_host_connectivity_are_confirmed_on_their_own(qtbot):
+    _, dock = _dock(qtbot, RiskyBackend)
+    asked = []
+    dock.ask_connectivity = lambda question: asked.append(question) or False
+    _click_and_wait(qtbot, dock, dock.plan_button)
+    qtbot.mouseClick(dock.apply_button, Qt.MouseButton.LeftButton)
+    assert dock.task is None and "apply" not in dock.backend.calls, "a no sends nothing"
+    assert len(asked) == 1 and "create switch vSwitch1: uplinks change" in asked[0]
+    assert "not confirmed" in dock.message.text()
+
+    dock.ask_connectivity = lambda question: True
+    _click_and_wait(qtbot, dock, dock.apply_button)
+    assert dock.backend.confirmed is True and len(dock.backend.held) == 3

@@ -147,7 +147,9 @@ class PlannedChange:
 
     ``key`` is the backend's name for the object (``vnb-1a2b-br3``, a MoRef name); ``object_id`` the design
     object it comes from, so the canvas can mark it; ``description`` is what the user reads in the plan;
-    ``data`` is the backend's own payload for ``apply`` (never secrets).
+    ``data`` is the backend's own payload for ``apply`` (never secrets). ``connectivity``, when set, says how
+    the change may cut a host off its network (a VLAN, uplinks, MTU): the plan shows it, and the backend sends
+    it only when the setting ``CONFIRM_CONNECTIVITY`` says the user confirmed such changes separately.
     """
 
     op: Op
@@ -156,9 +158,16 @@ class PlannedChange:
     description: str
     object_id: str | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    connectivity: str = ""
 
     def __str__(self) -> str:
-        return f"{self.op.value:6} {self.kind:12} {self.description}"
+        mark = f"  [affects host connectivity: {self.connectivity}]" if self.connectivity else ""
+        return f"{self.op.value:6} {self.kind:12} {self.description}{mark}"
+
+
+CONFIRM_CONNECTIVITY = "confirm_connectivity"
+"""The setting that lets ``apply`` send changes marked ``connectivity``: true only after the user confirmed them
+on their own (``deploy --confirm-connectivity``, a yes at the terminal or in the GUI)."""
 
 
 @dataclass(frozen=True)
@@ -184,13 +193,15 @@ class ChangeResult:
     """How one change ended. ``lost``: the backend could not be reached (or could no longer be trusted) before
     the change ended, so it was not sent or its outcome is unknown; applying again settles it. ``left_alone``:
     a teardown did not touch it on purpose, since nothing proves vnetbench made it (``error`` says why); that
-    is the right outcome, not a failure, so a script's teardown step does not fail on someone else's object."""
+    is the right outcome, not a failure, so a script's teardown step does not fail on someone else's object.
+    ``cancelled``: the user cancelled before it was sent, so the backend never saw it."""
 
     change: PlannedChange
     ok: bool
     error: str | None = None
     lost: bool = False
     left_alone: bool = False
+    cancelled: bool = False
 
     @property
     def failed(self) -> bool:

@@ -9,6 +9,10 @@ network and vCenter refuses it, so that check happens here, before the call.
 
 When the server goes away, or shows another certificate than the pinned one, the run stops and every change
 not finished is reported ``lost``; the next apply settles them.
+
+A stage sends at most ``IN_FLIGHT`` changes before waiting for them, so a cancel (Ctrl-C) stops what is not
+sent yet: the changes in flight end on the server and are reported as they ended, the others are reported
+``cancelled`` (never sent). Sending all of a stage at once would leave nothing to cancel.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from pyVmomi import vim, vmodl
-from vnetbench.backends.contract import BackendError, CancelToken, ChangeResult, Op, PlannedChange, ProgressFn
+from vnetbench.backends.contract import (CONFIRM_CONNECTIVITY, BackendError, CancelToken, ChangeResult, Op,
+                                        PlannedChange, ProgressFn)
 from vnetbench.model import NicType
 
 from . import marking
@@ -36,6 +41,11 @@ DVS = vim.dvs.VmwareDistributedVirtualSwitch
 #: to do with its result (which may start a follow-up task).
 Then = Callable[[Any], Any] | None
 Report = Callable[..., None]
+
+#: Changes of a stage sent before waiting for them: enough for vCenter to work in parallel, few enough that a
+#: cancel still has something to stop.
+IN_FLIGHT = 8
+NOT_SENT = "cancelled: not sent"
 
 
 # --- specs ----------------------------------------------------------------------------------------------
@@ -97,24 +107,30 @@ class Applier:
         self._temp_key = -100
         self._field_key: int | None = None
         self._touched: dict[str, dict[str, Any]] = {}  # VM moid -> plan data of an edit that added devices
+        self._note: Callable[[str], None] = lambda message: None
 
     # --- the run ---------------------------------------------------------------------------------------
 
     def run(self, changes: tuple[PlannedChange, ...], progress: ProgressFn | None = None,
             cancel: CancelToken | None = None) -> list[ChangeResult]:
         results: dict[int, ChangeResult] = {}
-        failed: set[str] = set()
+        failed: dict[str, str] = {}  # key -> what the user calls it (the design's object, not vSphere's name)
         total = len(changes)
         position = {id(c): i for i, c in enumerate(changes)}
 
         def report(change: PlannedChange, error: str | None, lost: bool = False) -> None:
             results[position[id(change)]] = ChangeResult(change, error is None, error, lost)
             if error is not None:
-                failed.add(change.key)
+                failed[change.key] = str(change.data.get("label") or change.key)
                 log.warning("%s %s failed: %s", change.op.value, change.description, error)
             if progress:
                 progress(len(results), total, f"{'done' if error is None else 'FAILED'}: {change}")
 
+        def note(message: str) -> None:
+            if progress:
+                progress(len(results), total, message)
+
+        self._note = note
         waiter = None
         try:
             if changes:
@@ -142,7 +158,7 @@ class Applier:
                     log.debug("closing the task waiter failed", exc_info=True)
         for c in changes:
             if position[id(c)] not in results:
-                results[position[id(c)]] = ChangeResult(c, False, "cancelled before it ran")
+                results[position[id(c)]] = ChangeResult(c, False, NOT_SENT, cancelled=True)
         return [results[i] for i in range(total)]
 
     def _lost(self, exc: Exception) -> Exception:
@@ -150,34 +166,47 @@ class Applier:
         ends the run), or else the failure itself."""
         return session_failure(self.conn.server, exc, self.conn.pinned) or exc
 
-    def _run_stage(self, batch: list[PlannedChange], failed: set[str], report: Report, waiter: Any,
+    def _run_stage(self, batch: list[PlannedChange], failed: dict[str, str], report: Report, waiter: Any,
                    cancel: CancelToken | None) -> None:
-        running: dict[str, tuple[Any, PlannedChange, Then]] = {}
-        for change in batch:
+        """Send the stage's changes ``IN_FLIGHT`` at a time, waiting for each group before the next; a cancel
+        stops the sending, and what is in flight is waited for."""
+        pending = list(batch)
+        while pending:
+            running: dict[str, tuple[Any, PlannedChange, Then]] = {}
+            while pending and len(running) < IN_FLIGHT:
+                if cancel is not None and cancel.cancelled:
+                    break
+                self._send(pending.pop(0), failed, report, running)
+            if cancel is not None and cancel.cancelled and running:
+                self._note(f"cancelled: waiting for the {len(running)} changes already sent to end; "
+                           f"{len(pending)} of this stage not sent")
+            self._wait(running, report, waiter, cancel)
             if cancel is not None and cancel.cancelled:
-                break  # what was submitted still runs on the server: wait for it and report it
-            blocked = [k for k in change.data.get("needs", ()) if k in failed]
-            if blocked:
-                report(change, f"not tried: {blocked[0]} failed")
-                continue
-            try:
-                task, then = self._start(change)
-            except BackendError as exc:
-                report(change, exc.message)
-                continue
-            except vmodl.MethodFault as exc:
-                report(change, fault_text(exc))
-                continue
-            except Exception as exc:  # noqa: BLE001 - sorted: a lost or untrusted server ends the run
-                lost = self._lost(exc)
-                if lost is not exc:
-                    report(change, f"outcome unknown: {lost}", lost=True)
-                raise lost from None
-            if task is None:
-                report(change, None)
-            else:
-                running[task._moId] = (task, change, then)
-        self._wait(running, report, waiter, cancel)
+                return  # what is left is reported as not sent
+
+    def _send(self, change: PlannedChange, failed: dict[str, str], report: Report,
+              running: dict[str, tuple[Any, PlannedChange, Then]]) -> None:
+        blocked = [k for k in change.data.get("needs", ()) if k in failed]
+        if blocked:
+            report(change, f"not tried: {failed[blocked[0]]} failed")
+            return
+        try:
+            task, then = self._start(change)
+        except BackendError as exc:
+            report(change, exc.message)
+            return
+        except vmodl.MethodFault as exc:
+            report(change, fault_text(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - sorted: a lost or untrusted server ends the run
+            lost = self._lost(exc)
+            if lost is not exc:
+                report(change, f"outcome unknown: {lost}", lost=True)
+            raise lost from None
+        if task is None:
+            report(change, None)
+        else:
+            running[task._moId] = (task, change, then)
 
     def _wait(self, running: dict[str, tuple[Any, PlannedChange, Then]], report: Report, waiter: Any,
               cancel: CancelToken | None) -> None:
@@ -243,6 +272,9 @@ class Applier:
     def _start(self, change: PlannedChange) -> tuple[Any, Then]:
         if change.data.get("conflict"):
             raise BackendError(str(change.data["conflict"]))
+        if change.connectivity and not self.settings.get(CONFIRM_CONNECTIVITY):
+            raise BackendError(f"not sent: it affects host connectivity ({change.connectivity}); confirm such "
+                               "changes separately (deploy --confirm-connectivity, or yes when asked)")
         handler = getattr(self, f"_{change.op.value}_{change.kind}")
         return handler(dict(change.data))
 
@@ -358,6 +390,11 @@ class Applier:
             backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
                                                                for p in pnics])
             members.append(vim.dvs.HostMember.ConfigSpec(operation="add", host=self._host(host_name).ref,
+                                                         backing=backing))
+        for host_name, pnics in d.get("edit", {}).items():  # a member's uplink pNICs
+            backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
+                                                               for p in pnics])
+            members.append(vim.dvs.HostMember.ConfigSpec(operation="edit", host=self._host(host_name).ref,
                                                          backing=backing))
         for host_name in d["remove"]:
             members.append(vim.dvs.HostMember.ConfigSpec(operation="remove", host=self._host(host_name).ref))

@@ -91,6 +91,18 @@ def session_failure(server: Server, exc: BaseException, pinned: str | None) -> B
     return None
 
 
+def _pin_mismatch(exc: BaseException) -> PinMismatch | None:
+    """The ``PinMismatch`` behind ``exc``, if a library wrapped one (pyVmomi turns it into a fault)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, PinMismatch):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 class UntrustedCertificate(contract.UntrustedCertificate):
     """The contract's error, for a vSphere ``Server``: ``fingerprint`` is what the user must confirm."""
 
@@ -212,8 +224,11 @@ class Connection:
                                    user=self.user, pwd=password, sslContext=self._tls,
                                    httpConnectionTimeout=self.timeout)
         except vim.fault.InvalidLogin:
+            fix = (f"check the user name and the password given for this session (typed, or VNETBENCH_PASSWORD)"
+                   if self._typed_password else
+                   f"check the user name, or update the keyring entry: keyring set {KEYRING_SERVICE} {account}")
             raise BackendError(f"login to {self.server.hostport} as {self.user} failed: wrong user name or password",
-                               f"update the keyring entry {KEYRING_SERVICE} {account}") from None
+                               fix) from None
         except PinMismatch as exc:
             raise CertificateChanged(self.server.hostport, pretty(self.pinned or exc.seen), pretty(exc.seen),
                                      "it changed after the first look, before the password was sent; find out "
@@ -221,6 +236,11 @@ class Connection:
         except OSError as exc:
             raise _socket_error(self.server, exc) from None
         except vim.fault.VimFault as exc:
+            swapped = _pin_mismatch(exc)
+            if swapped is not None:  # pyVmomi wraps a failed first call in HostConnectFault
+                raise CertificateChanged(self.server.hostport, pretty(self.pinned or swapped.seen),
+                                         pretty(swapped.seen), "it changed after the first look, before the "
+                                         "password was sent; find out why (a proxy?) before you trust it") from None
             raise BackendError(f"login to {self.server.hostport} failed: {exc.msg}", "check the server") from None
         finally:
             del password

@@ -127,6 +127,10 @@ class _Builder:
         vm_names = unique_names({v.moid: _path(v.datacenter, *v.folder, v.name) for v in vms})
         for v in vms:
             self.topo.vms.append(self._vm(v, vm_names[v.moid]))
+        for opaque_id, opaque_name in sorted(inv.opaque.items(), key=lambda item: item[1]):
+            if opaque_id not in self.segments:
+                self.warn(f"NSX network {opaque_name} is used by no VM and is not imported: vnetbench knows an NSX "
+                          "segment only by the hosts whose VMs use it (vCenter does not tell its transport zone)")
         self._physical()
         self._settle()
         topo = self.topo

@@ -156,13 +156,13 @@ class Planner:
         rank = {stage: i for i, stage in enumerate(ORDER)}
         return sorted(self.changes, key=lambda c: rank[(c.op, c.kind)])
 
-    def _add(self, op: Op, kind: str, key: str, description: str, object_id: str | None,
+    def _add(self, op: Op, kind: str, key: str, description: str, object_id: str | None, connectivity: str = "",
              **data: Any) -> None:
-        self.changes.append(PlannedChange(op, kind, key, description, object_id, data))
+        self.changes.append(PlannedChange(op, kind, key, description, object_id, data, connectivity))
 
-    def _conflict(self, kind: str, key: str, label: str, what: str, object_id: str, **data: Any) -> None:
+    def _conflict(self, kind: str, key: str, title: str, what: str, object_id: str, **data: Any) -> None:
         reason = f"conflict: {what} exists that vnetbench did not create; rename one of them"
-        self._add(Op.CREATE, kind, key, f"{label}: {reason}", object_id, conflict=reason, **data)
+        self._add(Op.CREATE, kind, key, f"{title}: {reason}", object_id, conflict=reason, **data)
 
     def _mine(self, host: HostInfo, name: str, vswitch: str = "") -> bool:
         return Entry(host.name, name, vswitch) in self.owned.get(self.did, ())
@@ -182,18 +182,22 @@ class Planner:
         name = marking.standard_name(self.did, sw.name)
         key = f"{host.name}/{name}"
         active, standby = self._pnic_names(sw.uplinks)
-        want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby)
+        label = f"standard switch {sw.name} on {host.name}"
+        want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby, label=label)
         have = host.vswitch(name)
         mine = have is not None and self._mine(host, name)
-        label = f"standard switch {sw.name} on {host.name}"
         if have is None:
-            self._add(Op.CREATE, "vswitch", key, label, sw.id, **want)
+            self._add(Op.CREATE, "vswitch", key, label, sw.id, taken_pnics(host, active + standby, name, self.inv),
+                      **want)
         elif not mine:
             self._conflict("vswitch", key, label, f"a standard switch named {name}", sw.id, **want)
         elif (have.mtu is not None and have.mtu != sw.mtu) or (have.pnics is not None
                                                                 and sorted(have.pnics) != sorted(active + standby)):
-            self._add(Op.UPDATE, "vswitch", key, f"{label}: MTU {sw.mtu}, uplinks "
-                      f"{', '.join(active + standby) or 'none'}", sw.id, **want)
+            uplinks = ", ".join(active + standby) or "none"
+            risky = [f"the uplinks of {sw.name} become {uplinks}, MTU {sw.mtu}",
+                     taken_pnics(host, active + standby, name, self.inv)]
+            self._add(Op.UPDATE, "vswitch", key, f"{label}: MTU {sw.mtu}, uplinks {uplinks}", sw.id,
+                      "; ".join(r for r in risky if r), **want)
         for pg in sw.portgroups:
             self._portgroup(host, sw, pg, name, key if not mine else None)
 
@@ -202,11 +206,11 @@ class Planner:
         vlan = parse_vlan(pg.vlan, SwitchKind.VSS)
         vlan_id = 0 if vlan.mode is VlanMode.NONE else (4095 if vlan.mode is VlanMode.TRUNK else vlan.tag)
         pg_active, pg_standby = self._pnic_names(pg.uplinks) if pg.uplinks is not None else (None, None)
+        label = f"portgroup {pg.name} on {host.name}/{sw.name}"
         data = dict(host=host.name, name=pg_name, vswitch=vswitch, vlan=vlan_id, security=security_data(pg.security),
-                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [])
+                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [], label=label)
         current = host.portgroup(pg_name)
         key = f"{host.name}/{pg_name}"
-        label = f"portgroup {pg.name} on {host.name}/{sw.name}"
         if current is None:
             self._add(Op.CREATE, "portgroup", key, f"{label}, VLAN {vlan_id}", pg.id, **data)
             return
@@ -223,7 +227,9 @@ class Planner:
         if pg_active is not None and (current.active, current.standby) != (pg_active, pg_standby):
             diffs.append("teaming order")
         if diffs:
-            self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id, was=current.vswitch,
+            risky = [d for d in diffs if d != "security policy"]
+            self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
+                      f"portgroup {pg.name} on {host.name}: {', '.join(risky)}" if risky else "", was=current.vswitch,
                       **data)
 
     def _datacenter_for(self, host_ids: list[str]) -> str:
@@ -246,35 +252,49 @@ class Planner:
                                   if self.index.parent(u.pnic) is host]
         have = self.inv.dvs(sw.name, dc)
         label = f"distributed switch {sw.name}"
-        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu)
+        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label)
         if have is None:
-            self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id, add=members,
-                      remove=[], **want)
+            self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id,
+                      self._taken_by_dvs(members, sw.name), add=members, remove=[], edit={}, **want)
         elif have.managed != self.did:
             self._conflict("dvswitch", key, label, f"a distributed switch named {sw.name}", sw.id, add=members,
-                           remove=[], **want)
+                           remove=[], edit={}, **want)
         else:
-            present = {self.inv.host_by_moid(m).name for m in have.members if self.inv.host_by_moid(m)}
+            present = {self.inv.host_by_moid(m).name: m for m in have.members if self.inv.host_by_moid(m)}
             add = {h: p for h, p in members.items() if h not in present}
-            remove = sorted(present - set(members))
+            remove = sorted(set(present) - set(members))
+            # Uplinks of hosts already in: only a real vCenter reports them (vcsim leaves config.host empty).
+            edit = {h: p for h, p in members.items() if h in present and present[h] in have.uplinks
+                    and sorted(have.uplinks[present[h]]) != sorted(p)}
             mtu = have.mtu is not None and have.mtu != sw.mtu
-            if add or remove or mtu:
+            if add or remove or edit or mtu:
                 parts = [f"add {', '.join(add)}" if add else "", f"remove {', '.join(remove)}" if remove else "",
+                         "; ".join(f"uplinks of {h}: {', '.join(p) or 'none'}" for h, p in edit.items()),
                          f"MTU {sw.mtu}" if mtu else ""]
+                risky = [f"uplinks of {h} become {', '.join(p) or 'none'}" for h, p in edit.items()]
+                risky += [f"MTU {have.mtu} -> {sw.mtu}"] if mtu else []
+                taken = self._taken_by_dvs(add, sw.name)
                 self._add(Op.UPDATE, "dvswitch", key, f"{label}: " + ", ".join(p for p in parts if p), sw.id,
-                          add=add, remove=remove, moid=have.ref._moId, owner=self.did, **want)
+                          "; ".join(risky + ([taken] if taken else [])), add=add, remove=remove, edit=edit,
+                          moid=have.ref._moId, owner=self.did, **want)
         mine = have is not None and have.managed == self.did
         for pg in sw.portgroups:
             self._dvportgroup(sw, pg, dc, None if mine else key)
+
+    def _taken_by_dvs(self, members: dict[str, list[str]], dvs: str) -> str:
+        """What joining ``dvs`` with these pNICs takes away from the switches that use them now."""
+        taken = [taken_pnics(host, pnics, dvs, self.inv) for name, pnics in members.items()
+                 if (host := self.inv.host(name)) is not None]
+        return "; ".join(t for t in taken if t)
 
     def _dvportgroup(self, sw: Switch, pg: Any, dc: str, needs: str | None) -> None:
         vlan = parse_vlan(pg.vlan, SwitchKind.VDS)
         data = dict(datacenter=dc, dvs=sw.name, name=pg.name, vlan=str(vlan.tag or 0) if vlan.mode is not VlanMode.TRUNK
                     else "trunk", ranges=[list(r) for r in vlan.ranges], security=security_data(pg.security),
-                    needs=[needs] if needs else [])
+                    needs=[needs] if needs else [], label=f"distributed portgroup {pg.name}")
         current = self.inv.dvpg(pg.name, dc)
         key = f"{dc}/{pg.name}"
-        label = f"distributed portgroup {pg.name}"
+        label = data["label"]
         if current is None:
             self._add(Op.CREATE, "dvportgroup", key, f"{label} on {sw.name}, {vlan}", pg.id, **data)
             return
@@ -355,6 +375,21 @@ class Planner:
                       for name in [sw.name, *(pg.name for pg in sw.portgroups)]}
         self.changes.extend(delete_standard(entry) for entry in standard_objects(self.inv, self.owned.get(self.did, ()))
                             if (entry.host, entry.name) not in wanted_std)
+
+
+# --- host connectivity ---------------------------------------------------------------------------------------
+
+
+def taken_pnics(host: HostInfo, pnics: list[str], switch: str, inv: Inventory) -> str:
+    """Which of ``pnics`` another switch of ``host`` uses now (so giving them to ``switch`` takes them from it,
+    perhaps with the host's management network), as a sentence; empty when none, or when the server does not
+    say (vcsim reports no uplinks)."""
+    users = {p: vs.name for vs in host.vswitches if vs.name != switch for p in vs.pnics or []}
+    for dvs in inv.dvses:
+        if dvs.name != switch:
+            users.update({p: dvs.name for p in dvs.uplinks.get(host.moid, [])})
+    taken = [f"{p} from {users[p]}" for p in pnics if p in users]
+    return f"takes {', '.join(taken)} on {host.name}" if taken else ""
 
 
 # --- deletions (used by the plan and by teardown) ----------------------------------------------------------

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import keyring
+from keyring.errors import KeyringError
 from vnetbench.backends.contract import BackendError, Endpoint, RunningCommand
 from vnetbench.backends.process import ProcessCommand
 
@@ -77,7 +78,10 @@ class SshEndpoint(Endpoint):
 
     def _keyring_key(self) -> str | None:
         user = str(self.settings.get("ssh_user", "root"))
-        key = keyring.get_password(SSH_KEY_SERVICE, user)
+        try:
+            key = keyring.get_password(SSH_KEY_SERVICE, user)
+        except KeyringError:  # no usable keyring here: the agent and ~/.ssh still work
+            key = None
         if key is None:
             return None  # the user's ssh-agent or ~/.ssh keys
         self._key_dir = tempfile.mkdtemp(prefix="vnetbench-ssh-")
@@ -103,12 +107,19 @@ class SshEndpoint(Endpoint):
         try:
             done = subprocess.run(probe, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            raise BackendError(f"no answer over SSH from {self.name} at {self.address()}",
-                               "check that sshd runs in the VM") from None
-        if done.returncode == 255:
-            raise BackendError(f"SSH to {self.name} at {self.address()} failed: {done.stderr.strip()}",
-                               "check the address, ssh_user and that your key is in the agent or keyring")
+            raise self._unreachable("no answer in 30 s") from None
+        if done.returncode == 255:  # ssh's own failure (the probe's status otherwise)
+            lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+            raise self._unreachable(lines[-1] if lines else "ssh failed")
         return done.returncode == 0 and bool(done.stdout.strip())
+
+    def _unreachable(self, why: str) -> BackendError:
+        """SSH could not get into the VM: name it, the address tried and what to check."""
+        user, port = self.settings.get("ssh_user", "root"), int(self.settings.get("ssh_port", 22))
+        return BackendError(f"cannot reach VM {self.name} over SSH at {user}@{self.address()} port {port}: {why}",
+                            "check that sshd runs in the VM at that address (the design's ip, else the one VMware "
+                            "Tools reports), the ssh_user and ssh_port settings, and that your key is in the "
+                            f"ssh-agent or in the keyring as {SSH_KEY_SERVICE}/{user}")
 
     def close(self) -> None:
         """Remove the private key file taken from the keyring (also done when the endpoint is collected)."""

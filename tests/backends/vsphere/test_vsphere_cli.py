@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from vnetbench.backends.discovery import discover
@@ -91,3 +92,33 @@ def test_an_address_that_does_not_end_in_sdk_is_one_clear_line(cli_args, capsys,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert "does not end in /sdk" in err and f"write https://{vcsim.hostport}/sdk" in err
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_measure_a_vm_ssh_cannot_reach_is_one_line_naming_vm_address_and_fix(cli_args, capsys, tmp_path):
+    path, args = cli_args
+    assert main(["deploy", path, *args]) == 0
+    design = lab_design()
+    design.vms[0].vnics[0].ip = "127.0.0.1/8"  # vnb-test-a: ssh is refused there (a closed port)
+    design.vms[1].vnics[0].ip = "127.0.0.2/8"
+    save(design, path)
+    capsys.readouterr()
+    probe = ["--set", f"ssh_port={_closed_port()}", "--set", f"ssh_known_hosts={tmp_path / 'known_hosts'}"]
+    code = main(["measure", path, "--from", "vnb-test-a", "--to", "vnb-test-b", "--test", "throughput",
+                 "--no-store", *args, *probe])
+    err = capsys.readouterr().err.splitlines()
+    failure = [line for line in err if line.startswith("vnetbench measure:")]
+    assert code == 3, err
+    assert len(failure) == 1 and not any("Traceback" in line for line in err), err
+    assert "VM vnb-test-a" in failure[0] and "127.0.0.1" in failure[0] and "sshd" in failure[0], failure
+
+    code = main(["measure", path, "--from", "vnb-test-c", "--to", "vnb-test-b", "--test", "throughput",
+                 "--no-store", *args, *probe])
+    err = capsys.readouterr().err
+    assert code == 3 and "VM vnb-test-c has no IPv4 address" in err
+    assert "lab up" not in err, "a vSphere VM without an address is not told to run the local lab"

@@ -117,7 +117,7 @@ def test_name_taken_by_a_foreign_object_is_a_conflict_that_blocks_only_its_chang
     failed = {r.change.key: r.error for r in results if not r.ok}
     assert set(failed) == {"DC0/DC0_DVPG0", "DC0/vnb-test-c"}
     assert failed["DC0/DC0_DVPG0"].startswith("conflict: a distributed portgroup named DC0_DVPG0 exists")
-    assert failed["DC0/vnb-test-c"] == "not tried: DC0/DC0_DVPG0 failed"
+    assert failed["DC0/vnb-test-c"] == "not tried: distributed portgroup DC0_DVPG0 failed"
     assert sum(r.ok for r in results) == len(results) - 2
     inv = backend.inventory()
     assert inv.dvpg("DC0_DVPG0").managed is None and inv.dvpg("DC0_DVPG0").dvs == "DVS0", "left untouched"
@@ -161,7 +161,7 @@ def test_cancel_stops_between_stages(backend):
             token.cancel()
 
     results = backend.apply(backend.plan(design), progress, token)
-    cancelled = [r for r in results if r.error == "cancelled before it ran"]
+    cancelled = [r for r in results if r.cancelled and r.error == "cancelled: not sent"]
     assert cancelled and all(r.change.kind in ("portgroup", "dvportgroup", "vm") for r in cancelled)
     assert backend.inventory().vm("vnb-test-a") is None
     assert all(r.ok for r in backend.apply(backend.plan(design))), "a later apply finishes the job"
@@ -179,7 +179,7 @@ def test_cancel_inside_a_stage_reports_what_ran(backend):
     results = backend.apply(backend.plan(design), progress, token)
     done = [r.change.kind for r in results if r.ok]
     assert sorted(done) == ["dvswitch", "portgroup", "vswitch"]
-    assert all(r.error == "cancelled before it ran" for r in results if not r.ok)
+    assert all(r.cancelled and r.error == "cancelled: not sent" for r in results if not r.ok)
     host = backend.inventory().host("DC0_H0")
     assert len([p for p in host.portgroups if p.name.startswith("vnb-")]) == 1
 

@@ -8,7 +8,9 @@ import shutil
 import subprocess
 import time
 
+import keyring
 import pytest
+from keyring.backends.fail import Keyring as FailKeyring
 from vnetbench.backends.contract import BackendError
 from vnetbench_vsphere.ssh import SSH_KEY_SERVICE, SshEndpoint, remote_script, ssh_argv
 
@@ -134,5 +136,15 @@ def test_probe_over_ssh_with_a_key_from_the_keyring(sshd, memory_keyring):
 
 def test_ssh_failure_is_a_clear_error(sshd, memory_keyring):
     endpoint = SshEndpoint("vm-a", {"a0": sshd["address"]}, {**sshd["settings"], "ssh_port": 2223})
-    with pytest.raises(BackendError, match="SSH to vm-a at .* failed"):
+    with pytest.raises(BackendError, match="cannot reach VM vm-a over SSH at root@10.213.*port 2223"):
         endpoint.has_program("sh")
+
+
+def test_without_a_keyring_the_ssh_agent_is_used():
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
+    try:
+        endpoint = SshEndpoint("vm-a", {"a0": "127.0.0.1"}, {})
+    finally:
+        keyring.set_keyring(previous)
+    assert endpoint._key_file is None

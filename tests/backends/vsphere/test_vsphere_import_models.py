@@ -127,7 +127,7 @@ def test_adapters_vnetbench_does_not_model_come_with_a_warning(backend, memory_k
 
 
 def test_nsx_and_missing_networks_warn_and_keep_what_is_known(vcsim_tools, memory_keyring, tmp_path):
-    sim = Vcsim("-nsx", "1", "-pg-nsx", "1")
+    sim = Vcsim("-nsx", "2", "-pg-nsx", "1")
     try:
         sim.govc("host.portgroup.add", "-host", "DC0_C0_H0", "-vswitch", "vSwitch0", "only-c0")
         sim.govc("vm.create", "-on=false", "-host", "DC0_H0", "-net", "only-c0", "lonely")  # vcsim lets it
@@ -135,13 +135,14 @@ def test_nsx_and_missing_networks_warn_and_keep_what_is_known(vcsim_tools, memor
         be.connect()
         content = be.conn.content
         view = content.viewManager.CreateContainerView(content.rootFolder, [vim.OpaqueNetwork], True)
-        (opaque,) = view.view
+        opaque = next(n for n in view.view if n.name == "DC0_NSX0")
         vm = be.inventory().vm("DC0_H0_VM1").ref
         backing = vim.vm.device.VirtualEthernetCard.OpaqueNetworkBackingInfo(
             opaqueNetworkId=opaque.summary.opaqueNetworkId, opaqueNetworkType=opaque.summary.opaqueNetworkType)
         add_nics(vm, [vim.vm.device.VirtualVmxnet3(key=-1, backing=backing)])
         topo = be.import_design()
         warnings = topo.description
+        listed = be.import_warnings
         be.close()
     finally:
         sim.kill()
@@ -150,6 +151,9 @@ def test_nsx_and_missing_networks_warn_and_keep_what_is_known(vcsim_tools, memor
     assert segment.name == "DC0_NSX0" and vm1.vnics[1].network == segment.portgroups[0].id
     assert segment.members == [vm1.host]
     assert "NSX network DC0_NSX0 is imported as an NSX segment" in warnings
+    unused = [w for w in listed if w.startswith("NSX network DC0_NSX1 is used by no VM and is not imported")]
+    assert len(unused) == 1 and unused[0] in warnings, "an NSX network no VM uses is named, not dropped silently"
+    assert [s.name for s in topo.switches if s.kind is SwitchKind.NSX_SEGMENT] == ["DC0_NSX0"]
     lonely = next(v for v in topo.vms if v.name == "lonely")
     assert lonely.vnics[0].network is None
     assert "vNIC eth0 of VM lonely is on the network 'only-c0', which its host DC0_H0 has no portgroup for" in warnings

@@ -61,23 +61,57 @@ def converges(backend, design) -> None:
     assert backend.plan(design).empty, "one apply settles it"
 
 
+def interrupted(proc: subprocess.Popen, when) -> tuple[str, str]:
+    """SIGINT to ``proc`` once a progress line on stderr satisfies ``when``; its output after it ended."""
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if when(line):
+            proc.send_signal(signal.SIGINT)
+            break
+    out, err = proc.communicate(timeout=120)
+    return out, "".join(seen) + err
+
+
+def summary_of(out: str) -> tuple[int, int, int]:
+    """(applied, total, not sent) from ``applied 8 of 33 changes; 25 not sent (cancelled):``."""
+    line = next(line for line in out.splitlines() if line.startswith("applied "))
+    words = line.split()
+    unsent = int(line.split("; ")[-1].split()[0]) if "not sent (cancelled)" in line else 0
+    return int(words[1]), int(words[3]), unsent
+
+
 def test_ctrl_c_during_a_deploy_reports_what_ran_and_exits_130(vcsim, memory_keyring, tmp_path):
     design = mixed_design()
     backend = make_backend(vcsim, memory_keyring, tmp_path)
     before = snapshot(backend)
     proc = deploy_process(design, vcsim, tmp_path)
-    for line in proc.stderr:
-        if line.startswith("[1/"):  # the first change is done: interrupt what follows
-            proc.send_signal(signal.SIGINT)
-            break
-    out, err = proc.communicate(timeout=120)
+    out, err = interrupted(proc, lambda line: line.startswith("[1/"))  # the first change is done
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err and "KeyError" not in err, err
     assert "cancelling" in err
-    summary = next(line for line in out.splitlines() if line.startswith("applied "))
-    done, total = int(summary.split()[1]), int(summary.split()[3])
+    done, total, unsent = summary_of(out)
     assert total == len(backend.plan(design).changes) + done, "what it reports applied is what vSphere holds"
-    assert done < total and out.count("cancelled before it ran") == total - done, out
+    assert done < total and unsent == total - done and out.count("cancelled: not sent") == unsent, out
+    converges(backend, design)
+    assert all(r.ok for r in backend.teardown(design.id))
+    assert snapshot(backend) == before
+
+
+def test_ctrl_c_among_thirty_vm_creations_sends_no_more_and_reports_both(vcsim, memory_keyring, tmp_path):
+    """Inside one stage: the VMs already sent end on the server and are counted, the rest are never sent."""
+    design = mixed_design(27)  # 30 VMs
+    backend = make_backend(vcsim, memory_keyring, tmp_path)
+    before = snapshot(backend)
+    proc = deploy_process(design, vcsim, tmp_path)
+    out, err = interrupted(proc, lambda line: "done: create vm" in line)  # the first VM exists
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err, err
+    done, total, unsent = summary_of(out)
+    created = [v for v in backend.inventory().vms if v.managed == design.id]
+    assert 1 <= len(created) < 30, f"Ctrl-C stopped the sending: {len(created)} of 30 VMs made"
+    assert unsent == 30 - len(created) and out.count("cancelled: not sent") == unsent, out
+    assert done == total - unsent and total == len(backend.plan(design).changes) + done, out
     converges(backend, design)
     assert all(r.ok for r in backend.teardown(design.id))
     assert snapshot(backend) == before

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import sys
+
 import pytest
 from vnetbench.cli.main import main
 from vnetbench.model import save
@@ -75,7 +78,7 @@ def test_portgroup_named_like_a_designed_one_is_a_conflict_not_a_takeover(backen
     assert "conflict" in conflict.description
     results = {r.change.key: r for r in backend.apply(plan)}
     assert results[f"DC0_H0/{taken}"].error.startswith(f"conflict: a portgroup named {taken} exists")
-    assert results["DC0/vnb-test-a"].error == f"not tried: DC0_H0/{taken} failed", "its VM waits"
+    assert results["DC0/vnb-test-a"].error == "not tried: portgroup vlan10 on DC0_H0/lab failed", "its VM waits"
     assert all(r.ok for k, r in results.items() if k not in (f"DC0_H0/{taken}", "DC0/vnb-test-a"))
     pg = backend.inventory().host("DC0_H0").portgroup(taken)
     assert (pg.vlan, pg.vswitch) == (99, "vSwitch0"), "the foreign portgroup was left as it was"
@@ -83,18 +86,67 @@ def test_portgroup_named_like_a_designed_one_is_a_conflict_not_a_takeover(backen
     assert backend.inventory().host("DC0_H0").portgroup(taken) is not None
 
 
-def test_teardown_all_lists_what_it_will_remove_before_it_does(backend, vcsim, tmp_path, capsys):
+class Terminal(io.StringIO):
+    """Typed answers on a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_teardown_all_lists_what_it_will_remove_and_asks_or_takes_yes(backend, vcsim, tmp_path, capsys,
+                                                                      monkeypatch):
     design = lab_design()
     assert all(r.ok for r in backend.apply(backend.plan(design)))
     path = tmp_path / "lab.vnet.yaml"
     save(design, path)
     args = cli_args(vcsim, tmp_path)
+
+    def vms():
+        return set(vcsim.govc("find", "/", "-type", "m").split())
+
+    deployed = vms()
+    assert main(["teardown", "--all", *args]) == 2, "no terminal to ask, no --yes: refused"
+    captured = capsys.readouterr()
+    assert "pass --yes" in captured.err and "nothing was removed" in captured.err, captured.err
+    assert captured.out.splitlines()[0] == "will remove 10 objects vnetbench created (every design's):"
+    assert vms() == deployed
+
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    assert main(["teardown", "--all", *args]) == 1
+    out = capsys.readouterr().out
+    assert "remove these 10 objects? [y/N]" in out and out.rstrip().endswith("nothing removed"), out
+    assert vms() == deployed, "answering no removes nothing"
+
+    monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
     assert main(["teardown", "--all", *args]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "will remove 10 objects vnetbench created (every design's):", out
     listed = out[1:11]
     assert {line.strip() for line in listed} >= {"VM vnb-test-a", "distributed switch vnb-test-dvs",
                                                    "portgroup vlan10 on DC0_H0", "standard switch lab on DC0_H0"}
-    assert out[11] == "applied 10 of 10 changes"
+    assert out[11].endswith("applied 10 of 10 changes"), out
+    assert not any("vnb-test" in vm for vm in vms())
+
+    assert all(r.ok for r in backend.apply(backend.plan(design)))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["teardown", "--all", "--yes", *args]) == 0, "--yes removes without asking"
+    assert "applied 10 of 10 changes" in capsys.readouterr().out
     assert main(["teardown", "--all", *args]) == 0
     assert capsys.readouterr().out.strip() == "nothing to remove"
+
+
+def test_deploy_output_names_each_conflict_once_and_blocked_changes_by_the_designs_names(backend, vcsim, tmp_path,
+                                                                                         capsys):
+    design = lab_design()
+    taken = marking.standard_name(design.id, "vlan10")
+    vcsim.govc("host.portgroup.add", "-host", "DC0_H0", "-vswitch", "vSwitch0", "-vlan", "99", taken)
+    path = tmp_path / "lab.vnet.yaml"
+    save(design, path)
+    assert main(["deploy", str(path), *cli_args(vcsim, tmp_path)]) == 1
+    out = capsys.readouterr().out
+    failed = out[out.index("failed:"):].splitlines()[1:]
+    conflict = next(line for line in failed if "conflict" in line)
+    assert conflict.count("exists that vnetbench did not create") == 1, conflict
+    blocked = next(line for line in failed if "VM vnb-test-a" in line)
+    assert blocked.endswith("not tried: portgroup vlan10 on DC0_H0/lab failed"), blocked
+    assert "vnb-" not in blocked.split("not tried:")[1], "the blocked VM names the design's portgroup"

@@ -72,3 +72,18 @@ def test_on_a_terminal_without_keyring_it_asks(vcsim, tmp_path, plan_only):
 def test_the_password_is_never_a_command_line_option(plan_only):
     done = subprocess.run(plan_only + ["--password", "x"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "unrecognized arguments: --password" in done.stderr
+
+
+def test_a_wrong_password_without_a_keyring_is_not_sent_to_the_keyring(vcsim, tmp_path, plan_only):
+    env = dict(cli_env(vcsim, tmp_path, keyring_password=False), VNETBENCH_PASSWORD="not-" + vcsim.password)
+    done = subprocess.run(plan_only, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr
+    assert "wrong user name or password" in done.stderr and "keyring" not in done.stderr, done.stderr
+    assert "VNETBENCH_PASSWORD" in done.stderr
+
+
+def test_a_wrong_password_in_the_keyring_says_which_entry_to_update(vcsim, tmp_path, plan_only):
+    env = dict(cli_env(vcsim, tmp_path), VNB_TEST_KEYRING_PASSWORD="not-" + vcsim.password)
+    done = subprocess.run(plan_only, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert f"keyring set vnetbench-vsphere {vcsim.user}@{vcsim.hostport}" in done.stderr, done.stderr

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout,
                                QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...backends import (Backend, BackendError, CancelToken, Cancelled, ChangeResult, DeployState,
-                         ObjectState, Op, Plan, PluginInfo, ProgressFn, discover)
+                         ObjectState, Op, Plan, PlannedChange, PluginInfo, ProgressFn, discover)
+from ...backends.contract import CONFIRM_CONNECTIVITY
 from ...model import Change, Index, Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
@@ -55,6 +56,14 @@ def parse_settings(text: str) -> dict[str, str]:
                                "write settings like url=https://vcenter.example/sdk, user=admin")
         settings[key.strip()] = value.strip()
     return settings
+
+
+def connectivity_question(risky: list[PlannedChange]) -> str:
+    """The separate confirmation of changes that may cut a host off its network."""
+    listed = "\n  • ".join(f"{c.description}: {c.connectivity}" for c in risky[:12])
+    more = f"\n  • … and {len(risky) - 12} more" if len(risky) > 12 else ""
+    return (f"{len(risky)} of the changes affect host connectivity:\n  • {listed}{more}\n\nA wrong VLAN, uplink "
+            "or MTU can cut a host off its management network. Apply them?")
 
 
 def states_after(backend: Backend, design: Topology, results: list[ChangeResult]) -> dict[str, ObjectState]:
@@ -307,9 +316,15 @@ class DeployDock(QDockWidget):
             return
         revision = self.workbench.document.revision
         plan = self.plan if self._plan_revision == revision else None
+        risky = [c for c in plan.changes if c.connectivity] if plan is not None else []
+        if risky and not self.ask_connectivity(connectivity_question(risky)):
+            self.message.setText("Nothing applied: the changes that affect host connectivity were not confirmed.")
+            return
 
         def work(progress: ProgressFn, cancel: CancelToken) -> Outcome:
             backend = self._connected(settings)
+            # Only a shown and confirmed plan's risky changes are sent; a plan made here sends none of them.
+            backend.settings[CONFIRM_CONNECTIVITY] = bool(risky)
             design = snapshot()
             chosen = plan if plan is not None else backend.plan(design)
             return carry_out(backend, design, lambda: backend.apply(chosen, progress, cancel), cancel, chosen)
@@ -374,6 +389,11 @@ class DeployDock(QDockWidget):
             return f"{head}\n\nNothing of this design is deployed there; only leftovers vnetbench created go."
         return (f"{head}\n\nThis deletes what vnetbench created for this design:\n  • " + "\n  • ".join(listed)
                 + "\n\nNothing vnetbench did not create is touched.")
+
+    def ask_connectivity(self, question: str) -> bool:
+        """Tests replace this; the person answers a warning dialog."""
+        B = QMessageBox.StandardButton
+        return QMessageBox.warning(self, "Host connectivity", question, B.Yes | B.No, B.No) == B.Yes
 
     def ask_teardown(self, question: str) -> bool:
         """Tests replace this; the person answers a dialog."""
