@@ -8,12 +8,19 @@ same content may be stored as JSON (a file that starts with ``{``): JSON parses 
 starting with ``{`` still loads. A file is refused before it is parsed when it is not a regular file or
 exceeds the limits below. Saves are atomic: write a temporary file beside the target, fsync, then rename
 over it, so a failed save never damages the existing file.
+
+Saving over a YAML file changes only the lines of what changed (``roundtrip``): comments, key order, styles
+and quoting stay as the person wrote them, and a save with no change gives the same bytes. A new YAML file
+is written whole and starts with the ``yaml-language-server`` modeline that points editors at the schema;
+an existing file keeps its first lines as they are (its modeline, or none).
 """
 
 from __future__ import annotations
 
+import codecs
 import gc
 import json
+import logging
 import os
 import re
 import stat
@@ -26,13 +33,32 @@ import yaml
 
 from .codec import FormatError, Where, _place, decode, encode
 from .objects import FORMAT_VERSION, Topology
+from .roundtrip import CannotKeep, keep_layout
+from .schema import SCHEMA_ID
 from .text import shown
+
+log = logging.getLogger(__name__)
+
+#: The first line of a new YAML design: editors with the YAML language server complete and check it.
+MODELINE = f"# yaml-language-server: $schema={SCHEMA_ID}\n"
 
 try:  # the C parser is much faster on large designs
     _Loader: type = yaml.CSafeLoader
-    _Dumper: type = yaml.CSafeDumper
+    _BaseDumper: type = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader, _Dumper = yaml.SafeLoader, yaml.SafeDumper
+    _Loader, _BaseDumper = yaml.SafeLoader, yaml.SafeDumper
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    """Text of several lines (a description) as a ``|`` block, as a person writes it, not as "\\n" escapes."""
+
+
+def _represent_str(dumper: Any, value: str) -> Any:
+    style = "|" if "\n" in value.rstrip("\n") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 class TopologyFileError(FormatError):
@@ -392,8 +418,14 @@ def dumps(topology: Topology, fmt: str = "yaml") -> str:
     """The design as text: ``yaml`` (the default, for people) or ``json`` (same content, opens much faster)."""
     if fmt == "json":
         return json.dumps(to_data(topology), indent=1, ensure_ascii=False) + "\n"
-    return yaml.dump(to_data(topology), Dumper=_Dumper, sort_keys=False, default_flow_style=False,
-                     allow_unicode=True, width=120)
+    return _yaml_text(to_data(topology))
+
+
+def _yaml_text(data: Any, column: int = 0) -> str:
+    """Plain data in the house style (block, one key per line), each line indented by ``column``."""
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                     width=120)
+    return "".join(" " * column + line if line.strip() else line for line in text.splitlines(keepends=True))
 
 
 def format_for(path: str | os.PathLike) -> str:
@@ -448,9 +480,39 @@ def _read_file(path: Path) -> bytes:
     return b"".join(chunks)
 
 
-def save(topology: Topology, path: str | os.PathLike) -> None:
-    """Write atomically: a crash or full disk leaves the old file as it was."""
-    atomic_write(Path(path), dumps(topology, format_for(path)))
+def save(topology: Topology, path: str | os.PathLike, keep_from: str | os.PathLike | None = None) -> None:
+    """Write atomically: a crash or full disk leaves the old file as it was.
+
+    A YAML design keeps the text of ``keep_from`` (by default the file being replaced; for "save as", the file
+    the design was opened from) wherever the design did not change; otherwise it is written fresh."""
+    target = Path(path)
+    fmt = format_for(target)
+    kept = _kept_text(topology, Path(keep_from or target)) if fmt == "yaml" else None
+    atomic_write(target, kept if kept is not None else
+                 (MODELINE if fmt == "yaml" else "") + dumps(topology, fmt))
+
+
+def _kept_text(topology: Topology, source: Path) -> str | None:
+    """``topology`` written over the text of ``source``, changing only the lines of what changed; ``None``
+    when there is no readable YAML design there (a new file, a JSON one) or its layout cannot be kept."""
+    try:
+        raw = _read_file(source)
+        text = raw.decode("utf-8-sig")
+        old = parse_text(text)
+        if text.lstrip().startswith("{") or not isinstance(old, dict) or old.get("format_version") != FORMAT_VERSION:
+            return None     # JSON, or an older format: the migrated design is written fresh
+        canon = to_data(from_data(old))
+    except (FormatError, UnicodeDecodeError):
+        return None
+    new = to_data(topology)
+    try:
+        kept = keep_layout(text, old, canon, new, _yaml_text)
+        if kept is not text and to_data(from_data(parse_text(kept))) != new:
+            raise CannotKeep("the edited text reads back differently")
+    except (CannotKeep, FormatError) as exc:
+        log.warning("%s: writing the design fresh, its layout could not be kept (%s)", source, exc)
+        return None
+    return ("\ufeff" if raw.startswith(codecs.BOM_UTF8) else "") + kept
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
