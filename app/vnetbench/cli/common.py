@@ -1,4 +1,4 @@
-"""Helpers shared by the sub-commands: loading a design, printing JSON."""
+"""Helpers shared by the sub-commands: loading a design (``-``: standard input), printing JSON."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from .main import CliError
 
 
 def load_design(path: str) -> Topology:
+    """The design in file ``path``; ``-`` reads it from standard input."""
     try:
+        if path == "-":
+            from ..model.fileformat import load_stream
+
+            return load_stream(sys.stdin.buffer)
         return load(path)
     except TopologyFileError as exc:
         raise CliError(str(exc)) from None

@@ -558,7 +558,7 @@ class MainWindow(QMainWindow):
 
     def save_to(self, path: str) -> bool:
         try:
-            save(self.workbench.topology, path)
+            save(self.workbench.topology, path, keep_from=self.path)
         except OSError as exc:
             self.tell_error("Cannot save the design", f"{path}: {exc.strerror or exc}")
             return False

@@ -18,6 +18,7 @@ an existing file keeps its first lines as they are (its modeline, or none).
 from __future__ import annotations
 
 import codecs
+import errno
 import gc
 import json
 import logging
@@ -27,7 +28,7 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -435,15 +436,30 @@ def format_for(path: str | os.PathLike) -> str:
 def load(path: str | os.PathLike) -> Topology:
     """Read a design file; every failure is a ``TopologyFileError`` naming the file and the place."""
     try:
-        raw = _read_file(Path(path))
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise FormatError("", f"not UTF-8 text (byte {exc.start})",
-                              "save the design as UTF-8, or open a .vnet.yaml file") from None
-        return loads(text)
+        return _from_bytes(_read_file(Path(path)))
     except FormatError as exc:
         raise TopologyFileError(path, exc) from None
+
+
+def load_stream(stream: BinaryIO, name: str = "<stdin>") -> Topology:
+    """Read a design from a stream (``-`` on the command line), within the same size limit as a file."""
+    try:
+        raw = stream.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise FormatError("", f"more than the limit of {MAX_FILE_BYTES // 2**20} MiB",
+                              "check that this is a vnetbench design")
+        return _from_bytes(raw)
+    except FormatError as exc:
+        raise TopologyFileError(name, exc) from None
+
+
+def _from_bytes(raw: bytes) -> Topology:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError("", f"not UTF-8 text (byte {exc.start})",
+                          "save the design as UTF-8, or open a .vnet.yaml file") from None
+    return loads(text)
 
 
 def _read_file(path: Path) -> bytes:
@@ -520,10 +536,14 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
     The temporary file starts private (``mkstemp``); before the rename it takes the mode of the file it
     replaces, or for a new file the one the umask gives (``0644`` under the usual ``022``), as any editor's
-    save would.
+    save would. A target that exists and is not a regular file (a device such as ``/dev/null``, a FIFO,
+    ``/dev/stdout``) is written into directly, and a rename never replaces one: run as root, renaming over
+    ``/dev/null`` would replace the machine's null device with a file.
     """
-    path = path.resolve()
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if _write_into_special(Path(path), payload):
+        return
+    path = Path(path).resolve()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -535,6 +555,8 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
         os.chmod(tmp, mode)
+        if not _regular_or_absent(path):  # it became a device or FIFO meanwhile: never rename over that
+            raise FileExistsError(errno.EEXIST, "not a regular file, so not replaced", str(path))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -542,6 +564,32 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _write_into_special(path: Path, payload: bytes) -> bool:
+    """Write into ``path`` if it is an existing non-regular file (following links); False if it is not one."""
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            return False
+    except FileNotFoundError:
+        return False
+    if stat.S_ISDIR(os.stat(path).st_mode):
+        raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
+    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    return True
+
+
+def _regular_or_absent(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
 
 
 def _umask() -> int:
