@@ -1,6 +1,6 @@
-"""Where the designer keeps its own files: settings, recent files and autosaves in the user data folder.
-
-``VNETBENCH_DATA_DIR`` overrides the folder (tests use it, so they never touch a person's settings).
+"""Where the designer keeps its own files: settings and recent files in the config folder, autosaves in the
+state folder (``vnetbench.dirs``; ``VNETBENCH_DATA_DIR`` moves both, so tests never touch a person's files).
+Settings written by an older version into Qt's data folder are taken over once.
 An autosave is a design file plus a small JSON note of which file it belongs to; a clean exit deletes
 both, so an autosave still there at start means the last session ended without saving: we offer it back.
 
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
+from .. import dirs
 from ..backends.locking import LockFile, is_held
 from ..model.fileformat import atomic_write
 
@@ -29,15 +30,30 @@ RECENT_LIMIT = 10
 
 
 def data_dir() -> Path:
-    override = os.environ.get("VNETBENCH_DATA_DIR")
-    base = Path(override) if override else Path(
-        QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation) or Path.home() / ".vnetbench")
+    """The autosave folder's parent: the state folder."""
+    base = dirs.state_dir()
     base.mkdir(parents=True, exist_ok=True)
     return base
 
 
 def settings() -> QSettings:
-    return QSettings(str(data_dir() / "settings.ini"), QSettings.Format.IniFormat)
+    folder = dirs.config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "settings.ini"
+    if not path.exists():
+        _take_over_old_settings(path)
+    return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+def _take_over_old_settings(path: Path) -> None:
+    """Copy the settings an older version kept in Qt's data folder (``~/.local/share/vnetbench/vnetbench``)."""
+    old_base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    old = Path(old_base) / "settings.ini" if old_base else None
+    if old is not None and old.is_file() and old != path:
+        try:
+            atomic_write(path, old.read_bytes())
+        except OSError:
+            pass
 
 
 def recent_files() -> list[str]:

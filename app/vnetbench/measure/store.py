@@ -22,7 +22,6 @@ import json
 import os
 import secrets
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -30,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .. import dirs
 from ..model.fileformat import atomic_write
 
 from .result import Run
@@ -67,15 +67,8 @@ class StoreError(Exception):
 
 
 def data_dir() -> Path:
-    """Where vnetbench keeps user data (runs, measured calibration profiles)."""
-    env = os.environ.get("VNETBENCH_DATA_DIR")
-    if env:
-        return Path(env)
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "vnetbench"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "vnetbench"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "vnetbench"
+    """Where vnetbench keeps user data (runs, measured calibration profiles): ``vnetbench.dirs``."""
+    return dirs.data_dir()
 
 
 class RunStore:
