@@ -50,3 +50,8 @@ def cache_dir() -> Path:
 def log_file() -> Path:
     """The log of the command line and the designer (``--verbose``/``--debug`` say how much goes there)."""
     return state_dir() / "vnetbench.log"
+
+
+def crash_file() -> Path:
+    """Where a crash of the designer (a fatal signal in Qt or Python) leaves its tracebacks (faulthandler)."""
+    return state_dir() / "crash.log"
