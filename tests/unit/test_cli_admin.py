@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -157,3 +158,24 @@ def test_an_uncaught_exception_in_the_designer_lands_in_the_log(data, monkeypatc
     assert "CRITICAL vnetbench.crash: unhandled RuntimeError: a slot broke" in text
     assert 'raise RuntimeError("a slot broke")' in text     # with its traceback
     assert dirs.crash_file().is_file()
+
+
+def test_the_readme_documents_every_environment_variable_the_code_reads():
+    root = Path(__file__).parents[2]
+    used = set()
+    for folder in ("app", "plugins", "scripts", "tests"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in (".py", ".sh") and path.is_file():
+                used |= set(re.findall(r"VNETBENCH_[A-Z_]*[A-Z]", path.read_text(errors="replace")))
+    readme = (root / "README.md").read_text()
+    assert used and sorted(v for v in used if f"`{v}`" not in readme) == []
+
+
+def test_a_design_saved_as_plain_yaml_is_read_by_its_format_version(data, capsys, tmp_path):
+    from vnetbench.model import load, save
+
+    path = tmp_path / "my design.yaml"
+    save(load(EXAMPLE), path)
+    assert path.read_text().startswith("# yaml-language-server: $schema=")
+    code, out, _ = cli(capsys, "validate", str(path))
+    assert code == 0 and "no problems" in out
