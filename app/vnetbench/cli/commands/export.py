@@ -85,11 +85,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"-o {out}: {exc}") from None
+    regular = done.path.is_file()   # else a device, FIFO or /dev/stdout: the report must not go into it
     if args.json:
         print_json({"path": str(done.path), "format": done.format, "pages": done.pages, "scale": done.scale,
-                    "bytes": done.path.stat().st_size})
+                    "bytes": done.path.stat().st_size if regular else None})
     else:
         extra = f", scale {done.scale:.3g}" if done.format == "png" else ""
         extra += f", {done.pages} pages" if done.pages > 1 else ""
-        print(f"wrote {done.path} ({done.format}{extra})")
+        print(f"wrote {done.path} ({done.format}{extra})", file=sys.stdout if regular else sys.stderr)
     return EXIT_OK
