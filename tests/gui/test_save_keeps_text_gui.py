@@ -1,0 +1,41 @@
+"""The designer's Save and Save As keep the text a person wrote: only the edited lines change."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+
+import pytest
+
+from canvas_helpers import data_dir, window  # noqa: F401
+
+pytestmark = pytest.mark.gui
+from vnetbench import resources_dir
+from vnetbench.gui.commands import SetField
+
+EXAMPLE = resources_dir() / "examples" / "kvm-nic-models.vnet.yaml"   # comments, flow style, a | block
+
+
+def changed(before: str, after: str) -> list[str]:
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    return [line for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def test_save_and_save_as_change_only_the_edited_line(window, tmp_path):
+    win = window
+    path = tmp_path / "lab.vnet.yaml"
+    shutil.copyfile(EXAMPLE, path)
+    assert win.open_file(str(path))
+    assert win.save() and path.read_bytes() == EXAMPLE.read_bytes()      # nothing changed: same bytes
+
+    vm = win.workbench.topology.vms[1]
+    old = vm.name
+    win.workbench.undo_stack.push(SetField(win.workbench.document, vm, "name", "guest-2"))
+    assert win.save()
+    assert changed(EXAMPLE.read_text(), path.read_text()) == [f"-  name: {old}", "+  name: guest-2"]
+
+    win.workbench.undo_stack.push(SetField(win.workbench.document, vm, "name", "guest-3"))
+    copy = tmp_path / "copy.vnet.yaml"
+    win.ask_save_path = lambda: str(copy)
+    assert win.save_as()
+    assert changed(EXAMPLE.read_text(), copy.read_text()) == [f"-  name: {old}", "+  name: guest-3"]
