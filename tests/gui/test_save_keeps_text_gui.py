@@ -8,11 +8,10 @@ import shutil
 import pytest
 
 from canvas_helpers import data_dir, window  # noqa: F401
-
-pytestmark = pytest.mark.gui
 from vnetbench import resources_dir
 from vnetbench.gui.commands import SetField
 
+pytestmark = pytest.mark.gui
 EXAMPLE = resources_dir() / "examples" / "kvm-nic-models.vnet.yaml"   # comments, flow style, a | block
 
 
