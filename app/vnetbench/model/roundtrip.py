@@ -143,14 +143,14 @@ def _plan(old: Any, canon: Any, new: Any) -> list[tuple[str, Any, Any]]:
     ``i`` indexes the old entries (positions, which for a mapping follow its keys), ``j`` names a new entry
     (a key, or a position in a list)."""
     if isinstance(new, dict):
-        keys = list(old)
-        ops: list[tuple[str, Any, Any]] = [("add", None, k) for k in _added(keys, new, None)]
-        for i, key in enumerate(keys):
+        added = _added(old, new)
+        ops: list[tuple[str, Any, Any]] = [("add", None, k) for k in added.get(_MISSING, ())]
+        for i, key in enumerate(old):
             if key in new:
                 ops.append(("keep" if canon.get(key, _MISSING) == new[key] else "patch", i, key))
             else:
                 ops.append(("drop" if key in canon else "keep", i, None))
-            ops.extend(("add", None, k) for k in _added(keys, new, key))
+            ops.extend(("add", None, k) for k in added.get(key, ()))
         return ops
     if len(canon) != len(old):
         raise ValueError("the list changed length when read")
@@ -166,15 +166,15 @@ def _plan(old: Any, canon: Any, new: Any) -> list[tuple[str, Any, Any]]:
     return ops
 
 
-def _added(keys: list, new: dict, after: Any) -> list:
-    """New keys that come right after ``after`` (``None``: before every old key), in the new order."""
-    out, previous = [], None
-    present = set(keys)
+def _added(old: dict, new: dict) -> dict[Any, list]:
+    """The keys new in ``new``, by the old key they follow (``_MISSING``: before every old key), in order."""
+    out: dict[Any, list] = {}
+    previous: Any = _MISSING
     for key in new:
-        if key in present:
+        if key in old:
             previous = key
-        elif previous == after:
-            out.append(key)
+        else:
+            out.setdefault(previous, []).append(key)
     return out
 
 
