@@ -170,3 +170,20 @@ def test_saving_any_design_over_any_other_reads_back_as_the_new_one(tmp_path, fi
     save(first, path)
     save(second, path)
     assert load(path) == second
+
+
+def test_text_the_round_trip_editor_refuses_falls_back_to_a_fresh_write(tmp_path, caplog, monkeypatch):
+    """Whatever the round-trip editor cannot do is never an error of the save: the file is written fresh."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    def refuse(self, stream):
+        raise YAMLError("refused")
+
+    monkeypatch.setattr(YAML, "load", refuse)
+    path = copied(COMMENTED, tmp_path)
+    design = load(path)
+    design.vms[0].name = "web02"
+    save(design, path)
+    assert load(path) == design and path.read_text().startswith(MODELINE)
+    assert "could not be kept (refused)" in caplog.text

@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError as RuamelError
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarfloat import ScalarFloat
 from ruamel.yaml.scalarstring import (DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString,
@@ -60,7 +61,7 @@ def keep_layout(text: str, old: Any, canon: Any, new: Any, fresh: Any) -> str:
         if root is None:
             return "".join(_leaf(lines, 0, "root", old, canon, new))
         return "".join(_patch(root, lines, 0, len(lines), old, canon, new, fresh))
-    except (yaml.YAMLError, ValueError, TypeError, KeyError, IndexError) as exc:
+    except (yaml.YAMLError, RuamelError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         raise CannotKeep(str(exc)) from None
 
 
