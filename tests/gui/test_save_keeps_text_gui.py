@@ -38,3 +38,27 @@ def test_save_and_save_as_change_only_the_edited_line(window, tmp_path):
     win.ask_save_path = lambda: str(copy)
     assert win.save_as()
     assert changed(EXAMPLE.read_text(), copy.read_text()) == [f"-  name: {old}", "+  name: guest-3"]
+
+
+def test_settings_and_a_crashed_sessions_autosave_of_an_older_version_are_taken_over(tmp_path, monkeypatch):
+    """Before the folders moved, settings and autosaves sat in Qt's data folder: both are found after it."""
+    from vnetbench import dirs
+    from vnetbench.gui import files
+
+    old = tmp_path / "old"
+    (old / "autosave").mkdir(parents=True)
+    (old / "settings.ini").write_text("[General]\nrecent=/srv/designs/lab.vnet.yaml\n")
+    (old / "autosave" / "abc.vnet.json").write_text('{"format_version": 1, "id": "lost"}')
+    (old / "autosave" / "abc.meta.json").write_text('{"original": null, "saved_at": 1.0}')
+    (old / "autosave" / "abc.lock").write_text("")                 # its window is gone: nobody holds it
+    monkeypatch.delenv("VNETBENCH_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(files, "_old_folder", lambda: old)
+    assert files.recent_files() == ["/srv/designs/lab.vnet.yaml"]
+    assert (dirs.config_dir() / "settings.ini").is_file()
+    slot = files.Autosave()
+    assert slot.folder == tmp_path / "state" / "vnetbench" / "autosave"
+    assert [s.path.name for s in slot.left_behind()] == ["abc.vnet.json"]
+    assert list((old / "autosave").iterdir()) == []
+    slot.lock.release()
