@@ -47,6 +47,9 @@ def test_lab_up_status_exec_down(cli, tmp_path):
         code, out, _ = cli("exec", path, "h0v0", "--", "ping", "-c3", "-i0.3", "-W2", "10.10.1.10")
         assert code == 0 and " received" in out and "0 received" not in out
         assert cli("exec", path, "h0v0", "--", "false")[0] == 1
+        code, out, _ = cli("exec", "--json", path, "h0v0", "--", "sh", "-c", "echo hi; echo oops >&2; exit 3")
+        assert code == 3 and json.loads(out) == {"vm": "h0v0", "argv": ["sh", "-c", "echo hi; echo oops >&2; exit 3"],
+                                                 "exit_code": 3, "stdout": ["hi"], "stderr": "oops\n"}
         code, _, err = cli("exec", path, "nosuchvm", "--", "true")
         assert code == 3 and "no VM or physical host named 'nosuchvm'" in err
     finally:

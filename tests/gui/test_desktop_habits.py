@@ -17,6 +17,7 @@ from vnetbench import resources_dir
 from vnetbench.gui.colors import DARK, LIGHT, canvas_theme
 from vnetbench.gui.dialogs import last_folder
 from vnetbench.gui.files import add_recent
+from vnetbench import dirs
 from vnetbench.model import load, save
 
 pytestmark = pytest.mark.gui
@@ -32,6 +33,7 @@ def test_help_about_names_the_versions_of_qt_python_and_the_plugins(window, qtbo
     text = win.about_box.text()
     assert f"Qt {qVersion()}" in text and f"Python {platform.python_version()}" in text
     assert "local (" in text  # the local lab plugin, with its distribution and version
+    assert f"Log: {dirs.log_file()}" in text and f"Crash log: {dirs.crash_file()}" in text   # where a crash went
     win.about_box.close()
 
 

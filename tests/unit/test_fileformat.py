@@ -46,7 +46,7 @@ def test_save_and_load_a_file(tmp_path):
     path = tmp_path / "lab.vnet.yaml"
     save(t, path)
     assert load(path) == t
-    assert path.read_text().startswith(f"format_version: {FORMAT_VERSION}\nid: t1\n")
+    assert path.read_text().startswith(f"{fileformat.MODELINE}format_version: {FORMAT_VERSION}\nid: t1\n")
 
 
 def test_json_files_are_read_too(tmp_path):
@@ -64,10 +64,10 @@ def _original(tmp_path):
 def test_a_failing_dump_leaves_the_old_file_intact(tmp_path, monkeypatch):
     path, before = _original(tmp_path)
 
-    def broken(_topology, _fmt="yaml"):
+    def broken(_topology):
         raise RuntimeError("serializer crashed")
 
-    monkeypatch.setattr(fileformat, "dumps", broken)
+    monkeypatch.setattr(fileformat, "to_data", broken)
     with pytest.raises(RuntimeError):
         save(Topology(id="new", name="changed"), path)
     assert path.read_bytes() == before

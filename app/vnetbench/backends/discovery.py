@@ -12,7 +12,8 @@ tests/backends/example_plugin.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points
+from importlib.metadata import version as metadata_version
 
 from ..extras import install_hint
 from .contract import Backend
@@ -30,6 +31,16 @@ class PluginInfo:
     @property
     def ok(self) -> bool:
         return self.backend is not None
+
+    @property
+    def version(self) -> str | None:
+        """The installed version of the distribution that provides the plugin."""
+        if not self.distribution:
+            return None
+        try:
+            return metadata_version(self.distribution)
+        except PackageNotFoundError:
+            return None
 
 
 def discover() -> list[PluginInfo]:

@@ -1,4 +1,5 @@
-"""Helpers shared by the sub-commands: loading a design, printing text and JSON.
+"""Helpers shared by the sub-commands: loading a design (a file, ``-`` for standard input, or a
+bundled example's name), printing text and JSON.
 
 Every line of text a command prints goes through ``say``, so names (which may hold ESC, BEL, CR, C1 controls
 or a right-to-left override) reach the terminal as visible escapes, the same form the error path uses. JSON
@@ -27,8 +28,13 @@ def design_path(path: str) -> str:
 
 
 def load_design(path: str) -> Topology:
-    """The design in ``path`` (a file, or a bundled example's name), or a one-line CliError."""
+    """The design in ``path``: a file, ``-`` (standard input), or a bundled example's name; or a one-line
+    CliError."""
     try:
+        if path == "-":
+            from ..model.fileformat import load_stream
+
+            return load_stream(sys.stdin.buffer)
         return load(design_path(path))
     except TopologyFileError as exc:
         raise CliError(str(exc)) from None

@@ -4,6 +4,9 @@ Start-up is lazy: the parser lists every command from ``commands.SUMMARIES`` but
 the command being run, so ``vnetbench --version`` loads no numpy, networkx, Qt or measurement code, and each
 command pays only for what it uses.
 
+``--quiet``, ``--verbose`` and ``--debug`` (before the command) set how much is logged to stderr; the log
+file in the state folder keeps progress messages (everything with ``--debug``): ``vnetbench.logs``.
+
 Exit codes: 0 success, 1 the answer is "no" (problems found, a test failed), 2 bad input or usage,
 3 a backend or environment failure. Errors go to stderr as one plain sentence, never a traceback.
 """
@@ -37,6 +40,13 @@ def build_parser(command: str | None = None, full: bool = False) -> argparse.Arg
         prog="vnetbench",
         description="Design virtual networks, predict how traffic between VMs travels, deploy, measure, export.")
     parser.add_argument("--version", action="version", version=f"vnetbench {__version__}")
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    noise.add_argument("-v", "--verbose", action="store_true", help="print progress messages too")
+    noise.add_argument("--debug", action="store_true",
+                       help="print everything, and keep everything in the log file (see --help's epilog)")
+    parser.epilog = ("The log file is vnetbench.log in the state folder (~/.local/state/vnetbench on Linux; "
+                     "$VNETBENCH_DATA_DIR when set).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in SUMMARIES.items():
         if full or name == command:
@@ -54,6 +64,17 @@ def _command(argv: list[str]) -> str | None:
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
+def _logging(args: argparse.Namespace) -> None:
+    import logging
+
+    from .. import logs
+
+    console = (logging.ERROR if args.quiet else logging.INFO if args.verbose else
+               logging.DEBUG if args.debug else logging.WARNING)
+    logs.setup(console, logging.DEBUG if args.debug else logging.INFO)
+    logging.getLogger("vnetbench.cli").debug("vnetbench %s %s", __version__, args.command)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command(argv))
@@ -61,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    _logging(args)
     try:
         return int(args.func(args) or 0)
     except CliError as exc:

@@ -7,7 +7,7 @@ import sys
 
 from PySide6.QtWidgets import QApplication
 
-from .. import __version__
+from .. import __version__, logs
 from .collector import GuiThreadCollector
 from .mainwindow import MainWindow
 
@@ -16,6 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vnetbench-gui", description="The vnetbench designer.")
     parser.add_argument("file", nargs="?", help="a design to open (.vnet.yaml)")
     args, qt_args = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    logs.setup()
+    logs.install_crash_handlers()
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setApplicationName("vnetbench")
     app.setOrganizationName("vnetbench")

@@ -1,6 +1,6 @@
-"""Where the designer keeps its own files: settings, recent files and autosaves in the user data folder.
-
-``VNETBENCH_DATA_DIR`` overrides the folder (tests use it, so they never touch a person's settings).
+"""Where the designer keeps its own files: settings and recent files in the config folder, autosaves in the
+state folder (``vnetbench.dirs``; ``VNETBENCH_DATA_DIR`` moves both, so tests never touch a person's files).
+Settings and autosaves an older version left in Qt's data folder are taken over.
 An autosave is a design file plus a small JSON note of which file it belongs to; a clean exit deletes
 both, so an autosave still there at start means the last session ended without saving: we offer it back.
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 import uuid
 import weakref
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
+from .. import dirs
 from ..backends.locking import LockFile, is_held
 from ..model.fileformat import atomic_write
 
@@ -29,15 +31,56 @@ RECENT_LIMIT = 10
 
 
 def data_dir() -> Path:
-    override = os.environ.get("VNETBENCH_DATA_DIR")
-    base = Path(override) if override else Path(
-        QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation) or Path.home() / ".vnetbench")
+    """The autosave folder's parent: the state folder."""
+    base = dirs.state_dir()
     base.mkdir(parents=True, exist_ok=True)
     return base
 
 
 def settings() -> QSettings:
-    return QSettings(str(data_dir() / "settings.ini"), QSettings.Format.IniFormat)
+    folder = dirs.config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "settings.ini"
+    if not path.exists():
+        _take_over_old_settings(path)
+    return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+def _old_folder() -> Path | None:
+    """Where an older version kept settings and autosaves: Qt's data folder (``~/.local/share/vnetbench/vnetbench``)."""
+    if os.environ.get("VNETBENCH_DATA_DIR"):
+        return None      # the same folder then as now
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base) if base else None
+
+
+def _take_over_old_settings(path: Path) -> None:
+    old = _old_folder()
+    if old is not None and (old / "settings.ini").is_file():
+        try:
+            atomic_write(path, (old / "settings.ini").read_bytes())
+        except OSError:
+            pass
+
+
+def _take_over_old_autosaves(folder: Path) -> None:
+    """Move autosaves an older version left (of windows that are gone: their lock is free) to ``folder``, so
+    the work of a session that crashed before the upgrade is still offered back."""
+    old = _old_folder()
+    if old is None or not (old / "autosave").is_dir():
+        return
+    for meta in (old / "autosave").glob("*.meta.json"):
+        stem = meta.name.removesuffix(".meta.json")
+        lock = meta.with_name(f"{stem}.lock")
+        if is_held(lock):
+            continue
+        try:
+            for name in (f"{stem}.vnet.json", f"{stem}.meta.json"):
+                if (meta.parent / name).exists():
+                    shutil.move(meta.parent / name, folder / name)
+            lock.unlink(missing_ok=True)
+        except OSError:
+            continue
 
 
 def recent_files() -> list[str]:
@@ -83,6 +126,7 @@ class Autosave:
     def __init__(self) -> None:
         self.folder = data_dir() / "autosave"
         self.folder.mkdir(parents=True, exist_ok=True)
+        _take_over_old_autosaves(self.folder)
         self.session = uuid.uuid4().hex[:12]
         self.original: str | None = None
         #: Bumped whenever the slot is dropped or moves: a write prepared before that is stale and skipped.

@@ -8,11 +8,11 @@ methods so tests can answer them without a modal dialog.
 
 from __future__ import annotations
 
+import html
 import json
 import platform
 import time
 import uuid
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QUndoView,
 )
 
-from .. import __version__, resources_dir
+from .. import __version__, dirs, resources_dir
 from ..backends import discover
 from ..model import Topology, TopologyFileError, load, save
 from ..model.fileformat import dumps
@@ -72,10 +72,7 @@ def plugin_versions() -> list[str]:
     """One line per backend plugin: its name, its distribution and version, or why it failed to load."""
     lines = []
     for info in discover():
-        try:
-            dist = f"{info.distribution} {version(info.distribution)}" if info.distribution else "built in"
-        except PackageNotFoundError:
-            dist = info.distribution or "built in"
+        dist = " ".join(filter(None, (info.distribution, info.version))) or "built in"
         lines.append(f"{info.name} ({dist})" + ("" if info.ok else f": failed to load, {info.error}"))
     return lines
 
@@ -439,7 +436,9 @@ class MainWindow(QMainWindow):
                 "<p>A desktop workbench for virtual networks: design, predict, deploy, measure, export.</p>"
                 f"<p>Qt {qVersion()} · PySide6 {pyside_version} · Python {platform.python_version()} "
                 f"({platform.python_implementation()}) on {platform.system()} {platform.release()}</p>"
-                f"<p>Backend plugins:</p><ul>{plugins}</ul>")
+                f"<p>Backend plugins:</p><ul>{plugins}</ul>"
+                f"<p>Log: {html.escape(str(dirs.log_file()))}<br>"
+                f"Crash log: {html.escape(str(dirs.crash_file()))}</p>")
 
     def show_about(self) -> QMessageBox:
         """Help > About: versions of vnetbench, Qt, Python and every backend plugin (what a bug report needs)."""
@@ -558,7 +557,7 @@ class MainWindow(QMainWindow):
 
     def save_to(self, path: str) -> bool:
         try:
-            save(self.workbench.topology, path)
+            save(self.workbench.topology, path, keep_from=self.path)
         except OSError as exc:
             self.tell_error("Cannot save the design", f"{path}: {exc.strerror or exc}")
             return False

@@ -26,7 +26,6 @@ import json
 import os
 import secrets
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import dirs
 from ..model.fileformat import atomic_write
 from ..model.text import csv_cell, one_line
 from .result import Run
@@ -72,15 +72,8 @@ class StoreError(Exception):
 
 
 def data_dir() -> Path:
-    """Where vnetbench keeps user data (runs, measured calibration profiles)."""
-    env = os.environ.get("VNETBENCH_DATA_DIR")
-    if env:
-        return Path(env)
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "vnetbench"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "vnetbench"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "vnetbench"
+    """Where vnetbench keeps user data (runs, measured calibration profiles): ``vnetbench.dirs``."""
+    return dirs.data_dir()
 
 
 @dataclass

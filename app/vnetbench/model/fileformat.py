@@ -8,31 +8,58 @@ same content may be stored as JSON (a file that starts with ``{``): JSON parses 
 starting with ``{`` still loads. A file is refused before it is parsed when it is not a regular file or
 exceeds the limits below. Saves are atomic: write a temporary file beside the target, fsync, then rename
 over it, so a failed save never damages the existing file.
+
+Saving over a YAML file changes only the lines of what changed (``roundtrip``): comments, key order, styles
+and quoting stay as the person wrote them, and a save with no change gives the same bytes. A new YAML file
+is written whole and starts with the ``yaml-language-server`` modeline that points editors at the schema;
+an existing file keeps its first lines as they are (its modeline, or none).
 """
 
 from __future__ import annotations
 
+import codecs
+import errno
 import gc
 import json
+import logging
 import os
 import re
 import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
 from .codec import FormatError, Where, _place, decode, encode
 from .objects import FORMAT_VERSION, Topology
+from .roundtrip import CannotKeep, keep_layout
+from .schema import SCHEMA_ID
 from .text import shown
+
+log = logging.getLogger(__name__)
+
+#: The first line of a new YAML design: editors with the YAML language server complete and check it.
+MODELINE = f"# yaml-language-server: $schema={SCHEMA_ID}\n"
 
 try:  # the C parser is much faster on large designs
     _Loader: type = yaml.CSafeLoader
-    _Dumper: type = yaml.CSafeDumper
+    _BaseDumper: type = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader, _Dumper = yaml.SafeLoader, yaml.SafeDumper
+    _Loader, _BaseDumper = yaml.SafeLoader, yaml.SafeDumper
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    """Text of several lines (a description) as a ``|`` block, as a person writes it, not as "\\n" escapes."""
+
+
+def _represent_str(dumper: Any, value: str) -> Any:
+    style = "|" if "\n" in value.rstrip("\n") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 class TopologyFileError(FormatError):
@@ -392,8 +419,14 @@ def dumps(topology: Topology, fmt: str = "yaml") -> str:
     """The design as text: ``yaml`` (the default, for people) or ``json`` (same content, opens much faster)."""
     if fmt == "json":
         return json.dumps(to_data(topology), indent=1, ensure_ascii=False) + "\n"
-    return yaml.dump(to_data(topology), Dumper=_Dumper, sort_keys=False, default_flow_style=False,
-                     allow_unicode=True, width=120)
+    return _yaml_text(to_data(topology))
+
+
+def _yaml_text(data: Any, column: int = 0) -> str:
+    """Plain data in the house style (block, one key per line), each line indented by ``column``."""
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                     width=120)
+    return "".join(" " * column + line if line.strip() else line for line in text.splitlines(keepends=True))
 
 
 def format_for(path: str | os.PathLike) -> str:
@@ -403,15 +436,30 @@ def format_for(path: str | os.PathLike) -> str:
 def load(path: str | os.PathLike) -> Topology:
     """Read a design file; every failure is a ``TopologyFileError`` naming the file and the place."""
     try:
-        raw = _read_file(Path(path))
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise FormatError("", f"not UTF-8 text (byte {exc.start})",
-                              "save the design as UTF-8, or open a .vnet.yaml file") from None
-        return loads(text)
+        return _from_bytes(_read_file(Path(path)))
     except FormatError as exc:
         raise TopologyFileError(path, exc) from None
+
+
+def load_stream(stream: BinaryIO, name: str = "<stdin>") -> Topology:
+    """Read a design from a stream (``-`` on the command line), within the same size limit as a file."""
+    try:
+        raw = stream.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise FormatError("", f"more than the limit of {MAX_FILE_BYTES // 2**20} MiB",
+                              "check that this is a vnetbench design")
+        return _from_bytes(raw)
+    except FormatError as exc:
+        raise TopologyFileError(name, exc) from None
+
+
+def _from_bytes(raw: bytes) -> Topology:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError("", f"not UTF-8 text (byte {exc.start})",
+                          "save the design as UTF-8, or open a .vnet.yaml file") from None
+    return loads(text)
 
 
 def _read_file(path: Path) -> bytes:
@@ -448,9 +496,39 @@ def _read_file(path: Path) -> bytes:
     return b"".join(chunks)
 
 
-def save(topology: Topology, path: str | os.PathLike) -> None:
-    """Write atomically: a crash or full disk leaves the old file as it was."""
-    atomic_write(Path(path), dumps(topology, format_for(path)))
+def save(topology: Topology, path: str | os.PathLike, keep_from: str | os.PathLike | None = None) -> None:
+    """Write atomically: a crash or full disk leaves the old file as it was.
+
+    A YAML design keeps the text of ``keep_from`` (by default the file being replaced; for "save as", the file
+    the design was opened from) wherever the design did not change; otherwise it is written fresh."""
+    target = Path(path)
+    fmt = format_for(target)
+    kept = _kept_text(topology, Path(keep_from or target)) if fmt == "yaml" else None
+    atomic_write(target, kept if kept is not None else
+                 (MODELINE if fmt == "yaml" else "") + dumps(topology, fmt))
+
+
+def _kept_text(topology: Topology, source: Path) -> str | None:
+    """``topology`` written over the text of ``source``, changing only the lines of what changed; ``None``
+    when there is no readable YAML design there (a new file, a JSON one) or its layout cannot be kept."""
+    try:
+        raw = _read_file(source)
+        text = raw.decode("utf-8-sig")
+        old = parse_text(text)
+        if text.lstrip().startswith("{") or not isinstance(old, dict) or old.get("format_version") != FORMAT_VERSION:
+            return None     # JSON, or an older format: the migrated design is written fresh
+        canon = to_data(from_data(old))
+    except (FormatError, UnicodeDecodeError):
+        return None
+    new = to_data(topology)
+    try:
+        kept = keep_layout(text, old, canon, new, _yaml_text)
+        if kept is not text and to_data(from_data(parse_text(kept))) != new:
+            raise CannotKeep("the edited text reads back differently")
+    except (CannotKeep, FormatError) as exc:
+        log.warning("%s: writing the design fresh, its layout could not be kept (%s)", source, exc)
+        return None
+    return ("\ufeff" if raw.startswith(codecs.BOM_UTF8) else "") + kept
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -458,10 +536,14 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
     The temporary file starts private (``mkstemp``); before the rename it takes the mode of the file it
     replaces, or for a new file the one the umask gives (``0644`` under the usual ``022``), as any editor's
-    save would.
+    save would. A target that exists and is not a regular file (a device such as ``/dev/null``, a FIFO,
+    ``/dev/stdout``) is written into directly, and a rename never replaces one: run as root, renaming over
+    ``/dev/null`` would replace the machine's null device with a file.
     """
-    path = path.resolve()
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if _write_into_special(Path(path), payload):
+        return
+    path = Path(path).resolve()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -473,6 +555,8 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         except FileNotFoundError:
             mode = 0o666 & ~_umask()
         os.chmod(tmp, mode)
+        if not _regular_or_absent(path):  # it became a device or FIFO meanwhile: never rename over that
+            raise FileExistsError(errno.EEXIST, "not a regular file, so not replaced", str(path))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -480,6 +564,32 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _write_into_special(path: Path, payload: bytes) -> bool:
+    """Write into ``path`` if it is an existing non-regular file (following links); False if it is not one."""
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            return False
+    except FileNotFoundError:
+        return False
+    if stat.S_ISDIR(os.stat(path).st_mode):
+        raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
+    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    return True
+
+
+def _regular_or_absent(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
 
 
 def _umask() -> int:

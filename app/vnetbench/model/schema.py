@@ -18,7 +18,9 @@ from typing import Any
 from .codec import MAX_INT, typed_scalar
 from .objects import FORMAT_VERSION, Topology
 
-SCHEMA_ID = "https://vnetbench.example/schema/topology.schema.json"
+#: The schema's identity: one URL per file format version, so a file's modeline names the format it was
+#: written in. ``vnetbench schema`` prints the schema for editors that cannot fetch it.
+SCHEMA_ID = f"https://vnetbench.io/schema/topology-{FORMAT_VERSION}.json"
 
 
 def json_schema() -> dict[str, Any]:

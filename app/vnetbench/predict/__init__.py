@@ -27,6 +27,8 @@ the same choices):
 - Physical hosts' NICs and router interfaces take the MTU of the port they plug into.
 """
 
+import sys
+import types
 from typing import Any
 
 from .diff import diff
@@ -45,3 +47,16 @@ def __getattr__(name: str) -> Any:
 
     globals()["Matrix"] = Matrix
     return Matrix
+
+
+class _CallablePackage(types.ModuleType):
+    """``vnetbench.predict`` names this package, so the notebook API's ``vnetbench.predict(design, src, dst)``
+    is the package called: it forwards to ``vnetbench.api.predict``."""
+
+    def __call__(self, design: Any, src: str, dst: str, proto: str | None = None, port: int | None = None) -> Any:
+        from ..api import predict as predict_design
+
+        return predict_design(design, src, dst, proto, port)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

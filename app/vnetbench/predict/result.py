@@ -7,6 +7,7 @@ tests can print, compare and serialise them without knowing how the walk produce
 
 from __future__ import annotations
 
+import html
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
@@ -176,6 +177,24 @@ class Prediction:
 
     def __str__(self) -> str:
         return render(self)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Every hop of both directions as one flat row (a table for pandas or a spreadsheet)."""
+        return [{"direction": direction, "step": step, "kind": str(hop.kind), "name": hop.name,
+                 "object_id": hop.object_id, "detail": hop.detail, "verdict": str(trace.verdict)}
+                for direction, trace in (("forward", self.forward), ("reverse", self.reverse))
+                for step, hop in enumerate(trace.hops, 1)]
+
+    def _repr_html_(self) -> str:
+        """How a notebook shows a prediction: the verdict, the reasons, the hops. Names are the design's own
+        text, so every one is escaped (a VM called ``<script>`` is shown, never run)."""
+        e = html.escape
+        rows = "".join(f"<tr><td>{r['direction']}</td><td>{r['step']}</td><td>{e(r['kind'])}</td>"
+                       f"<td>{e(r['name'])}</td><td>{e(r['detail'])}</td></tr>" for r in self.to_records())
+        reasons = "".join(f"<li>{e(reason)}</li>" for reason in self.reasons)
+        return (f"<div><b>{e(str(self.flow))}</b>: {e(str(self.verdict))}<ul>{reasons}</ul>"
+                "<table><thead><tr><th>direction</th><th>step</th><th>kind</th><th>name</th><th>detail</th>"
+                f"</tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 @dataclass(frozen=True)

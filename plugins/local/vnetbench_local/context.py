@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from vnetbench.backends import BackendError
+from vnetbench import dirs
 from vnetbench.backends.locking import private_dir
 from vnetbench.model.fileformat import atomic_write
 
@@ -25,9 +26,12 @@ NsId = tuple[int, int]   # a namespace's identity: the device and inode of its n
 
 
 def default_state_dir() -> Path:
-    """Root: ``/run/vnetbench/lab`` (gone at reboot, like the namespaces). Otherwise the runtime folder,
-    the cache in the home folder, or, when neither is writable (``HOME=/nonexistent`` as ``su nobody``
-    gives), a private folder of the user's own under the temporary folder."""
+    """Root: ``/run/vnetbench/lab`` (gone at reboot, like the namespaces). Otherwise the runtime folder, the
+    user's state folder (``vnetbench.dirs``: never the cache, where a cleaner may delete the ledger of a
+    running lab), or, when neither is writable (``HOME=/nonexistent`` as ``su nobody`` gives), a private
+    folder of the user's own under the temporary folder. A ledger an older version left in
+    ``~/.cache/vnetbench/lab`` is still used while it holds anything, so a lab running across the upgrade
+    is found and torn down."""
     env = os.environ.get("VNETBENCH_LAB_DIR")
     if env:
         return Path(env)
@@ -36,13 +40,25 @@ def default_state_dir() -> Path:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.access(runtime, os.W_OK):
         return Path(runtime) / "vnetbench" / "lab"
-    cache = Path.home() / ".cache"
-    if os.access(cache if cache.is_dir() else cache.parent, os.W_OK):
-        return cache / "vnetbench" / "lab"
+    legacy = Path.home() / ".cache" / "vnetbench" / "lab"
+    try:
+        if any(legacy.iterdir()):
+            return legacy
+    except OSError:
+        pass
+    state = dirs.state_dir()
+    if os.access(_existing_parent(state), os.W_OK):
+        return state / "lab"
     try:
         return private_dir() / "lab"
     except OSError as exc:
         raise BackendError(str(exc.strerror or exc), "set VNETBENCH_LAB_DIR to a folder of your own") from None
+
+
+def _existing_parent(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
 
 
 def prepare_state_dir(path: Path) -> None:

@@ -19,5 +19,7 @@ SUMMARIES: dict[str, str] = {
     "deploy": "plan and apply a design on a backend",
     "teardown": "remove what vnetbench deployed",
     "import": "read a backend's inventory into a design file",
+    "backends": "list the backend plugins: versions, capabilities, load errors",
+    "schema": "print the JSON Schema of design files (for editors and other tools)",
     "completion": "print the shell completion script for bash, zsh or fish",
 }

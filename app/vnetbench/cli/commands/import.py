@@ -7,7 +7,7 @@ from typing import Any
 
 from ...model import save
 from ..backend_options import add_backend_options, guarded, open_backend, progress_printer
-from ..common import say
+from ..common import print_json, say
 from ..main import EXIT_OK
 
 
@@ -19,6 +19,7 @@ def register(subparsers: Any) -> None:
     add_backend_options(parser, default=None)
     parser.add_argument("-o", "--output", required=True, help="design file to write (.vnet.yaml)")
     parser.add_argument("--name", help="name of the new design")
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON")
     parser.set_defaults(func=run)
 
 
@@ -31,5 +32,10 @@ def run(args: argparse.Namespace) -> int:
     if args.name:
         design.name = args.name
     save(design, args.output)
-    say(f"wrote {args.output}: {len(design.hosts)} hosts, {len(design.switches)} switches, {len(design.vms)} VMs")
+    if args.json:
+        print_json({"path": args.output, "name": design.name, "hosts": len(design.hosts),
+                    "switches": len(design.switches), "vms": len(design.vms)})
+    else:
+        say(f"wrote {args.output}: {len(design.hosts)} hosts, {len(design.switches)} switches, "
+              f"{len(design.vms)} VMs")
     return EXIT_OK

@@ -51,6 +51,8 @@ def register(subparsers: Any) -> None:
     ex.add_argument("file")
     ex.add_argument("vm", help="VM or physical host (name or id)")
     ex.add_argument("--cpu", type=int, help="pin the command to this CPU")
+    ex.add_argument("--json", action="store_true",
+                    help="print the result as one JSON object (exit code, output, errors) when it ends")
     ex.add_argument("argv", nargs=argparse.REMAINDER, help="the command, after --")
     parser.set_defaults(func=run)
 
@@ -186,12 +188,19 @@ def _exec(backend: Backend, args: argparse.Namespace) -> int:
     design = load_design(args.file)
     endpoint = guarded(lambda: backend.endpoint(design, args.vm))
     command = guarded(lambda: endpoint.start(argv, args.cpu))
+    lines: list[str] = []
     try:
         for line in command.lines():
-            print(line, flush=True)  # the command's own output, as it wrote it
+            if args.json:
+                lines.append(line)
+            else:
+                print(line, flush=True)  # the command's own output, as it wrote it
     except KeyboardInterrupt:
         command.terminate()
         raise
     code = command.wait()
-    sys.stderr.write(command.stderr())
+    if args.json:
+        print_json({"vm": args.vm, "argv": argv, "exit_code": code, "stdout": lines, "stderr": command.stderr()})
+    else:
+        sys.stderr.write(command.stderr())
     return code

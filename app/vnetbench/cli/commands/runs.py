@@ -1,6 +1,6 @@
 """``vnetbench runs``: list stored measurements; show, export, import them; turn them into a calibration profile.
 
-    vnetbench runs [--json]                       newest first
+    vnetbench runs [list] [--json]                newest first
     vnetbench runs show ID [--json]               one run with its samples and the comparison
     vnetbench runs export ID --csv FILE | --json FILE
     vnetbench runs import FILE                    a CSV or JSON export, stored as a new run
@@ -28,6 +28,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--limit", type=int, default=0, help="list at most this many runs")
     sub = p.add_subparsers(dest="action", metavar="ACTION")
+    listing = sub.add_parser("list", help="the stored runs, newest first (what `vnetbench runs` alone prints)")
+    listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    listing.add_argument("--limit", type=int, default=argparse.SUPPRESS)
     show = sub.add_parser("show", help="one run, its figures and the comparison with its prediction")
     show.add_argument("id", type=int)
     show.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
@@ -38,9 +41,11 @@ def register(subparsers: Any) -> None:
     fmt.add_argument("--json", metavar="FILE", dest="json_file")
     imp = sub.add_parser("import", help="store a run exported before (CSV or JSON)")
     imp.add_argument("file")
+    imp.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     cal = sub.add_parser("calibrate", help="write a calibration profile from measured throughput runs")
     cal.add_argument("ids", type=int, nargs="+")
     cal.add_argument("--name", required=True, help="profile name (a file <data dir>/calibration/NAME.yaml)")
+    cal.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -63,11 +68,17 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_OK
         if args.action == "import":
             new_id = store.import_file(args.file)
-            say(f"imported {args.file} as run #{new_id}")
+            if args.json:
+                print_json({"file": args.file, "id": new_id, "store": str(store.path)})
+            else:
+                say(f"imported {args.file} as run #{new_id}")
             return EXIT_OK
         if args.action == "calibrate":
             path = save_calibration([store.get(i) for i in args.ids], args.name)
-            say(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
+            if args.json:
+                print_json({"profile": str(path), "name": args.name, "runs": args.ids})
+            else:
+                say(f"calibration profile written to {path}; set `calibration: {path}` in a design to use it")
             return EXIT_OK
         listing = store.scan(args.limit or None)
     except (StoreError, CalibrationWriteError) as exc:
