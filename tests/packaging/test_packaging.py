@@ -346,12 +346,13 @@ def test_install_hint_is_one_line_naming_the_command():
 
 def test_constraints_pin_every_declared_dependency_within_its_range():
     from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
 
     pins = {}
     for line in (ROOT / "packaging" / "constraints.txt").read_text().splitlines():
         if line and not line.startswith((" ", "#")):
             name, _, version = line.partition("==")
-            pins[name.strip().lower().replace("_", "-")] = version.strip()
+            pins[canonicalize_name(name.strip())] = version.strip()
     project = pyproject()["project"]
     declared = project["dependencies"] + [r for rs in project["optional-dependencies"].values() for r in rs]
     declared += [line for line in (ROOT / "packaging" / "tools.in").read_text().splitlines()
@@ -360,7 +361,7 @@ def test_constraints_pin_every_declared_dependency_within_its_range():
         requirement = Requirement(text)
         if requirement.marker is not None and not requirement.marker.evaluate({"python_version": "3.11"}):
             continue
-        name = requirement.name.lower().replace("_", "-")
+        name = canonicalize_name(requirement.name)   # PEP 503: ruamel.yaml is locked as ruamel-yaml
         assert name in pins, f"{name} is not locked: run bash packaging/lock.sh"
         assert requirement.specifier.contains(pins[name], prereleases=True), \
             f"{name}=={pins[name]} is outside {requirement.specifier}: run bash packaging/lock.sh"
