@@ -207,3 +207,36 @@ def test_settings_pick_a_uri_per_design_host():
     assert b.config.uri("kvm02") == "qemu+ssh://root@kvm02/system"
     assert b.config.host_exec("kvm02") == ["ssh", "root@kvm02"]
     assert KvmBackend({"uri": "qemu:///system?socket=/x/sock"}).config.uri("any") == "qemu:///system?socket=/x/sock"
+
+
+def test_objects_with_vnetbench_names_but_no_mark_are_conflicts_left_alone(backend):
+    """Issue 30, KVM 1: a hand-made domain and network that carry the names vnetbench would give are reported
+    as conflicts that fail only their own change (and what needs them); deploy and teardown leave them."""
+    conn = next(iter(backend.sites.values())).conn
+    dom = conn.defineXML("<domain type='qemu'><name>vnb-496e5c-virtio-a</name><memory>65536</memory>"
+                         "<os><type arch='x86_64'>hvm</type></os></domain>")
+    net = conn.networkDefineXML("<network><name>vnb-496e5c-br0</name><forward mode='bridge'/>"
+                                "<bridge name='br-hand'/></network>")
+    try:
+        design = _design()
+        plan = backend.plan(design)
+        conflicts = {c.key: c for c in plan.changes if c.data.get("conflict")}
+        assert set(conflicts) == {"domain/vnb-496e5c-virtio-a", "bridge/vnb-496e5c-br0"}
+        assert "vnetbench did not make" in conflicts["domain/vnb-496e5c-virtio-a"].description
+        results = {r.change.key: r for r in backend.apply(plan)}
+        mine = results["domain/vnb-496e5c-virtio-a"]
+        assert not mine.ok and "conflict" in mine.error
+        assert not results["domain/vnb-496e5c-virtio-b"].ok and "br0" in results["domain/vnb-496e5c-virtio-b"].error
+        assert results["ovs/vnb-496e5c-ovs0"].ok and results["domain/vnb-496e5c-ovs-a"].ok
+        assert read_mark(conn.lookupByName("vnb-496e5c-virtio-a").XMLDesc(0)) is None
+        assert conn.networkLookupByName("vnb-496e5c-br0").bridgeName() == "br-hand"
+        again = backend.plan(design)
+        assert {c.key for c in again.changes} == {"domain/vnb-496e5c-virtio-a", "bridge/vnb-496e5c-br0",
+                                                  "domain/vnb-496e5c-virtio-b", "domain/vnb-496e5c-e1000-a",
+                                                  "domain/vnb-496e5c-e1000-b"}
+        assert all(r.ok for r in backend.teardown(design.id))
+        assert read_mark(conn.lookupByName("vnb-496e5c-virtio-a").XMLDesc(0)) is None
+        assert conn.networkLookupByName("vnb-496e5c-br0").bridgeName() == "br-hand"
+    finally:
+        dom.undefine()
+        net.undefine()
