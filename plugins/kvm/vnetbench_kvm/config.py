@@ -23,6 +23,7 @@ The tag finds a design's objects even when its file is gone; the marks (``markin
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import shlex
@@ -107,7 +108,9 @@ class Settings:
         (a typo would otherwise fall back to a default silently) or a bad value."""
         unknown = sorted(k for k in self.raw if k not in KNOWN)
         if unknown:
-            raise BadSetting(f"unknown KVM setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}",
+            close = [m for k in unknown for m in difflib.get_close_matches(k, KNOWN, 1)]
+            guess = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise BadSetting(f"unknown KVM setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{guess}",
                              f"the KVM backend knows {', '.join(k for k in KNOWN if k != 'url')}")
         for host in self.hosts():
             self.uri(host)

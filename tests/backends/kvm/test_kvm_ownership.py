@@ -1,22 +1,27 @@
-"""Ownership by mark, never by name, on a real libvirtd + userspace Open vSwitch (issue 30, KVM 1 and 3).
+"""The KVM backend on a real libvirtd + userspace Open vSwitch, with no guest booted (issue 30, KVM 1, 3, 4, 5, 8).
 
 Objects that carry the names vnetbench gives but not its mark (a domain, a network, a Linux bridge, an OVS
 bridge, a namespace, an OVS internal port) are conflicts: deploy reports them, fails only the changes they
 block, and neither deploy nor teardown touches them. With ``pnics=real`` the host's own uplink is enslaved
-once: a second apply is a no-op. No guest boots here (the only guest is one whose name is taken).
+once: a second apply is a no-op. A missing guest kernel is refused before the host is touched, planning
+builds no guest image, and two deploys of one design do not run into each other. No guest boots here.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from kvmhost import listing
 
-from vnetbench.model import Host, HostKind, PNic, Switch, SwitchKind, Topology, Uplink, load
+from vnetbench.model import Host, HostKind, PNic, Switch, SwitchKind, Topology, Uplink, load, save
 
 pytestmark = [pytest.mark.lab]
 
@@ -152,4 +157,64 @@ def test_real_pnics_converge_a_second_apply_is_a_no_op(kvm_host):
     finally:
         backend.close()
         kvm_host.run(["ip", "link", "del", "eth0"], check=False)
+    assert listing(kvm_host) == kvm_host.before
+
+
+def _cli(kvm_host, *args: str, env: dict[str, str] | None = None, **settings: str) -> subprocess.CompletedProcess:
+    sets = [x for k, v in kvm_host.settings(**settings).items() for x in ("--set", f"{k}={v}")]
+    return subprocess.run([sys.executable, "-m", "vnetbench", *args, "--backend", "kvm", *sets], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, **(env or {})})
+
+
+def test_a_missing_guest_kernel_is_refused_before_the_host_is_touched(kvm_host):
+    """Issue 30, KVM 4: the kernel was found missing only after the switches and pNICs were built."""
+    proc = _cli(kvm_host, "deploy", str(EXAMPLE), image="/nowhere/vmlinuz,/nowhere/initrd.img")
+    assert proc.returncode == 2, proc.stderr
+    assert "/nowhere/vmlinuz" in proc.stderr and "Traceback" not in proc.stderr
+    assert listing(kvm_host) == kvm_host.before
+
+
+def test_plan_only_builds_no_guest_image(kvm_host, tmp_path):
+    """Issue 30, KVM 8: `deploy --plan-only` built the probe guest image (a side effect, about 24 s)."""
+    proc = _cli(kvm_host, "deploy", str(EXAMPLE), "--plan-only", env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert "create domain" in proc.stdout or "guest virtio-a" in proc.stdout
+    assert list(tmp_path.rglob("*")) == []
+    assert listing(kvm_host) == kvm_host.before
+
+
+def test_two_deploys_of_one_design_do_not_run_into_each_other(kvm_host, tmp_path):
+    """Issue 30, KVM 5: two deploys 0.3 s apart both failed half-way. The second now waits for the design's
+    lock (or says the first is running); nothing fails."""
+    design = load(EXAMPLE)
+    design.vms = []
+    path = tmp_path / "no-guests.vnet.yaml"
+    save(design, path)
+    sets = [x for k, v in kvm_host.settings(accel="qemu").items() for x in ("--set", f"{k}={v}")]
+    argv = [sys.executable, "-m", "vnetbench", "deploy", str(path), "--backend", "kvm", *sets]
+    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, out + err
+    assert second.returncode == 0 or (second.returncode == 3 and "is running" in second.stderr), \
+        second.stdout + second.stderr
+    assert "failed" not in second.stdout
+    backend = _backend(kvm_host)
+    try:
+        assert backend.plan(design).empty
+        assert all(r.ok for r in backend.teardown(design.id))
+    finally:
+        backend.close()
+    assert listing(kvm_host) == kvm_host.before
+
+
+def test_a_deploy_says_at_once_when_the_designs_lock_is_held(kvm_host):
+    from vnetbench.backends.locking import LockFile, private_dir
+    from vnetbench_kvm.config import design_tag
+
+    with LockFile(private_dir() / f"kvm-{design_tag(load(EXAMPLE).id)}.lock"):
+        proc = _cli(kvm_host, "deploy", str(EXAMPLE), accel="qemu")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert f"is running (pid {os.getpid()})" in proc.stderr and "Traceback" not in proc.stderr
     assert listing(kvm_host) == kvm_host.before

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -21,7 +23,7 @@ except ImportError:
         raise
     pytest.skip("libvirt-python is not installed (pip install -e '.[kvm]')", allow_module_level=True)
 
-from vnetbench.backends import Op, Unsupported, discover
+from vnetbench.backends import BadSetting, Op, Unsupported, discover
 from vnetbench.model import NicType, load
 
 from vnetbench_kvm import KvmBackend
@@ -240,3 +242,19 @@ def test_objects_with_vnetbench_names_but_no_mark_are_conflicts_left_alone(backe
     finally:
         dom.undefine()
         net.undefine()
+
+
+@pytest.mark.parametrize("settings", [{"acel": "qemu"}, {"accel": "fast"}, {"memory_mb": "lots"},
+                                      {"pnics": "virtual"}, {"ovs_datapath": "dpdk"}, {"image": "vmlinuz"},
+                                      {"host_exec": "ssh 'root@kvm02"}])
+def test_settings_are_checked_up_front_exit_2(settings):
+    """Issue 30, KVM 4: a misspelt key fell back to a default silently and bad values exited 3."""
+    with pytest.raises(BadSetting) as err:
+        KvmBackend({"uri": URI, **settings})
+    if "acel" in settings:
+        assert "acel (did you mean accel?)" in err.value.message and "machine, accel" in err.value.hint
+    sets = [x for k, v in {"uri": URI, **settings}.items() for x in ("--set", f"{k}={v}")]
+    proc = subprocess.run([sys.executable, "-m", "vnetbench", "deploy", str(EXAMPLE), "--backend", "kvm", *sets],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and next(iter(settings)) in proc.stderr
