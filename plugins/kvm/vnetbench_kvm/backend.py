@@ -288,6 +288,9 @@ class KvmBackend(Backend):
                 data = {"spec": w.spec, "mark": w.mark, "deps": list(w.deps), "site": [site.uri, site.shell.prefix]}
                 if key in conflicts:
                     data["conflict"] = conflicts[key]
+                if w.kind == "domain":
+                    data["role"] = Index(design).get(w.object_id).role.value
+                    data["host"] = Index(design).get(w.host).name
                 changes.append(PlannedChange(op, w.kind, key, w.description + (f": {why}" if why else ""),
                                              w.object_id, data))
         return Plan(self.name, design.id, tuple(changes))
@@ -431,7 +434,8 @@ class KvmBackend(Backend):
             self._undefine(conn, "domain", spec["name"], design_id)
             if ch.op is Op.DELETE:
                 return
-            building = Mark(design_id, ch.key, ch.data["mark"], "building")
+            building = Mark(design_id, ch.key, ch.data["mark"], "building", ch.data.get("role", ""),
+                            ch.data.get("host", ""))
             dom = conn.defineXML(domain_xml(spec, building, guestimage.SLOTS))
             dom.create()
             return
@@ -504,7 +508,8 @@ class KvmBackend(Backend):
                             raise BackendError(f"the guest refused its nftables rules: {err.strip()}", "")
                 conn = self._open(site)
                 dom = conn.lookupByName(spec["name"])
-                mark = Mark(design_id, ch.key, ch.data["mark"], "ready")
+                mark = Mark(design_id, ch.key, ch.data["mark"], "ready", ch.data.get("role", ""),
+                            ch.data.get("host", ""))
                 libvirt = _libvirt()
                 dom.setMetadata(libvirt.VIR_DOMAIN_METADATA_ELEMENT, mark_xml(mark), "vnb",
                                 "https://vnetbench.io/xmlns/libvirt/1",
@@ -595,9 +600,9 @@ class KvmBackend(Backend):
     # --- import and endpoints -------------------------------------------------------------------------
 
     def import_design(self, progress: ProgressFn | None = None) -> Topology:
-        hosts = self._setting_hosts()
-        sites = [(h if h != "*" else "kvm", self.site(h)) for h in hosts]
-        return import_hosts([(name, self._open(site), site.uri) for name, site in sites], progress)
+        sites = [(h, self.site(h)) for h in self._setting_hosts()]
+        return import_hosts([(name if name != "*" else "", self._open(site), site.uri) for name, site in sites],
+                            progress)
 
     def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
         try:

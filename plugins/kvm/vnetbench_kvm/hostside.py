@@ -85,6 +85,15 @@ class Listing:
         return None
 
 
+def host_command(prefix: list[str], argv: list[str]) -> list[str]:
+    """The full command line for ``argv`` on the host. ssh joins the words after the destination into one
+    string for the remote shell, so behind ssh the argv goes quoted word by word (an alias with spaces stays
+    one word); other prefixes (nsenter, sudo) exec the argv as it is."""
+    if any(word.rsplit("/", 1)[-1] == "ssh" for word in prefix):
+        return [*prefix, shlex.join(argv)]
+    return [*prefix, *argv]
+
+
 class HostShell:
     """Runs commands on one KVM host; ``prefix`` is ``host_exec`` split into words."""
 
@@ -92,12 +101,7 @@ class HostShell:
         self.prefix = prefix
 
     def command(self, argv: list[str]) -> list[str]:
-        """The full command line. ssh joins its words into one string for the remote shell, so the argv goes
-        to it quoted word by word (an alias with spaces stays one word); other prefixes (nsenter, sudo) exec
-        the argv as it is."""
-        if self.prefix and self.prefix[0].rsplit("/", 1)[-1] == "ssh":
-            return [*self.prefix, shlex.join(argv)]
-        return [*self.prefix, *argv]
+        return host_command(self.prefix, argv)
 
     def run(self, argv: list[str], check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess:
         try:

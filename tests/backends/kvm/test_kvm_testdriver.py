@@ -258,3 +258,61 @@ def test_settings_are_checked_up_front_exit_2(settings):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and next(iter(settings)) in proc.stderr
+
+
+def test_measure_tells_a_kvm_user_to_deploy_not_to_run_lab_up(tmp_path):
+    """Issue 30, KVM 8: measure's help and errors told KVM users to run `lab up`."""
+    argv = [sys.executable, "-m", "vnetbench", "measure", str(EXAMPLE), "--from", "virtio-a", "--to", "virtio-b",
+            "--test", "throughput", "--backend", "kvm", "--set", f"uri={URI}"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "VNETBENCH_DATA_DIR": str(tmp_path)})
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "vnetbench deploy" in proc.stderr and "--backend kvm" in proc.stderr and "lab up" not in proc.stderr
+    help_text = subprocess.run([sys.executable, "-m", "vnetbench", "measure", "--help"], capture_output=True,
+                               text=True, timeout=60).stdout
+    assert "vnetbench deploy FILE --backend B" in " ".join(help_text.split())
+
+
+def test_import_keeps_addresses_roles_and_the_host_name(backend):
+    """Issue 30, KVM 7: an imported host had no addresses, roles or its design name, so `matrix` showed every
+    pair unreachable. A guest vnetbench deployed names them in its kernel command line and its mark."""
+    from vnetbench.predict import Engine
+
+    design = _design()
+    backend.apply(backend.plan(design))
+    topo = backend.import_design()
+    assert [h.name for h in topo.hosts] == ["kvm01"]
+    vms = {v.name: v for v in topo.vms}
+    assert vms["virtio-a"].vnics[0].ip == "10.10.0.11/24" and vms["virtio-a"].vnics[0].gateway == "10.10.0.1"
+    assert [n.ip for n in vms["fw01"].vnics] == ["10.10.0.1/24", "10.20.0.1/24"]
+    assert vms["fw01"].role.value == "firewall" and vms["fw01"].forwarding.mode.value == "routed"
+    assert vms["virtio-a"].role.value == "vm"
+    test_dom = next(iter(backend.sites.values())).conn.lookupByName("test")    # not ours: the agent's answer
+    reported = test_dom.interfaceAddresses(libvirt.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_AGENT)
+    assert vms["test"].vnics[0].ip == "{addr}/{prefix}".format(**next(iter(reported.values()))["addrs"][0])
+    verdict = Engine(topo).predict(vms["virtio-a"].id, vms["virtio-b"].id, "icmp").verdict
+    assert verdict.value == "in-host"
+
+
+def test_the_first_deploy_shows_progress_while_it_builds_the_guest_image(tmp_path, monkeypatch):
+    """Issue 30, KVM 8: the first deploy built the probe guest silently (about 24 s). The build itself is
+    replaced here (it downloads Debian packages; the end-to-end tests build the real one)."""
+    from vnetbench.backends import Plan, PlannedChange
+    from vnetbench_kvm import guestimage
+
+    def build(img, log):
+        log("downloading linux-image-amd64 and 9 Debian packages")
+        img.kernel.write_text("kernel")
+        img.initrd.write_text("initrd")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(guestimage, "build", build)
+    backend = KvmBackend({"uri": "qemu:///system?socket=/nonexistent/sock"})
+    change = PlannedChange(Op.CREATE, "domain", "domain/vnb-000000-a", "guest a", "vm-a",
+                           {"spec": {"name": "vnb-000000-a"}, "mark": "m", "deps": [],
+                            "site": ["qemu:///system?socket=/nonexistent/sock", []]})
+    seen = []
+    results = backend.apply(Plan("kvm", "d", (change,)), lambda done, total, msg: seen.append(msg))
+    assert "probe guest image: downloading linux-image-amd64 and 9 Debian packages" in seen
+    assert guestimage.image().kernel.read_text() == "kernel"
+    assert not results[0].ok                                   # no libvirtd there: the change itself fails
