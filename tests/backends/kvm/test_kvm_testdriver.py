@@ -316,3 +316,15 @@ def test_the_first_deploy_shows_progress_while_it_builds_the_guest_image(tmp_pat
     assert "probe guest image: downloading linux-image-amd64 and 9 Debian packages" in seen
     assert guestimage.image().kernel.read_text() == "kernel"
     assert not results[0].ok                                   # no libvirtd there: the change itself fails
+
+
+def test_the_kvm_examples_predict_with_qemu_figures_not_vsphere_ones():
+    """Issue 30, KVM 6: kvm-tap-macvtap predicted "estimate 20900 Mbit/s", a vSphere figure, for QEMU guests."""
+    from vnetbench.predict import predict
+
+    for example in ("kvm-tap-macvtap", "kvm-nic-models"):
+        design = load(ROOT / "resources" / "examples" / f"{example}.vnet.yaml")
+        names = {vm.name: vm.id for vm in design.vms}
+        src, dst = ("tap-a", "tap-b") if example == "kvm-tap-macvtap" else ("virtio-a", "virtio-b")
+        estimate = predict(design, names[src], names[dst], proto="tcp").forward.estimate
+        assert "kvm-tcg" in estimate.source and estimate.throughput_mbps < 1000, (example, estimate)
