@@ -281,6 +281,7 @@ class KvmBackend(Backend):
                     if hit:
                         ops[key] = (Op.UPDATE, f"rebuilt with {hit.split('/', 1)[1]}")
                         grew = True
+        ix = Index(design)
         for key, w in want.wants.items():
             if key in ops or key in conflicts:
                 op, why = ops.get(key, (Op.CREATE, conflicts.get(key, "")))
@@ -289,8 +290,8 @@ class KvmBackend(Backend):
                 if key in conflicts:
                     data["conflict"] = conflicts[key]
                 if w.kind == "domain":
-                    data["role"] = Index(design).get(w.object_id).role.value
-                    data["host"] = Index(design).get(w.host).name
+                    data["role"] = ix.get(w.object_id).role.value
+                    data["host"] = ix.get(w.host).name
                 changes.append(PlannedChange(op, w.kind, key, w.description + (f": {why}" if why else ""),
                                              w.object_id, data))
         return Plan(self.name, design.id, tuple(changes))
