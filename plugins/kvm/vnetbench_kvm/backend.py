@@ -386,8 +386,8 @@ class KvmBackend(Backend):
             uri, prefix = ch.data["site"]
             site = self.sites.get((uri, tuple(prefix))) or self.sites.setdefault(
                 (uri, tuple(prefix)), Site(uri, self.shell_factory(list(prefix))))
-            if ch.data.get("conflict"):
-                results[i] = ChangeResult(ch, False, ch.data["conflict"])
+            if ch.data.get("conflict"):             # the reason is in the change's description already
+                results[i] = ChangeResult(ch, False, "not applied: in conflict, left alone")
                 failed_keys.add(ch.key)
                 return
             hit = next((d for d in ch.data.get("deps", ()) if d in failed_keys), None)
