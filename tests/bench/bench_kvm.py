@@ -7,7 +7,7 @@ the way a user meets it: whole ``vnetbench`` CLI processes, start-up included.
 
 With ``--calibrate`` it instead measures the seed tables on QEMU and writes the calibration profile
 resources/calibration/kvm-qemu-tcg.yaml: TCP throughput between two guests on one bridge for every NIC model
-(seed 004; all pairs up at once, measured in interleaved rounds), across two emulated 1 Gbit/s pNICs, and the
+(seed 004; all pairs up at once, measured in interleaved rounds with the other pairs paused), across two emulated 1 Gbit/s pNICs, and the
 small-UDP packet rate of a sender on tap + bridge versus macvtap (seed 001). Each figure is the median of the
 rounds and keeps their spread (lowest, highest): one run per model ranked them differently run to run. Run as root: .venv/bin/python tests/bench/bench_kvm.py [--calibrate]
 The machine is shared and TCG is an emulator: read the figures as this machine's, not a hypervisor's.
@@ -69,17 +69,22 @@ def _qemu_rss_mib(host: KvmHost) -> list[float]:
 
 
 def _iperf(backend: KvmBackend, design: Topology, src: str, dst: str, extra: list[str], seconds: int) -> dict:
+    """iperf3's ``end`` section; tried again (3 times) when the server was not listening yet (a guest just
+    resumed or busy under TCG), which iperf3 -J reports in its JSON."""
     server = backend.endpoint(design, dst)
     client = backend.endpoint(design, src)
-    srv = server.start(["iperf3", "-s", "-1", "-p", "5201"])
-    time.sleep(1.0)
-    cmd = client.start(["iperf3", "-c", server.address(), "-p", "5201", "-t", str(seconds), "-J", *extra])
-    out = "\n".join(cmd.lines())
-    code = cmd.wait(seconds + 60)
-    srv.terminate()
-    if code != 0:
-        raise SystemExit(f"iperf3 {src} -> {dst} failed: {cmd.stderr().strip()}")
-    return json.loads(out)["end"]
+    for _ in range(3):
+        srv = server.start(["iperf3", "-s", "-1", "-p", "5201"])
+        time.sleep(1.0)
+        cmd = client.start(["iperf3", "-c", server.address(), "-p", "5201", "-t", str(seconds), "-J", *extra])
+        out = "\n".join(cmd.lines())
+        code = cmd.wait(seconds + 60)
+        srv.terminate()
+        result = json.loads(out) if out.strip() else {"error": cmd.stderr().strip()}
+        if code == 0 and "error" not in result:
+            return result["end"]
+        time.sleep(2.0)
+    raise SystemExit(f"iperf3 {src} -> {dst} failed: {result.get('error') or cmd.stderr().strip()}")
 
 
 def _first_sample(backend: KvmBackend, design: Topology, src: str, dst: str) -> float:
@@ -141,6 +146,24 @@ def _rounds(measure, names: list[str], rounds: int) -> dict[str, list[float]]:
     return out
 
 
+def _only(host: KvmHost, running: list[str], domains: list[str]) -> None:
+    """Pause every guest but ``running`` (a paused QEMU takes no CPU): the measured pair has the machine as it
+    would with only itself deployed, while all pairs stay up for the next round."""
+    import libvirt
+
+    conn = libvirt.open(host.uri)
+    try:
+        for name in domains:
+            dom = conn.lookupByName(name)
+            state = dom.state()[0]
+            if name in running and state == libvirt.VIR_DOMAIN_PAUSED:
+                dom.resume()
+            elif name not in running and state == libvirt.VIR_DOMAIN_RUNNING:
+                dom.suspend()
+    finally:
+        conn.close()
+
+
 def _figure(values: list[float], unit: str, digits: int = 1) -> dict:
     """The median of the rounds, and their spread (lowest, highest)."""
     ordered = sorted(values)
@@ -158,13 +181,17 @@ def calibrate(host: KvmHost, out: Path, rounds: int, seconds: int) -> None:
     try:
         design = all_models(SEED_004_MODELS)
         assert all(r.ok for r in backend.apply(backend.plan(design)))
+        domains = {vm_id: g.domain for vm_id, g in backend.desired(design).guests.items()}
 
         def tcp(model: str) -> float:
-            end = _iperf(backend, design, f"vm-{model}-0", f"vm-{model}-1", [], seconds)
+            pair = [f"vm-{model}-0", f"vm-{model}-1"]
+            _only(host, [domains[v] for v in pair], list(domains.values()))
+            end = _iperf(backend, design, *pair, [], seconds)
             return end["sum_received"]["bits_per_second"] / 1e6
 
         for model, values in _rounds(tcp, [t.value for t in SEED_004_MODELS], rounds).items():
             figures[model] = _figure(values, "mbps")
+        _only(host, list(domains.values()), list(domains.values()))
         backend.teardown(design.id)
         design = across_pnics()
         assert all(r.ok for r in backend.apply(backend.plan(design)))
