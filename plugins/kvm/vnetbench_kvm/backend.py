@@ -12,24 +12,28 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
-                                Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange, ProgressFn,
-                                SettingField, SettingKind, Unsupported)
+from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, Capabilities, ChangeResult,
+                                DeployState, Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange,
+                                ProgressFn, SettingField, SettingKind, Unsupported)
+from vnetbench.backends.locking import Busy, LockFile, private_dir
 from vnetbench.model import Index, Topology
 
 from . import channel, guestimage
-from .config import DEFAULT_URI, Settings, design_tag
+from .config import DEFAULT_MEMORY_MB, DEFAULT_URI, Settings, design_tag
 from .desired import PHASE, SUPPORTED_SWITCHES, Boot, Desired, Want, desired
-from .hostside import HostShell, Listing
+from .hostside import Foreign, HostShell, Listing
 from .hostprobe import NamespaceEndpoint
 from .importer import import_hosts
 from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
 
+#: How long a deploy or teardown waits for another one of the same design before saying it is running.
+LOCK_WAIT_S = 3.0
 BOOT_TIMEOUT = 240.0           # TCG guests on a busy two-core machine boot in 6-60 s
 LIBVIRT_KINDS = ("domain", "bridge", "ovs", "macvtap")
 HOST_KINDS = ("pswitch", "pnic", "patch", "phost")   # host plumbing only: nothing to build behind the test driver
@@ -85,11 +89,16 @@ class KvmBackend(Backend):
                      "how to run ip/ovs-vsctl on the KVM host: empty (this machine), ssh root@kvm02, ..."),
         SettingField("pnics", "pNICs", SettingKind.TEXT, "emulate",
                      "emulate (one-machine lab: physical switches as namespaces) or real (use the host's pNICs)"),
+        SettingField("memory_mb", "Memory per guest (MiB)", SettingKind.TEXT, str(DEFAULT_MEMORY_MB),
+                     "MiB of memory per guest, 64 or more"),
+        SettingField("ovs_datapath", "OVS datapath", SettingKind.TEXT, "auto",
+                     "auto (kernel datapath where the openvswitch module is loaded, else userspace), system or netdev"),
     )
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)
         self.config = Settings(self.settings)
+        self.config.check()                  # a typo or a bad value fails here (exit 2), before any connection
         self.sites: dict[tuple[str, tuple[str, ...]], Site] = {}
         self.shell_factory: Callable[[list[str]], HostShell] = HostShell
         self._boot: dict[str, Boot] = {}
@@ -98,7 +107,6 @@ class KvmBackend(Backend):
 
     def connect(self) -> None:
         _libvirt()
-        self.config.emulate, self.config.accel, self.config.memory_mb     # bad settings fail here
         for host in self._setting_hosts():
             self._open(self.site(host))
 
@@ -153,13 +161,23 @@ class KvmBackend(Backend):
         return out
 
     def _image(self, site: Site) -> tuple[str, str]:
-        if self.config.image != "auto":
-            kernel, _, initrd = self.config.image.partition(",")
-            if not initrd:
-                raise BackendError(f"image {self.config.image!r} is not KERNEL,INITRD", "or use image=auto")
-            return kernel.strip(), initrd.strip()
-        img = guestimage.image() if site.test_driver else guestimage.ensure_image()
+        """Where the guest kernel and initrd are: named by ``image``, or the probe guest's cache (``auto``;
+        nothing is built here: planning has no side effects, ``apply`` builds it first)."""
+        paths = self.config.image_paths
+        if paths is not None:
+            return paths
+        img = guestimage.image()
         return str(img.kernel), str(img.initrd)
+
+    def _check_image(self, site: Site) -> None:
+        """``BadSetting`` when the guest kernel or initrd is not readable on the host (before anything is built)."""
+        if site.test_driver:
+            return
+        for path in self._image(site):
+            if site.shell.run(["test", "-r", path], check=False).returncode != 0:
+                raise BadSetting(f"the guest image file {path} is not readable on the KVM host ({site.uri})",
+                                 "set image=KERNEL,INITRD to files there, or image=auto to use the probe guest "
+                                 "(on a remote host: copy ~/.cache/vnetbench/guest there under the same path)")
 
     def _accel(self, site: Site) -> str:
         if self.config.accel != "auto":
@@ -210,6 +228,8 @@ class KvmBackend(Backend):
             if want.kind == "macvtap" or not held.host.links and not held.host.ovs:
                 return mark.mark                           # the test driver: no host side to compare
             return mark.mark if held.host.marks.get(want.key) == mark.mark else None
+        if want.kind == "pnic" and want.spec["real"]:
+            return want.mark if _attached(want, held.host) else None
         return held.host.marks.get(want.key)
 
     # --- plan --------------------------------------------------------------------------------------------
@@ -218,6 +238,11 @@ class KvmBackend(Backend):
         reasons = self.unsupported(design)
         if reasons:
             raise Unsupported(reasons)
+        with self._locked(design.id):           # says at once when another deploy of this design is running
+            pass
+        if self.config.image_paths is not None:
+            for host in design.hosts:
+                self._check_image(self.site(host.name))
         want = self.desired(design, self.boot(design))
         by_site: dict[int, tuple[Site, Held]] = {}
         need_ovs = any(w.kind == "ovs" for w in want.wants.values())
@@ -229,9 +254,14 @@ class KvmBackend(Backend):
         for site, held in by_site.values():
             changes += self._sweep(design.id, want, site, held)
         ops: dict[str, tuple[Op, str]] = {}
+        conflicts: dict[str, str] = {}
         for key, w in want.wants.items():
             site, held = by_site[id(self._host_site(design, w.host))]
             if site.test_driver and w.kind in HOST_KINDS:
+                continue
+            why = foreign(design.id, w, held)
+            if why:
+                conflicts[key] = why
                 continue
             now = self.current_mark(w, held)
             if now == w.mark:
@@ -251,13 +281,19 @@ class KvmBackend(Backend):
                     if hit:
                         ops[key] = (Op.UPDATE, f"rebuilt with {hit.split('/', 1)[1]}")
                         grew = True
+        ix = Index(design)
         for key, w in want.wants.items():
-            if key in ops:
-                op, why = ops[key]
+            if key in ops or key in conflicts:
+                op, why = ops.get(key, (Op.CREATE, conflicts.get(key, "")))
                 site = self._host_site(design, w.host)
+                data = {"spec": w.spec, "mark": w.mark, "deps": list(w.deps), "site": [site.uri, site.shell.prefix]}
+                if key in conflicts:
+                    data["conflict"] = conflicts[key]
+                if w.kind == "domain":
+                    data["role"] = ix.get(w.object_id).role.value
+                    data["host"] = ix.get(w.host).name
                 changes.append(PlannedChange(op, w.kind, key, w.description + (f": {why}" if why else ""),
-                                             w.object_id, {"spec": w.spec, "mark": w.mark, "deps": list(w.deps),
-                                                           "site": [site.uri, site.shell.prefix]}))
+                                             w.object_id, data))
         return Plan(self.name, design.id, tuple(changes))
 
     @staticmethod
@@ -301,12 +337,46 @@ class KvmBackend(Backend):
 
     # --- apply -------------------------------------------------------------------------------------------
 
+    @contextmanager
+    def _locked(self, design_id: str) -> Iterator[None]:
+        """Hold the design's lock (the lab's kind): one deploy or teardown of a design at a time on this machine."""
+        try:
+            lock = LockFile(private_dir() / f"kvm-{design_tag(design_id) if design_id else 'all'}.lock",
+                            wait=LOCK_WAIT_S)
+        except Busy as busy:
+            raise BackendError(f"another deploy or teardown of this design on KVM is running (pid {busy.holder})",
+                               "wait for it to finish, then run the command again") from None
+        except OSError as exc:
+            raise BackendError(f"cannot take the KVM deploy lock: {exc.strerror or exc}",
+                               "make the temporary folder writable") from None
+        with lock:
+            yield
+
     def apply(self, plan: Plan, progress: ProgressFn | None = None,
               cancel: CancelToken | None = None) -> list[ChangeResult]:
         if plan.empty:
             return []
+        with self._locked(plan.design_id):
+            return self._apply(plan, progress, cancel)
+
+    def _prepare_image(self, plan: Plan, report: ProgressFn) -> None:
+        """Build the probe guest when a guest needs it and the cache lacks it (once, about 25 s, with progress),
+        then check every host holds the image: before any change touches a host."""
+        sites = {(ch.data["site"][0], tuple(ch.data["site"][1])) for ch in plan.changes
+                 if ch.kind == "domain" and ch.op is not Op.DELETE and not ch.data.get("conflict")}
+        for uri, prefix in sorted(sites):
+            site = self.sites.get((uri, prefix)) or Site(uri, self.shell_factory(list(prefix)))
+            if site.test_driver:
+                continue
+            if self.config.image_paths is None:
+                guestimage.ensure_image(log=lambda msg: report(0, len(plan.changes), f"probe guest image: {msg}"))
+            self._check_image(site)
+
+    def _apply(self, plan: Plan, progress: ProgressFn | None,
+               cancel: CancelToken | None) -> list[ChangeResult]:
         total = len(plan.changes)
         report = progress or (lambda done, all_, msg: None)
+        self._prepare_image(plan, report)
         results: dict[int, ChangeResult] = {}
         booting: dict[int, tuple[Site, PlannedChange]] = {}
         failed_keys: set[str] = set()
@@ -316,8 +386,14 @@ class KvmBackend(Backend):
             uri, prefix = ch.data["site"]
             site = self.sites.get((uri, tuple(prefix))) or self.sites.setdefault(
                 (uri, tuple(prefix)), Site(uri, self.shell_factory(list(prefix))))
-            if any(d in failed_keys for d in ch.data.get("deps", ())):
-                results[i] = ChangeResult(ch, False, "an object it needs failed")
+            if ch.data.get("conflict"):             # the reason is in the change's description already
+                results[i] = ChangeResult(ch, False, "not applied: in conflict, left alone")
+                failed_keys.add(ch.key)
+                return
+            hit = next((d for d in ch.data.get("deps", ()) if d in failed_keys), None)
+            if hit:
+                results[i] = ChangeResult(ch, False, f"it needs {hit.split('/', 1)[-1]}, which failed or is in "
+                                                     "conflict")
                 return
             report(i, total, f"{ch.op.value} {ch.kind} {ch.key.split('/', 1)[-1]}")
             try:
@@ -352,19 +428,20 @@ class KvmBackend(Backend):
             site.shell.delete_leftovers(ch.data["links"], ch.data["spaces"], ch.data["bridges"])
             return
         if "libvirt" in ch.data:                      # a swept libvirt object
-            self._undefine(conn, ch.data["libvirt"], ch.data["name"])
+            self._undefine(conn, ch.data["libvirt"], ch.data["name"], design_id)
             return
         spec, mark = ch.data["spec"], Mark(design_id, ch.key, ch.data["mark"], "ready")
         if ch.kind == "domain":
-            self._undefine(conn, "domain", spec["name"])
+            self._undefine(conn, "domain", spec["name"], design_id)
             if ch.op is Op.DELETE:
                 return
-            building = Mark(design_id, ch.key, ch.data["mark"], "building")
+            building = Mark(design_id, ch.key, ch.data["mark"], "building", ch.data.get("role", ""),
+                            ch.data.get("host", ""))
             dom = conn.defineXML(domain_xml(spec, building, guestimage.SLOTS))
             dom.create()
             return
         if ch.kind in ("bridge", "ovs", "macvtap"):
-            self._undefine(conn, "network", spec["network"])
+            self._undefine(conn, "network", spec["network"], design_id)
             if not site.test_driver:
                 {"bridge": site.shell.delete_bridge, "ovs": site.shell.delete_ovs,
                  "macvtap": lambda s: None}[ch.kind](spec)
@@ -396,13 +473,19 @@ class KvmBackend(Backend):
         return "system" if loaded else "netdev"
 
     @staticmethod
-    def _undefine(conn: Any, kind: str, name: str) -> None:
+    def _undefine(conn: Any, kind: str, name: str, design_id: str) -> None:
+        """Remove the domain or network ``name`` when it carries the mark of ``design_id`` (of any design when
+        that is empty: teardown of all); one that does not is ``Foreign`` and stays."""
         libvirt = _libvirt()
         lookup = conn.lookupByName if kind == "domain" else conn.networkLookupByName
         try:
             obj = lookup(name)
         except libvirt.libvirtError:
             return
+        mark = read_mark(obj.XMLDesc(0))
+        if mark is None or (design_id and mark.design != design_id):
+            undefine = "virsh undefine" if kind == "domain" else "virsh net-undefine"
+            raise Foreign(f"a libvirt {kind} {name}", f"{undefine} {name}")
         if obj.isActive():
             obj.destroy()
         obj.undefine()
@@ -426,7 +509,8 @@ class KvmBackend(Backend):
                             raise BackendError(f"the guest refused its nftables rules: {err.strip()}", "")
                 conn = self._open(site)
                 dom = conn.lookupByName(spec["name"])
-                mark = Mark(design_id, ch.key, ch.data["mark"], "ready")
+                mark = Mark(design_id, ch.key, ch.data["mark"], "ready", ch.data.get("role", ""),
+                            ch.data.get("host", ""))
                 libvirt = _libvirt()
                 dom.setMetadata(libvirt.VIR_DOMAIN_METADATA_ELEMENT, mark_xml(mark), "vnb",
                                 "https://vnetbench.io/xmlns/libvirt/1",
@@ -466,14 +550,15 @@ class KvmBackend(Backend):
 
     def teardown(self, design_id: str | None = None, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None) -> list[ChangeResult]:
-        changes: list[PlannedChange] = []
-        for host in self._setting_hosts():
-            site = self.site(host)
-            changes += [c for c in self._sweep(design_id or "", None, site, self.held(site, False), "teardown")
-                        if c not in changes]
-        changes.sort(key=lambda c: -PHASE.get(c.kind, 9))
-        plan = Plan(self.name, design_id or "", tuple(changes))
-        return self.apply(plan, progress, cancel)
+        with self._locked(design_id or ""):
+            changes: list[PlannedChange] = []
+            for host in self._setting_hosts():
+                site = self.site(host)
+                changes += [c for c in self._sweep(design_id or "", None, site, self.held(site, False), "teardown")
+                            if c not in changes]
+            changes.sort(key=lambda c: -PHASE.get(c.kind, 9))
+            plan = Plan(self.name, design_id or "", tuple(changes))
+            return self._apply(plan, progress, cancel) if changes else []
 
     def status(self, design: Topology) -> dict[str, ObjectState]:
         want = self.desired(design, self.boot(design))
@@ -516,9 +601,9 @@ class KvmBackend(Backend):
     # --- import and endpoints -------------------------------------------------------------------------
 
     def import_design(self, progress: ProgressFn | None = None) -> Topology:
-        hosts = self._setting_hosts()
-        sites = [(h if h != "*" else "kvm", self.site(h)) for h in hosts]
-        return import_hosts([(name, self._open(site), site.uri) for name, site in sites], progress)
+        sites = [(h, self.site(h)) for h in self._setting_hosts()]
+        return import_hosts([(name if name != "*" else "", self._open(site), site.uri) for name, site in sites],
+                            progress)
 
     def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
         try:
@@ -557,6 +642,60 @@ def _batches(changes: tuple[PlannedChange, ...]) -> list[list[int]]:
         else:
             out.append([i])
     return out
+
+
+def foreign(design_id: str, w: Want, held: Held) -> str | None:
+    """Why an object ``w`` creates is in the way: it exists but carries no mark of this design (None: free)."""
+    if w.kind == "domain":
+        name, table, what, cmd = w.spec["name"], held.domains, "domain", "virsh undefine"
+    elif w.kind in LIBVIRT_KINDS:
+        name, table, what, cmd = w.spec["network"], held.networks, "network", "virsh net-undefine"
+    else:
+        name = ""
+    if name in (table if name else {}):
+        mark = table[name][0]
+        if mark is None or mark.design != design_id:
+            return str(Foreign(f"a libvirt {what} {name}", f"{cmd} {name}"))
+    for kind, host_name in _host_names(w):
+        why = held.host.foreign(kind, host_name, design_id)
+        if why:
+            return why
+    return None
+
+
+def _attached(w: Want, host: Listing) -> bool:
+    """Whether a real pNIC is wired as ``w`` says. The host's own device carries no mark of ours (it is not
+    vnetbench's to label): its bridge membership is read instead; a VLAN sub-interface and an OVS port
+    vnetbench added carry the want's mark."""
+    for wire in w.spec["wires"]:
+        dev, attach = wire["host_if"], wire["attach"]
+        link = host.links.get(dev)
+        if link is None:
+            return False
+        if dev != wire["dev"] and (link.get("ifalias") or "").split()[1:] != [w.mark, w.key]:
+            return False
+        if attach["kind"] == "bridge" and link.get("master") != attach["bridge"]:
+            return False
+        if attach["kind"] == "ovs" and host.ports.get(dev, {}).get("vnetbench-mark") != w.mark:
+            return False
+    return True
+
+
+def _host_names(w: Want) -> list[tuple[str, str]]:
+    """(kind, name) of the host objects a want creates under names vnetbench gives: ``link``, ``ovs``, ``ns``."""
+    spec = w.spec
+    if w.kind == "bridge":
+        return [("link", spec["bridge"])]
+    if w.kind == "ovs":
+        return [("ovs", spec["bridge"])]
+    if w.kind in ("pswitch", "phost"):
+        return [("ns", spec["ns"])]
+    if w.kind == "pnic":
+        wires = [("link", x["host_if"]) for x in spec["wires"] if not spec["real"] or x["host_if"] != x["dev"]]
+        return wires + ([] if spec["real"] else [("link", spec["ifb_host"])])
+    if w.kind == "patch" and not spec["ovs_patch"]:
+        return [("link", spec["a"]["if"]), ("link", spec["b"]["if"])]
+    return []
 
 
 def _names(w: Want) -> set[str]:

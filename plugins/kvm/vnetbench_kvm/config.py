@@ -23,13 +23,15 @@ The tag finds a design's objects even when its file is gone; the marks (``markin
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vnetbench.backends import BackendError
+from vnetbench.backends import BadSetting
 
 DEFAULT_URI = "qemu:///system"
 DEFAULT_MEMORY_MB = 192
@@ -87,15 +89,33 @@ def per_host(value: str, host: str, default: str) -> str:
             continue
         key, sep, val = part.partition("=")
         if not sep:
-            raise BackendError(f"the setting {part.strip()!r} is not HOST=VALUE",
+            raise BadSetting(f"the setting {part.strip()!r} is not HOST=VALUE",
                                "write one value, or kvm01=qemu:///system; kvm02=qemu+ssh://root@kvm02/system")
         table[key.strip()] = val.strip()
     return table.get(host, table.get("*", default))
 
 
+#: Every setting the KVM backend reads (``url`` is what ``--url`` gives: the same as ``uri``).
+KNOWN = ("uri", "url", "host_exec", "image", "machine", "accel", "memory_mb", "pnics", "ovs_datapath")
+
+
 @dataclass(frozen=True)
 class Settings:
     raw: Mapping[str, Any]
+
+    def check(self) -> None:
+        """Every setting read once, before anything is touched: ``BadSetting`` (exit 2) for an unknown key
+        (a typo would otherwise fall back to a default silently) or a bad value."""
+        unknown = sorted(k for k in self.raw if k not in KNOWN)
+        if unknown:
+            close = [m for k in unknown for m in difflib.get_close_matches(k, KNOWN, 1)]
+            guess = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise BadSetting(f"unknown KVM setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{guess}",
+                             f"the KVM backend knows {', '.join(k for k in KNOWN if k != 'url')}")
+        for host in self.hosts():
+            self.uri(host)
+            self.host_exec(host)
+        self.accel, self.memory_mb, self.emulate, self.ovs_datapath, self.image_paths   # noqa: B018 - checks
 
     def text(self, key: str, default: str = "") -> str:
         value = self.raw.get(key)
@@ -112,7 +132,12 @@ class Settings:
         return per_host(self.text("uri", self.text("url")), host, DEFAULT_URI)
 
     def host_exec(self, host: str) -> list[str]:
-        return per_host(self.text("host_exec"), host, "").split()
+        text = per_host(self.text("host_exec"), host, "")
+        try:
+            return shlex.split(text)
+        except ValueError as exc:
+            raise BadSetting(f"host_exec {text!r} is not a command line ({exc})",
+                             "quote it as a shell would, like host_exec=ssh root@kvm02") from None
 
     @property
     def machine(self) -> str:
@@ -122,30 +147,41 @@ class Settings:
     def accel(self) -> str:
         accel = self.text("accel", "auto")
         if accel not in ("auto", "kvm", "qemu"):
-            raise BackendError(f"accel {accel!r} is not auto, kvm or qemu", "use accel=qemu for TCG")
+            raise BadSetting(f"accel {accel!r} is not auto, kvm or qemu", "use accel=qemu for TCG")
         return accel
 
     @property
     def memory_mb(self) -> int:
         text = self.text("memory_mb", str(DEFAULT_MEMORY_MB))
         if not text.isdigit() or int(text) < 64:
-            raise BackendError(f"memory_mb {text!r} is not a number of MiB (64 or more)", "use memory_mb=192")
+            raise BadSetting(f"memory_mb {text!r} is not a number of MiB (64 or more)", "use memory_mb=192")
         return int(text)
 
     @property
     def emulate(self) -> bool:
         mode = self.text("pnics", "emulate")
         if mode not in ("emulate", "real"):
-            raise BackendError(f"pnics {mode!r} is not emulate or real", "use pnics=emulate for a one-machine lab")
+            raise BadSetting(f"pnics {mode!r} is not emulate or real", "use pnics=emulate for a one-machine lab")
         return mode == "emulate"
 
     @property
     def ovs_datapath(self) -> str:
         value = self.text("ovs_datapath", "auto")
         if value not in ("auto", "system", "netdev"):
-            raise BackendError(f"ovs_datapath {value!r} is not auto, system or netdev", "use ovs_datapath=netdev")
+            raise BadSetting(f"ovs_datapath {value!r} is not auto, system or netdev", "use ovs_datapath=netdev")
         return value
 
     @property
     def image(self) -> str:
         return self.text("image", "auto")
+
+    @property
+    def image_paths(self) -> tuple[str, str] | None:
+        """(kernel, initrd) the ``image`` setting names, None for ``auto``."""
+        if self.image == "auto":
+            return None
+        kernel, _, initrd = (p.strip() for p in self.image.partition(","))
+        if not kernel.startswith("/") or not initrd.startswith("/"):
+            raise BadSetting(f"image {self.image!r} is not KERNEL,INITRD (two absolute paths on the KVM host)",
+                             "write image=/path/vmlinuz,/path/initrd.img, or image=auto for the probe guest")
+        return kernel, initrd

@@ -10,6 +10,8 @@ from vnetbench.backends import BackendError, Endpoint, RunningCommand
 from vnetbench.backends.addresses import endpoint_address
 from vnetbench.backends.process import ProcessCommand
 
+from .hostside import host_command
+
 
 class NamespaceEndpoint(Endpoint):
     def __init__(self, prefix: list[str], name: str, ns: str, addresses: dict[str, str]) -> None:
@@ -19,7 +21,7 @@ class NamespaceEndpoint(Endpoint):
         return endpoint_address(self.name, self.addresses, vnic_id)
 
     def _argv(self, argv: list[str]) -> list[str]:
-        return [*self.prefix, "ip", "netns", "exec", self.ns, *argv]
+        return host_command(self.prefix, ["ip", "netns", "exec", self.ns, *argv])
 
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         if not argv:

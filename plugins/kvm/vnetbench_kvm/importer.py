@@ -3,11 +3,16 @@ macvtap networks), bridges guests name directly, and domains with their interfac
 direct mode). One listing call per object kind and host (``listAllNetworks``, ``listAllDomains``); libvirt has
 no bulk XML call, so each object's XML is one more local call on the same connection.
 
-vnetbench's own objects come back under their design names (the ``vnb-<tag>-`` prefix is dropped).
+vnetbench's own objects come back under their design names (the ``vnb-<tag>-`` prefix is dropped). A guest
+vnetbench deployed (it carries the mark) keeps its addresses, gateway and guest VLANs (its kernel command
+line names them, ``vnb.nic=MAC,IP/PREFIX[,VLAN] vnb.gw=...``) and its role (the mark's ``role``, else
+``vnb.fwd``: a forwarding guest); any other running guest's addresses come from the guest agent, else
+libvirt's DHCP leases. What none of them knows stays empty, and ``validate`` says so.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import uuid
 import xml.etree.ElementTree as ET
@@ -15,10 +20,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from vnetbench.backends import ProgressFn
-from vnetbench.model import (VM, Host, HostKind, Layout, MacvtapMode, NicType, Place, PNic, Portgroup, Switch,
-                             SwitchKind, Topology, Uplink, VNic)
+from vnetbench.model import (VM, ForwardMode, Host, HostKind, Layout, MacvtapMode, NicType, Place, PNic, Portgroup,
+                             Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
 
 from .config import split_libvirt_name
+from .xml import read_mark
 
 MODELS = {"pcnet": NicType.VLANCE, "e1000": NicType.E1000, "e1000e": NicType.E1000E, "vmxnet3": NicType.VMXNET3,
           "virtio": NicType.VIRTIO, "rtl8139": NicType.RTL8139}
@@ -47,9 +53,26 @@ def _vlan(el: ET.Element | None) -> tuple[int | str, int | None]:
     return (ids[0] if ids else 0), None
 
 
+def host_name(conn: Any) -> str:
+    """What a design calls this KVM host: the host name vnetbench's guests there were deployed under (when they
+    agree), else the machine's own name, else "kvm"."""
+    names = set()
+    for dom in conn.listAllDomains(0):
+        mark = read_mark(dom.XMLDesc(0))
+        if mark is not None and mark.host:
+            names.add(mark.host)
+    if len(names) == 1:
+        return names.pop()
+    try:
+        return str(conn.getHostname()).split(".")[0] or "kvm"
+    except Exception:  # noqa: BLE001 - libvirt errors: a generic name will do
+        return "kvm"
+
+
 class _Host:
     def __init__(self, topo: Topology, name: str, conn: Any) -> None:
         self.topo, self.conn = topo, conn
+        name = name or host_name(conn)
         info = conn.getInfo()
         self.host = Host(_id("host", name), name, HostKind.KVM, cpus=int(info[2]) or 1)
         topo.hosts.append(self.host)
@@ -118,12 +141,24 @@ class _Host:
             sw.portgroups.append(Portgroup(_id(sw.id, "default"), "default", "trunk"))
         return sw.portgroups[0].id
 
-    def domain(self, xml_text: str) -> None:
+    def domain(self, xml_text: str, dom: Any = None) -> None:
         root = ET.fromstring(xml_text)
         name = root.findtext("name") or "domain"
         vcpu = (root.findtext("vcpu") or "1").strip()
         vm = VM(_id(self.host.id, "vm", name), _plain(name), host=self.host.id, guest_os="linux",
                 cpus=int(vcpu) if vcpu.isdigit() else 1)
+        mark = read_mark(xml_text)
+        words = dict(w.split("=", 1) for w in (root.findtext("os/cmdline") or "").split() if "=" in w) \
+            if mark is not None else {}
+        nics = _cmdline_nics(root.findtext("os/cmdline") or "") if mark is not None else {}
+        if mark is not None and mark.role in {r.value for r in VmRole}:
+            vm.role = VmRole(mark.role)
+        elif "vnb.fwd" in words:
+            vm.role = VmRole.FIREWALL
+        if vm.role is not VmRole.VM and words.get("vnb.fwd") in {m.value for m in ForwardMode}:
+            vm.forwarding.mode = ForwardMode(words["vnb.fwd"])
+        if mark is None and dom is not None:
+            nics = _reported_addresses(dom)
         for i, itf in enumerate(root.findall("devices/interface")):
             kind, source = itf.get("type"), itf.find("source")
             src = source.attrib if source is not None else {}
@@ -147,15 +182,66 @@ class _Host:
             model = itf.find("model")
             mac = itf.find("mac")
             link = itf.find("link")
+            address = mac.get("address", "").lower() if mac is not None else ""
+            ip, vlan = nics.get(address, (None, None))
             vm.vnics.append(VNic(_id(vm.id, f"nic{i}"), f"eth{i}",
                                  MODELS.get(model.get("type", "") if model is not None else "", NicType.VIRTIO),
-                                 network=network, mac=mac.get("address") if mac is not None else None,
+                                 network=network, mac=address or None, ip=ip, guest_vlan=vlan,
                                  connected=link is None or link.get("state") != "down"))
+        gateway = words.get("vnb.gw")
+        if gateway:
+            on = next((n for n in vm.vnics if n.ip and _contains(n.ip, gateway)), None)
+            if on is not None:
+                on.gateway = gateway
         self.topo.vms.append(vm)
 
 
+def _cmdline_nics(cmdline: str) -> dict[str, tuple[str | None, int | None]]:
+    """MAC -> (address/prefix, guest VLAN) from the probe guest's ``vnb.nic=MAC,IP/PREFIX[,VLAN]`` words."""
+    out: dict[str, tuple[str | None, int | None]] = {}
+    for word in cmdline.split():
+        if word.startswith("vnb.nic="):
+            mac, ip, *vlan = word[len("vnb.nic="):].split(",")
+            out[mac.lower()] = (None if ip in ("", "-") else ip,
+                                int(vlan[0]) if vlan and vlan[0].isdigit() else None)
+    return out
+
+
+def _reported_addresses(dom: Any) -> dict[str, tuple[str | None, int | None]]:
+    """MAC -> (first IPv4 address/prefix, None) as the guest agent, else libvirt's DHCP leases, report it."""
+    try:
+        import libvirt
+    except ImportError:
+        return {}
+    try:
+        if not dom.isActive():
+            return {}
+    except libvirt.libvirtError:
+        return {}
+    for source in (libvirt.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_AGENT, libvirt.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_LEASE):
+        try:
+            found = dom.interfaceAddresses(source, 0) or {}
+        except libvirt.libvirtError:
+            continue
+        out: dict[str, tuple[str | None, int | None]] = {}
+        for info in found.values():
+            v4 = [a for a in info.get("addrs") or [] if a.get("type") == libvirt.VIR_IP_ADDR_TYPE_IPV4]
+            if info.get("hwaddr") and v4:
+                out[info["hwaddr"].lower()] = (f"{v4[0]['addr']}/{v4[0]['prefix']}", None)
+        if out:
+            return out
+    return {}
+
+
+def _contains(interface: str, address: str) -> bool:
+    try:
+        return ipaddress.IPv4Address(address) in ipaddress.IPv4Interface(interface).network
+    except ValueError:
+        return False
+
+
 def import_hosts(hosts: Iterable[tuple[str, Any, str]], progress: ProgressFn | None = None) -> Topology:
-    """``hosts``: (design host name, open libvirt connection, URI) per host."""
+    """``hosts``: (design host name, or "" to find it; open libvirt connection; URI) per host."""
     hosts = list(hosts)
     topo = Topology(id=f"import-{uuid.uuid4().hex[:12]}", name=f"KVM {', '.join(h[2] for h in hosts)}",
                     description="Imported from libvirt by vnetbench.")
@@ -166,7 +252,7 @@ def import_hosts(hosts: Iterable[tuple[str, Any, str]], progress: ProgressFn | N
         for net in conn.listAllNetworks(0):
             host.network(net.XMLDesc(0))
         for dom in conn.listAllDomains(0):
-            host.domain(dom.XMLDesc(0))
+            host.domain(dom.XMLDesc(0), dom)
     if progress:
         progress(len(hosts), len(hosts), f"read {len(topo.vms)} domains, {len(topo.switches)} networks and bridges")
     topo.layout = layout(topo)

@@ -24,18 +24,23 @@ class Mark:
     key: str
     mark: str
     state: str = "ready"
+    role: str = ""             # a domain's design role (vm, router, firewall) and design host: import reads
+    host: str = ""             # them back
 
 
 def _metadata(parent: ET.Element, mark: Mark) -> None:
     meta = ET.SubElement(parent, "metadata")
     ET.SubElement(meta, f"{{{NS}}}managed", {"design": mark.design, "key": mark.key, "mark": mark.mark,
-                                             "state": mark.state})
+                                             "state": mark.state, **({"role": mark.role} if mark.role else {}),
+                                             **({"host": mark.host} if mark.host else {})})
 
 
 def mark_xml(mark: Mark) -> str:
     """The metadata element alone (for ``setMetadata``)."""
+    role = f' role="{_esc(mark.role)}"' if mark.role else ""
+    role += f' host="{_esc(mark.host)}"' if mark.host else ""
     return (f'<managed design="{_esc(mark.design)}" key="{_esc(mark.key)}" mark="{mark.mark}" '
-            f'state="{mark.state}"/>')
+            f'state="{mark.state}"{role}/>')
 
 
 def _esc(text: str) -> str:
@@ -50,7 +55,8 @@ def read_mark(xml_text: str) -> Mark | None:
     el = root.find(f"metadata/{{{NS}}}managed")
     if el is None:
         return None
-    return Mark(el.get("design", ""), el.get("key", ""), el.get("mark", ""), el.get("state", "ready"))
+    return Mark(el.get("design", ""), el.get("key", ""), el.get("mark", ""), el.get("state", "ready"),
+                el.get("role", ""), el.get("host", ""))
 
 
 def _text(parent: ET.Element, tag: str, text: str, **attrs: str) -> ET.Element:

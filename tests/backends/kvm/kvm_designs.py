@@ -27,6 +27,13 @@ def bridge_guests(nic_type: NicType, count: int, design_id: str | None = None) -
                     hosts=[_host(0)], switches=[br], vms=vms)
 
 
+def all_models(models: tuple[NicType, ...]) -> Topology:
+    """A pair of guests per NIC model, all on one Linux bridge (a subnet per pair): calibrated side by side."""
+    br = Switch("br0", "br0", SwitchKind.LINUX_BRIDGE, host="h")
+    vms = [_vm(f"{t.value}-{i}", t, "br0", f"10.50.{k}.{10 + i}/24") for k, t in enumerate(models) for i in range(2)]
+    return Topology("kvm-calibrate", "KVM calibration: every NIC model", hosts=[_host(0)], switches=[br], vms=vms)
+
+
 def across_pnics() -> Topology:
     """Two virtio guests on two bridges whose uplinks (1 Gbit/s each) meet on tor1: via-physical."""
     switches = [Switch(f"br{i}", f"br{i}", SwitchKind.LINUX_BRIDGE, host="h", uplinks=[Uplink(f"h-eth{i}")])

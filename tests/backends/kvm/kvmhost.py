@@ -25,7 +25,7 @@ DAEMONS = ("libvirtd", "virtlogd", "ovsdb-server", "ovs-vswitchd", "qemu-system-
 OVS_SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
 BINDS = {"etc-libvirt": "/etc/libvirt", "lib-libvirt": "/var/lib/libvirt", "run-libvirt": "/run/libvirt",
          "log-libvirt": "/var/log/libvirt", "cache-libvirt": "/var/cache/libvirt", "run-ovs": "/run/openvswitch",
-         "netns": "/run/netns"}
+         "netns": "/run/netns", "run-sshd": "/run/sshd"}
 
 QEMU_CONF = """\
 # A test host: no per-guest mount namespace or cgroups (containers lack them), guests run as root.
@@ -151,6 +151,83 @@ class KvmHost:
                     _kill(int(entry))
             _kill(self.holder.pid)
             self.holder = None
+
+
+SSHD_CONF = """\
+ListenAddress 127.0.0.1:22
+HostKey {root}/host-key
+AuthorizedKeysFile {root}/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile none
+"""
+SSH_CONF = """\
+Host kvm-remote
+  HostName 127.0.0.1
+  User root
+  IdentityFile {root}/client-key
+  IdentitiesOnly yes
+  UserKnownHostsFile /dev/null
+  StrictHostKeyChecking no
+  BatchMode yes
+  LogLevel ERROR
+"""
+
+
+class SshRemote:
+    """A real sshd inside the KVM host's namespaces (127.0.0.1:22 of its network namespace, its mount
+    namespace: /run/libvirt is the test host's), with keys of its own. A client in that network namespace
+    (``host.client()``) reaches the host only through ssh, as it would reach a remote KVM host."""
+
+    def __init__(self, host: KvmHost, root: Path) -> None:
+        self.host, self.root = host, root
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def config(self) -> Path:
+        return self.root / "ssh_config"
+
+    @property
+    def host_exec(self) -> str:
+        return f"ssh -F {self.config} kvm-remote"
+
+    @property
+    def uri(self) -> str:
+        """libvirt over ssh; ``command`` is an ssh that reads this config (the known hosts and key stay here)."""
+        return f"qemu+ssh://kvm-remote/system?command={self.root / 'ssh'}"
+
+    def client(self, argv: list[str]) -> list[str]:
+        """``argv`` run in the KVM host's network namespace only (this machine's mounts: no libvirt socket)."""
+        assert self.host.holder is not None
+        return ["nsenter", "-t", str(self.host.holder.pid), "-n", *argv]
+
+    def start(self, timeout: float = 30) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        for key in ("host-key", "client-key"):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(self.root / key)], check=True)
+        (self.root / "authorized_keys").write_text((self.root / "client-key.pub").read_text())
+        (self.root / "sshd_config").write_text(SSHD_CONF.format(root=self.root))
+        self.config.write_text(SSH_CONF.format(root=self.root))
+        wrapper = self.root / "ssh"
+        wrapper.write_text(f'#!/bin/sh\nexec ssh -F {self.config} "$@"\n')
+        wrapper.chmod(0o755)
+        self.proc = subprocess.Popen([*self.host.host_exec.split(), "/usr/sbin/sshd", "-D", "-e", "-f",
+                                      str(self.root / "sshd_config")], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=open(self.root / "sshd.log", "ab"),
+                                     start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while subprocess.run(self.client([*self.host_exec.split(), "true"]), capture_output=True).returncode != 0:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"sshd did not start: {(self.root / 'sshd.log').read_text()[-800:]}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            _kill(self.proc.pid)
+            self.proc = None
 
 
 def listing(host: KvmHost) -> dict[str, object]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -21,7 +23,7 @@ except ImportError:
         raise
     pytest.skip("libvirt-python is not installed (pip install -e '.[kvm]')", allow_module_level=True)
 
-from vnetbench.backends import Op, Unsupported, discover
+from vnetbench.backends import BadSetting, Op, Unsupported, discover
 from vnetbench.model import NicType, load
 
 from vnetbench_kvm import KvmBackend
@@ -207,3 +209,122 @@ def test_settings_pick_a_uri_per_design_host():
     assert b.config.uri("kvm02") == "qemu+ssh://root@kvm02/system"
     assert b.config.host_exec("kvm02") == ["ssh", "root@kvm02"]
     assert KvmBackend({"uri": "qemu:///system?socket=/x/sock"}).config.uri("any") == "qemu:///system?socket=/x/sock"
+
+
+def test_objects_with_vnetbench_names_but_no_mark_are_conflicts_left_alone(backend):
+    """Issue 30, KVM 1: a hand-made domain and network that carry the names vnetbench would give are reported
+    as conflicts that fail only their own change (and what needs them); deploy and teardown leave them."""
+    conn = next(iter(backend.sites.values())).conn
+    dom = conn.defineXML("<domain type='qemu'><name>vnb-496e5c-virtio-a</name><memory>65536</memory>"
+                         "<os><type arch='x86_64'>hvm</type></os></domain>")
+    net = conn.networkDefineXML("<network><name>vnb-496e5c-br0</name><forward mode='bridge'/>"
+                                "<bridge name='br-hand'/></network>")
+    try:
+        design = _design()
+        plan = backend.plan(design)
+        conflicts = {c.key: c for c in plan.changes if c.data.get("conflict")}
+        assert set(conflicts) == {"domain/vnb-496e5c-virtio-a", "bridge/vnb-496e5c-br0"}
+        assert "vnetbench did not make" in conflicts["domain/vnb-496e5c-virtio-a"].description
+        results = {r.change.key: r for r in backend.apply(plan)}
+        mine = results["domain/vnb-496e5c-virtio-a"]
+        assert not mine.ok and "conflict" in mine.error
+        assert not results["domain/vnb-496e5c-virtio-b"].ok and "br0" in results["domain/vnb-496e5c-virtio-b"].error
+        assert results["ovs/vnb-496e5c-ovs0"].ok and results["domain/vnb-496e5c-ovs-a"].ok
+        assert read_mark(conn.lookupByName("vnb-496e5c-virtio-a").XMLDesc(0)) is None
+        assert conn.networkLookupByName("vnb-496e5c-br0").bridgeName() == "br-hand"
+        again = backend.plan(design)
+        assert {c.key for c in again.changes} == {"domain/vnb-496e5c-virtio-a", "bridge/vnb-496e5c-br0",
+                                                  "domain/vnb-496e5c-virtio-b", "domain/vnb-496e5c-e1000-a",
+                                                  "domain/vnb-496e5c-e1000-b"}
+        assert all(r.ok for r in backend.teardown(design.id))
+        assert read_mark(conn.lookupByName("vnb-496e5c-virtio-a").XMLDesc(0)) is None
+        assert conn.networkLookupByName("vnb-496e5c-br0").bridgeName() == "br-hand"
+    finally:
+        dom.undefine()
+        net.undefine()
+
+
+@pytest.mark.parametrize("settings", [{"acel": "qemu"}, {"accel": "fast"}, {"memory_mb": "lots"},
+                                      {"pnics": "virtual"}, {"ovs_datapath": "dpdk"}, {"image": "vmlinuz"},
+                                      {"host_exec": "ssh 'root@kvm02"}])
+def test_settings_are_checked_up_front_exit_2(settings):
+    """Issue 30, KVM 4: a misspelt key fell back to a default silently and bad values exited 3."""
+    with pytest.raises(BadSetting) as err:
+        KvmBackend({"uri": URI, **settings})
+    if "acel" in settings:
+        assert "acel (did you mean accel?)" in err.value.message and "machine, accel" in err.value.hint
+    sets = [x for k, v in {"uri": URI, **settings}.items() for x in ("--set", f"{k}={v}")]
+    proc = subprocess.run([sys.executable, "-m", "vnetbench", "deploy", str(EXAMPLE), "--backend", "kvm", *sets],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and next(iter(settings)) in proc.stderr
+
+
+def test_measure_tells_a_kvm_user_to_deploy_not_to_run_lab_up(tmp_path):
+    """Issue 30, KVM 8: measure's help and errors told KVM users to run `lab up`."""
+    argv = [sys.executable, "-m", "vnetbench", "measure", str(EXAMPLE), "--from", "virtio-a", "--to", "virtio-b",
+            "--test", "throughput", "--backend", "kvm", "--set", f"uri={URI}"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "VNETBENCH_DATA_DIR": str(tmp_path)})
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "vnetbench deploy" in proc.stderr and "--backend kvm" in proc.stderr and "lab up" not in proc.stderr
+    help_text = subprocess.run([sys.executable, "-m", "vnetbench", "measure", "--help"], capture_output=True,
+                               text=True, timeout=60).stdout
+    assert "vnetbench deploy FILE --backend B" in " ".join(help_text.split())
+
+
+def test_import_keeps_addresses_roles_and_the_host_name(backend):
+    """Issue 30, KVM 7: an imported host had no addresses, roles or its design name, so `matrix` showed every
+    pair unreachable. A guest vnetbench deployed names them in its kernel command line and its mark."""
+    from vnetbench.predict import Engine
+
+    design = _design()
+    backend.apply(backend.plan(design))
+    topo = backend.import_design()
+    assert [h.name for h in topo.hosts] == ["kvm01"]
+    vms = {v.name: v for v in topo.vms}
+    assert vms["virtio-a"].vnics[0].ip == "10.10.0.11/24" and vms["virtio-a"].vnics[0].gateway == "10.10.0.1"
+    assert [n.ip for n in vms["fw01"].vnics] == ["10.10.0.1/24", "10.20.0.1/24"]
+    assert vms["fw01"].role.value == "firewall" and vms["fw01"].forwarding.mode.value == "routed"
+    assert vms["virtio-a"].role.value == "vm"
+    test_dom = next(iter(backend.sites.values())).conn.lookupByName("test")    # not ours: the agent's answer
+    reported = test_dom.interfaceAddresses(libvirt.VIR_DOMAIN_INTERFACE_ADDRESSES_SRC_AGENT)
+    assert vms["test"].vnics[0].ip == "{addr}/{prefix}".format(**next(iter(reported.values()))["addrs"][0])
+    verdict = Engine(topo).predict(vms["virtio-a"].id, vms["virtio-b"].id, "icmp").verdict
+    assert verdict.value == "in-host"
+
+
+def test_the_first_deploy_shows_progress_while_it_builds_the_guest_image(tmp_path, monkeypatch):
+    """Issue 30, KVM 8: the first deploy built the probe guest silently (about 24 s). The build itself is
+    replaced here (it downloads Debian packages; the end-to-end tests build the real one)."""
+    from vnetbench.backends import Plan, PlannedChange
+    from vnetbench_kvm import guestimage
+
+    def build(img, log):
+        log("downloading linux-image-amd64 and 9 Debian packages")
+        img.kernel.write_text("kernel")
+        img.initrd.write_text("initrd")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(guestimage, "build", build)
+    backend = KvmBackend({"uri": "qemu:///system?socket=/nonexistent/sock"})
+    change = PlannedChange(Op.CREATE, "domain", "domain/vnb-000000-a", "guest a", "vm-a",
+                           {"spec": {"name": "vnb-000000-a"}, "mark": "m", "deps": [],
+                            "site": ["qemu:///system?socket=/nonexistent/sock", []]})
+    seen = []
+    results = backend.apply(Plan("kvm", "d", (change,)), lambda done, total, msg: seen.append(msg))
+    assert "probe guest image: downloading linux-image-amd64 and 9 Debian packages" in seen
+    assert guestimage.image().kernel.read_text() == "kernel"
+    assert not results[0].ok                                   # no libvirtd there: the change itself fails
+
+
+def test_the_kvm_examples_predict_with_qemu_figures_not_vsphere_ones():
+    """Issue 30, KVM 6: kvm-tap-macvtap predicted "estimate 20900 Mbit/s", a vSphere figure, for QEMU guests."""
+    from vnetbench.predict import predict
+
+    for example in ("kvm-tap-macvtap", "kvm-nic-models"):
+        design = load(ROOT / "resources" / "examples" / f"{example}.vnet.yaml")
+        names = {vm.name: vm.id for vm in design.vms}
+        src, dst = ("tap-a", "tap-b") if example == "kvm-tap-macvtap" else ("virtio-a", "virtio-b")
+        estimate = predict(design, names[src], names[dst], proto="tcp").forward.estimate
+        assert "kvm-tcg" in estimate.source and estimate.throughput_mbps < 1000, (example, estimate)

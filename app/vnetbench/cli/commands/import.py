@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ...model import save
@@ -37,5 +38,10 @@ def run(args: argparse.Namespace) -> int:
                     "switches": len(design.switches), "vms": len(design.vms)})
     else:
         say(f"wrote {args.output}: {len(design.hosts)} hosts, {len(design.switches)} switches, "
-              f"{len(design.vms)} VMs")
+            f"{len(design.vms)} VMs")
+    unknown = [vm.name for vm in design.vms if any(n.network for n in vm.vnics) and not any(n.ip for n in vm.vnics)]
+    if unknown:
+        say(f"no address could be read for {len(unknown)} VMs ({', '.join(unknown[:5])}"
+            f"{', ...' if len(unknown) > 5 else ''}): prediction cannot reach them until their vNICs get an ip",
+            file=sys.stderr)
     return EXIT_OK

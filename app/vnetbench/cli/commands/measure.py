@@ -1,9 +1,9 @@
 """``vnetbench measure FILE --from A --to B --test KIND``: measure a deployed pair and compare with the prediction.
 
-The design must already be deployed (``vnetbench lab up FILE``, or ``vnetbench deploy FILE --backend B``):
-measuring never deploys. The run is stored (``vnetbench runs`` lists it) with the prediction at the time.
-``--versus FILE2`` runs the same test on a second design (or ``--versus-from/--versus-to`` on a second pair)
-right after, for an A/B comparison.
+The design must already be deployed (``vnetbench lab up FILE`` for the local lab, ``vnetbench deploy FILE
+--backend B`` for the others): measuring never deploys. The run is stored
+(``vnetbench runs`` lists it) with the prediction at the time. ``--versus FILE2`` runs the same test on a
+second design (or ``--versus-from/--versus-to`` on a second pair) right after, for an A/B comparison.
 Exit status: 0 measured, 1 a probe failed or a result contradicts the prediction, 2 bad input, 3 backend
 or run store trouble (the result is printed and kept in a file the message names), 128 + the signal when
 Ctrl-C (130), TERM or HUP stopped it (its probes are stopped, nothing is stored).
@@ -33,7 +33,8 @@ from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("measure",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", help="the design file (deployed with `vnetbench lab up FILE` or `vnetbench deploy`)")
+    p.add_argument("file", help="the design file (deployed with `vnetbench lab up FILE`, or `vnetbench deploy FILE "
+                                "--backend B` for another backend)")
     p.add_argument("--from", dest="src", required=True, metavar="A", help="source VM (name or id)")
     p.add_argument("--to", dest="dst", required=True, metavar="B", help="destination VM (name or id)")
     p.add_argument("--test", required=True, choices=[k.value for k in TestKind],
@@ -73,8 +74,12 @@ def _side(backend: Any, spec: TestSpec, variant: Variant, options: tuple[str, st
     try:
         return prepare_side(backend, design, variant,
                             lambda d, a, b: predict(d, a, b, proto=spec.proto))
-    except BackendError as exc:  # the backend's own hint says how to deploy there, or what else to fix
-        raise CliError(str(exc), EXIT_BACKEND) from None
+    except BackendError as exc:
+        how = f"vnetbench lab up {variant.design}" if backend.name == "local" else \
+            f"vnetbench deploy {variant.design} --backend {backend.name}"
+        hint = "" if "lab up" in str(exc) or "vnetbench deploy" in str(exc) else \
+            f"; measuring needs the design deployed (`{how}`)"
+        raise CliError(f"{exc}{hint}", EXIT_BACKEND) from None
 
 
 class ProgressBar:
