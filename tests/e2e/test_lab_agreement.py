@@ -59,12 +59,21 @@ def _iperf(backend, design, engine, src, dst, names):
     prediction = engine.predict(src, dst, "tcp", 5201)
     server = server_ep.start(["iperf3", "-s", "-1", "-p", "5201"])
     time.sleep(0.3)
-    client = client_ep.start(["iperf3", "-c", _target(prediction, server_ep), "-p", "5201", "-t", "1", "-J",
-                              "--connect-timeout", "1500"])
-    out = "\n".join(client.lines())
-    ok = client.wait(20) == 0
+    for _ in range(5):   # a busy TCG guest may not listen yet: a refused connection is tried again
+        client = client_ep.start(["iperf3", "-c", _target(prediction, server_ep), "-p", "5201", "-t", "1", "-J",
+                                  "--connect-timeout", "1500"])
+        out = "\n".join(client.lines())
+        ok = client.wait(20) == 0
+        try:
+            report = json.loads(out)
+        except ValueError:
+            report = {"error": out}
+        ok = ok and "error" not in report   # iperf3 -J reports a failed run as {"error": ...}
+        if ok or "refused" not in str(report.get("error", "")):
+            break
+        time.sleep(0.5)
     server.terminate()
-    mbps = json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e6 if ok else None
+    mbps = report["end"]["sum_received"]["bits_per_second"] / 1e6 if ok else None
     speeds = [Index(design).get(p).speed_mbps for p in prediction.forward.pnics]
     return {"src": names[src], "dst": names[dst], "predicted": prediction.verdict.value,
             "connected": ok, "mbps": round(mbps, 1) if mbps else None, "pnic_mbps": min(speeds) if speeds else None,
