@@ -256,9 +256,14 @@ def test_lowest_declared_versions_still_work(built, tmp_path):
     lowest.write_text("\n".join(lower_bounds(extras)) + "\n")
     run = runner(make_venv(tmp_path / "venv", f"vnetbench[{','.join(extras)}] @ {built['wheel'].as_uri()}",
                            "-c", str(lowest)), tmp_path / "work")
-    installed = sh(UV, "pip", "freeze", "--python", tmp_path / "venv" / "bin" / "python").stdout.lower()
-    for pin in lowest.read_text().split():
-        assert pin.lower().replace("_", "-") in installed.replace("_", "-"), pin
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    freeze = sh(UV, "pip", "freeze", "--python", tmp_path / "venv" / "bin" / "python").stdout.splitlines()
+    installed = {canonicalize_name(name): version for name, _, version in (line.partition("==") for line in freeze)}
+    for pin in lowest.read_text().split():   # names as PEP 503 has them: ruamel.yaml is installed as ruamel-yaml
+        name, _, version = pin.partition("==")
+        assert Version(installed.get(canonicalize_name(name), "0")) == Version(version), (pin, installed.get(name))
     report("lowest declared versions, installed and smoke-tested: " + " ".join(lowest.read_text().split()))
     check_headless_core(run)
     check_full(run, tmp_path / "work", "lowest")
