@@ -155,8 +155,19 @@ def test_guest_vlan_not_carried_by_the_trunk():
     t.switches.append(Switch(id="o1", name="ovsbr0", kind=SwitchKind.OVS, host="k1", portgroups=[
         Portgroup(id="o1p", name="trunk", vlan="trunk 10-20")]))
     t.vms.append(VM(id="k", name="kvmvm", host="k1", vnics=[
-        VNic(id="kn", name="eth0", type=NicType.VIRTIO, network="o1p", guest_vlan=30)]))
+        VNic(id="kn", name="eth0", type=NicType.VIRTIO, network="o1p", guest_vlan=30, ip="10.0.30.5/24")]))
     assert "does not carry" in only(t).message
+
+
+def test_a_vm_without_any_address_is_said_so():
+    """An imported guest whose address could not be read (no agent, no lease): prediction can reach nothing,
+    and validation says why instead of 'no problems'."""
+    t = design()
+    t.vms.append(VM(id="q", name="quiet", host=t.hosts[0].id, vnics=[
+        VNic(id="qn", name="eth0", type=NicType.VMXNET3, network=t.vms[0].vnics[0].network)]))
+    problem = only(t)
+    assert problem.severity == "warning" and problem.path == f"vms[{len(t.vms) - 1}].vnics"
+    assert "quiet has no address on any vNIC" in problem.message and "ip" in problem.hint
 
 
 # --- identities and names --------------------------------------------------------------------------

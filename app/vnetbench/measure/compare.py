@@ -90,6 +90,8 @@ def compare(run: Run) -> Comparison:
     estimate: float | None = None
     if kind in (TestKind.THROUGHPUT, TestKind.SWEEP) and est is not None:
         estimate = est.throughput_mbps
+    elif kind is TestKind.PPS and est is not None:
+        estimate = est.packet_rate_pps   # a qemu sender's attachment (seed 001), None where no figure applies
     elif kind is TestKind.RR and est is not None and est.latency_us is not None:
         estimate = 2 * float(est.latency_us)  # the estimate is the added one-way latency
         metric = "round trip p50 (estimate: added round trip only)"

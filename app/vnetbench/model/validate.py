@@ -483,6 +483,10 @@ class _Checker:
                           "use one of " + ", ".join(GUESTS))
             for j, nic in enumerate(vm.vnics):
                 self.check_vnic(f"{path}.vnics[{j}]", vm, host, nic)
+            if vm.role is VmRole.VM and any(n.network for n in vm.vnics) and not any(n.ip for n in vm.vnics):
+                self.warn(f"{path}.vnics", vm.id, f"{vm.name} has no address on any vNIC, so prediction finds "
+                          "no way to or from it (an import that could not read the guest's address leaves it so)",
+                          f"give {vm.name}'s vNIC an ip (address/prefix)")
             self.check_forwarding(path, vm)
 
     def check_vnic(self, path: str, vm: VM, host: Host | None, nic) -> None:

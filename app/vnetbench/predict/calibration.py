@@ -30,9 +30,18 @@ class Calibration:
     emulated_forwarding_cap_mbps: float
     latency_us: dict[str, float]
     sources: dict[str, str] = field(default_factory=dict)
+    #: small-UDP packets/s a qemu sender reaches, per attachment (physical, tap_bridge, macvtap, raw_af_packet)
+    packet_rate_pps: dict[str, float] = field(default_factory=dict)
+    #: lowest and highest round of a measured figure, keyed "vnic_mbps/<type>" or "packet_rate_pps/<kind>"
+    spreads: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def vnic(self, nic_type: str | None) -> float:
         return self.vnic_mbps.get(nic_type or "vmxnet3", self.vnic_mbps.get("vmxnet3", 10000.0))
+
+    def vnic_spread(self, nic_type: str | None) -> tuple[float, float] | None:
+        """The measured rounds' range of ``vnic()``'s figure, where the profile measured one."""
+        key = nic_type if nic_type in self.vnic_mbps else "vmxnet3"
+        return self.spreads.get(f"vnic_mbps/{key}")
 
     def latency(self, kind: str) -> float:
         return self.latency_us.get(kind, 0.0)
@@ -49,6 +58,20 @@ def _value(data: dict, key: str, where: str) -> float:
     if not isinstance(item, (int, float)) or isinstance(item, bool):
         raise CalibrationError(f"{where}: {key} needs a number (write `{key}: {{value: N, source: ...}}`)")
     return float(item)
+
+
+def _spreads(data: dict, section: str, where: str) -> dict[str, tuple[float, float]]:
+    """``spread: [low, high]`` of each figure in ``section`` that has one (a profile measured in rounds)."""
+    found = {}
+    for key, item in (data.get(section) or {}).items():
+        spread = item.get("spread") if isinstance(item, dict) else None
+        if spread is None:
+            continue
+        if not (isinstance(spread, list) and len(spread) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in spread)):
+            raise CalibrationError(f"{where}: {section}: {key}: spread needs two numbers (write `spread: [LOW, HIGH]`)")
+        found[f"{section}/{key}"] = (float(min(spread)), float(max(spread)))
+    return found
 
 
 def _path(name: str) -> Path:
@@ -75,6 +98,7 @@ def load_profile(name: str = DEFAULT_PROFILE) -> Calibration:
     vnics = data.get("vnic_mbps") or {}
     fwd = data.get("forwarding_vm") or {}
     lat = data.get("latency_us") or {}
+    rates = data.get("packet_rate_pps") or {}
     return Calibration(
         name=str(data.get("name") or name),
         vnic_mbps={k: _value(vnics, k, f"{where}: vnic_mbps") for k in vnics},
@@ -83,4 +107,6 @@ def load_profile(name: str = DEFAULT_PROFILE) -> Calibration:
         emulated_forwarding_cap_mbps=_value(fwd, "emulated_cap_mbps", f"{where}: forwarding_vm"),
         latency_us={k: _value(lat, k, f"{where}: latency_us") for k in lat},
         sources={str(k): str(v) for k, v in (data.get("sources") or {}).items()},
+        packet_rate_pps={k: _value(rates, k, f"{where}: packet_rate_pps") for k in rates},
+        spreads=_spreads(data, "vnic_mbps", where) | _spreads(data, "packet_rate_pps", where),
     )

@@ -44,11 +44,22 @@ def largest_packet(mtu: int | None, where: str) -> str:
     return f"{mtu} bytes" + (f"; one byte more is dropped at {where}" if where else "")
 
 
+#: The packet-rate figures' attachments, as a person names them.
+SENDERS = {"physical": "physical host", "tap_bridge": "qemu guest on tap + bridge", "macvtap": "qemu guest on macvtap",
+           "raw_af_packet": "qemu guest on a raw AF_PACKET attachment"}
+
+
 def estimate(trace: Trace) -> str:
     est = trace.estimate
     parts = []
     if est.throughput_mbps is not None:
-        parts.append(f"{est.throughput_mbps:,.0f} Mbit/s" + (f", bottleneck {est.bottleneck}" if est.bottleneck else ""))
+        measured = f" (measured rounds {est.spread_mbps[0]:,.0f}-{est.spread_mbps[1]:,.0f})" if est.spread_mbps else ""
+        parts.append(f"{est.throughput_mbps:,.0f} Mbit/s{measured}"
+                     + (f", bottleneck {est.bottleneck}" if est.bottleneck else ""))
+    if est.packet_rate_pps is not None:
+        rounds = est.packet_rate_spread
+        parts.append(f"small UDP {est.packet_rate_pps:,.0f} packets/s from a {SENDERS.get(est.sender, est.sender)}"
+                     + (f" (measured rounds {rounds[0]:,.0f}-{rounds[1]:,.0f})" if rounds else ""))
     if est.latency_us is not None:
         parts.append(f"+{est.latency_us} us added latency")
     if parts and est.source:

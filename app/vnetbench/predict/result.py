@@ -73,6 +73,18 @@ class Estimate:
     latency_us: float | None
     bottleneck: str
     source: str
+    #: the lowest and highest measured round of the bottleneck's figure, where the profile measured rounds
+    spread_mbps: tuple[float, float] | None = None
+    #: small-UDP packets/s the sender's attachment reaches (a qemu guest: tap + bridge, macvtap, raw AF_PACKET)
+    packet_rate_pps: float | None = None
+    packet_rate_spread: tuple[float, float] | None = None
+    sender: str = ""   # which attachment that rate is for
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Estimate:
+        """The estimate ``asdict`` wrote (JSON keeps the ranges as lists)."""
+        ranges = {k: tuple(data[k]) for k in ("spread_mbps", "packet_rate_spread") if data.get(k) is not None}
+        return cls(**{**data, **ranges})
 
 
 @dataclass(frozen=True)
@@ -135,7 +147,7 @@ class Trace:
     def from_dict(cls, data: dict[str, Any]) -> Trace:
         return cls(data["src"], data["dst"], Verdict(data["verdict"]), tuple(Hop.from_dict(h) for h in data["hops"]),
                    tuple(data["pnics"]), tuple(data["routed_by"]), tuple(data["rules"]), tuple(data["segments"]),
-                   tuple(data["reasons"]), Estimate(**data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""))
+                   tuple(data["reasons"]), Estimate.from_dict(data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""))
 
 
 @dataclass(frozen=True)

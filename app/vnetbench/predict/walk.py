@@ -38,7 +38,8 @@ class Leg:
     segments: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
     stateful: list[str] = field(default_factory=list)
-    capacity: list[tuple[float, str]] = field(default_factory=list)
+    capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None)
+    sender: str = ""                # the source's attachment, for the packet-rate estimate
     limits: list[tuple[int, str]] = field(default_factory=list)   # MTUs on the way, in order, with where
     latency: float = 0.0
     reason: str = ""
@@ -59,7 +60,8 @@ class Walk:
     segments: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     stateful: list[str] = field(default_factory=list)
-    capacity: list[tuple[float, str]] = field(default_factory=list)
+    capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None)
+    sender: str = ""                # the source's attachment, for the packet-rate estimate
     limits: list[tuple[int, str]] = field(default_factory=list)
     latency: float = 0.0
     delivered: bool = False
@@ -323,13 +325,27 @@ class Walker:
         return [f"{point.name} sends untagged frames on trunk portgroup {pg.name}, so it is in {here} of "
                 f"{net.name_of(seg.object_id)}{other} (to be in a VLAN, the guest tags it)"]
 
-    def _vnic_capacity(self, point: Point) -> tuple[float, str]:
-        """What a vNIC carries: its type's calibrated rate; an SR-IOV or DirectPath adapter is the pNIC itself."""
+    def _vnic_capacity(self, point: Point) -> tuple[float, str, tuple[float, float] | None]:
+        """What a vNIC carries: its type's calibrated rate (with the measured rounds' range, where the profile
+        has one); an SR-IOV or DirectPath adapter is the pNIC itself."""
         seg = self.net.segments[point.segment] if point.segment is not None else None
         pnic = self.net.pnic.get(seg.object_id) if seg is not None and point.nic_type in BYPASS_TYPES else None
         if pnic is not None:
-            return pnic.speed_mbps * self.cal.pnic_efficiency, f"{point.name} ({point.nic_type} on {pnic.name})"
-        return self.cal.vnic(point.nic_type), f"{point.name} ({point.nic_type})"
+            return pnic.speed_mbps * self.cal.pnic_efficiency, f"{point.name} ({point.nic_type} on {pnic.name})", None
+        return self.cal.vnic(point.nic_type), f"{point.name} ({point.nic_type})", self.cal.vnic_spread(point.nic_type)
+
+    def _sender(self, point: Point) -> str:
+        """Which small-UDP packet-rate figure a sender reaches (seed 001): a physical host's NIC, or a qemu guest
+        on tap + bridge, on macvtap or on a raw AF_PACKET attachment; "" where no figure applies (ESXi...)."""
+        if not point.nic_type:
+            return "physical"
+        seg = self.net.segments[point.segment] if point.segment is not None else None
+        if seg is None or seg.host is None or self.net.index.kind(seg.host) != "host" \
+                or str(self.net.index.get(seg.host).kind) != "kvm":
+            return ""
+        switch = self.net.index.get(seg.object_id) if seg.object_id else None
+        kind = str(getattr(switch, "kind", ""))
+        return {"macvtap": "macvtap", "raw": "raw_af_packet"}.get(kind, "tap_bridge")
 
     def _forwarding_capacity(self, types) -> float:
         """A forwarding VM moves traffic as fast as its vNICs, but emulated drivers cap it (seed 000)."""
@@ -423,6 +439,7 @@ class Walker:
         for point in (src_point, dst_point):
             if point.nic_type:
                 walk.capacity.append(self._vnic_capacity(point))
+        walk.sender = self._sender(src_point)
         walk.limits += _mtu_of(src_point)
         dfw_on = net.dfw_active and not (reply and self.dfw.stateful)
         dfw_here = dfw_on and _behind_dfw(src_point)
@@ -646,8 +663,11 @@ class Walker:
         verdict = walk.verdict
         mtu, limit = None, ""
         if walk.delivered and not walk.blocked:
-            cap, bottleneck = min(walk.capacity, default=(None, ""), key=lambda c: c[0])
-            estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source)
+            cap, bottleneck, *spread = min(walk.capacity, default=(None, ""), key=lambda c: c[0])
+            rate = self.cal.packet_rate_pps.get(walk.sender) if walk.sender else None
+            estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source, spread[0] if spread else None,
+                                rate, self.cal.spreads.get(f"packet_rate_pps/{walk.sender}") if rate else None,
+                                walk.sender if rate else "")
             mtu, limit = min(walk.limits, default=(None, ""), key=lambda m: m[0])
         else:
             estimate = Estimate(None, None, "", self.cal.source)
