@@ -41,24 +41,9 @@ def wait(app: QApplication, done, limit: float = 600.0) -> None:
 def bench(app: QApplication, vms: int) -> None:
     gc.collect()  # the previous size's garbage must not be collected (and timed) during this one
     wb = Workbench(many_vms(vms))
-    gaps: list[int] = []
-    clock = QElapsedTimer()
-    last = [0]
-
-    def tick() -> None:
-        now = clock.elapsed()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
     start = time.perf_counter()
     matrix = MatrixDock(wb)
-    clock.start()
-    timer.start()
-    wait(app, lambda: matrix.result is not None and not matrix.computing)
-    timer.stop()
+    gap, _, _ = longest_gap(app, lambda: matrix.result is not None and not matrix.computing)
     matrix_s = time.perf_counter() - start
 
     path = PathDock(wb)
@@ -71,7 +56,7 @@ def bench(app: QApplication, vms: int) -> None:
     matrix.deleteLater()
     path.deleteLater()
     print(f"{vms:6} VMs  matrix {matrix_s:6.2f} s on a worker ({vms * (vms - 1):,} pairs)  "
-          f"longest GUI-thread gap {max(gaps, default=0):4} ms  "
+          f"longest GUI-thread gap {gap:4} ms  "
           f"path update after a VLAN edit {edit_ms:6.1f} ms (verdict {verdict})")
 
 
