@@ -6,8 +6,9 @@
   (``~/.local/state/vnetbench``): never in the cache, where a cleaner may delete the ledger of a running lab;
 - cache: what can be rebuilt at any time (``~/.cache/vnetbench``).
 
-``VNETBENCH_DATA_DIR`` puts config, data and state in one folder of the caller's choice and the cache in
-its ``cache`` subfolder (tests use it, so they never touch a person's files; so can a portable install).
+``VNETBENCH_DATA_DIR`` puts config, data and state in one folder of the caller's choice (tests use it, so they
+never touch a person's files; so can a portable install). It leaves the cache where it is: what is there (the
+KVM guest image) can be rebuilt and is the same for everyone, so a private data folder need not build it again.
 Nothing here creates a folder: the code that writes there does, so asking costs nothing.
 """
 
@@ -43,8 +44,7 @@ def state_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    override = _override()
-    return override / "cache" if override else Path(_dirs().user_cache_dir)
+    return Path(_dirs().user_cache_dir)
 
 
 def log_file() -> Path:

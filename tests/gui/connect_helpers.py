@@ -34,9 +34,7 @@ __all__ = ["answer_box", "fill_dialog", "gui_store", "memory_keyring", "vcsim", 
 def gui_store(tmp_path, monkeypatch):
     """The GUI's settings file and the plugin's pin file, both under tmp_path."""
     monkeypatch.setenv("VNETBENCH_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    return {"settings": tmp_path / "data" / "settings.ini",
-            "pins": tmp_path / "config" / "vnetbench" / "vsphere-pins.json"}
+    return {"settings": tmp_path / "data" / "settings.ini", "pins": tmp_path / "data" / "vsphere-pins.json"}
 
 
 def fill_dialog(dialog, url: str, user: str, password: str = "", remember: bool = False) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import shutil
 import struct
 import subprocess
@@ -21,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from vnetbench import dirs
 from vnetbench.backends import BackendError
 
 GUEST_DIR = Path(__file__).with_name("guest")
@@ -54,8 +54,7 @@ def recipe_digest() -> str:
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "vnetbench" / "guest"
+    return dirs.cache_dir() / "guest"
 
 
 def image(root: Path | None = None) -> GuestImage:

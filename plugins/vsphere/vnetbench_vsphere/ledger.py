@@ -7,7 +7,7 @@ about to create, before the call, and teardown removes only what this ledger nam
 it was created. An entry whose object never appeared (a kill between the write and the call) is harmless: the
 next plan creates the object again, or drops the entry.
 
-One JSON file, ``$XDG_STATE_HOME/vnetbench/vsphere-ledger.json`` (setting ``ledger_file``), locked with
+One JSON file, ``vsphere-ledger.json`` in the state folder (``~/.local/state/vnetbench``) (setting ``ledger_file``), locked with
 ``flock`` while it is read and rewritten (atomically) so two deploys never lose each other's entries.
 """
 
@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from vnetbench import dirs
 from vnetbench.backends.contract import BadSetting
 
 from .localfile import read_json, write_json
@@ -40,8 +41,7 @@ class Entry:
 
 
 def default_ledger_file() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "vnetbench" / "vsphere-ledger.json"
+    return dirs.state_dir() / "vsphere-ledger.json"
 
 
 class Ledger:

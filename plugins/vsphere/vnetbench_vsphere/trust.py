@@ -18,6 +18,7 @@ import ssl
 from pathlib import Path
 from typing import Any
 
+from vnetbench import dirs
 from vnetbench.backends.contract import BadSetting
 
 from .localfile import read_json, write_json
@@ -77,8 +78,7 @@ class PinnedContext(ssl.SSLContext):
 
 
 def default_pin_file() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "vnetbench" / "vsphere-pins.json"
+    return dirs.config_dir() / "vsphere-pins.json"
 
 
 class PinStore:
