@@ -87,8 +87,9 @@ def test_direct_vs_through_the_firewall_side_by_side(qtbot, deployed):
     # the ratio comes from the two stored summaries
     stored_a, stored_b = dock.store.get(a.id), dock.store.get(b.id)
     expected = stored_b.summary["rtt_p50_us"] / stored_a.summary["rtt_p50_us"]
-    assert dock.ab_ratio == pytest.approx(expected, rel=1e-12)
-    assert dock.ab_ratio > 1.0                                            # the firewall VM adds a round trip
+    assert dock.ab_ratio == pytest.approx(expected, rel=1e-12)   # (that the firewall VM adds a round trip is
+    #                                               test_measure_lab's, over interleaved rounds: one round each
+    #                                               can land on a busy moment of the other core)
     assert (stored_a.label, stored_b.label) == ("A web01→web02", "B via fw01")
 
     table = dock.ab_table
