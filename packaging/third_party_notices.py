@@ -12,7 +12,6 @@ text it builds on) are added from Debian's /usr/share/common-licenses, with what
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from importlib.metadata import Distribution, distributions
 from pathlib import Path

@@ -224,7 +224,7 @@ class Connection:
                                    user=self.user, pwd=password, sslContext=self._tls,
                                    httpConnectionTimeout=self.timeout)
         except vim.fault.InvalidLogin:
-            fix = (f"check the user name and the password given for this session (typed, or VNETBENCH_PASSWORD)"
+            fix = ("check the user name and the password given for this session (typed, or VNETBENCH_PASSWORD)"
                    if self._typed_password else
                    f"check the user name, or update the keyring entry: keyring set {KEYRING_SERVICE} {account}")
             raise BackendError(f"login to {self.server.hostport} as {self.user} failed: wrong user name or password",

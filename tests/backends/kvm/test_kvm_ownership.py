@@ -78,7 +78,7 @@ def test_hand_made_objects_named_like_vnetbench_are_conflicts_deploy_and_teardow
     try:
         plan = backend.plan(design)
         conflicts = {c.key: c.data["conflict"] for c in plan.changes if c.data.get("conflict")}
-        assert set(conflicts) == {f"domain/{DOMAIN}", f"bridge/{NETWORK}", f"ovs/vnb-496e5c-ovs0"}, conflicts
+        assert set(conflicts) == {f"domain/{DOMAIN}", f"bridge/{NETWORK}", "ovs/vnb-496e5c-ovs0"}, conflicts
         assert f"a libvirt domain {DOMAIN}" in conflicts[f"domain/{DOMAIN}"]
         assert f"a libvirt network {NETWORK}" in conflicts[f"bridge/{NETWORK}"]
         assert f"an Open vSwitch bridge {OVS}" in conflicts["ovs/vnb-496e5c-ovs0"]
