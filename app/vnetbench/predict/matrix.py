@@ -31,9 +31,11 @@ import numpy as np
 from ..model.objects import VmRole
 from .network import Point
 from .result import VERDICTS, Prediction, Verdict
-from .routes import BLOCKED, UNREACH, Prefixes, network_key, routed_networks
+from .decide import BLOCKED, UNREACH, Prefixes
+from .routes import network_key, routed_networks
 from .rules import parse_spec
-from .vector import Vector, combine
+from .decide import combine, destination_rank, source_rank
+from .vector import Vector
 from .walk import Walker
 
 SINGLE, COMPOUND, SCALAR, DEAD = range(4)
@@ -406,11 +408,10 @@ class MatrixBuilder:
         usable = [x for x in idx if x >= 0]
         pts = self._points(singles)
         n = len(pts)
-        # as source: the interface in the destination's subnet, else the first with a gateway
-        fallback = next((x for x in usable if self.vec.points[x].gateway is not None), usable[0])
-        ch = np.full(n, fallback, dtype=np.int64)
-        for x in reversed(usable):
-            ch = np.where(vec.inside[vec.net_of[x], pts], x, ch)
+        # as source: the interface ``decide.source_rank`` puts first for each destination
+        ranks = np.array([source_rank(vec.usable[x], vec.points[x].gateway is not None, vec.inside[vec.net_of[x], pts])
+                          if x >= 0 else np.full(n, 3) for x in idx])
+        ch = np.array(idx, dtype=np.int64)[ranks.argmin(axis=0)]
         out_f, out_s = np.empty(n, np.int8), np.zeros(n, np.int64)
         back_f, back_s = np.empty(n, np.int8), np.zeros(n, np.int64)   # the replies of flows towards c
         for x in usable:
@@ -430,11 +431,7 @@ class MatrixBuilder:
                 cand[j], same[j] = f[:, 0], vec.inside[vec.net_of[pts], x]
                 if s is not None:
                     cand_s[j] = s[:, 0]
-        delivered = cand < BLOCKED
-        near, far = delivered & same, delivered & ~same
-        sel = np.where(near.any(axis=0), near.argmax(axis=0),
-                       np.where(far.any(axis=0), far.argmax(axis=0),
-                                np.where(same.any(axis=0), same.argmax(axis=0), 0)))
+        sel = destination_rank(cand < BLOCKED, same).argmin(axis=0)
         cols = np.arange(n)
         # the reply from c goes out of the interface c chooses for that source
         reply_f, reply_s = np.empty(n, np.int8), np.zeros(n, np.int64)

@@ -101,8 +101,10 @@ class Flow:
 
     @property
     def one_way(self) -> bool:
-        """UDP and ICMP take the forward direction alone; a conversation needs both."""
-        return self.proto in ("udp", "icmp")
+        """UDP and ICMP take the forward direction alone; a conversation needs both (``decide.conversation_of``)."""
+        from .decide import conversation_of
+
+        return not conversation_of(self.proto)
 
     def __str__(self) -> str:
         what = f" {self.proto}" + (f"/{self.port}" if self.port is not None else "") if self.proto else ""

@@ -21,18 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import decide
+from .decide import IN_HOST, PHYSICAL, Prefixes
 from .network import Device, Point
-from .result import VERDICTS, Verdict
 from .rules import Party
-from .walk import IN_HOST, PHYSICAL, Leg, Walk, Walker
-
-UNREACH, BLOCKED, HOST, HOST_R, PHYS, PHYS_R = (VERDICTS.index(v) for v in (
-    Verdict.UNREACHABLE, Verdict.BLOCKED, Verdict.IN_HOST, Verdict.IN_HOST_ROUTED, Verdict.VIA_PHYSICAL,
-    Verdict.ROUTED_VIA_PHYSICAL))
-#: verdict code from (crossed a pNIC, routed)
-CODE = np.array([[HOST, HOST_R], [PHYS, PHYS_R]], dtype=np.int8)
-#: L2 code (0 none, IN_HOST, PHYSICAL) -> verdict code of an unrouted delivery
-L2_VERDICT = np.array([UNREACH, HOST, PHYS], dtype=np.int8)
+from .walk import Leg, Walk, Walker
 
 _NOBODY = Party(None, frozenset())
 #: chain status: the walk from the start ended without delivering, was blocked for good, or delivered
@@ -41,29 +34,6 @@ LOST, STOPPED, DELIVERED = 0, 1, 2
 
 def network_key(network: ipaddress.IPv4Network) -> tuple[int, int]:
     return int(network.network_address), network.prefixlen
-
-
-class Prefixes:
-    """Longest-prefix match of many addresses against a set of IPv4 networks, each given as (address,
-    prefix length): one sorted table per length."""
-
-    def __init__(self, networks: set[tuple[int, int]]) -> None:
-        self.networks = sorted(networks)
-        self.by_length: list[tuple[int, np.ndarray, np.ndarray]] = []
-        for length in sorted({n for _, n in networks}, reverse=True):
-            ids = np.array([i for i, (_, n) in enumerate(self.networks) if n == length], dtype=np.int32)
-            starts = np.array([self.networks[i][0] for i in ids], dtype=np.int64)
-            self.by_length.append(((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, starts, ids))
-
-    def longest(self, values: np.ndarray) -> np.ndarray:
-        """For each address (an int, -1 for none), the index of the longest network holding it, or -1."""
-        out = np.full(len(values), -1, dtype=np.int32)
-        for mask, starts, ids in self.by_length:
-            keys = values & mask
-            at = np.minimum(np.searchsorted(starts, keys), len(starts) - 1)
-            hit = (starts[at] == keys) & (out < 0) & (values >= 0)
-            out[hit] = ids[at[hit]]
-        return out
 
 
 def routed_networks(devices: list[Device]) -> set[tuple[int, int]]:
@@ -235,10 +205,9 @@ class RoutedWay:
         c = self.chains[reply]
         status, out_seg, pnic = c.status[start, keys], c.out_seg[start, keys], c.pnic[start, keys]
         final = l2(out_seg, segs)
-        ok = (status == DELIVERED) & (final > 0)
-        crossed = (pnic | (final == PHYSICAL) | phys0).astype(np.int8)
-        code = CODE[crossed, c.routed[start, keys].astype(np.int8)]
-        return np.where(ok, code, np.where(status == STOPPED, BLOCKED, UNREACH)).astype(np.int8)
+        crossed = pnic | (final == PHYSICAL) | phys0
+        return decide.direction_code((status == DELIVERED) & (final > 0), status == STOPPED, crossed,
+                                     c.routed[start, keys]).astype(np.int8)
 
     def judged_by(self, reply: bool) -> dict[str, list[tuple[int, int]]]:
         """For each firewall, the (start, key) cells whose way it judges."""
@@ -250,5 +219,3 @@ class RoutedWay:
                 out.setdefault(owner, []).append((int(s), int(k)))
         return out
 
-
-assert IN_HOST == 1 and PHYSICAL == 2, "L2_VERDICT indexes by the walk's L2 codes"

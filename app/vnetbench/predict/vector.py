@@ -8,9 +8,8 @@ points is decided as the walk decides it (SEMANTICS 4), for a whole block of pai
 - the NSX DFW at the source going out and at the destination coming in, and the firewalls that judge the
   routed way, each as a first-match table (``firstmatch``) over the points.
 
-Nothing here walks per pair or loops over rules per pair. Codes follow ``result.VERDICTS``; delivered codes
-are 2 * crossed-a-pNIC + routed, so the two directions of a conversation combine by bitwise or
-(``combine``).
+Nothing here walks per pair or loops over rules per pair, and nothing here decides: the rules that turn
+these facts into verdict codes are ``decide``'s, the same the walk calls.
 """
 
 from __future__ import annotations
@@ -20,12 +19,13 @@ import ctypes.util
 
 import numpy as np
 
+from . import decide
+from .decide import BLOCKED, UNREACH, blend, judges
 from .firstmatch import FirstMatch, RuleSets, take
-from .network import Point, Segment
-from .routes import BLOCKED, HOST, HOST_R, PHYS, PHYS_R, UNREACH, RoutedWay
+from .network import Point
+from .routes import RoutedWay
 from .rules import generic, parse_spec
-from .walk import IN_HOST, PHYSICAL, Walker
-from .walk import _behind_dfw as behind_dfw
+from .walk import Walker, behind_dfw
 
 
 def _keep_freed_memory() -> None:
@@ -183,31 +183,19 @@ class Vector:
         self.net_of[i] = self.networks[network]
 
     def _holds(self, network) -> np.ndarray:  # noqa: ANN001 - an IPv4Network
-        return (self.ip >= 0) & ((self.ip & int(network.netmask)) == int(network.network_address))
+        return decide.inside(self.ip, int(network.network_address), int(network.netmask))
 
     def _labels(self) -> None:
-        """The segment labels as arrays (a design without segments gets one placeholder, which points without
-        a segment index harmlessly)."""
-        segs = self.net.segments or [Segment(0, "", None, False, None)]
-        self.seg_local = np.array([s.local for s in segs], dtype=np.int64)
-        self.seg_domain = np.array([s.domain for s in segs], dtype=np.int64)
-        self.seg_att = np.array([s.attachment for s in segs], dtype=np.int64)
+        """The segment labels as arrays (``decide.Labels``)."""
+        self.labels = decide.Labels(self.net.segments)
 
     def l2(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``Walker.l2_code`` on segment ids, elementwise (broadcasting)."""
-        local, domain, att = self.seg_local, self.seg_domain, self.seg_att
-        aa, ab = att[a], att[b]
-        reach = (domain[a] == domain[b]) & ~((aa != -1) & (aa == ab))
-        return np.where(local[a] == local[b], IN_HOST, np.where(reach, PHYSICAL, 0)).astype(np.int8)
+        """``decide.l2_code`` on segment ids, elementwise (broadcasting)."""
+        return self.labels.code(a, b).astype(np.int8)
 
     def l2_verdict(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """The verdict code of an unrouted delivery between segments (``L2_VERDICT[l2(a, b)]``), by
-        arithmetic on the broadcast labels: in-host, via-physical or unreachable. Symmetric in a and b."""
-        local, domain, att = self.seg_local, self.seg_domain, self.seg_att
-        aa, ab = att[a], att[b]
-        same = local[a] == local[b]
-        reach = (domain[a] == domain[b]) & ((aa == -1) | (aa != ab)) & ~same
-        return (UNREACH - UNREACH * same.astype(np.int8) - (UNREACH - PHYS) * reach.astype(np.int8)).astype(np.int8)
+        """The verdict code of an unrouted delivery between segments (``decide.l2_verdict``)."""
+        return self.labels.verdict(a, b).astype(np.int8)
 
     def _stateful(self) -> bool:
         """Whether any way passes a stateful firewall (then the directions' stateful sets are compared)."""
@@ -347,20 +335,20 @@ class Vector:
             if by_dst:
                 direct = direct.T
             block = _cells(code, *at)
-            _blend(block, direct, self.l2_verdict(self.seg[dst[at[0]] if by_dst else src[at[0]]][:, None],
+            blend(block, direct, self.l2_verdict(self.seg[dst[at[0]] if by_dst else src[at[0]]][:, None],
                                                   self.seg[src[at[1]] if by_dst else dst[at[1]]][None, :]))
             _put(code, *at, block)
             if state is not None:
                 block = _cells(state, *at)
                 block *= ~direct
                 _put(state, *at, block)
-        dfw = self.net.dfw_active and not (reply and self.net.topology.nsx.dfw.stateful)
+        dfw = bool(judges(bool(self.net.dfw_active), bool(self.net.topology.nsx.dfw.stateful), reply))
         asked = min(len(src), len(dst))
         blocked = ~self.table("dfw-out", asked).allowed(src, dst, by_dst) if dfw else np.zeros(code.shape, dtype=bool)
         self._judge_ways(src, dst, reply, blocked.T if by_dst else blocked)
         if dfw:
             blocked |= (code < BLOCKED) & ~self.table("dfw-in", asked).allowed(dst, src, not by_dst)
-        _blend(code, blocked, BLOCKED)
+        blend(code, blocked, BLOCKED)
         return code, state
 
     def _take(self, name: str, reply: bool | None, rows: np.ndarray, dst: np.ndarray, by_dst: bool) -> np.ndarray:
@@ -463,7 +451,7 @@ class Vector:
             if row >= known:
                 self.inside[row] = self._holds(network)
             else:
-                self.inside[row, points] = (ips >= 0) & ((ips & int(network.netmask)) == int(network.network_address))
+                self.inside[row, points] = decide.inside(ips, int(network.network_address), int(network.netmask))
 
     def _switch_of(self, p: Point) -> str | None:
         return self.net.segments[p.segment].object_id if p.segment is not None else None
@@ -493,23 +481,3 @@ def _put(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice, 
         table[np.ix_(rows, cols)] = values
 
 
-def _blend(code: np.ndarray, where: np.ndarray, value) -> None:  # noqa: ANN001 - an array or a code
-    """``code[where] = value`` by arithmetic, in place: masked writes cost ten times more on scattered masks."""
-    code += where.astype(np.int8) * (value - code)
-
-
-def combine(fwd: np.ndarray, state: np.ndarray | None, rev: np.ndarray, rev_state: np.ndarray | None) -> np.ndarray:
-    """``walk.combine`` for conversations (proto None), elementwise: ``rev``/``rev_state`` are the replies
-    aligned with ``fwd`` (cell (i, j) of ``rev`` is the reply from j to i). A failed direction decides (the
-    forward one first); otherwise the verdict takes pNIC and routing from either direction (delivered codes
-    are 2 * crossed-a-pNIC + routed: a bitwise or), unless a stateful firewall saw only one direction."""
-    out = np.bitwise_or(fwd, rev)
-    failed_r, failed_f = rev >= BLOCKED, fwd >= BLOCKED
-    _blend(out, failed_r, rev)
-    _blend(out, failed_f, fwd)
-    if state is not None:
-        _blend(out, (state != rev_state) & ~failed_r & ~failed_f, BLOCKED)
-    return out
-
-
-assert (HOST, HOST_R, PHYS, PHYS_R) == (0, 1, 2, 3) and BLOCKED == 4 and UNREACH == 5, "code arithmetic above"

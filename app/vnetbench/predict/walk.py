@@ -14,16 +14,16 @@ import networkx as nx
 from ..model.forwarding import BYPASS_TYPES, egress, inner_mtu, overlay_overhead
 from ..model.objects import Action, Encapsulation, MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
+from . import decide
 from .calibration import Calibration
+from .decide import IN_HOST, PHYSICAL, judges
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
-from .result import Estimate, Flow, Hop, HopKind, Prediction, Trace, Verdict
+from .result import VERDICTS, Estimate, Flow, Hop, HopKind, Prediction, Trace, Verdict
 from .rules import Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
 MAX_ROUTED = 8
-
-IN_HOST, PHYSICAL = 1, 2
 
 
 @dataclass
@@ -84,14 +84,13 @@ class Walk:
         self.latency += leg.latency
 
     @property
+    def code(self) -> int:
+        """The direction's verdict code (``decide.direction_code``)."""
+        return int(decide.direction_code(self.delivered, self.blocked, bool(self.pnics), bool(self.routed_by)))
+
+    @property
     def verdict(self) -> Verdict:
-        if self.blocked:
-            return Verdict.BLOCKED
-        if not self.delivered:
-            return Verdict.UNREACHABLE
-        if self.pnics:
-            return Verdict.ROUTED_VIA_PHYSICAL if self.routed_by else Verdict.VIA_PHYSICAL
-        return Verdict.IN_HOST_ROUTED if self.routed_by else Verdict.IN_HOST
+        return VERDICTS[self.code]
 
 
 class Walker:
@@ -100,6 +99,7 @@ class Walker:
         self.cal = calibration
         self.dfw = network.topology.nsx.dfw
         self.rulebook = RuleBook(self.dfw)
+        self._route_tables: dict[str, decide.RouteTable] = {}
 
     def judge(self, owner: str, rules: list, default: Action, src: Party, dst: Party, proto: str | None,
               port: int | None) -> tuple[bool, str]:
@@ -110,13 +110,8 @@ class Walker:
     # --- L2 ----------------------------------------------------------------------------------------
 
     def l2_code(self, a: int, b: int) -> int:
-        """Reachability from the segment labels: 0 none, IN_HOST, PHYSICAL (bridge domains need ``leg``)."""
-        sa, sb = self.net.segments[a], self.net.segments[b]
-        if sa.local == sb.local:
-            return IN_HOST
-        if sa.domain != sb.domain or (sa.attachment != -1 and sa.attachment == sb.attachment):
-            return 0
-        return PHYSICAL
+        """Reachability from the segment labels (``decide.l2_code``; bridge domains need ``leg``)."""
+        return decide.segment_l2(self.net.segments[a], self.net.segments[b])
 
     def _l2_reason(self, a: int, b: int) -> str:
         net = self.net
@@ -274,7 +269,7 @@ class Walker:
                 fwd = vm.forwarding
                 if fwd.stateful:
                     leg.stateful.append(vm.id)
-                if reply and fwd.stateful:
+                if not judges(True, fwd.stateful, reply):
                     leg.checks[data["bridge"]] = ""
                     continue  # a reply passes a stateful firewall on the connection's state
                 allowed, which = self.judge(vm.id, fwd.rules, fwd.default_policy, src, dst, proto, port)
@@ -366,22 +361,22 @@ class Walker:
     def dfw_check(self, point: Point, src: Party, dst: Party, proto: str | None, port: int | None,
                   where: str) -> tuple[bool, str, int]:
         """DFW at one vNIC: the rules applied to it, first match, default policy; (allowed, text, rule count)."""
-        if not _behind_dfw(point):
+        if not behind_dfw(point):
             return True, "", 0
         ids = self.party(point).ids | ({self.net.segments[point.segment].object_id} if point.segment is not None else set())
         allowed, which, count = self.rulebook.dfw_evaluate(ids, src, dst, proto, port)
         return allowed, f"DFW at {point.name} ({where}): {which}", count
 
     def choose_source(self, points: list[Point], dst_ip: ipaddress.IPv4Address | None) -> Point | None:
-        usable = [p for p in points if p.segment is not None and p.iface is not None]
-        if dst_ip is not None:
-            for p in usable:
-                if dst_ip in p.iface.network:
-                    return p
-        for p in usable:
-            if p.gateway is not None:
-                return p
-        return usable[0] if usable else (points[0] if points else None)
+        """The interface a multi-homed sender uses towards ``dst_ip`` (``decide.source_rank``)."""
+        if not points:
+            return None
+        ranks = []
+        for p in points:
+            usable = p.segment is not None and p.iface is not None
+            near = usable and decide.inside_net(dst_ip, p.iface.network)
+            ranks.append(decide.source_rank(usable, p.gateway is not None, near))
+        return points[decide.first_of_lowest(ranks)]
 
     # --- one direction -------------------------------------------------------------------------------
 
@@ -392,21 +387,17 @@ class Walker:
 
         A ``reply`` is the answer of a conversation: stateful firewalls (and a stateful DFW) pass it on the
         connection's state instead of their rules, stateless ones see an ephemeral port (no port)."""
-        if reply:
-            port = None
+        port = decide.reply_port(port, reply)
         dst_points = [only_dst] if only_dst is not None else self.net.points.get(dst_id, [])
-        if len(dst_points) > 1:  # a person means the address nearest to the source: one in a shared subnet first
-            nets = [p.iface.network for p in self.net.points.get(src_id, []) if p.iface is not None and p.segment is not None]
-            dst_points = sorted(dst_points, key=lambda p: not (p.segment is not None and p.ip is not None
-                                                               and any(p.ip in n for n in nets)))
-        first: tuple[Walk, Point | None, Point | None] | None = None
-        for dst_point in dst_points or [None]:
-            result = self._direction(src_id, dst_id, dst_point, proto, port, reply, explain)
-            if result[0].delivered:
-                return result
-            if first is None:
-                first = result
-        return first
+        if len(dst_points) <= 1:
+            return self._direction(src_id, dst_id, dst_points[0] if dst_points else None, proto, port, reply, explain)
+        # a person means the address nearest to the source: ``decide.destination_rank`` picks among all tries
+        nets = [p.iface.network for p in self.net.points.get(src_id, []) if p.iface is not None and p.segment is not None]
+        results = [self._direction(src_id, dst_id, p, proto, port, reply, explain) for p in dst_points]
+        ranks = [decide.destination_rank(r[0].delivered, p.segment is not None
+                                         and any(decide.inside_net(p.ip, n) for n in nets))
+                 for r, p in zip(results, dst_points)]
+        return results[decide.first_of_lowest(ranks)]
 
     def _direction(self, src_id: str, dst_id: str, dst_point: Point | None, proto: str | None,
                    port: int | None, reply: bool = False,
@@ -441,8 +432,8 @@ class Walker:
                 walk.capacity.append(self._vnic_capacity(point))
         walk.sender = self._sender(src_point)
         walk.limits += _mtu_of(src_point)
-        dfw_on = net.dfw_active and not (reply and self.dfw.stateful)
-        dfw_here = dfw_on and _behind_dfw(src_point)
+        dfw_on = judges(bool(net.dfw_active), bool(self.dfw.stateful), reply)
+        dfw_here = dfw_on and behind_dfw(src_point)
         if dfw_here:
             ok, text, count = self.dfw_check(src_point, src_party, dst_party, proto, port, "out")
             walk.rules.append(text)
@@ -459,14 +450,15 @@ class Walker:
             return walk, src_point, dst_point
 
         seg, network = src_point.segment, src_point.iface.network
-        walk.note("l3", src_point, dst_point, dst_ip in network)
+        near = decide.inside_net(dst_ip, network)
+        walk.note("l3", src_point, dst_point, near)
         sender: tuple = ("vm", src_point)
-        if dst_ip not in network:
+        if not near:
             if src_point.gateway is None:
                 walk.reasons.append(f"{dst_name} ({dst_ip}) is outside {src_point.name}'s subnet {network} and "
                                     f"{src_point.name} has no default gateway")
                 return walk, src_point, dst_point
-            if src_point.gateway not in network:
+            if not decide.inside_net(src_point.gateway, network):
                 walk.reasons.append(f"{src_point.name}'s gateway {src_point.gateway} is outside its subnet "
                                     f"{network}, so it has no route to {dst_ip}")
                 return walk, src_point, dst_point
@@ -494,7 +486,7 @@ class Walker:
             walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if sender[0] == "vm" else []) + \
                 self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point
-        if dfw_on and _behind_dfw(dst_point):
+        if dfw_on and behind_dfw(dst_point):
             ok, text, count = self.dfw_check(dst_point, src_party, dst_party, proto, port, "in")
             walk.rules.append(text)
             walk.note("dfw", dst_point, "in", text, ok)
@@ -565,14 +557,15 @@ class Walker:
             if stateful:
                 walk.stateful.append(device.id)
             which = None
-            if (device.rules or device.default_policy is Action.DENY) and not (reply and stateful):
+            active = bool(device.rules) or device.default_policy is Action.DENY
+            if judges(active, stateful, reply):
                 allowed, which = self.judge(device.id, device.rules, device.default_policy, src, dst, proto, port)
                 walk.rules.append(f"{device.name}: {which}")
                 if not allowed:
                     walk.blocked = True
                     walk.reasons.append(f"{device.name} drops it ({which})")
                     return None
-            elif reply and stateful:
+            elif not judges(True, stateful, reply):
                 which = ""
             out = self._out(walk, device, host, dst_ip)
             if out is None:
@@ -607,7 +600,7 @@ class Walker:
         if device.kind == "nat":
             walk.nat = True
             inside, outside = device.points[0], device.points[1]
-            if inside.iface is not None and dst_ip in inside.iface.network:
+            if inside.iface is not None and decide.inside_net(dst_ip, inside.iface.network):
                 return inside.segment, inside.iface.network, None, inside
             if outside.segment is None:
                 walk.reasons.append(outside.problem or f"{device.name} has no way out of the host")
@@ -615,33 +608,35 @@ class Walker:
             walk.hops.append(Hop(HopKind.NAT, device.id, device.name, "translates the source address"))
             found = self._nat_out(walk, device, outside, dst_ip)
             return (*found, outside) if found is not None else None
-        for p in device.points:
-            if p.iface is not None and dst_ip in p.iface.network and seg_of(p) is not None:
-                walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
-                walk.limits += _mtu_of(p)
-                return seg_of(p), p.iface.network, None, p
-        best = None
-        for prefix, via in device.routes:
-            if dst_ip in prefix and (best is None or prefix.prefixlen > best[0].prefixlen):
-                best = (prefix, via)
-        if best is not None:
-            for p in device.points:
-                if p.iface is not None and best[1] in p.iface.network and seg_of(p) is not None:
-                    walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
-                    walk.limits += _mtu_of(p)
-                    return seg_of(p), p.iface.network, best[1], p
-            walk.reasons.append(f"{device.name}'s route to {best[0]} points at {best[1]}, which is on none of its "
+        table = self.route_table(device)
+        i, r = table.lookup(int(dst_ip), lambda i: seg_of(device.points[i]) is not None)
+        if i >= 0:
+            p = device.points[i]
+            walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
+            walk.limits += _mtu_of(p)
+            return seg_of(p), p.iface.network, table.routes[r][1] if r >= 0 else None, p
+        if r >= 0:
+            prefix, via = table.routes[r]
+            walk.reasons.append(f"{device.name}'s route to {prefix} points at {via}, which is on none of its "
                                 f"interfaces")
             return None
         walk.reasons.append(f"{device.name} has no interface in {dst_ip}'s network and no route to it")
         return None
+
+    def route_table(self, device: Device) -> decide.RouteTable:
+        """The device's longest-prefix table (built once per compiled network)."""
+        table = self._route_tables.get(device.id)
+        if table is None:
+            table = self._route_tables[device.id] = decide.RouteTable(
+                [p.iface.network if p.iface is not None else None for p in device.points], device.routes)
+        return table
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,
                  dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
         """The host sends the translated packet on its own LAN: directly when the target is there, else to its
         default gateway (the host OS's, when the design gives its address; else a router on that LAN)."""
         net = self.net
-        if outside.gateway is not None and not (outside.iface is not None and dst_ip in outside.iface.network):
+        if outside.gateway is not None and not (outside.iface is not None and decide.inside_net(dst_ip, outside.iface.network)):
             return outside.segment, outside.iface.network if outside.iface else None, outside.gateway
         for pts in net.points.values():
             for p in pts:
@@ -698,7 +693,7 @@ class Walker:
             rev_walk = self._mirror(fwd_walk)
         else:
             rev_walk, _, _ = self.direction(dst_id, src_id, proto, port, only_dst=src_point,
-                                            reply=proto not in ("udp", "icmp"), explain=explain)
+                                            reply=decide.conversation_of(proto), explain=explain)
         forward, reverse = self.trace(fwd_walk), self.trace(rev_walk)
         flow = Flow(src_id, dst_id, proto, port, self.net.name_of(src_id), self.net.name_of(dst_id))
         return combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
@@ -717,32 +712,35 @@ def _mtu_of(point: Point) -> list[tuple[int, str]]:
     return [(point.mtu, point.name)] if point.mtu is not None else []
 
 
-def _behind_dfw(point: Point) -> bool:
-    """The NSX DFW filters at a VM's vNIC in the virtual switch; SR-IOV and DirectPath adapters bypass it."""
-    return point.nic_type is not None and point.nic_type not in BYPASS_TYPES
+def behind_dfw(point: Point) -> bool:
+    """Whether the NSX DFW filters at this interface (``decide.filtered_by_dfw``)."""
+    return decide.filtered_by_dfw(point.nic_type)
 
 
 def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
-    """The flow's answer: one-way protocols take the forward direction; a conversation (TCP, or no protocol
-    given) needs both, and a stateful firewall that sees only one direction drops it. An explained flow
-    keeps the forward story in front of a failed reply's reason."""
-    if flow.one_way or not forward.verdict.delivered:
+    """The flow's answer, decided by ``decide.combine`` (a one-way protocol takes the forward direction), with
+    words for the branch that decided (``decide.cause``). An explained flow keeps the forward story in front
+    of a failed reply's reason."""
+    fwd_state, rev_state = frozenset(fwd.stateful), frozenset(rev.stateful)
+    same_state = 0 if fwd_state == rev_state else 1     # state ids as the matrix compares them
+    if not decide.conversation_of(flow.proto):
         return Prediction(forward, reverse, forward.verdict, forward.reasons, flow)
+    code = int(decide.combine(fwd.code, 0, rev.code, same_state))
+    why = int(decide.cause(fwd.code, 0, rev.code, same_state))
+    verdict = VERDICTS[code]
+    if why == decide.FORWARD_FAILED:
+        return Prediction(forward, reverse, verdict, forward.reasons, flow)
     story = forward.reasons if fwd.events is not None else ()
-    if not reverse.verdict.delivered:
+    if why == decide.REPLY_FAILED:
         failure = rev.reasons or list(reverse.reasons)
-        return Prediction(forward, reverse, reverse.verdict,
-                          story + tuple(f"the reply cannot come back: {r}" for r in failure), flow)
-    one_way = sorted(set(fwd.stateful) ^ set(rev.stateful))
-    if one_way:
+        return Prediction(forward, reverse, verdict, story + tuple(f"the reply cannot come back: {r}" for r in failure),
+                          flow)
+    if why == decide.ONE_SIDED_STATE:
+        one_way = sorted(fwd_state ^ rev_state)
         names = ", ".join(net.name_of(i) for i in one_way)
         asym = (f"stateful firewall {names} sees only one direction of the conversation (asymmetric "
                 f"return path), so it drops it",)
         if fwd.events is not None:
             asym = (asymmetry(net, fwd, rev, one_way), asym[0][:1].upper() + asym[0][1:] + ".")
-        return Prediction(forward, reverse, Verdict.BLOCKED, story + asym, flow)
-    pnic = bool(forward.pnics or reverse.pnics)
-    routed = bool(forward.routed_by or reverse.routed_by)
-    verdict = {(False, False): Verdict.IN_HOST, (False, True): Verdict.IN_HOST_ROUTED,
-               (True, False): Verdict.VIA_PHYSICAL, (True, True): Verdict.ROUTED_VIA_PHYSICAL}[(pnic, routed)]
+        return Prediction(forward, reverse, verdict, story + asym, flow)
     return Prediction(forward, reverse, verdict, forward.reasons, flow)

@@ -1,0 +1,300 @@
+"""The decision core: every rule that turns facts about a flow into a verdict, in one place.
+
+The per-pair walk (``walk``: the path dock, ``vnetbench predict``) and the matrix (``vector``, ``routes``,
+``matrix``, ``firstmatch``: the matrix dock, what-if, ``vnetbench matrix``) gather facts in their own way (one
+pair with its hops and reasons, or blocks of thousands of pairs), but decide with the functions below and keep
+no copy of them. Each rule is plain arithmetic and comparison over numpy arrays, so one pair is a block of one:
+the walk passes Python ints and bools, which the same expressions take (a single prediction never loads
+numpy; the helpers that only the matrix uses import it when called).
+
+Verdict codes follow ``result.VERDICTS``; delivered codes are 2 * crossed-a-pNIC + routed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..model.forwarding import BYPASS_TYPES
+from .result import VERDICTS, Verdict
+
+UNREACH, BLOCKED, HOST, HOST_R, PHYS, PHYS_R = (VERDICTS.index(v) for v in (
+    Verdict.UNREACHABLE, Verdict.BLOCKED, Verdict.IN_HOST, Verdict.IN_HOST_ROUTED, Verdict.VIA_PHYSICAL,
+    Verdict.ROUTED_VIA_PHYSICAL))
+assert (HOST, HOST_R, PHYS, PHYS_R) == (0, 1, 2, 3) and BLOCKED == 4 and UNREACH == 5, "code arithmetic below"
+
+#: L2 reachability between two segments: none, inside one host, through the physical network.
+NO_L2, IN_HOST, PHYSICAL = 0, 1, 2
+
+#: Why a conversation got its verdict (``cause``): the forward direction failed, the reply failed, a stateful
+#: firewall saw only one direction, or both directions were delivered.
+FORWARD_FAILED, REPLY_FAILED, ONE_SIDED_STATE, BOTH_DELIVERED = range(4)
+
+#: Protocols whose flows take the forward direction alone; every other flow is a conversation.
+ONE_WAY = ("udp", "icmp")
+
+
+# --- one direction -----------------------------------------------------------------------------------------
+
+
+def direction_code(delivered: Any, blocked: Any, crossed: Any, routed: Any) -> Any:
+    """A direction's verdict code: blocked (a firewall dropped it) before unreachable, else delivered as
+    2 * crossed-a-pNIC + routed."""
+    code = 2 * crossed + routed
+    code = delivered * code + (delivered ^ True) * UNREACH
+    return code + blocked * (BLOCKED - code)
+
+
+def judges(active: Any, stateful: Any, reply: Any) -> Any:
+    """Whether a firewall (routed, bridged, or the NSX DFW) judges a packet by its rules: an active one
+    does, except that a stateful one lets a conversation's reply pass on the connection's state."""
+    return active & ((reply & stateful) ^ True)
+
+
+def filtered_by_dfw(nic_type: str | None) -> bool:
+    """Whether the NSX DFW filters at an interface: at a VM's vNIC in the virtual switch (a physical host's
+    NIC has no type), except SR-IOV and DirectPath adapters, which bypass the switch."""
+    return nic_type is not None and nic_type not in BYPASS_TYPES
+
+
+def reply_port(port: int | None, reply: bool) -> int | None:
+    """The destination port a packet carries as rules see it: a reply's is the client's ephemeral port,
+    which no rule names (None)."""
+    return None if reply else port
+
+
+def conversation_of(proto: str | None) -> bool:
+    """Whether a flow of this protocol needs both directions (TCP, or no protocol given)."""
+    return proto not in ONE_WAY
+
+
+# --- both directions ---------------------------------------------------------------------------------------
+
+
+def combine(fwd: Any, fwd_state: Any, rev: Any, rev_state: Any) -> Any:
+    """The verdict of a conversation from its two directions, elementwise: ``rev``/``rev_state`` are the
+    replies aligned with ``fwd`` (cell (i, j) of ``rev`` is the reply from j to i); the states are ids of
+    the set of stateful firewalls each direction passed (None: no way passes one). A failed direction
+    decides (the forward one first); a stateful firewall that saw only one direction drops it; otherwise
+    the verdict takes pNIC and routing from either direction (a bitwise or of the codes)."""
+    out = fwd | rev
+    failed_r, failed_f = rev >= BLOCKED, fwd >= BLOCKED
+    out = blend(out, failed_r, rev)
+    out = blend(out, failed_f, fwd)
+    if fwd_state is not None:
+        out = blend(out, (fwd_state != rev_state) & (failed_r ^ True) & (failed_f ^ True), BLOCKED)
+    return out
+
+
+def cause(fwd: Any, fwd_state: Any, rev: Any, rev_state: Any) -> Any:
+    """Which branch of ``combine`` decided (``FORWARD_FAILED``...), for the words of an explanation."""
+    failed_f, failed_r = fwd >= BLOCKED, rev >= BLOCKED
+    ok = (failed_f ^ True) & (failed_r ^ True)
+    one_sided = ok & (fwd_state != rev_state)
+    return failed_f * FORWARD_FAILED + (failed_f ^ True) * failed_r * REPLY_FAILED + one_sided * ONE_SIDED_STATE \
+        + (ok & (one_sided ^ True)) * BOTH_DELIVERED
+
+
+def blend(code: Any, where: Any, value: Any) -> Any:
+    """``code[where] = value`` by arithmetic (in place for arrays: masked writes cost ten times more on
+    scattered masks)."""
+    code += where * (value - code)
+    return code
+
+
+# --- L2 --------------------------------------------------------------------------------------------------
+
+
+def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any) -> Any:
+    """L2 reachability from segment labels (``network.Segment``): ``IN_HOST`` in one in-host group;
+    ``PHYSICAL`` in one L2 domain unless both hang off the same non-reflecting (hairpin-less) attachment;
+    else ``NO_L2``. Bridged firewalls are not in the labels: their legs are walked."""
+    same = local_a == local_b
+    reach = (domain_a == domain_b) & ((att_a == -1) | (att_a != att_b))
+    return same * IN_HOST + ((same ^ True) & reach) * PHYSICAL
+
+
+def l2_verdict(code: Any) -> Any:
+    """The verdict code of an unrouted delivery with this L2 code."""
+    return (code == NO_L2) * UNREACH + (code == IN_HOST) * HOST + (code == PHYSICAL) * PHYS
+
+
+def segment_l2(a: Any, b: Any) -> int:
+    """``l2_code`` between two ``network.Segment`` objects."""
+    return int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment))
+
+
+class Labels:
+    """The segment labels of a compiled network as arrays, for blocks of segment pairs; a design without
+    segments gets one placeholder."""
+
+    def __init__(self, segments: Sequence[Any]) -> None:
+        import numpy as np
+
+        self.local = np.array([s.local for s in segments] or [-1], dtype=np.int64)
+        self.domain = np.array([s.domain for s in segments] or [-1], dtype=np.int64)
+        self.att = np.array([s.attachment for s in segments] or [-1], dtype=np.int64)
+
+    def code(self, a: Any, b: Any) -> Any:
+        """``l2_code`` between segment ids a and b (broadcasting)."""
+        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b])
+
+    def verdict(self, a: Any, b: Any) -> Any:
+        """``l2_verdict`` between segment ids a and b (broadcasting)."""
+        return l2_verdict(self.code(a, b))
+
+
+# --- L3 at the sender --------------------------------------------------------------------------------------
+
+
+def inside(ip: Any, network: Any, netmask: Any) -> Any:
+    """Whether addresses (ints, -1 for none) lie inside a subnet (its address and mask as ints): then the
+    sender delivers directly instead of sending to its gateway."""
+    return (ip >= 0) & ((ip & netmask) == network)
+
+
+def inside_net(ip: ipaddress.IPv4Address | None, network: ipaddress.IPv4Network | None) -> bool:
+    """``inside`` for one address and one ``ipaddress`` network (None: nothing is inside)."""
+    if ip is None or network is None:
+        return False
+    return bool(inside(int(ip), int(network.network_address), int(network.netmask)))
+
+
+def source_rank(usable: Any, gateway: Any, near: Any) -> Any:
+    """How a multi-homed sender ranks its interfaces for a destination (it uses the first of the lowest
+    rank): 0 a usable one whose subnet holds the destination, 1 a usable one with a gateway, 2 another
+    usable one, 3 the rest."""
+    return 3 - usable * (1 + gateway + near * (2 - gateway))
+
+
+def destination_rank(delivered: Any, same: Any) -> Any:
+    """How a flow to a multi-homed destination ranks its interfaces (it reaches the first of the lowest
+    rank): senders try the interfaces in a subnet they share first, each group in order, and keep the first
+    that delivers; when none does, the answer is the first tried. 0 delivered in a shared subnet, 1
+    delivered elsewhere, 2 not delivered in a shared subnet, 3 the rest."""
+    return 3 - delivered * (2 + same) - (delivered ^ True) * same
+
+
+def first_of_lowest(ranks: Sequence[Any]) -> int:
+    """The index of the first lowest rank (one pair; blocks take ``argmin`` along the interfaces)."""
+    return min(range(len(ranks)), key=lambda i: int(ranks[i]))
+
+
+# --- L3 at a router ----------------------------------------------------------------------------------------
+
+
+class Prefixes:
+    """Longest-prefix match of addresses against a set of IPv4 networks, each given as (address, prefix
+    length): one sorted table per length. ``holding`` answers one address, ``longest`` many at once."""
+
+    def __init__(self, networks: Sequence[tuple[int, int]] | set[tuple[int, int]]) -> None:
+        self.networks = sorted(set(networks))
+        self.index = {n: i for i, n in enumerate(self.networks)}
+        self.lists: list[tuple[int, list[int], list[int]]] = []
+        for length in sorted({n for _, n in self.networks}, reverse=True):
+            ids = [i for i, (_, n) in enumerate(self.networks) if n == length]
+            self.lists.append(((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, [self.networks[i][0] for i in ids], ids))
+        self._arrays: list | None = None
+
+    def holding(self, value: int) -> list[int]:
+        """The networks holding one address (an int), longest first."""
+        out = []
+        for mask, starts, ids in self.lists:
+            key = value & mask
+            at = bisect_right(starts, key) - 1
+            if at >= 0 and starts[at] == key:
+                out.append(ids[at])
+        return out
+
+    def longest(self, values: Any) -> Any:
+        """For each address (an int array, -1 for none), the index of the longest network holding it, or -1."""
+        import numpy as np
+
+        if self._arrays is None:
+            self._arrays = [(mask, np.array(starts, dtype=np.int64), np.array(ids, dtype=np.int32))
+                            for mask, starts, ids in self.lists]
+        out = np.full(len(values), -1, dtype=np.int32)
+        for mask, starts, ids in self._arrays:
+            keys = values & mask
+            at = np.minimum(np.searchsorted(starts, keys), len(starts) - 1)
+            hit = (starts[at] == keys) & (out < 0) & (values >= 0)
+            out[hit] = ids[at[hit]]
+        return out
+
+
+class RouteTable:
+    """How one router forwards: to the first of its interfaces whose subnet holds the destination (the
+    subnet is connected), else by its longest static route holding it (the first listed among equal
+    prefixes) to the first interface whose subnet holds the route's next hop. Built once per router and
+    looked up by prefix, so a router with thousands of routes and interfaces costs a few binary searches
+    per packet."""
+
+    def __init__(self, subnets: Sequence[ipaddress.IPv4Network | None],
+                 routes: Sequence[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]]) -> None:
+        self.routes = list(routes)
+        self.subnets = Prefixes([(int(n.network_address), n.prefixlen) for n in subnets if n is not None])
+        self.on_subnet: list[list[int]] = [[] for _ in self.subnets.networks]
+        for i, n in enumerate(subnets):
+            if n is not None:
+                self.on_subnet[self.subnets.index[int(n.network_address), n.prefixlen]].append(i)
+        self.prefixes = Prefixes([(int(p.network_address), p.prefixlen) for p, _ in self.routes])
+        self.first_route = [-1] * len(self.prefixes.networks)
+        for r, (p, _) in enumerate(self.routes):
+            slot = self.prefixes.index[int(p.network_address), p.prefixlen]
+            if self.first_route[slot] < 0:
+                self.first_route[slot] = r
+
+    def interface(self, ip: int, usable: Callable[[int], bool]) -> int:
+        """The first usable interface (by index) whose subnet holds ``ip``, or -1."""
+        return min((i for n in self.subnets.holding(ip) for i in self.on_subnet[n] if usable(i)), default=-1)
+
+    def lookup(self, ip: int, usable: Callable[[int], bool]) -> tuple[int, int]:
+        """(interface, static route or -1) the packet to ``ip`` leaves by. Interface -1: no way, with the
+        route whose next hop is on none of the usable interfaces, or -1 when nothing holds ``ip``."""
+        connected = self.interface(ip, usable)
+        if connected >= 0:
+            return connected, -1
+        held = self.prefixes.holding(ip)
+        if not held:
+            return -1, -1
+        route = self.first_route[held[0]]
+        return self.interface(int(self.routes[route][1]), usable), route
+
+
+# --- first match -------------------------------------------------------------------------------------------
+
+
+def first_rule(hits: Sequence[Any]) -> int:
+    """First match wins: the index of the first rule that matches, or the number of rules when none does
+    (the default policy decides). ``hits`` is a sequence of bools (an array is searched at once)."""
+    if hasattr(hits, "argmax"):
+        at = int(hits.argmax()) if len(hits) else 0
+        return at if len(hits) and hits[at] else len(hits)
+    for i, hit in enumerate(hits):
+        if hit:
+            return i
+    return len(hits)
+
+
+def earlier(a: Any, b: Any) -> Any:
+    """Of candidate deciding rules (indices; the number of rules for none), the one that decides: the first
+    listed, elementwise."""
+    import numpy as np
+
+    return np.minimum(a, b)
+
+
+def permits(allow: Any, rule: Any) -> Any:
+    """Whether the deciding rule lets the flow pass: ``allow`` holds each rule's action and, last, the
+    default policy's (the index of "no rule matched")."""
+    return allow[rule]
+
+
+def unenforced(allowed: Any, enforced: Any, keys: Any) -> Any:
+    """A rule list judges only where it is enforced (the DFW at the vNICs it filters): rows of ``keys``
+    where it is not are allowed (in place)."""
+    if enforced is not None:
+        allowed[~enforced[keys], :] = True
+    return allowed
