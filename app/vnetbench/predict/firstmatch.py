@@ -14,7 +14,9 @@ source of a firewall's rule, the vNIC a DFW rule is applied at and matches) and 
 
 A query is then two gathers from a boolean table plus its exceptions. The table answers what
 ``rules.evaluate`` answers for every pair (the property tests compare them); the caller decides which rules
-can match at all (``rules.generic``) and turns specs into point sets.
+can match at all (``rules.generic``) and turns specs into point sets. This module only indexes: which rule
+decides among candidates, what it permits and where the list is enforced are ``decide``'s rules
+(``earlier``, ``permits``, ``unenforced``), the same the walk's rule book calls.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
+from .decide import earlier, permits, unenforced
 
 #: A rule side matching at most this many points is listed point by point instead of joining the partition.
 NARROW = 4
@@ -78,9 +82,10 @@ class FirstMatch:
         groups, atoms = kmember.shape[1], omember.shape[1]
 
         table = np.full((groups, atoms), self.none, dtype=self.dtype)
-        for r in reversed(range(rules)):         # both sides wide: earlier rules paint over later ones
+        for r in range(rules):                   # both sides wide
             if r in kset and r in oset:
-                table[np.ix_(np.flatnonzero(kmember[kset[r]]), np.flatnonzero(omember[oset[r]]))] = r
+                at = np.ix_(np.flatnonzero(kmember[kset[r]]), np.flatnonzero(omember[oset[r]]))
+                table[at] = earlier(table[at], r)
 
         # a few keys, many others: those keys get rows of their own
         own = [r for r in range(rules) if r not in kset and r in oset and len(keys[r])]
@@ -93,7 +98,7 @@ class FirstMatch:
             pk, pr = pk[order], pr[order]
             own_keys, starts = np.unique(pk, return_index=True)
             cand = np.where(omember[[oset[r] for r in pr]], pr[:, None], self.none).astype(self.dtype)
-            rows = np.minimum(table[self.group[own_keys]], np.minimum.reduceat(cand, starts, axis=0))
+            rows = earlier(table[self.group[own_keys]], np.minimum.reduceat(cand, starts, axis=0))
             self.gid[own_keys] = groups + np.arange(len(own_keys))
             table = np.vstack([table, rows])
             row_group = np.concatenate([row_group, self.group[own_keys]])
@@ -113,7 +118,7 @@ class FirstMatch:
             table = np.hstack([table, extra])
             self.col_of = np.zeros(0, dtype=np.int64)
         self.table = table
-        self.allowed_table = self.act[table]
+        self.allowed_table = permits(self.act, table)
         self.allowed_table_t = np.ascontiguousarray(self.allowed_table.T)
         # a few of both: cell exceptions, each cell with its first rule
         cells = sorted({(int(k), int(o)): r for r in reversed(range(rules)) if r not in kset and r not in oset
@@ -134,8 +139,7 @@ class FirstMatch:
             view = out
         if len(self.col_of) or len(self.cell_key):
             self._exceptions(keys, others, view)
-        if self.enforced is not None:
-            view[~self.enforced[keys], :] = True
+        unenforced(view, self.enforced, keys)
         return out
 
     def _exceptions(self, keys: np.ndarray, others: np.ndarray, view: np.ndarray) -> None:
@@ -153,7 +157,7 @@ class FirstMatch:
         if len(columns):
             idx = self.table[self.gid[keys]][:, self.atom[self.col_of[columns]]]
             self._merge_columns(columns, self.group[keys][None, :], idx.T, per_row=False)
-            view[:, opos[self.col_of[columns]]] = self.act[idx]
+            view[:, opos[self.col_of[columns]]] = permits(self.act, idx)
         cells = np.flatnonzero((kpos[self.cell_key] >= 0) & (opos[self.cell_other] >= 0))
         if len(cells):
             k, o = self.cell_key[cells], self.cell_other[cells]
@@ -165,7 +169,7 @@ class FirstMatch:
                 sub = idx[hit]
                 self._merge_columns(at[hit], self.group[k[hit]][:, None], sub, per_row=True)
                 idx[hit] = sub
-            view[kpos[k], opos[o]] = self.act[np.minimum(idx[:, 0], self.cell_rule[cells])]
+            view[kpos[k], opos[o]] = permits(self.act, earlier(idx[:, 0], self.cell_rule[cells]))
 
     def _merge_columns(self, columns: np.ndarray, groups: np.ndarray, idx: np.ndarray, per_row: bool) -> None:
         """Lower ``idx`` (in place; one row per entry of ``columns``) to the column exceptions whose key set
@@ -178,7 +182,7 @@ class FirstMatch:
             rule = self.col_rule[pair][:, None]
             member = self.kmember[self.col_kset[pair][:, None], groups[rows] if per_row else groups]
             sub = idx[rows]
-            idx[rows] = np.where(member & (rule < sub), rule, sub)
+            idx[rows] = earlier(np.where(member, rule, self.none), sub)
 
 
 class RuleSets:
@@ -189,8 +193,9 @@ class RuleSets:
     def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool],
                  default_allow: bool, enforced: np.ndarray | None = None) -> None:
         self.n, self.keys, self.others = n, keys, others
-        self.allow = np.asarray(allow, dtype=bool)
-        self.default = default_allow
+        self.allow, self.default = np.asarray(allow, dtype=bool), default_allow
+        self.act = np.append(self.allow, default_allow)
+        self.none = len(keys)
         self.enforced = enforced
         self._flat: dict[int, tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
 
@@ -219,14 +224,15 @@ class RuleSets:
         few, many, side = (keys, others, 0) if len(keys) <= len(others) else (others, keys, 1)
         position = np.full(self.n, -1, dtype=np.int64)
         position[many] = np.arange(len(many))
-        out = np.full((len(few), len(many)), self.default, dtype=bool)
+        rule = np.full((len(few), len(many)), self.none, dtype=np.int64)
         painted = self.others if side == 0 else self.keys
         for row, point in enumerate(few):
-            for r in self._rules_holding(side, int(point))[::-1]:
+            for r in self._rules_holding(side, int(point)):
                 at = position[painted[r]]
-                out[row, at[at >= 0]] = self.allow[r]
+                at = at[at >= 0]
+                rule[row, at] = earlier(rule[row, at], r)
+        out = permits(self.act, rule)
         if side == 1:
             out = out.T                                     # [keys, others]
-        if self.enforced is not None:
-            out[~self.enforced[keys], :] = True
+        unenforced(out, self.enforced, keys)
         return np.ascontiguousarray(out.T) if transpose else out

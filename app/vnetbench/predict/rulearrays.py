@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .decide import first_rule
 from .rules import Party, Spec, _port_matches, _proto_matches, parse_spec
 
 
@@ -69,9 +70,9 @@ class CompiledRules:
         return mask
 
     def first(self, among: np.ndarray | None, src: Party, dst: Party, proto: str | None, port: int | None) -> int:
-        """The index of the first rule (in ``among``, if given) that matches, or -1."""
+        """The index of the rule (in ``among``, if given) that decides (``decide.first_rule``), or the number
+        of rules when none matches."""
         hit = self.flow_mask(proto, port) & self.matching(0, src) & self.matching(1, dst)
         if among is not None:
             hit &= among
-        found = int(np.argmax(hit)) if len(hit) else -1
-        return found if found >= 0 and hit[found] else -1
+        return first_rule(hit)

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model.objects import Action, Proto
+from .decide import first_rule, permits
 
 #: Rule lists shorter than this are matched rule by rule (arrays cost more than they save).
 _COMPILE_FROM = 32
@@ -108,10 +109,28 @@ def describe(rule: Any, index: int) -> str:
 def evaluate(rules: Sequence[Any], default: Action, src: Party, dst: Party, proto: str | None,
              port: int | None) -> tuple[bool, str]:
     """(allowed, which rule or the default policy decided)."""
-    for i, rule in enumerate(rules):
-        if rule_matches(rule, src, dst, proto, port):
-            return rule.action is Action.ALLOW, describe(rule, i)
-    return default is Action.ALLOW, f"default policy {default}"
+    return decided(rules, default, first_rule([rule_matches(r, src, dst, proto, port) for r in rules]))
+
+
+def decided(rules: Sequence[Any], default: Action, i: int, number: int | None = None) -> tuple[bool, str]:
+    """(allowed, in words) when rule ``i`` decided (``len(rules)``: none matched, the default policy);
+    ``number`` is where the rule is counted from in the words, if not its index."""
+    allowed = bool(permits(_Actions(rules, default), i))
+    if i >= len(rules):
+        return allowed, f"default policy {default}"
+    return allowed, describe(rules[i], i if number is None else number)
+
+
+class _Actions:
+    """Each rule's action, then the default policy's, as ``decide.permits`` reads them (built for the one
+    rule read, not for the whole list)."""
+
+    def __init__(self, rules: Sequence[Any], default: Action) -> None:
+        self.rules, self.default = rules, default
+
+    def __getitem__(self, i: int) -> bool:
+        action = self.rules[i].action if i < len(self.rules) else self.default
+        return action is Action.ALLOW
 
 
 class RuleBook:
@@ -142,10 +161,7 @@ class RuleBook:
         """``evaluate``, compiled for long lists."""
         if len(rules) < _COMPILE_FROM:
             return evaluate(rules, default, src, dst, proto, port)
-        i = self._compile(rules).first(None, src, dst, proto, port)
-        if i < 0:
-            return default is Action.ALLOW, f"default policy {default}"
-        return rules[i].action is Action.ALLOW, describe(rules[i], i)
+        return decided(rules, default, self._compile(rules).first(None, src, dst, proto, port))
 
     def dfw_evaluate(self, ids: Iterable[str], src: Party, dst: Party, proto: str | None,
                      port: int | None) -> tuple[bool, str, int]:
@@ -160,6 +176,4 @@ class RuleBook:
         applied = compiled.applied(ids)
         count = int(applied.sum())
         i = compiled.first(applied, src, dst, proto, port)
-        if i < 0:
-            return default is Action.ALLOW, f"default policy {default}", count
-        return rules[i].action is Action.ALLOW, describe(rules[i], int(applied[:i].sum())), count
+        return (*decided(rules, default, i, int(applied[:i].sum())), count)
