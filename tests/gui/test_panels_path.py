@@ -92,3 +92,15 @@ def test_moving_a_node_does_not_recompute(qtbot):
     assert dock.prediction is shown  # a position is not traffic: no new prediction, no redraw
     wb.document.set(wb.topology.switches[0].portgroups[1], "vlan", 20)
     assert dock.prediction is not shown and dock.prediction.verdict == Verdict.UNREACHABLE
+
+
+def test_the_bottleneck_hop_is_marked_by_its_id_not_its_words(qtbot):
+    wb, dock = _dock(qtbot, two_hosts_via_switch())
+    dock.show_pair("vm-a", "vm-c")
+    estimate = dock.prediction.forward.estimate
+    assert estimate.bottleneck_id is not None and estimate.bottleneck
+    forward = dock.hops.topLevelItem(0)
+    marked = [i for i in range(forward.childCount()) if forward.child(i).font(1).bold()]
+    hops = dock.prediction.forward.hops
+    assert [hops[i].object_id for i in marked] == [estimate.bottleneck_id]
+    assert forward.child(marked[0]).toolTip(1) == "the bottleneck of this direction"

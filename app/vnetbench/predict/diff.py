@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.document import Change
 from ..model.objects import VM, DfwRule, Portgroup, Rule, Topology, VNic
+from ..model.vlan import Vlan, VlanMode
 from .result import VERDICTS, PairChange, Prediction, Verdict
 
 if TYPE_CHECKING:
@@ -90,12 +91,18 @@ def describe(change: Change, topology: Topology) -> Edit | None:
 
 
 def _vlan(value: Any, after: Any = None) -> str:
-    """"VLAN 300"; the second of a pair of access VLANs bare ("from VLAN 300 to 301")."""
-    text = f"VLAN {value}" if isinstance(value, int) else str(value)
-    before = f"VLAN {after}" if isinstance(after, int) else str(after)
-    if after is not None and text.startswith("VLAN ") and before.startswith("VLAN "):
-        return text.removeprefix("VLAN ")
-    return text
+    """"VLAN 300"; the second of a pair of access VLANs bare ("from VLAN 300 to 301"). Decided from the
+    values (an access VLAN: an int, or a ``Vlan`` in access mode), never from their words."""
+    if after is not None and _access(value) is not None and _access(after) is not None:
+        return str(_access(value))
+    return f"VLAN {value}" if isinstance(value, int) else str(value)
+
+
+def _access(value: Any) -> int | None:
+    """The tag of an access VLAN value, else None."""
+    if isinstance(value, int):
+        return value
+    return value.tag if isinstance(value, Vlan) and value.mode is VlanMode.ACCESS else None
 
 
 def _name(topology: Topology, obj_id: str | None) -> str:

@@ -79,6 +79,8 @@ class Estimate:
     packet_rate_pps: float | None = None
     packet_rate_spread: tuple[float, float] | None = None
     sender: str = ""   # which attachment that rate is for
+    #: the id of the hop that is the bottleneck (``bottleneck`` is its words), None where no hop has an id
+    bottleneck_id: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Estimate:

@@ -38,7 +38,7 @@ class Leg:
     segments: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
     stateful: list[str] = field(default_factory=list)
-    capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None)
+    capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None, its hop's id)
     sender: str = ""                # the source's attachment, for the packet-rate estimate
     limits: list[tuple[int, str]] = field(default_factory=list)   # MTUs on the way, in order, with where
     latency: float = 0.0
@@ -60,7 +60,7 @@ class Walk:
     segments: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     stateful: list[str] = field(default_factory=list)
-    capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None)
+    capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None, its hop's id)
     sender: str = ""                # the source's attachment, for the packet-rate estimate
     limits: list[tuple[int, str]] = field(default_factory=list)
     latency: float = 0.0
@@ -224,7 +224,7 @@ class Walker:
                 limits = [(pnic.mtu, pnic_hop.name), (port_obj.mtu, net.fabric.port_label(port_obj))]
                 leg.limits += limits if going_out else limits[::-1]
                 leg.pnics.append(pnic.id)
-                leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, pnic_hop.name))
+                leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, pnic_hop.name, None, pnic.id))
                 leg.latency += self.cal.latency("pnic")
                 if going_out:
                     entered[nxt] = (port_obj.id, data["hairpin"])
@@ -241,7 +241,8 @@ class Walker:
                              Hop(HopKind.PORT, pb.id, f"{net.port_switch[pb.id].name} {pb.name}", "trunk")]
                 leg.limits += [(pa.mtu, net.fabric.port_label(pa)), (pb.mtu, net.fabric.port_label(pb))]
                 if data.get("speed"):
-                    leg.capacity.append((data["speed"] * self.cal.pnic_efficiency, f"trunk {pa.name}/{pb.name}"))
+                    leg.capacity.append((data["speed"] * self.cal.pnic_efficiency, f"trunk {pa.name}/{pb.name}", None,
+                                         pa.id))
             elif kind == "overlay":
                 pnic = net.pnic[data["pnic"]]
                 name = f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}"
@@ -253,7 +254,7 @@ class Walker:
                 else:  # arriving: the tunnel's inner limit is known once both hosts are
                     leg.limits.append(self._overlay_limit(net.segments[path[i - 1]], net.segments[nxt]))
                 leg.pnics.append(pnic.id)
-                leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, name))
+                leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, name, None, pnic.id))
                 leg.latency += self.cal.latency("pnic") + self.cal.latency("overlay")
             elif kind == "bridge":
                 bridge = net.bridges[data["bridge"]]
@@ -261,7 +262,7 @@ class Walker:
                 leg.hops.append(Hop(HopKind.FIREWALL, vm.id, vm.name, "bridged"))
                 leg.limits += [(n.mtu, f"{vm.name}/{n.name}") for n in vm.vnics]
                 leg.latency += self.cal.latency("firewall")
-                leg.capacity.append((self._forwarding_capacity([str(n.type) for n in vm.vnics]), vm.name))
+                leg.capacity.append((self._forwarding_capacity([str(n.type) for n in vm.vnics]), vm.name, None, vm.id))
                 if not bridge.security_ok:
                     leg.blocked = True
                     leg.reason = bridge.security_problem
@@ -320,14 +321,16 @@ class Walker:
         return [f"{point.name} sends untagged frames on trunk portgroup {pg.name}, so it is in {here} of "
                 f"{net.name_of(seg.object_id)}{other} (to be in a VLAN, the guest tags it)"]
 
-    def _vnic_capacity(self, point: Point) -> tuple[float, str, tuple[float, float] | None]:
+    def _vnic_capacity(self, point: Point) -> tuple[float, str, tuple[float, float] | None, str]:
         """What a vNIC carries: its type's calibrated rate (with the measured rounds' range, where the profile
         has one); an SR-IOV or DirectPath adapter is the pNIC itself."""
         seg = self.net.segments[point.segment] if point.segment is not None else None
         pnic = self.net.pnic.get(seg.object_id) if seg is not None and point.nic_type in BYPASS_TYPES else None
         if pnic is not None:
-            return pnic.speed_mbps * self.cal.pnic_efficiency, f"{point.name} ({point.nic_type} on {pnic.name})", None
-        return self.cal.vnic(point.nic_type), f"{point.name} ({point.nic_type})", self.cal.vnic_spread(point.nic_type)
+            return (pnic.speed_mbps * self.cal.pnic_efficiency, f"{point.name} ({point.nic_type} on {pnic.name})", None,
+                    point.nic)
+        return (self.cal.vnic(point.nic_type), f"{point.name} ({point.nic_type})", self.cal.vnic_spread(point.nic_type),
+                point.nic)
 
     def _sender(self, point: Point) -> str:
         """Which small-UDP packet-rate figure a sender reaches (seed 001): a physical host's NIC, or a qemu guest
@@ -552,7 +555,7 @@ class Walker:
             walk.routed_by.append(device.name)
             walk.latency += self.cal.latency(kind)
             if device.kind in ("firewall", "router", "edge") and device.host is not None:
-                walk.capacity.append((self._forwarding_capacity(device.nic_types), device.name))
+                walk.capacity.append((self._forwarding_capacity(device.nic_types), device.name, None, device.id))
             stateful = device.stateful and device.kind in ("firewall", "router", "edge")
             if stateful:
                 walk.stateful.append(device.id)
@@ -658,11 +661,12 @@ class Walker:
         verdict = walk.verdict
         mtu, limit = None, ""
         if walk.delivered and not walk.blocked:
-            cap, bottleneck, *spread = min(walk.capacity, default=(None, ""), key=lambda c: c[0])
+            cap, bottleneck, spread, bottleneck_id = min(walk.capacity, default=(None, "", None, None),
+                                                         key=lambda c: c[0])
             rate = self.cal.packet_rate_pps.get(walk.sender) if walk.sender else None
-            estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source, spread[0] if spread else None,
+            estimate = Estimate(cap, round(walk.latency, 2), bottleneck, self.cal.source, spread,
                                 rate, self.cal.spreads.get(f"packet_rate_pps/{walk.sender}") if rate else None,
-                                walk.sender if rate else "")
+                                walk.sender if rate else "", bottleneck_id)
             mtu, limit = min(walk.limits, default=(None, ""), key=lambda m: m[0])
         else:
             estimate = Estimate(None, None, "", self.cal.source)

@@ -152,7 +152,7 @@ class PathDock(QDockWidget):
         for number, hop in enumerate(trace.hops, 1):
             item = QTreeWidgetItem([str(number), hop.name, hop.kind, hop.detail])
             item.setData(0, ID_ROLE, hop.object_id)
-            if _is_bottleneck(hop.name, trace.estimate.bottleneck):
+            if hop.object_id is not None and hop.object_id == trace.estimate.bottleneck_id:
                 for column in range(4):
                     item.setFont(column, bold)
                 item.setToolTip(1, "the bottleneck of this direction")
@@ -174,11 +174,6 @@ class PathDock(QDockWidget):
         object_id = item.data(0, ID_ROLE)
         if object_id:
             self.workbench.select([object_id])
-
-
-def _is_bottleneck(hop_name: str, bottleneck: str) -> bool:
-    """The estimate names its bottleneck by the hop's name, possibly followed by a detail: "web01/eth0 (vmxnet3)"."""
-    return bool(bottleneck) and (bottleneck == hop_name or bottleneck.startswith(hop_name + " "))
 
 
 def _name(index: Index, object_id: str) -> str:
