@@ -8,10 +8,11 @@ it came in on is only known once the next leg is walked). Events:
 - ``("l3", src_point, dst_point, inside)``: the sender's L3 decision;
 - ``("leg", leg, sender, receiver)``: an L2 delivery; sender ``("vm", point)`` or ``("device",)``,
   receiver ``("gateway", device, point, address, first)`` or ``("dest", point)``;
-- ``("route", device, in_point, in_seg, out_point, out_seg, next_hop, which)``: a gateway routed it
-  (``which``: the rule that matched, ``""`` when a reply passed on state, None without rules);
+- ``("route", device, in_point, in_seg, out_point, out_seg, next_hop, check, prefix)``: a gateway routed it
+  (``check``: how its rules judged it, a ``result.FilterDetail``, None without rules; ``prefix``: the static
+  route that chose the next hop);
 - ``("own", device, point)``: addressed to the gateway itself;
-- ``("dfw", point, "out" | "in", text, allowed)``: the NSX distributed firewall at a vNIC.
+- ``("dfw", point, check)``: the NSX distributed firewall at a vNIC (``check`` a ``result.FilterDetail``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
+from .result import FilterDetail
 
 _TAGGING = (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)
 #: Why a switch may send a routed frame back out of the port the original came in on (SEMANTICS §3).
@@ -45,15 +47,15 @@ def _sentence(text: str) -> str:
     return text + ("" if text.endswith(".") else ".")
 
 
-def _rule(which: str | None) -> str:
-    """How a firewall's rules judged the packet, as a clause."""
-    if which is None:
+def _rule(check: FilterDetail | None) -> str:
+    """How a firewall's rules judged the packet, as a clause made from the decision's data."""
+    if check is None:
         return ""
-    if which == "":
+    if check.on_state:
         return "the reply passes on the connection's state (stateful)"
-    if which.startswith("default policy"):
-        return f"no rule matches, so its default policy ({which.removeprefix('default policy ')}) lets it through"
-    return f"{which} matches"
+    if check.rule is None:
+        return f"no rule matches, so its default policy ({check.default_policy}) lets it through"
+    return f"{check.rule_words} matches"
 
 
 class Narrator:
@@ -132,11 +134,10 @@ class Narrator:
                 out.append(f"{point.ip} is {device.name}'s own address ({self.itf(point)}), so {device.name} "
                            f"receives it itself")
             elif kind == "dfw":
-                _, point, where, text, ok = event
-                if ok:
-                    which = text.partition("): ")[2]
-                    way = "on the way out" if where == "out" else "on the way in"
-                    out.append(f"the NSX distributed firewall checks {point.name} {way}: {_rule(which)}")
+                _, point, check = event
+                if check.permitted:
+                    way = "on the way out" if check.at == "out" else "on the way in"
+                    out.append(f"the NSX distributed firewall checks {point.name} {way}: {_rule(check)}")
         return [_sentence(s) for s in out]
 
     def l3(self, src: Point, dst: Point, inside: bool) -> str:
@@ -414,7 +415,7 @@ class Narrator:
 
     def route(self, event: tuple, ahead: tuple | None) -> str:
         net = self.net
-        _, device, in_point, in_seg, out_point, out_seg, next_hop, which = event
+        _, device, in_point, in_seg, out_point, out_seg, next_hop, check, prefix = event
         a, b = net.segments[in_seg], net.segments[out_seg]
         host = self.host(a)
         between = self.between(a, b, in_point, out_point)
@@ -443,11 +444,9 @@ class Narrator:
         else:
             text = f"{device.name} (a VM on {self.net.host_name(device.host)}) routes it {between}"
         if next_hop is not None:
-            routes = [prefix for prefix, via in device.routes if via == next_hop]
-            prefix = max(routes, key=lambda r: r.prefixlen) if routes else None
             why = "its default route" if prefix is not None and prefix.prefixlen == 0 else f"its route to {prefix}"
             text += f", and passes it to the next hop {next_hop}" + (f" ({why})" if prefix is not None else "")
-        rule = _rule(which)
+        rule = _rule(check)
         return text + (f"; {rule}" if rule else "")
 
     def between(self, a: Segment, b: Segment, pa: Point, pb: Point) -> str:

@@ -67,6 +67,62 @@ class Hop:
         return cls(HopKind(data["kind"]), data["object_id"], data["name"], data.get("detail", ""))
 
 
+class StepKind(StrEnum):
+    """What a decision on the way was."""
+
+    FILTER = "filter"    # a firewall judged the packet by its rules, or let a reply pass on the connection's state
+    ROUTE = "route"      # a gateway routed the packet, or received it (addressed to itself)
+
+
+@dataclass(frozen=True)
+class FilterDetail:
+    """A firewall's decision. ``firewall``: "routed" (a gateway), "bridged" (a VM joining segments at L2) or
+    "dfw" (the NSX DFW at a vNIC, ``at`` "out" of the source or "in" to the destination). ``rule``: the rule
+    that decided (1-based, as the words count it), None when no rule matched and ``default_policy`` decided,
+    or when a reply passed ``on_state``."""
+
+    firewall: str
+    permitted: bool
+    rule: int | None = None
+    rule_words: str = ""
+    default_policy: str = ""
+    on_state: bool = False
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class RouteDetail:
+    """A gateway's decision: the interfaces (ids) the packet came in and goes out by, the next hop and the
+    static route (prefix) that chose it, or ``received`` when it was addressed to the gateway itself."""
+
+    in_interface: str | None
+    out_interface: str | None
+    next_hop: str | None = None
+    route: str | None = None
+    received: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    """One decision of a direction, in order, as data (after pybatfish's ``Step`` and its ``*StepDetail``):
+    who decided (``object_id``, ``name``) and the typed detail. The words of the reasons are made from the
+    walk's data; nothing reads them back."""
+
+    kind: StepKind
+    object_id: str | None
+    name: str
+    detail: FilterDetail | RouteDetail
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": str(self.kind), "object_id": self.object_id, "name": self.name, "detail": asdict(self.detail)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Step:
+        kind = StepKind(data["kind"])
+        detail = (FilterDetail if kind is StepKind.FILTER else RouteDetail)(**data["detail"])
+        return cls(kind, data["object_id"], data["name"], detail)
+
+
 @dataclass(frozen=True)
 class Estimate:
     throughput_mbps: float | None
@@ -130,6 +186,7 @@ class Trace:
     estimate: Estimate
     mtu: int | None = None
     mtu_limit: str = ""
+    steps: tuple[Step, ...] = ()
 
     @property
     def crosses_pnic(self) -> bool:
@@ -143,6 +200,7 @@ class Trace:
         data = asdict(self)
         data["verdict"] = str(self.verdict)
         data["hops"] = [{**h, "kind": str(h["kind"])} for h in data["hops"]]
+        data["steps"] = [step.to_dict() for step in self.steps]
         data["crosses_pnic"] = self.crosses_pnic
         data["routed"] = self.routed
         return data
@@ -151,7 +209,8 @@ class Trace:
     def from_dict(cls, data: dict[str, Any]) -> Trace:
         return cls(data["src"], data["dst"], Verdict(data["verdict"]), tuple(Hop.from_dict(h) for h in data["hops"]),
                    tuple(data["pnics"]), tuple(data["routed_by"]), tuple(data["rules"]), tuple(data["segments"]),
-                   tuple(data["reasons"]), Estimate.from_dict(data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""))
+                   tuple(data["reasons"]), Estimate.from_dict(data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""),
+                   tuple(Step.from_dict(s) for s in data.get("steps", ())))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import numpy as np
 from . import decide
 from .decide import IN_HOST, PHYSICAL, Prefixes
 from .network import Device, Point
-from .rules import Party
+from .rules import Decision, Party
 from .walk import Leg, Walk, Walker
 
 _NOBODY = Party(None, frozenset())
@@ -55,9 +55,9 @@ class _Recorder(Walker):
         super().__init__(walker.net, walker.cal)
         self.judged: list[str] = []
 
-    def judge(self, owner, rules, default, src, dst, proto, port) -> tuple[bool, str]:  # noqa: ANN001
+    def judge(self, owner, rules, default, src, dst, proto, port) -> Decision:  # noqa: ANN001
         self.judged.append(owner)
-        return True, ""
+        return Decision(True, None, "", default)
 
     def leg(self, a: int, b: int, src: Party, dst: Party, proto: str | None, port: int | None,
             reply: bool = False) -> Leg:

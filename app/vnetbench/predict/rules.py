@@ -15,7 +15,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..model.objects import Action, Proto
 from .decide import first_rule, permits
@@ -30,6 +30,16 @@ class Party:
 
     ip: ipaddress.IPv4Address | None
     ids: frozenset[str]
+
+
+class Decision(NamedTuple):
+    """A rule list's verdict on one packet, as data: whether it passes, the rule that decided (its index
+    as the words count it; None: none matched and the default ``policy`` decided), and those words."""
+
+    allowed: bool
+    rule: int | None
+    which: str
+    policy: Action
 
 
 @dataclass(frozen=True)
@@ -107,18 +117,19 @@ def describe(rule: Any, index: int) -> str:
 
 
 def evaluate(rules: Sequence[Any], default: Action, src: Party, dst: Party, proto: str | None,
-             port: int | None) -> tuple[bool, str]:
-    """(allowed, which rule or the default policy decided)."""
+             port: int | None) -> Decision:
+    """Which rule (or the default policy) decides, and what it permits."""
     return decided(rules, default, first_rule([rule_matches(r, src, dst, proto, port) for r in rules]))
 
 
-def decided(rules: Sequence[Any], default: Action, i: int, number: int | None = None) -> tuple[bool, str]:
-    """(allowed, in words) when rule ``i`` decided (``len(rules)``: none matched, the default policy);
-    ``number`` is where the rule is counted from in the words, if not its index."""
+def decided(rules: Sequence[Any], default: Action, i: int, number: int | None = None) -> Decision:
+    """The decision when rule ``i`` decided (``len(rules)``: none matched, the default policy); ``number``
+    is the rule's index as the words count it, if not ``i``."""
     allowed = bool(permits(_Actions(rules, default), i))
     if i >= len(rules):
-        return allowed, f"default policy {default}"
-    return allowed, describe(rules[i], i if number is None else number)
+        return Decision(allowed, None, f"default policy {default}", default)
+    number = i if number is None else number
+    return Decision(allowed, number, describe(rules[i], number), default)
 
 
 class _Actions:
@@ -157,23 +168,23 @@ class RuleBook:
         return compiled
 
     def evaluate(self, rules: Sequence[Any], default: Action, src: Party, dst: Party, proto: str | None,
-                 port: int | None) -> tuple[bool, str]:
+                 port: int | None) -> Decision:
         """``evaluate``, compiled for long lists."""
         if len(rules) < _COMPILE_FROM:
             return evaluate(rules, default, src, dst, proto, port)
         return decided(rules, default, self._compile(rules).first(None, src, dst, proto, port))
 
     def dfw_evaluate(self, ids: Iterable[str], src: Party, dst: Party, proto: str | None,
-                     port: int | None) -> tuple[bool, str, int]:
+                     port: int | None) -> tuple[Decision, int]:
         """The DFW at one vNIC: first match among the rules applied there, then the default policy;
-        (allowed, which, how many rules apply there)."""
+        (the decision, how many rules apply there)."""
         rules, default = self.dfw.rules, self.dfw.default_policy
         ids = set(ids)
         if len(rules) < _COMPILE_FROM:
             here = [r for r in rules if not r.applied_to or ids & set(r.applied_to)]
-            return (*evaluate(here, default, src, dst, proto, port), len(here))
+            return evaluate(here, default, src, dst, proto, port), len(here)
         compiled = self._compile(rules)
         applied = compiled.applied(ids)
         count = int(applied.sum())
         i = compiled.first(applied, src, dst, proto, port)
-        return (*decided(rules, default, i, int(applied[:i].sum())), count)
+        return decided(rules, default, i, int(applied[:i].sum())), count

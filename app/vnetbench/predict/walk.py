@@ -19,8 +19,9 @@ from .calibration import Calibration
 from .decide import IN_HOST, PHYSICAL, judges
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
-from .result import VERDICTS, Estimate, Flow, Hop, HopKind, Prediction, Trace, Verdict
-from .rules import Party, RuleBook
+from .result import (VERDICTS, Estimate, FilterDetail, Flow, Hop, HopKind, Prediction, RouteDetail, Step, StepKind,
+                     Trace, Verdict)
+from .rules import Decision, Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
 MAX_ROUTED = 8
@@ -44,7 +45,8 @@ class Leg:
     latency: float = 0.0
     reason: str = ""
     path: list[int] = field(default_factory=list)          # the segments walked, for the explanation
-    checks: dict[int, str] = field(default_factory=dict)   # bridge index -> the rule that passed it ("" = state)
+    checks: dict[int, FilterDetail] = field(default_factory=dict)   # bridge index -> how it passed
+    steps: list[Step] = field(default_factory=list)
 
 
 @dataclass
@@ -67,6 +69,7 @@ class Walk:
     delivered: bool = False
     blocked: bool = False
     nat: bool = False
+    steps: list[Step] = field(default_factory=list)
     events: list[tuple] | None = None   # the walk's decisions, recorded only to explain a single pair
 
     def note(self, *event) -> None:
@@ -82,6 +85,7 @@ class Walk:
         self.capacity += leg.capacity
         self.limits += leg.limits
         self.latency += leg.latency
+        self.steps += leg.steps
 
     @property
     def code(self) -> int:
@@ -102,7 +106,7 @@ class Walker:
         self._route_tables: dict[str, decide.RouteTable] = {}
 
     def judge(self, owner: str, rules: list, default: Action, src: Party, dst: Party, proto: str | None,
-              port: int | None) -> tuple[bool, str]:
+              port: int | None) -> Decision:
         """A firewall's verdict on a packet (first match, then its default policy); ``owner`` is the id of
         the router, firewall VM or bridged VM whose rules they are (the matrix records who judges)."""
         return self.rulebook.evaluate(rules, default, src, dst, proto, port)
@@ -271,14 +275,14 @@ class Walker:
                 if fwd.stateful:
                     leg.stateful.append(vm.id)
                 if not judges(True, fwd.stateful, reply):
-                    leg.checks[data["bridge"]] = ""
+                    leg.checks[data["bridge"]] = _filtered(leg.steps, vm.id, vm.name, "bridged", None)
                     continue  # a reply passes a stateful firewall on the connection's state
-                allowed, which = self.judge(vm.id, fwd.rules, fwd.default_policy, src, dst, proto, port)
-                leg.rules.append(f"{vm.name}: {which}")
-                leg.checks[data["bridge"]] = which
-                if not allowed:
+                decision = self.judge(vm.id, fwd.rules, fwd.default_policy, src, dst, proto, port)
+                leg.rules.append(f"{vm.name}: {decision.which}")
+                leg.checks[data["bridge"]] = _filtered(leg.steps, vm.id, vm.name, "bridged", decision)
+                if not decision.allowed:
                     leg.blocked = True
-                    leg.reason = f"bridged firewall {vm.name} drops it ({which})"
+                    leg.reason = f"bridged firewall {vm.name} drops it ({decision.which})"
                     return leg
         leg.code = PHYSICAL if leg.pnics else IN_HOST
         return leg
@@ -361,14 +365,20 @@ class Walker:
             ids.add(point.portgroup)
         return Party(point.ip, frozenset(ids))
 
-    def dfw_check(self, point: Point, src: Party, dst: Party, proto: str | None, port: int | None,
-                  where: str) -> tuple[bool, str, int]:
-        """DFW at one vNIC: the rules applied to it, first match, default policy; (allowed, text, rule count)."""
-        if not behind_dfw(point):
-            return True, "", 0
+    def dfw_check(self, walk: Walk, point: Point, src: Party, dst: Party, proto: str | None, port: int | None,
+                  where: str) -> bool:
+        """The DFW at one vNIC (it filters there): the rules applied to it, first match, default policy;
+        recorded in ``walk``; whether it lets the packet pass."""
         ids = self.party(point).ids | ({self.net.segments[point.segment].object_id} if point.segment is not None else set())
-        allowed, which, count = self.rulebook.dfw_evaluate(ids, src, dst, proto, port)
-        return allowed, f"DFW at {point.name} ({where}): {which}", count
+        decision, count = self.rulebook.dfw_evaluate(ids, src, dst, proto, port)
+        text = f"DFW at {point.name} ({where}): {decision.which}"
+        walk.rules.append(text)
+        walk.note("dfw", point, _filtered(walk.steps, point.nic, point.name, "dfw", decision, where))
+        walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
+        if not decision.allowed:
+            walk.blocked = True
+            walk.reasons.append(f"the NSX distributed firewall drops it at {point.name}: {text}")
+        return decision.allowed
 
     def choose_source(self, points: list[Point], dst_ip: ipaddress.IPv4Address | None) -> Point | None:
         """The interface a multi-homed sender uses towards ``dst_ip`` (``decide.source_rank``)."""
@@ -437,15 +447,8 @@ class Walker:
         walk.limits += _mtu_of(src_point)
         dfw_on = judges(bool(net.dfw_active), bool(self.dfw.stateful), reply)
         dfw_here = dfw_on and behind_dfw(src_point)
-        if dfw_here:
-            ok, text, count = self.dfw_check(src_point, src_party, dst_party, proto, port, "out")
-            walk.rules.append(text)
-            walk.note("dfw", src_point, "out", text, ok)
-            walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
-            if not ok:
-                walk.blocked = True
-                walk.reasons.append(f"the NSX distributed firewall drops it at {src_point.name}: {text}")
-                return walk, src_point, dst_point
+        if dfw_here and not self.dfw_check(walk, src_point, src_party, dst_party, proto, port, "out"):
+            return walk, src_point, dst_point
         dst_seg = net.segments[dst_point.segment]
         if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment:
             walk.reasons.append(f"{dst_name} sits behind {self._nat_inside[dst_seg.object_id]}, which hides it "
@@ -489,15 +492,9 @@ class Walker:
             walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if sender[0] == "vm" else []) + \
                 self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point
-        if dfw_on and behind_dfw(dst_point):
-            ok, text, count = self.dfw_check(dst_point, src_party, dst_party, proto, port, "in")
-            walk.rules.append(text)
-            walk.note("dfw", dst_point, "in", text, ok)
-            walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
-            if not ok:
-                walk.blocked = True
-                walk.reasons.append(f"the NSX distributed firewall drops it at {dst_point.name}: {text}")
-                return walk, src_point, dst_point
+        if dfw_on and behind_dfw(dst_point) and \
+                not self.dfw_check(walk, dst_point, src_party, dst_party, proto, port, "in"):
+            return walk, src_point, dst_point
         if dst_point.portgroup and net.index.kind(dst_point.portgroup) == "portgroup":
             walk.hops.append(Hop(HopKind.PORTGROUP, dst_point.portgroup, net.index.get(dst_point.portgroup).name))
         walk.hops.append(Hop(HopKind.VNIC if dst_point.nic_type else HopKind.HOST_NIC, dst_point.nic, dst_point.name,
@@ -546,6 +543,8 @@ class Walker:
             host = net.segments[in_seg].host
             own = next((p for p in device.points if p.ip == dst_ip and p.segment is not None), None)
             if own is not None and device.kind in ("firewall", "router", "edge"):
+                walk.steps.append(Step(StepKind.ROUTE, device.id, device.name,
+                                       RouteDetail(point.nic, own.nic, received=True)))
                 walk.note("own", device, own)
                 return own.segment  # addressed to the gateway itself: received, not forwarded
             kind = {"router": "router", "firewall": "firewall", "edge": "router", "dlr": "dlr", "nat": "nat"}[device.kind]
@@ -559,22 +558,26 @@ class Walker:
             stateful = device.stateful and device.kind in ("firewall", "router", "edge")
             if stateful:
                 walk.stateful.append(device.id)
-            which = None
+            check = None
             active = bool(device.rules) or device.default_policy is Action.DENY
             if judges(active, stateful, reply):
-                allowed, which = self.judge(device.id, device.rules, device.default_policy, src, dst, proto, port)
-                walk.rules.append(f"{device.name}: {which}")
-                if not allowed:
+                decision = self.judge(device.id, device.rules, device.default_policy, src, dst, proto, port)
+                walk.rules.append(f"{device.name}: {decision.which}")
+                check = _filtered(walk.steps, device.id, device.name, "routed", decision)
+                if not decision.allowed:
                     walk.blocked = True
-                    walk.reasons.append(f"{device.name} drops it ({which})")
+                    walk.reasons.append(f"{device.name} drops it ({decision.which})")
                     return None
             elif not judges(True, stateful, reply):
-                which = ""
+                check = _filtered(walk.steps, device.id, device.name, "routed", None)
             out = self._out(walk, device, host, dst_ip)
             if out is None:
                 return None
-            seg, network, next_hop, out_point = out
-            walk.note("route", device, point, in_seg, out_point, seg, next_hop, which)
+            seg, network, next_hop, out_point, prefix = out
+            walk.steps.append(Step(StepKind.ROUTE, device.id, device.name, RouteDetail(
+                point.nic, out_point.nic, str(next_hop) if next_hop is not None else None,
+                str(prefix) if prefix is not None else None)))
+            walk.note("route", device, point, in_seg, out_point, seg, next_hop, check, prefix)
             if next_hop is None:
                 return seg
             entry = self.gateway_entry(walk, seg, next_hop)
@@ -593,8 +596,9 @@ class Walker:
 
     def _out(self, walk: Walk, device: Device, host: str | None,
              dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None,
-                                                     Point] | None:
-        """Where ``device`` sends the packet: (segment, its network, next hop or None, the interface)."""
+                                                     Point, ipaddress.IPv4Network | None] | None:
+        """Where ``device`` sends the packet: (segment, its network, next hop or None, the interface, the
+        static route that chose it or None)."""
         net = self.net
 
         def seg_of(p: Point) -> int | None:
@@ -604,20 +608,21 @@ class Walker:
             walk.nat = True
             inside, outside = device.points[0], device.points[1]
             if inside.iface is not None and decide.inside_net(dst_ip, inside.iface.network):
-                return inside.segment, inside.iface.network, None, inside
+                return inside.segment, inside.iface.network, None, inside, None
             if outside.segment is None:
                 walk.reasons.append(outside.problem or f"{device.name} has no way out of the host")
                 return None
             walk.hops.append(Hop(HopKind.NAT, device.id, device.name, "translates the source address"))
             found = self._nat_out(walk, device, outside, dst_ip)
-            return (*found, outside) if found is not None else None
+            return (*found, outside, None) if found is not None else None
         table = self.route_table(device)
         i, r = table.lookup(int(dst_ip), lambda i: seg_of(device.points[i]) is not None)
         if i >= 0:
             p = device.points[i]
             walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
             walk.limits += _mtu_of(p)
-            return seg_of(p), p.iface.network, table.routes[r][1] if r >= 0 else None, p
+            return (seg_of(p), p.iface.network, table.routes[r][1] if r >= 0 else None, p,
+                    table.routes[r][0] if r >= 0 else None)
         if r >= 0:
             prefix, via = table.routes[r]
             walk.reasons.append(f"{device.name}'s route to {prefix} points at {via}, which is on none of its "
@@ -678,7 +683,8 @@ class Walker:
             reasons.append(self._explain(walk))
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
                      tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
-                     f"{limit}" if limit.endswith(")") or "overlay" in limit else f"{limit} (MTU {mtu})")
+                     f"{limit}" if limit.endswith(")") or "overlay" in limit else f"{limit} (MTU {mtu})",
+                     tuple(walk.steps))
 
     def _explain(self, walk: Walk) -> str:
         where = "inside the host" if not walk.pnics else f"through {len(walk.pnics)} pNIC crossing(s)"
@@ -706,10 +712,23 @@ class Walker:
         """Replies to a NATed flow return through the NAT's connection tracking, along the same path."""
         rev = Walk(walk.dst, walk.src, hops=walk.hops[::-1], pnics=walk.pnics[::-1], routed_by=walk.routed_by[::-1],
                    rules=list(walk.rules), segments=walk.segments[::-1], stateful=list(walk.stateful),
-                   capacity=list(walk.capacity), latency=walk.latency, delivered=True, nat=True,
+                   capacity=list(walk.capacity), latency=walk.latency, delivered=True, nat=True, steps=walk.steps[::-1],
                    events=[] if walk.events is not None else None)
         rev.reasons.append("replies return through the NAT's connection tracking")
         return rev
+
+
+def _filtered(steps: list[Step], owner: str, name: str, firewall: str, decision: Decision | None,
+              at: str = "") -> FilterDetail:
+    """Record a firewall's decision as a typed step (``decision`` None: a reply passed on the connection's
+    state) and return its detail."""
+    if decision is None:
+        detail = FilterDetail(firewall, True, on_state=True, at=at)
+    else:
+        detail = FilterDetail(firewall, decision.allowed, None if decision.rule is None else decision.rule + 1,
+                              decision.which if decision.rule is not None else "", str(decision.policy), at=at)
+    steps.append(Step(StepKind.FILTER, owner, name, detail))
+    return detail
 
 
 def _mtu_of(point: Point) -> list[tuple[int, str]]:
