@@ -107,18 +107,19 @@ def blend(code: Any, where: Any, value: Any) -> Any:
 # --- L2 --------------------------------------------------------------------------------------------------
 
 
-def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any) -> Any:
+def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any, one: Any = 1) -> Any:
     """L2 reachability from segment labels (``network.Segment``): ``IN_HOST`` in one in-host group;
     ``PHYSICAL`` in one L2 domain unless both hang off the same non-reflecting (hairpin-less) attachment;
-    else ``NO_L2``. Bridged firewalls are not in the labels: their legs are walked."""
+    else ``NO_L2``. Bridged firewalls are not in the labels: their legs are walked. (``one``: 1 of the
+    integer type wanted, so that blocks stay one byte a cell.)"""
     same = local_a == local_b
     reach = (domain_a == domain_b) & ((att_a == -1) | (att_a != att_b))
-    return same * IN_HOST + ((same ^ True) & reach) * PHYSICAL
+    return same * (IN_HOST * one) + ((same ^ True) & reach) * (PHYSICAL * one)
 
 
-def l2_verdict(code: Any) -> Any:
-    """The verdict code of an unrouted delivery with this L2 code."""
-    return (code == NO_L2) * UNREACH + (code == IN_HOST) * HOST + (code == PHYSICAL) * PHYS
+def l2_verdict(code: Any, one: Any = 1) -> Any:
+    """The verdict code of an unrouted delivery with this L2 code (``one`` as for ``l2_code``)."""
+    return (code == NO_L2) * (UNREACH * one) + (code == IN_HOST) * (HOST * one) + (code == PHYSICAL) * (PHYS * one)
 
 
 def segment_l2(a: Any, b: Any) -> int:
@@ -133,17 +134,18 @@ class Labels:
     def __init__(self, segments: Sequence[Any]) -> None:
         import numpy as np
 
+        self.one = np.int8(1)
         self.local = np.array([s.local for s in segments] or [-1], dtype=np.int64)
         self.domain = np.array([s.domain for s in segments] or [-1], dtype=np.int64)
         self.att = np.array([s.attachment for s in segments] or [-1], dtype=np.int64)
 
     def code(self, a: Any, b: Any) -> Any:
         """``l2_code`` between segment ids a and b (broadcasting)."""
-        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b])
+        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b], self.one)
 
     def verdict(self, a: Any, b: Any) -> Any:
         """``l2_verdict`` between segment ids a and b (broadcasting)."""
-        return l2_verdict(self.code(a, b))
+        return l2_verdict(self.code(a, b), self.one)
 
 
 # --- L3 at the sender --------------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ class _Recorder(Walker):
 
     def __init__(self, walker: Walker) -> None:
         super().__init__(walker.net, walker.cal)
+        self._route_tables = walker._route_tables     # one longest-prefix table per router, shared with the walk
         self.judged: list[str] = []
 
     def judge(self, owner, rules, default, src, dst, proto, port) -> Decision:  # noqa: ANN001

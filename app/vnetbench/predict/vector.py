@@ -191,11 +191,11 @@ class Vector:
 
     def l2(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``decide.l2_code`` on segment ids, elementwise (broadcasting)."""
-        return self.labels.code(a, b).astype(np.int8)
+        return self.labels.code(a, b)
 
     def l2_verdict(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The verdict code of an unrouted delivery between segments (``decide.l2_verdict``)."""
-        return self.labels.verdict(a, b).astype(np.int8)
+        return self.labels.verdict(a, b)
 
     def _stateful(self) -> bool:
         """Whether any way passes a stateful firewall (then the directions' stateful sets are compared)."""
