@@ -3,7 +3,9 @@
 ``predict`` answers one pair; ``Engine`` caches the compiled network, answers the all-pairs ``Matrix`` on
 equivalence classes and recomputes after edits; ``diff`` compares two designs pair by pair. A single pair's
 reasons tell every decision of the walk in one sentence each, by name (``explain``); the matrix and what-if
-keep only the reasons of failures, so they never pay for the wording.
+keep only the reasons of failures, so they never pay for the wording. Every rule that turns facts into a
+verdict lives once in ``decide``, which the walk and the matrix both call, so the two cannot disagree; an
+answer carries its firewall and routing decisions as typed ``Step``s.
 
 The rules are stated in ``resources/docs/forwarding-rules.md`` (section numbers as cited in the code); the
 layer-2 facts are ``model.forwarding``'s. Where the platforms leave room, the engine chooses (the docs page lists

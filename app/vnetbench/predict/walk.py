@@ -1,7 +1,9 @@
 """The walk for one flow (SEMANTICS.md section 4) over a compiled ``Network``, one direction at a time.
 
 L3 decision at the sender, L2 delivery over segments, gateways that route and apply their rules, the NSX DFW
-at both vNICs. ``Walker.flow`` runs both directions and combines them into a ``Prediction``.
+at both vNICs. ``Walker.flow`` runs both directions and combines them into a ``Prediction``. The walk gathers
+one pair's facts and keeps what only it needs (hops, reasons, typed steps, the largest packet, the estimate);
+every decision on them is ``decide``'s, the same the matrix calls.
 """
 
 from __future__ import annotations
