@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from builders import Action, Design, Verdict, esx_pair
+from builders import Action, DfwRule, Design, Verdict, esx_pair
 
+from vnetbench.model.objects import VmRole
 from vnetbench.predict import Engine, decide
 from vnetbench.predict.result import VERDICTS, FilterDetail, Prediction, RouteDetail, StepKind
 
@@ -220,3 +221,32 @@ def test_steps_are_typed_data_and_round_trip():
     (dropped,) = [s.detail for s in p2.forward.steps if s.kind is StepKind.FILTER]
     assert not dropped.permitted and dropped.rule is None and dropped.default_policy == "deny"
 
+
+
+@pytest.mark.parametrize("stateful", [True, False])
+def test_walk_and_matrix_agree_on_asymmetric_multi_homed_designs(stateful: bool):
+    """Every pair of a design mixing what the random designs lacked: an asymmetric way through a (stateful or
+    stateless) firewall, multi-homed VMs on both sides of it, a second host reached through the physical
+    switch, and a stateful DFW with a rule naming one VM."""
+    d = _asymmetric(stateful)
+    (h1, h2) = d.t.hosts[:2]
+    s1, s2 = d.t.switches[:2]
+    pg10, pg20 = s1.portgroups[:2]
+    m = d.vm("m", h1, pg10, "10.0.10.7/24", "10.0.10.254")
+    d.nic(m, pg20, "10.0.20.7/24")                                 # in both subnets
+    n = d.vm("n", h1, pg20, "10.0.20.8/24", "10.0.20.254")
+    d.nic(n, pg10, "10.0.10.8/24", "10.0.10.1")                     # gateway on its second interface
+    d.vm("far", h2, d.pg(s2, "v10", 10), "10.0.10.9/24", "10.0.10.1")
+    d.dfw([DfwRule(Action.DENY, "any", "n", name="no-n", applied_to=["n"])])
+    d.t.nsx.dfw.default_policy = Action.ALLOW
+    engine = Engine(d.t)
+    matrix = engine.matrix()
+    ids = [vm.id for vm in d.t.vms if vm.role is VmRole.VM]
+    seen = set()
+    for src, dst in itertools.product(ids, ids):
+        if src == dst:
+            continue
+        walked = engine.predict(src, dst).verdict
+        assert matrix.verdict(src, dst) is walked, (src, dst)
+        seen.add(walked)
+    assert Verdict.BLOCKED in seen and len(seen) >= 3
