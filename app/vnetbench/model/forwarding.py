@@ -32,12 +32,17 @@ from .vlan import VlanMode
 VLAN_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS, SwitchKind.NSX_SEGMENT})
 #: Switches that tag frames on their uplinks with the segment's VLAN (the others send what the uplink says).
 TAGGING_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
+#: Switches whose segments meet others only through their uplink (unless patched): a new VLAN segment of one
+#: is a leaf of the layer-2 graph.
+LEAF_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
 #: Attachments where each guest sits alone behind the pNIC (macvtap's non-bridge modes, a raw socket), §2.
 PER_GUEST = frozenset({SwitchKind.MACVTAP, SwitchKind.RAW})
 #: Switches without a layer-2 uplink: host-only and NAT stay in the host, an NSX segment tunnels (§2).
 NO_UPLINK = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
 #: vNIC types whose frames bypass the virtual switch.
 BYPASS_TYPES = frozenset({NicType.SRIOV, NicType.DIRECTPATH})
+#: Switches of one KVM host that a patch joins (an OVS patch port pair, a veth between bridges), §2.
+PATCHABLE_SWITCHES = frozenset({SwitchKind.OVS, SwitchKind.LINUX_BRIDGE})
 
 #: Bytes an overlay adds to a guest packet (inner Ethernet header + tunnel header + outer UDP and IPv4):
 #: VXLAN 14 + 8 + 8 + 20 = 50; Geneve the same with at least one 4-byte option, as NSX sends it.
@@ -138,6 +143,25 @@ def inner_mtu(sw: Switch, transport_mtu: int) -> int:
     return transport_mtu - overlay_overhead(sw)
 
 
+def patchable(a: Switch, b: Switch) -> bool:
+    """Whether a link between switches ``a`` and ``b`` is a patch the host can make: both OVS bridges or Linux
+    bridges of one KVM host."""
+    return a.kind in PATCHABLE_SWITCHES and b.kind in PATCHABLE_SWITCHES and bool(a.host) and a.host == b.host
+
+
+def patch_segments(a: Switch, b: Switch, vlan: int | None) -> tuple[SegmentKey, SegmentKey] | None:
+    """The segments of ``a`` and ``b`` that VLAN ``vlan`` joins over a patch between them, or None (§2).
+
+    A patch port without a tag trunks every VLAN (ovs-vswitchd.conf.db(5)), so between two OVS bridges each
+    VLAN joins the same VLAN on the other side: br-int's VLAN 10 reaches br-phys's VLAN 10 and its uplink. A
+    Linux bridge has one untagged segment, which joins the other side's untagged segment only.
+    """
+    tagged = vlan is not None
+    if tagged and not (a.kind in VLAN_SWITCHES and b.kind in VLAN_SWITCHES):
+        return None
+    return SegmentKey(a.id, a.host, vlan), SegmentKey(b.id, b.host, vlan)
+
+
 def shares_embedded_switch(vf: Wire, other: Wire) -> bool:
     """Whether an SR-IOV VF's segment and another segment meet inside the NIC: they leave through the same pNIC
     in the same VLAN, and the NIC's embedded switch joins its VFs with its own (physical function's) traffic."""
@@ -217,6 +241,8 @@ class Fabric:
             self.switch.setdefault(sw.id, sw)
         self.peers: dict[str, list[str]] = {}
         self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
+        self._patches: list[tuple[Switch, Switch]] | None = None
+        self._chain: dict[str, str] | None = None
         for host in topology.hosts:
             for pnic in host.pnics:
                 self.host_of_pnic[pnic.id] = host.id
@@ -255,6 +281,52 @@ class Fabric:
 
     def switch_hosts(self, sw: Switch) -> list[str]:
         return list(sw.members) if sw.kind in MULTI_HOST_SWITCHES else ([sw.host] if sw.host else [])
+
+    def patches(self) -> list[tuple[Switch, Switch]]:
+        """The patches of the design (links between two switches that ``patchable`` allows)."""
+        if self._patches is None:
+            self._patches = []
+            for link in self.topology.links:
+                a, b = self.switch.get(link.a), self.switch.get(link.b)
+                if a is not None and b is not None and self.index.kind(link.a) == self.index.kind(link.b) == "switch" \
+                        and patchable(a, b):
+                    self._patches.append((a, b))
+        return self._patches
+
+    def patch_chain(self, switch_id: str) -> str:
+        """One switch standing for every switch joined to ``switch_id`` by a chain of patches."""
+        if self._chain is None:
+            self._chain = {}
+            for a, b in self.patches():
+                self._chain.setdefault(a.id, a.id)
+                self._chain.setdefault(b.id, b.id)
+                self._chain[self.patch_chain(a.id)] = self.patch_chain(b.id)
+        while self._chain.get(switch_id, switch_id) != switch_id:
+            switch_id = self._chain[switch_id]
+        return switch_id
+
+    def patched_segments(self, used: Any) -> list[tuple[SegmentKey, SegmentKey]]:
+        """The segment pairs the patches join, for the segments ``used`` (keys): every VLAN in use on any switch
+        of a chain of patches crosses each patch of the chain (``patch_segments``), and so does the untagged one.
+        """
+        vlans: dict[str, set[int | None]] = {}
+        for key in used:
+            if key.switching is Switching.VIRTUAL and key.guest is None:
+                vlans.setdefault(self.patch_chain(key.switch), {None}).add(key.vlan)
+        pairs = []
+        for a, b in self.patches():
+            for vlan in sorted(vlans.get(self.patch_chain(a.id), {None}), key=lambda v: -1 if v is None else v):
+                pair = patch_segments(a, b, vlan)
+                if pair is not None:
+                    pairs.append(pair)
+        return pairs
+
+    def leaves_through_patch(self, sw: Switch) -> bool:
+        """Whether ``sw`` has no uplink of its own but a patch chain to a switch that has one (br-int)."""
+        if not self.patches() or sw.uplinks:
+            return False
+        chain = self.patch_chain(sw.id)
+        return any(other.uplinks for pair in self.patches() for other in pair if self.patch_chain(other.id) == chain)
 
     # --- which segment a vNIC's frames join (SEMANTICS §2) ---------------------------------------------------
 
@@ -418,7 +490,7 @@ class Fabric:
 
     def wire(self, sw: Switch, host: str | None, vlan: int | None) -> Wire | None:
         """Where a segment of ``sw`` meets the physical network (SEMANTICS §3), or None for switches that have no
-        layer-2 uplink by nature (host-only, NAT, NSX segments: see ``transport``).
+        layer-2 uplink by nature (host-only, NAT, NSX segments: see ``transport``) or reach one through a patch.
 
         The active uplink carries it; a tagging switch sends the segment's VLAN as the tag, a Linux bridge,
         macvtap or raw socket what its uplink says (eth0.10: tag 10). The port then takes it or drops it.
@@ -426,6 +498,8 @@ class Fabric:
         if sw.kind in NO_UPLINK:
             return None
         uplinks = self.uplinks_of(sw, host, vlan)
+        if not uplinks and self.leaves_through_patch(sw):
+            return None      # its frames leave through the patched switch's uplink
         if not uplinks:
             if sw.kind in PER_GUEST:
                 return Wire(problems=(f"{sw.kind} {sw.name} names no pNIC of {self.name_of(host)}",))

@@ -32,7 +32,7 @@ from ..model.objects import (
     VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Rule, SwitchKind, Topology, VmRole,
 )
 from ..model.forwarding import (
-    TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
+    LEAF_SWITCHES, TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 
@@ -420,14 +420,16 @@ class Network:
         device.points.append(out)  # after: the host's own address is no gateway (the NAT serves its guests)
 
     def _patches(self) -> None:
-        """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments."""
-        for link in self.topology.links:
-            ka, kb = self.index.kind(link.a), self.index.kind(link.b)
-            if ka == kb == "switch":
-                a, b = self.index.get(link.a), self.index.get(link.b)
-                if a.host and a.host == b.host and {a.kind, b.kind} <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}:
-                    self.graph.add_edge(self.switch_segment(SegmentKey(a.id, a.host, None)),
-                                        self.switch_segment(SegmentKey(b.id, b.host, None)), kind="patch")
+        """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments,
+        every VLAN in use crossing an untagged OVS patch (``Fabric.patched_segments``)."""
+        patched = nx.Graph()
+        for ka, kb in self.fabric.patched_segments(list(self._key_of.values())):
+            patched.add_edge(self.switch_segment(ka), self.switch_segment(kb))
+        self.graph.add_edges_from(patched.edges, kind="patch")
+        for group in nx.connected_components(patched):   # why frames do not leave, whichever bridge holds the uplink
+            problems = list(dict.fromkeys(p for s in sorted(group) for p in self.segments[s].problems))
+            for s in group:
+                self.segments[s].problems = list(problems)
 
     def _embedded(self) -> None:
         """SR-IOV: a pNIC's embedded switch joins its VFs with the segment it uplinks in the same VLAN."""
@@ -545,9 +547,10 @@ class Network:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
         vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
+        patched = {sw.id for pair in self.fabric.patches() for sw in pair}
         for seg in new:
             sw = self.typed(seg.object_id, "switch")
-            if not seg.physical and (sw is None or sw.kind not in (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)):
+            if not seg.physical and (sw is None or sw.kind not in LEAF_SWITCHES or sw.id in patched):
                 return False
             wire = self.wires.get(seg.id)
             if wire is not None and any(shares_embedded_switch(vf, wire) for vf in vfs):

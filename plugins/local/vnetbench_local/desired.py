@@ -35,6 +35,7 @@ from typing import Any
 
 from vnetbench.model import VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, SwitchKind, Topology, VmRole
 from vnetbench.model.forwarding import (BYPASS_TYPES, PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
+                                        patchable,
                                         inner_mtu, reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
 from vnetbench.backends import nftables as nft
@@ -479,20 +480,26 @@ class _Builder:
                             rules.append(rule)
 
     def patches(self) -> None:
-        """A KVM patch (OVS patch port, veth between bridges) between two switches of one host: a veth."""
+        """A KVM patch (OVS patch port, veth between bridges) between two switches of one host: a veth between
+        the bridges of each segment pair it joins (``Fabric.patched_segments``: every VLAN in use crosses an
+        untagged OVS patch, as each VLAN is its own bridge here)."""
         for link in self.d.links:
             if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
                 continue
             a, b = self.ix.get(link.a), self.ix.get(link.b)
-            if not (a.host and a.host == b.host and {a.kind, b.kind} <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}):
+            if not patchable(a, b):
                 self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
                                     f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
-                continue
-            sa, _ = self.switch_segment(a.host, a.id, f"patch {link.id}")
-            sb, _ = self.switch_segment(b.host, b.id, f"patch {link.id}")
+        links = {(lk.a, lk.b): lk.id for lk in self.d.links}
+        for ka, kb in self.fabric.patched_segments(list(self.segments)):
+            sa, sb = self.bridge_of(ka), self.bridge_of(kb)
+            link = links.get((ka.switch, kb.switch)) or links[(kb.switch, ka.switch)]
             if sa and sb:
-                self.veth(_end(sa.ns, ifname("c", link.id, "a"), sa.bridge),
-                          _end(sb.ns, ifname("c", link.id, "b"), sb.bridge), f"patch {a.name} - {b.name}", link.id)
+                vlan = () if ka.vlan is None else (ka.vlan,)
+                self.veth(_end(sa.ns, ifname("c", link, "a", *vlan), sa.bridge),
+                          _end(sb.ns, ifname("c", link, "b", *vlan), sb.bridge),
+                          f"patch {self.ix.get(ka.switch).name} - {self.ix.get(kb.switch).name}"
+                          + (f" VLAN {ka.vlan}" if ka.vlan is not None else ""), link)
 
     def hosted_nat(self, sw: Any) -> None:
         """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
