@@ -7,7 +7,8 @@ transport MTU...) plus these lints, each with its place in the file and its fix:
 - two addresses colliding in one L2 domain (validation already catches them within one segment);
 - a VM whose subnet differs from the rest of its L2 domain;
 - a route whose next hop is unreachable from the router;
-- a flow whose two directions pass different routers (asymmetric), as a warning.
+- a flow whose two directions pass different routers (asymmetric) when a stateful one sees only one of them,
+  as a warning.
 """
 
 from __future__ import annotations
@@ -139,11 +140,13 @@ class _Linter:
                 groups.setdefault(key, vm.id)
         reps = list(groups.values())[:MAX_ROUTE_GROUPS]
         walker, reported = self.engine.walker, set()
+        stateful = {d.name for d in self.net.devices if d.stateful}
         for i, a in enumerate(reps):
             for b in reps[i + 1:]:
                 p = walker.flow(a, b, "udp", None)
                 there, home = p.forward.routed_by, p.reverse.routed_by
-                if not (p.forward.verdict.delivered and p.reverse.verdict.delivered) or set(there) == set(home):
+                if not (p.forward.verdict.delivered and p.reverse.verdict.delivered) or \
+                        not (set(there) ^ set(home)) & stateful:   # only a stateful device seeing one side drops
                     continue
                 if (there, home) in reported:
                     continue
