@@ -93,6 +93,7 @@ class Point:
     portgroup: str | None = None
     problem: str | None = None      # why this interface has no segment
     mtu: int | None = None          # the largest packet the interface takes (None: its port decides)
+    mtu_at: str = ""                # where that limit sits, when not the interface itself (its switch port)
     ip: ipaddress.IPv4Address | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -314,6 +315,7 @@ class Network:
             point.problem = ingress_problem(port, tag, self.fabric.port_label(port))
         else:
             point.segment = self.phys_segment(self.port_switch[port.id], vlan)
+            point.mtu, point.mtu_at = port.mtu, self.fabric.port_label(port)   # the NIC takes its port's MTU
         return point
 
     def _add_device(self, device: Device) -> None:

@@ -714,7 +714,7 @@ class Walker:
 
 
 def _mtu_of(point: Point) -> list[tuple[int, str]]:
-    return [(point.mtu, point.name)] if point.mtu is not None else []
+    return [(point.mtu, point.mtu_at or point.name)] if point.mtu is not None else []
 
 
 def _behind_dfw(point: Point) -> bool:

@@ -557,9 +557,10 @@ class _Builder:
         Each host with NSX segments gets a transport bridge holding its VTEP address; it reaches the physical
         network through the host's transport pNIC in the transport VLAN (``Fabric.transport``) like any segment,
         so the tunnels really cross the pNICs, and only where the physical network carries that VLAN. The VXLAN
-        device takes guest frames up to the transport MTU less the overlay's bytes (``inner_mtu``: VXLAN 50,
-        Geneve 54, which the lab's VXLAN emulates at the sending host), and the physical ports on the way drop
-        encapsulated frames larger than their own MTU, as real ones do.
+        device takes guest frames up to the smallest transport MTU of its hosts less the overlay's bytes
+        (``inner_mtu``: VXLAN 50, Geneve 54, which the lab's VXLAN emulates), so a limit on one host holds both
+        ways, and the physical ports on the way drop encapsulated frames larger than their own MTU, as real ones
+        do.
         """
         if not self.overlay_members:
             return
@@ -582,12 +583,15 @@ class _Builder:
             for seg in segs:
                 if seg.host not in vteps:
                     continue
-                remotes = sorted(vteps[s.host] for s in segs if s.host != seg.host and s.host in vteps)
+                peers = [s.host for s in segs if s.host != seg.host and s.host in vteps]
+                remotes = sorted(vteps[h] for h in peers)
+                # one device reaches every peer: the smallest transport MTU of any path limits it, both ways
+                transport = min(transport_mtu[h] for h in [seg.host, *peers])
                 name = ifname("o", sw_id)
                 self._add(Resource("vxlan", f"vxlan/{seg.ns}/{name}",
                                    {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
                                     "remotes": remotes, "master": seg.bridge,
-                                    "mtu": min(sw.mtu, inner_mtu(sw, transport_mtu[seg.host]))},
+                                    "mtu": min(sw.mtu, inner_mtu(sw, transport))},
                                    f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
                                    (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",
                                     f"bridge/{seg.ns}/{ifname('x', seg.host)}")))
