@@ -39,6 +39,9 @@ LEAF_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
 PER_GUEST = frozenset({SwitchKind.MACVTAP, SwitchKind.RAW})
 #: Switches without a layer-2 uplink: host-only and NAT stay in the host, an NSX segment tunnels (§2).
 NO_UPLINK = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+#: Switches that choose one active uplink among several (teaming, §3): all but the per-guest attachments (one
+#: pNIC) and those without an uplink.
+TEAMING_SWITCHES = frozenset(SwitchKind) - PER_GUEST - NO_UPLINK
 #: vNIC types whose frames bypass the virtual switch.
 BYPASS_TYPES = frozenset({NicType.SRIOV, NicType.DIRECTPATH})
 #: Switches of one KVM host that a patch joins (an OVS patch port pair, a veth between bridges), §2.
@@ -105,6 +108,12 @@ def trunk_vlan(a: Port, b: Port, vlan: int) -> int | None:
         return None
     back, back_tag = egress(b, other)
     return other if back and ingress(a, back_tag) == vlan else None
+
+
+def uplink_tag(sw: Switch, up: Uplink, vlan: int | None) -> int | None:
+    """The tag a frame of ``sw``'s segment in ``vlan`` carries out of uplink ``up`` (None: untagged), §3: a
+    tagging switch sends the segment's VLAN, the others what the uplink says (a Linux bridge on eth0.10: 10)."""
+    return vlan if sw.kind in TAGGING_SWITCHES else up.vlan
 
 
 def returns_through(port: Port, routed: bool = False) -> bool:
@@ -373,6 +382,22 @@ class Fabric:
             return Place(SegmentKey(sw.id, host, None, guest), portgroup=pg_id)
         return Place(SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None), portgroup=pg_id)
 
+    def network_segment(self, network: str | None, host: str | None, who: str) -> tuple[SegmentKey | None, str]:
+        """The segment on ``host`` that untagged frames sent into ``network`` (a portgroup or switch id) join:
+        where a DLR interface, a patch end or a NAT service sits; or why there is none (``who`` names the sender).
+        """
+        kind = self.index.kind(network)
+        if kind not in ("portgroup", "switch"):
+            return None, f"{who}: network {network!r} is not a portgroup or switch"
+        pg = self.index.get(network) if kind == "portgroup" else None
+        sw = self.index.parent(network) if pg is not None else self.index.get(network)
+        if host not in self.switch_hosts(sw):
+            return None, f"{who}: {sw.name} does not exist on {self.name_of(host)}"
+        vlan, problem = self.frame_vlan(sw, pg, None, who)
+        if problem:
+            return None, f"{who}: {problem}"
+        return SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None), ""
+
     def frame_vlan(self, sw: Switch, pg: Any, guest_vlan: int | None, who: str) -> tuple[int | None, str]:
         """The VLAN a guest's frames carry inside ``sw`` through portgroup ``pg`` (None: untagged), or why the
         switch drops them (SEMANTICS §2, trunk portgroups).
@@ -507,8 +532,7 @@ class Fabric:
         up, problems = self.active_uplink(uplinks)
         if up is None:
             return Wire(problems=(*problems, f"every uplink of {sw.name} is down, so its traffic stays in the host"))
-        tag = vlan if sw.kind in TAGGING_SWITCHES else up.vlan
-        return self._into_port(up, tag, problems)
+        return self._into_port(up, uplink_tag(sw, up, vlan), problems)
 
     def segment_wire(self, key: SegmentKey) -> Wire | None:
         """Where the segment ``key`` meets the physical network (see ``wire``). An SR-IOV embedded switch and a

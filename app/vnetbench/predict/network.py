@@ -32,7 +32,7 @@ from ..model.objects import (
     VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Rule, SwitchKind, Topology, VmRole,
 )
 from ..model.forwarding import (
-    LEAF_SWITCHES, TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
+    LEAF_SWITCHES, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 
@@ -378,12 +378,12 @@ class Network:
                 point.problem = f"DLR interface {itf.name} names no switch or portgroup"
             else:
                 # a VLAN-backed interface on a distributed portgroup sits in the portgroup's VLAN
-                vlan, problem = self.fabric.frame_vlan(sw, obj if kind == "portgroup" else None, None, point.name)
-                vlan = None if problem or sw.kind not in VLAN_SWITCHES else vlan
                 point.portgroup = sw.id  # the logical switch; its per-host instance is chosen at walk time
-                self._dlr_vlan[itf.id] = vlan
                 for host in self.fabric.switch_hosts(sw):
-                    self.switch_segment(SegmentKey(sw.id, host, vlan))
+                    key, _ = self.fabric.network_segment(itf.network, host, point.name)
+                    if key is not None:
+                        self._dlr_vlan[itf.id] = key.vlan
+                        self.switch_segment(key)
             device.points.append(point)
         self._add_device(device)
 

@@ -201,17 +201,8 @@ class _Builder:
 
     def switch_segment(self, host: str, network: str, who: str) -> tuple[_Segment | None, str]:
         """The bridge of ``network``'s untagged segment on ``host`` (a DLR interface's, a patch's, a NAT's)."""
-        kind = self.ix.kind(network)
-        if kind not in ("portgroup", "switch"):
-            return None, f"{who}: network {network!r} is not a portgroup or switch"
-        pg = self.ix.get(network) if kind == "portgroup" else None
-        sw = self.ix.parent(network) if pg is not None else self.ix.get(network)
-        if host not in self.fabric.switch_hosts(sw):
-            return None, f"{who}: {sw.name} does not exist on {self.fabric.name_of(host)}"
-        vlan, problem = self.fabric.frame_vlan(sw, pg, None, who)
-        if problem:
-            return None, f"{who}: {problem}"
-        return self.bridge_of(SegmentKey(sw.id, host, vlan)), ""
+        key, problem = self.fabric.network_segment(network, host, who)
+        return (self.bridge_of(key), "") if key is not None else (None, problem)
 
     def bridge_of(self, key: SegmentKey) -> _Segment | None:
         if key.switching is Switching.VIRTUAL:
