@@ -23,6 +23,33 @@ def test_matrix_equals_per_pair_predict(seed: int):
         assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
 
 
+def test_the_random_designs_cover_the_whole_model():
+    """The agreement tests above only guard what the designs hold: every switch kind, patches, static routes,
+    stateful and stateless routed firewalls some VMs use as gateway, multi-homed VMs, SR-IOV, DirectPath,
+    overlays in a transport VLAN and DFW rules with ports, each in some of the 60 seeds."""
+    from vnetbench.model.objects import SwitchKind
+
+    seen: set[str] = set()
+    for seed in range(60):
+        t = random_design(seed).t
+        seen |= {sw.kind.value for sw in t.switches}
+        seen |= {"patch" for link in t.links if link.id.startswith("patch")}
+        seen |= {"static route" for r in t.physical_routers if r.routes}
+        seen |= {"multi-homed" for vm in t.vms if vm.role.value == "vm" and len(vm.vnics) > 1}
+        seen |= {str(nic.type) for vm in t.vms for nic in vm.vnics}
+        seen |= {"transport vlan" for sw in t.switches if any(u.vlan for u in sw.uplinks if sw.kind.value == "nsx-segment")}
+        seen |= {"dfw port" for r in t.nsx.dfw.rules if r.port is not None}
+        for fw in (vm for vm in t.vms if vm.forwarding.mode.value == "routed" and vm.role.value == "firewall"):
+            legs = {nic.ip.split("/")[0] for nic in fw.vnics if nic.ip}
+            users = {vm.id for vm in t.vms for nic in vm.vnics if nic.gateway in legs}
+            if users and len(users) < sum(1 for vm in t.vms if vm.role.value == "vm"):
+                seen.add(f"asymmetric {'stateful' if fw.forwarding.stateful else 'stateless'}")
+    wanted = {k.value for k in SwitchKind} | {"patch", "static route", "multi-homed", "sriov", "directpath",
+                                              "transport vlan", "dfw port", "asymmetric stateful",
+                                              "asymmetric stateless"}
+    assert wanted <= seen, wanted - seen
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_matrix_equals_per_pair_predict_with_rules_per_vm(seed: int):
     """Microsegmentation and per-VM firewall rules: every VM its own class, rule tables instead of walks."""
