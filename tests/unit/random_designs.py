@@ -8,7 +8,9 @@ while others use the router (asymmetric paths), multi-homed VMs, DFW rules with 
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink
 
@@ -276,3 +278,41 @@ def random_rule_design(seed: int) -> Design:
         if vm.role.value != "vm" and vm.forwarding.mode is ForwardMode.ROUTED:
             vm.forwarding.rules += [random_rule(d, rnd, dfw=False) for _ in range(rnd.randint(1, 8))]
     return d
+
+
+#: Where the verdicts the engines gave on the random designs were recorded (``record``), and on which seeds.
+RECORDED = Path(__file__).parent / "data" / "random_verdicts.json"
+RECORDED_SEEDS = range(30)
+_LETTERS = {"in-host": "h", "in-host-routed": "H", "via-physical": "p", "routed-via-physical": "P",
+            "unreachable": "u", "blocked": "b"}
+
+
+def verdict_letters(seed: int) -> dict[str, str]:
+    """The verdicts of every pair of the two random designs of ``seed``, one letter a pair in the matrix's
+    order: the matrix's, the walk's, and the walk's for TCP/443 (where rules name ports)."""
+    from vnetbench.predict import Engine
+
+    out = {}
+    for make in (random_design, random_rule_design):
+        engine = Engine(make(seed).t)
+        rows = list(engine.matrix().rows())
+        name = f"{make.__name__}({seed})"
+        out[f"{name} matrix"] = "".join(_LETTERS[v.value] for _, _, v in rows)
+        out[f"{name} walk"] = "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows)
+        out[f"{name} walk tcp/443"] = "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
+                                              for a, b, _ in rows)
+    return out
+
+
+def record() -> None:
+    """Write the verdicts of the recorded seeds (after a deliberate change of the rules: review the diff)."""
+    verdicts = {}
+    for seed in RECORDED_SEEDS:
+        verdicts.update(verdict_letters(seed))
+    tmp = RECORDED.with_suffix(".tmp")
+    tmp.write_text(json.dumps(verdicts, indent=0, sort_keys=True) + "\n")
+    tmp.replace(RECORDED)
+
+
+if __name__ == "__main__":   # .venv/bin/python tests/unit/random_designs.py
+    record()
