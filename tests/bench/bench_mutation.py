@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import json
 import os
 import random
@@ -43,16 +42,19 @@ WALK_RULES = ("Walk.verdict,Walker.judge,Walker.l2_code,Walker.dfw_check,Walker.
               "Walker._direction,Walker.route,Walker._out,_behind_dfw,combine")
 DEFAULT_TARGETS = (f"app/vnetbench/predict/walk.py:{WALK_RULES}", "app/vnetbench/predict/vector.py",
                    "app/vnetbench/predict/firstmatch.py", "app/vnetbench/model/forwarding.py")
-DEFAULT_TESTS = ("tests/unit/test_predict_matrix.py::test_matrix_equals_per_pair_predict",
-                 "tests/unit/test_predict_matrix.py::test_matrix_equals_per_pair_predict_with_rules_per_vm",
+#: The agreement tests, the quickest to fail first (pytest stops at the first failure).
+DEFAULT_TESTS = ("tests/unit/test_examples_verdicts.py",
                  "tests/unit/test_predict_matrix.py::test_walk_and_matrix_answer_like_the_recorded_verdicts",
-                 "tests/unit/test_examples_verdicts.py")
+                 "tests/unit/test_predict_matrix.py::test_matrix_equals_per_pair_predict",
+                 "tests/unit/test_predict_matrix.py::test_matrix_equals_per_pair_predict_with_rules_per_vm")
 
 _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
          ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 _BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd}
-_NAMES = {"Verdict": ["IN_HOST", "IN_HOST_ROUTED", "VIA_PHYSICAL", "ROUTED_VIA_PHYSICAL", "UNREACHABLE", "BLOCKED"],
-          "Action": ["ALLOW", "DENY"]}
+#: Names swapped for their closest neighbour: the subtle mistakes (blocked for unreachable, routed or not).
+_NAMES = {"Verdict": {"IN_HOST": "IN_HOST_ROUTED", "IN_HOST_ROUTED": "IN_HOST", "VIA_PHYSICAL": "ROUTED_VIA_PHYSICAL",
+                      "ROUTED_VIA_PHYSICAL": "VIA_PHYSICAL", "UNREACHABLE": "BLOCKED", "BLOCKED": "UNREACHABLE"},
+          "Action": {"ALLOW": "DENY", "DENY": "ALLOW"}}
 _DROPPABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.Continue, ast.Break, ast.Return)
 
 
@@ -181,7 +183,7 @@ class _Mutator(ast.NodeTransformer):
         node = self.generic_visit(node)
         names = _NAMES.get(node.value.id) if isinstance(node.value, ast.Name) else None
         if names and node.attr in names:
-            other = names[(names.index(node.attr) + 1) % len(names)]
+            other = names[node.attr]
             if self._site(node, f"{node.value.id}.{node.attr} -> {node.value.id}.{other}"):
                 node.attr = other
         return node
@@ -260,8 +262,11 @@ class Lab:
     """A copy of ``app/vnetbench`` where one mutant at a time is written, and the subprocesses that judge it."""
 
     def __init__(self, seeds: int, tests: list[str], timeout: float) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="vnb-mutation-"))
+        self.top = Path(tempfile.mkdtemp(prefix="vnb-mutation-"))
+        self.dir = self.top / "app"       # laid out like a checkout, so the package finds resources/ beside it
         shutil.copytree(ROOT / "app" / "vnetbench", self.dir / "vnetbench")
+        for shared in ("pyproject.toml", "resources"):
+            (self.top / shared).symlink_to(ROOT / shared)
         self.seeds, self.tests, self.timeout = seeds, tests, timeout
         self.env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(self.dir), os.environ.get("PYTHONPATH", "")]),
                     "PYTHONDONTWRITEBYTECODE": "1"}
@@ -270,7 +275,7 @@ class Lab:
             raise SystemExit(f"the unmutated code does not run: {self.baseline}")
 
     def close(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.top, ignore_errors=True)
 
     def _copy_of(self, path: str) -> Path:
         return self.dir / Path(path).relative_to("app")
@@ -320,9 +325,11 @@ class Lab:
 
 
 def run(targets: list[str], sample: int | None, seed: int, seeds: int, tests: list[str], timeout: float,
-        out=print) -> list[Outcome]:  # noqa: ANN001 - a print-like callable
+        out=print, at: set[str] = frozenset()) -> list[Outcome]:  # noqa: ANN001 - a print-like callable
     functions = {_split(t)[0]: _split(t)[1] for t in targets}
     every = mutants(targets)
+    if at:
+        every = [m for m in every if f"{m.path}:{m.line}" in at]
     chosen = random.Random(seed).sample(every, min(sample, len(every))) if sample else every
     out(f"{len(every)} mutants in {len(targets)} target(s); judging {len(chosen)} (sample seed {seed}) on the examples "
         f"and {seeds} random designs of each kind")
@@ -360,14 +367,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
     ap.add_argument("--designs", type=int, default=12, help="random designs of each kind to compare verdicts on")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one subprocess may take")
+    ap.add_argument("--at", action="append", default=[], help="only the mutants at path:line (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = ap.parse_args(argv)
     targets = args.target or list(DEFAULT_TARGETS)
     if args.list:
         for m in mutants(targets):
+            if args.at and f"{m.path}:{m.line}" not in args.at:
+                continue
             print(m)
         return 0
-    outcomes = run(targets, args.sample, args.seed, args.designs, args.tests or list(DEFAULT_TESTS), args.timeout)
+    outcomes = run(targets, args.sample, args.seed, args.designs, args.tests or list(DEFAULT_TESTS), args.timeout,
+                   at=set(args.at))
     return 1 if any(o.changes and not o.killed for o in outcomes) else 0
 
 

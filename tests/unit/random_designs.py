@@ -280,7 +280,7 @@ def random_rule_design(seed: int) -> Design:
     return d
 
 
-#: Where the verdicts the engines gave on the random designs were recorded (``record``), and on which seeds.
+#: Where the verdicts the engines gave on the examples and the random designs were recorded (``record``), and on which seeds.
 RECORDED = Path(__file__).parent / "data" / "random_verdicts.json"
 RECORDED_SEEDS = range(30)
 _LETTERS = {"in-host": "h", "in-host-routed": "H", "via-physical": "p", "routed-via-physical": "P",
@@ -288,25 +288,40 @@ _LETTERS = {"in-host": "h", "in-host-routed": "H", "via-physical": "p", "routed-
 
 
 def verdict_letters(seed: int) -> dict[str, str]:
-    """The verdicts of every pair of the two random designs of ``seed``, one letter a pair in the matrix's
-    order: the matrix's, the walk's, and the walk's for TCP/443 (where rules name ports)."""
-    from vnetbench.predict import Engine
-
+    """The verdicts of every pair of the two random designs of ``seed`` (see ``letters``)."""
     out = {}
     for make in (random_design, random_rule_design):
-        engine = Engine(make(seed).t)
-        rows = list(engine.matrix().rows())
-        name = f"{make.__name__}({seed})"
-        out[f"{name} matrix"] = "".join(_LETTERS[v.value] for _, _, v in rows)
-        out[f"{name} walk"] = "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows)
-        out[f"{name} walk tcp/443"] = "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
-                                              for a, b, _ in rows)
+        out.update(letters(f"{make.__name__}({seed})", make(seed).t))
     return out
 
 
+def example_letters() -> dict[str, str]:
+    """The verdicts of every pair of every bundled example (see ``letters``)."""
+    from vnetbench import resources_dir
+    from vnetbench.model import load
+
+    out = {}
+    for path in sorted((resources_dir() / "examples").glob("*.vnet.yaml")):
+        out.update(letters(path.name.removesuffix(".vnet.yaml"), load(path)))
+    return out
+
+
+def letters(name: str, topology) -> dict[str, str]:  # noqa: ANN001 - a Topology
+    """One letter a pair, in the matrix's order: the matrix's verdict, the walk's, and the walk's for TCP/443
+    (where rules name ports)."""
+    from vnetbench.predict import Engine
+
+    engine = Engine(topology)
+    rows = list(engine.matrix().rows())
+    return {f"{name} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
+            f"{name} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),
+            f"{name} walk tcp/443": "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
+                                            for a, b, _ in rows)}
+
+
 def record() -> None:
-    """Write the verdicts of the recorded seeds (after a deliberate change of the rules: review the diff)."""
-    verdicts = {}
+    """Write the verdicts of the bundled examples and the recorded seeds (after a deliberate change of the rules: review the diff)."""
+    verdicts = example_letters()
     for seed in RECORDED_SEEDS:
         verdicts.update(verdict_letters(seed))
     tmp = RECORDED.with_suffix(".tmp")
