@@ -113,8 +113,28 @@ def random_design(seed: int | random.Random) -> Design:
     _hosted_networks(d, rnd, pss, nets, gws)
     _static_routes(d, rnd, pss, nets, gws)
     _asymmetric_gateways(d, rnd, nets)
+    _asymmetric_island(d, rnd, pss, seed)
     _dfw_ports(d, rnd, nets)
     return d
+
+
+def _asymmetric_island(d: Design, rnd: random.Random, pss, seed: int) -> None:
+    """A host whose VLANs 50 and 60 are routed both by a firewall VM and by a router on a stick: a50 uses the
+    firewall, the others the router, so a50's conversations go out through one and come back through the other
+    (a stateful firewall drops them, a stateless one does not)."""
+    if rnd.random() < 0.5:
+        return
+    net = {v: f"10.{seed % 200}.{v}" for v in (50, 60)}
+    h = d.host("asy", pnics=1)
+    sw = d.switch(h, "vs", ["asy.vmnic0"])
+    d.plug(pss[0], "asy.vmnic0", trunk=True)
+    pgs = {v: d.pg(sw, f"pg{v}", v) for v in (50, 60)}
+    d.fw("fwa", h, [(pgs[v], f"{net[v]}.254/24") for v in (50, 60)], stateful=rnd.random() < 0.6,
+         rules=[Rule(Action.DENY, "any", f"{net[60]}.30/32", Proto.TCP, 22, name="no-ssh")])
+    d.router("r3", [(d.port(pss[0], "r3", trunk=True), f"{net[v]}.1/24", v) for v in (50, 60)])
+    d.vm("a50", h, pgs[50], f"{net[50]}.10/24", f"{net[50]}.254")
+    d.vm("c50", h, pgs[50], f"{net[50]}.20/24", f"{net[50]}.1")
+    d.vm("b60", h, pgs[60], f"{net[60]}.30/24", f"{net[60]}.1")
 
 
 def _kvm_bridges(d: Design, rnd: random.Random, pss, nets: dict[int, str], gws: dict[int, str]) -> None:
