@@ -16,7 +16,7 @@ from bench_mutation import DEFAULT_TARGETS, DEFAULT_TESTS, run  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-SAMPLE = 5
+SAMPLE = 10
 
 
 def test_a_sample_of_verdict_changing_mutants_is_killed_by_the_agreement_tests():
