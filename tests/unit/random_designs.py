@@ -131,7 +131,8 @@ def _asymmetric_island(d: Design, rnd: random.Random, pss, seed: int) -> None:
     pgs = {v: d.pg(sw, f"pg{v}", v) for v in (50, 60)}
     d.fw("fwa", h, [(pgs[v], f"{net[v]}.254/24") for v in (50, 60)], stateful=rnd.random() < 0.6,
          rules=[Rule(Action.DENY, "any", f"{net[60]}.30/32", Proto.TCP, 22, name="no-ssh")])
-    d.router("r3", [(d.port(pss[0], "r3", trunk=True), f"{net[v]}.1/24", v) for v in (50, 60)])
+    port = d.port(pss[0], "r3", trunk=True)
+    d.router("r3", [(port, f"{net[v]}.1/24", v) for v in (50, 60)])
     d.vm("a50", h, pgs[50], f"{net[50]}.10/24", f"{net[50]}.254")
     d.vm("c50", h, pgs[50], f"{net[50]}.20/24", f"{net[50]}.1")
     d.vm("b60", h, pgs[60], f"{net[60]}.30/24", f"{net[60]}.1")
