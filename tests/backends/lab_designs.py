@@ -107,6 +107,24 @@ def hosted_nat() -> Topology:
     return t
 
 
+def openstack() -> Topology:
+    """The OpenStack layout: VMs tagged on OVS br-int (VLAN 10 and 20), patched to br-phys, which holds eth0 on
+    a trunk of the top-of-rack switch; a server in each VLAN on the switch."""
+    t = Topology(unique_id("openstack"), name="openstack")
+    t.hosts.append(Host("k", "compute1", HostKind.KVM, pnics=[PNic("k-e0", "eth0")]))
+    t.switches += [Switch("int", "br-int", SwitchKind.OVS, host="k",
+                          portgroups=[Portgroup(f"net{v}", f"net{v}", vlan=v) for v in (10, 20)]),
+                   Switch("phys", "br-phys", SwitchKind.OVS, host="k", uplinks=[Uplink("k-e0")])]
+    t.vms += [vm(f"o{v}", "k", f"net{v}", f"10.8.{v}.1/24") for v in (10, 20)]
+    t.physical_switches.append(PhysicalSwitch("tor", "tor", ports=[Port("t0", "1", PortMode.TRUNK)] + [
+        Port(f"t{v}", str(v), access_vlan=v) for v in (10, 20)]))
+    t.physical_hosts += [PhysicalHost(f"s{v}", f"srv{v}", nics=[HostNic(f"s{v}n", "eth0", ip=f"10.8.{v}.9/24")])
+                         for v in (10, 20)]
+    t.links += [Link("patch", "int", "phys"), Link("up", "k-e0", "t0")] + [
+        Link(f"l{v}", f"s{v}n", f"t{v}") for v in (10, 20)]
+    return t
+
+
 def kvm_patch() -> Topology:
     """Two Linux bridges of one KVM host joined by a patch (a veth between bridges)."""
     t = Topology(unique_id("patch"), name="patch")

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 from lab_kernel import kernel_lists
-from lab_designs import campus, firewalled, hosted_nat, kvm_patch, looped, macvtap
+from lab_designs import campus, firewalled, hosted_nat, kvm_patch, looped, macvtap, openstack
 
 from vnetbench.backends import Op, Unsupported
 from vnetbench.model import ForwardMode, MacvtapMode, save
+from vnetbench.predict import Engine, Verdict
 from vnetbench_local.names import design_tag
 
 pytestmark = pytest.mark.lab
@@ -140,6 +141,17 @@ def test_a_patch_joins_two_linux_bridges(lab):
     d = kvm_patch()
     lab.up(d)
     assert ping(lab, d, "p1", "10.9.0.2")
+
+
+def test_vms_on_br_int_reach_the_network_through_the_patch_to_br_phys_in_every_vlan(lab):
+    """OpenStack: an untagged patch port trunks every VLAN, so each VLAN of br-int leaves through eth0."""
+    d = openstack()
+    engine = Engine(d)
+    assert engine.predict("o10", "s10").verdict is Verdict.VIA_PHYSICAL
+    lab.up(d)
+    assert ping(lab, d, "o10", "10.8.10.9")
+    assert ping(lab, d, "o20", "10.8.20.9")
+    assert ping(lab, d, "s20", "10.8.20.1")
 
 
 SHIM = textwrap.dedent("""\

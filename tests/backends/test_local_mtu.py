@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from lab_designs import unique_id, vm
 
-from vnetbench.model import (Encapsulation, Host, Link, PhysicalSwitch, PNic, Port, Portgroup, PortMode, Switch,
-                             SwitchKind, Topology, Uplink)
+from vnetbench.model import (Encapsulation, Host, HostNic, Link, PhysicalHost, PhysicalRouter, PhysicalSwitch, PNic,
+                             Port, Portgroup, PortMode, RouterInterface, Switch, SwitchKind, Topology, Uplink)
 from vnetbench.predict import Engine
 
 pytestmark = pytest.mark.lab
@@ -53,6 +53,42 @@ def overlay(encapsulation: Encapsulation) -> Topology:
     return t
 
 
+def overlay_one_sided(encapsulation: Encapsulation = Encapsulation.VXLAN) -> Topology:
+    """The overlay with esx2's transport port at 1500 and esx1's at 1600: the smaller limits both directions."""
+    t = overlay(encapsulation)
+    t.id = unique_id("mtu-one-sided")
+    for pnic in (t.hosts[0].pnics[0], t.hosts[1].pnics[0]):
+        pnic.mtu = 1600
+    t.physical_switches[0].ports[0].mtu = 1600
+    t.physical_switches[0].ports[1].mtu = 1500
+    return t
+
+
+def jumbo_to_nas() -> Topology:
+    """A jumbo VM (9000 end to end on esx1) and a NAS on a 1500-byte port of the same switch and VLAN."""
+    t = jumbo_across_a_smaller_trunk()
+    t.id = unique_id("mtu-nas")
+    t.physical_switches[0].ports.append(Port("s1-nas", "Gi9", PortMode.ACCESS, access_vlan=10, mtu=1500))
+    t.physical_hosts.append(PhysicalHost("nas", "nas", nics=[HostNic("nas-n0", "eth0", ip="10.0.0.9/24")]))
+    t.links.append(Link("lnas", "nas-n0", "s1-nas"))
+    return t
+
+
+def jumbo_routed() -> Topology:
+    """A jumbo VM in VLAN 10 and a jumbo NAS in VLAN 20, routed by a router whose legs sit on 1500-byte ports."""
+    t = jumbo_to_nas()
+    t.id = unique_id("mtu-routed")
+    nas_port = t.physical_switches[0].ports[-1]
+    nas_port.access_vlan, nas_port.mtu = 20, 9000
+    t.physical_hosts[0].nics[0].ip, t.physical_hosts[0].nics[0].gateway = "10.0.20.9/24", "10.0.20.1"
+    t.vms[0].vnics[0].gateway = "10.0.0.254"
+    t.physical_switches[0].ports.append(Port("s1-r", "Gi8", PortMode.TRUNK, mtu=1500))
+    t.physical_routers.append(PhysicalRouter("r1", "r1", interfaces=[
+        RouterInterface("r1-a", "eth0", ip="10.0.0.254/24", vlan=10), RouterInterface("r1-b", "eth1", ip="10.0.20.1/24", vlan=20)]))
+    t.links += [Link("lra", "r1-a", "s1-r"), Link("lrb", "r1-b", "s1-r")]
+    return t
+
+
 def ping_df(backend, design, src: str, dst_ip: str, size: int) -> bool:
     cmd = backend.endpoint(design, src).start(["ping", "-M", "do", "-s", str(size), "-c2", "-i0.3", "-W2", dst_ip])
     list(cmd.lines())
@@ -73,3 +109,23 @@ def test_the_predicted_largest_packet_gets_through_and_one_byte_more_does_not(la
     target = d.vms[1].vnics[0].ip.split("/")[0]
     assert ping_df(lab, d, "v1", target, mtu - ICMP_AND_IP)
     assert not ping_df(lab, d, "v1", target, mtu - ICMP_AND_IP + 1)
+
+
+@pytest.mark.parametrize("design, src, dst, limit, where", [
+    (overlay_one_sided, "v1", "v2", 1450, "takes 1500 bytes at port Gi2 of tor"),
+    (jumbo_to_nas, "v1", "nas", 1500, "port Gi9 of sw1"),
+    (jumbo_routed, "v1", "nas", 1500, "port Gi8 of sw1"),
+])
+def test_the_smallest_limit_holds_in_both_directions(lab, design, src, dst, limit, where):
+    """A limit on one side only (one host's transport port, a NAS's or a router's switch port) holds for
+    packets going either way: the lab passes the predicted largest packet and drops one byte more (RFC 1191)."""
+    d = design()
+    engine = Engine(d)
+    for a, b in ((src, dst), (dst, src)):
+        mtu, at = engine.predict(a, b, "icmp").mtu
+        assert (mtu, where in at) == (limit, True), (a, b, at)
+    lab.up(d)
+    for a, b in ((src, dst), (dst, src)):
+        target = lab.endpoint(d, b).address()
+        assert ping_df(lab, d, a, target, limit - ICMP_AND_IP), (a, b)
+        assert not ping_df(lab, d, a, target, limit - ICMP_AND_IP + 1), (a, b)

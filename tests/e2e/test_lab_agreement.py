@@ -100,14 +100,14 @@ def _agreement(backend, design, label: str, iperf_pairs: int = IPERF_PAIRS) -> t
                 if src == dst or not dst_ep.addresses or not src_ep.addresses:
                     continue
                 p = engine.predict(src, dst, "icmp")
-                reach = p.verdict in REACHABLE
+                reach = p.verdict in REACHABLE and p.reverse.verdict in REACHABLE   # ping waits for the echo reply
                 addresses = [_target(p, dst_ep)] if reach else [dst_ep.address(n) for n in dst_ep.addresses]
-                jobs.append({"src_ep": src_ep, "src": src, "dst": dst, "verdict": p.verdict,
+                jobs.append({"src_ep": src_ep, "src": src, "dst": dst, "verdict": p.verdict, "reach": reach,
                              "addresses": addresses})
         for job, reached in _ping_all(jobs):
             rows.append({"example": label, "src": names[job["src"]], "dst": names[job["dst"]],
                          "predicted": job["verdict"].value, "lab": "connects" if reached else "no",
-                         "agree": reached == (job["verdict"] in REACHABLE)})
+                         "agree": reached == job["reach"]})
         chosen, kinds = [], set()
         for job in jobs:
             if job["verdict"] in REACHABLE and job["verdict"] not in kinds and len(chosen) < iperf_pairs:

@@ -168,3 +168,21 @@ def test_history_names_what_changed(bench):
     assert wb.undo_stack.undoText() == "Set vm-a/eth0 IP to 10.0.0.5/24"
     editor.set(wb.document.index.get("a0"), "network", "pg10")
     assert wb.undo_stack.undoText() == "Set vm-a/eth0 network to vSwitch0/VLAN10"
+
+
+def test_the_canvas_offers_a_patch_exactly_where_prediction_makes_one():
+    """Only OVS and Linux bridges of one KVM host are patched (``model.forwarding.patchable``)."""
+    from vnetbench.model import HostKind, Index, SwitchKind
+    from vnetbench.gui.editing import connection
+    t = Topology(id="k", name="kvm", hosts=[Host("k1", "kvm1", HostKind.KVM), Host("k2", "kvm2", HostKind.KVM)],
+                 switches=[Switch("int", "br-int", SwitchKind.OVS, host="k1"),
+                           Switch("phys", "br-phys", SwitchKind.OVS, host="k1"),
+                           Switch("lb", "br0", SwitchKind.LINUX_BRIDGE, host="k1"),
+                           Switch("far", "br-int", SwitchKind.OVS, host="k2"),
+                           Switch("mv", "mv0", SwitchKind.MACVTAP, host="k1")])
+    index = Index(t)
+    assert connection(index, "int", "phys") == connection(index, "int", "lb") == "cable"
+    for other in ("far", "mv"):
+        assert not connectable(index, "int", other)
+        with pytest.raises(EditError, match="one KVM host can be patched"):
+            connection(index, "int", other)

@@ -1,12 +1,21 @@
-"""Random small designs that exercise every forwarding feature, for property tests of the engine."""
+"""Random small designs that exercise every forwarding feature, for property tests of the engine.
+
+Together they cover the whole model: every switch kind (vSS, vDS, Linux bridge, OVS with patches, macvtap, raw
+socket, NSX segments, hosted bridged, host-only and NAT networks), SR-IOV and DirectPath, overlays in a transport
+VLAN, routers with static routes, routed and bridged firewalls (stateful or not) that some VMs use as gateway
+while others use the router (asymmetric paths), multi-homed VMs, DFW rules with protocols and ports.
+"""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink
 
-from vnetbench.model.objects import Proto
+
+from vnetbench.model.objects import Link, Proto, Route
 
 
 def random_design(seed: int | random.Random) -> Design:
@@ -100,7 +109,114 @@ def random_design(seed: int | random.Random) -> Design:
     _raw_and_host_os(d, rnd, nets, gws)
     if rnd.random() < 0.2:  # a vNIC pulled out
         rnd.choice([n for vm in d.t.vms for n in vm.vnics]).connected = False
+    _kvm_bridges(d, rnd, pss, nets, gws)
+    _hosted_networks(d, rnd, pss, nets, gws)
+    _static_routes(d, rnd, pss, nets, gws)
+    _asymmetric_gateways(d, rnd, nets)
+    _asymmetric_island(d, rnd, pss, seed)
+    _dfw_ports(d, rnd, nets)
     return d
+
+
+def _asymmetric_island(d: Design, rnd: random.Random, pss, seed: int) -> None:
+    """A host whose VLANs 50 and 60 are routed both by a firewall VM and by a router on a stick: a50 uses the
+    firewall, the others the router, so a50's conversations go out through one and come back through the other
+    (a stateful firewall drops them, a stateless one does not)."""
+    if rnd.random() < 0.5:
+        return
+    net = {v: f"10.{seed % 200}.{v}" for v in (50, 60)}
+    h = d.host("asy", pnics=1)
+    sw = d.switch(h, "vs", ["asy.vmnic0"])
+    d.plug(pss[0], "asy.vmnic0", trunk=True)
+    pgs = {v: d.pg(sw, f"pg{v}", v) for v in (50, 60)}
+    d.fw("fwa", h, [(pgs[v], f"{net[v]}.254/24") for v in (50, 60)], stateful=rnd.random() < 0.6,
+         rules=[Rule(Action.DENY, "any", f"{net[60]}.30/32", Proto.TCP, 22, name="no-ssh")])
+    port = d.port(pss[0], "r3", trunk=True)
+    d.router("r3", [(port, f"{net[v]}.1/24", v) for v in (50, 60)])
+    d.vm("a50", h, pgs[50], f"{net[50]}.10/24", f"{net[50]}.254")
+    d.vm("c50", h, pgs[50], f"{net[50]}.20/24", f"{net[50]}.1")
+    d.vm("b60", h, pgs[60], f"{net[60]}.30/24", f"{net[60]}.1")
+
+
+def _kvm_bridges(d: Design, rnd: random.Random, pss, nets: dict[int, str], gws: dict[int, str]) -> None:
+    """A KVM host as OpenStack builds it: VMs tagged on OVS br-int, patched to br-phys (the pNIC's bridge); a
+    Linux bridge on eth1 (or eth1.20), sometimes patched to br-int too."""
+    if rnd.random() < 0.45:
+        return
+    k = d.host("ovs", pnics=2, kind=HostKind.KVM)
+    brint = d.switch(k, "br-int", kind=SwitchKind.OVS)
+    brphys = d.switch(k, "br-phys", ["ovs.vmnic0"], kind=SwitchKind.OVS)
+    d.plug(rnd.choice(pss), "ovs.vmnic0", trunk=rnd.random() < 0.8, vlan=10, allowed=rnd.choice(["all", "10,20"]))
+    if rnd.random() < 0.85:
+        d.t.links.append(Link("patch-int-phys", brint.id, brphys.id))
+    for i, v in enumerate(rnd.sample([10, 20, 30], rnd.randint(1, 2))):
+        d.vm(f"ov{i}", k, d.pg(brint, f"net{v}", v), f"{nets[v]}.{140 + i}/24", gws.get(v), nic_type="virtio")
+    br = d.switch(k, "br1", ["ovs.vmnic1"], kind=SwitchKind.LINUX_BRIDGE)
+    tagged = rnd.random() < 0.5
+    br.uplinks[0].vlan = 20 if tagged else None
+    d.plug(rnd.choice(pss), "ovs.vmnic1", trunk=tagged, vlan=20)
+    d.vm("lb0", k, br, f"{nets[20]}.150/24", gws.get(20), nic_type="virtio")
+    if rnd.random() < 0.3:
+        d.t.links.append(Link("patch-br1-int", br.id, brint.id))
+
+
+def _hosted_networks(d: Design, rnd: random.Random, pss, nets: dict[int, str], gws: dict[int, str]) -> None:
+    """A workstation hypervisor's bridged and host-only networks."""
+    if rnd.random() < 0.6:
+        return
+    ws = d.host("ws", pnics=1, kind=HostKind.HOSTED)
+    d.plug(rnd.choice(pss), "ws.vmnic0", vlan=rnd.choice([10, 20]))
+    bridged = d.switch(ws, "vmnet0", ["ws.vmnic0"], kind=SwitchKind.HOSTED_BRIDGED)
+    d.vm("wsb", ws, bridged, f"{nets[10]}.160/24", gws.get(10))
+    only = d.switch(ws, "vmnet1", kind=SwitchKind.HOSTED_HOSTONLY, host_address="192.168.50.1/24")
+    for i in range(2):
+        d.vm(f"wsh{i}", ws, only, f"192.168.50.{10 + i}/24")
+
+
+def _static_routes(d: Design, rnd: random.Random, pss, nets: dict[int, str], gws: dict[int, str]) -> None:
+    """A second router behind r1 on VLAN 30, holding VLAN 40: r1 reaches it by a static route, r2 comes back by
+    a default route (or not, when the route was forgotten)."""
+    r1 = next((r for r in d.t.physical_routers if r.name == "r1"), None)
+    if r1 is None or 30 not in {i.vlan for i in r1.interfaces} or rnd.random() < 0.4:
+        return
+    far = f"{nets[10].rsplit('.', 1)[0]}.40"
+    port = d.port(pss[0], "r2", trunk=True)
+    d.router("r2", [(port, f"{nets[30]}.2/24", 30), (port, f"{far}.1/24", 40)],
+                  routes=[("0.0.0.0/0", f"{nets[30]}.1")] if rnd.random() < 0.8 else [])
+    r1.routes.append(Route(f"{far}.0/24", f"{nets[30]}.2"))
+    d.phost("farsrv", d.port(pss[-1], "far", vlan=40), f"{far}.20/24", f"{far}.1")
+
+
+def _asymmetric_gateways(d: Design, rnd: random.Random, nets: dict[int, str]) -> None:
+    """Where a routed firewall and r1 both serve a subnet, some VMs use one and some the other: their
+    conversations leave through one and come back through the other (which a stateful one drops)."""
+    fw = next((vm for vm in d.t.vms if vm.name == "fw1" and vm.forwarding.mode is ForwardMode.ROUTED), None)
+    r1 = next((r for r in d.t.physical_routers if r.name == "r1"), None)
+    if fw is None or r1 is None or rnd.random() < 0.3:
+        return
+    for leg in fw.vnics:
+        sub = leg.ip.rsplit(".", 1)[0] if leg.ip else None
+        router = next((i.ip.split("/")[0] for i in r1.interfaces if sub and i.ip.startswith(sub + ".")), None)
+        if router is None:
+            continue
+        for vm in d.t.vms:
+            nic = vm.vnics[0]
+            if vm is not fw and nic.ip and nic.ip.startswith(sub + ".") and rnd.random() < 0.5:
+                nic.gateway = leg.ip.split("/")[0] if nic.gateway == router else router
+
+
+def _dfw_ports(d: Design, rnd: random.Random, nets: dict[int, str]) -> None:
+    """DFW rules that name a protocol and a port, before the others (they decide what a conversation may use)."""
+    if rnd.random() < 0.6:
+        return
+    rules = [DfwRule(rnd.choice([Action.ALLOW, Action.DENY]), f"{nets[v]}.0/24", rnd.choice(["any", f"{nets[w]}.0/24"]),
+                     proto, port, name=f"p{i}")
+             for i, (v, w, proto, port) in enumerate(rnd.sample([(10, 20, Proto.TCP, 443), (20, 10, Proto.UDP, 53),
+                                                                 (10, 10, Proto.TCP, "22,80"), (30, 20, Proto.ICMP, None),
+                                                                 (20, 30, Proto.TCP, "5201-5210")], 2))]
+    d.t.nsx.dfw.rules[:0] = rules
+    if rnd.random() < 0.5:
+        d.t.nsx.dfw.default_policy = Action.DENY
 
 
 def _bypass(d: Design, rnd: random.Random, hosts, pss, pgs, nets) -> None:
@@ -183,3 +299,56 @@ def random_rule_design(seed: int) -> Design:
         if vm.role.value != "vm" and vm.forwarding.mode is ForwardMode.ROUTED:
             vm.forwarding.rules += [random_rule(d, rnd, dfw=False) for _ in range(rnd.randint(1, 8))]
     return d
+
+
+#: Where the verdicts the engines gave on the examples and the random designs were recorded (``record``), and on which seeds.
+RECORDED = Path(__file__).parent / "data" / "random_verdicts.json"
+RECORDED_SEEDS = range(30)
+_LETTERS = {"in-host": "h", "in-host-routed": "H", "via-physical": "p", "routed-via-physical": "P",
+            "unreachable": "u", "blocked": "b"}
+
+
+def verdict_letters(seed: int) -> dict[str, str]:
+    """The verdicts of every pair of the two random designs of ``seed`` (see ``letters``)."""
+    out = {}
+    for make in (random_design, random_rule_design):
+        out.update(letters(f"{make.__name__}({seed})", make(seed).t))
+    return out
+
+
+def example_letters() -> dict[str, str]:
+    """The verdicts of every pair of every bundled example (see ``letters``)."""
+    from vnetbench import resources_dir
+    from vnetbench.model import load
+
+    out = {}
+    for path in sorted((resources_dir() / "examples").glob("*.vnet.yaml")):
+        out.update(letters(path.name.removesuffix(".vnet.yaml"), load(path)))
+    return out
+
+
+def letters(name: str, topology) -> dict[str, str]:  # noqa: ANN001 - a Topology
+    """One letter a pair, in the matrix's order: the matrix's verdict, the walk's, and the walk's for TCP/443
+    (where rules name ports)."""
+    from vnetbench.predict import Engine
+
+    engine = Engine(topology)
+    rows = list(engine.matrix().rows())
+    return {f"{name} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
+            f"{name} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),
+            f"{name} walk tcp/443": "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
+                                            for a, b, _ in rows)}
+
+
+def record() -> None:
+    """Write the verdicts of the bundled examples and the recorded seeds (after a deliberate change of the rules: review the diff)."""
+    verdicts = example_letters()
+    for seed in RECORDED_SEEDS:
+        verdicts.update(verdict_letters(seed))
+    tmp = RECORDED.with_suffix(".tmp")
+    tmp.write_text(json.dumps(verdicts, indent=0, sort_keys=True) + "\n")
+    tmp.replace(RECORDED)
+
+
+if __name__ == "__main__":   # .venv/bin/python tests/unit/random_designs.py
+    record()

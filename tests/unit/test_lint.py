@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from builders import Design, ForwardMode, SwitchKind, Uplink, VmRole
+from builders import Design, ForwardMode, SwitchKind, Uplink, Verdict, VmRole
 
 from vnetbench.cli.main import main
 from vnetbench.model import NicType, save
@@ -95,6 +95,17 @@ def test_a_flow_whose_two_directions_take_different_routers():
     assert p.severity == "warning" and "fw" in p.message and "r1" in p.message
 
 
+def test_an_asymmetric_path_through_a_stateless_firewall_is_no_problem():
+    """Only a stateful firewall that sees one direction drops the conversation; predict agrees."""
+    d = two_vlans()
+    h, (pg10, pg20) = d.t.hosts[0], d.t.switches[0].portgroups
+    d.fw("fw", h, [(pg10, "10.0.10.254/24"), (pg20, "10.0.20.254/24")], stateful=False)
+    d.t.vms[0].vnics[0].gateway = "10.0.10.254"
+    assert not found(d, "asymmetric path")
+    a, b = d.t.vms[0].id, d.t.vms[1].id
+    assert d.verdict(a, b) is Verdict.ROUTED_VIA_PHYSICAL
+
+
 def test_the_overlay_transport_mtu_must_carry_a_1500_byte_guest_packet():
     d = two_vlans()
     h2 = d.host("esx2")
@@ -110,6 +121,14 @@ def test_the_overlay_transport_mtu_must_carry_a_1500_byte_guest_packet():
         pnic.mtu = 1600
     for port in d.t.physical_switches[0].ports:
         port.mtu = 1600
+    assert found(d, "cannot carry") == []
+
+
+def test_a_single_host_nsx_segment_encapsulates_nothing_so_its_transport_mtu_does_not_matter():
+    d = two_vlans()
+    d.plug(d.t.physical_switches[0], "esx1.vmnic1", trunk=True)
+    ls = d.switch(None, "ls", kind=SwitchKind.NSX_SEGMENT, members=[d.t.hosts[0]], encapsulation=Encapsulation.VXLAN)
+    ls.uplinks = [Uplink("esx1.vmnic1")]
     assert found(d, "cannot carry") == []
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..model import Host, Index, Link, Note, Place, PNic, Switch, SwitchKind, Topology, Uplink
 from ..model.codec import decode, encode
+from ..model.forwarding import patchable
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from .catalog import KINDS, Namer, make
 from .commands import Group, Insert, Merging, Remove, SetField
@@ -31,8 +32,6 @@ SUB_LISTS = {"pnic": "pnics", "portgroup": "portgroups", "vnic": "vnics", "port"
 REFERENCE_FIELDS = {"id", "network", "host", "pnic", "a", "b", "switch", "members", "applied_to"}
 #: Ends of a cable (a model ``Link``).
 CABLE_ENDS = {"pnic", "port", "router_interface", "host_nic"}
-#: Virtual switches that may be patched to each other directly (KVM's OVS and Linux bridges).
-PATCHABLE_SWITCHES = frozenset({SwitchKind.OVS, SwitchKind.LINUX_BRIDGE})
 
 
 class EditError(ValueError):
@@ -126,8 +125,10 @@ def connection(index: Index, a: str, b: str) -> str:
         if any(u.pnic == pnic_id for u in switch.uplinks):
             raise EditError(f"{index.get(pnic_id).name} is already an uplink of {switch.name}")
         return "uplink"
-    if (ka in CABLE_ENDS and kb == "port") or (kb in CABLE_ENDS and ka == "port") or (
-            ka == kb == "switch" and all(index.get(x).kind in PATCHABLE_SWITCHES for x in (a, b))):
+    if ka == kb == "switch" and not patchable(index.get(a), index.get(b)):
+        raise EditError("only OVS and Linux bridges of one KVM host can be patched to each other; join other "
+                        "switches through uplinks and a physical switch")
+    if (ka in CABLE_ENDS and kb == "port") or (kb in CABLE_ENDS and ka == "port") or ka == kb == "switch":
         if any({link.a, link.b} == {a, b} for link in index.topology.links):
             raise EditError("these two are already linked")
         return "cable"

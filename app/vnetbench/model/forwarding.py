@@ -32,12 +32,20 @@ from .vlan import VlanMode
 VLAN_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS, SwitchKind.NSX_SEGMENT})
 #: Switches that tag frames on their uplinks with the segment's VLAN (the others send what the uplink says).
 TAGGING_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
+#: Switches whose segments meet others only through their uplink (unless patched): a new VLAN segment of one
+#: is a leaf of the layer-2 graph.
+LEAF_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS})
 #: Attachments where each guest sits alone behind the pNIC (macvtap's non-bridge modes, a raw socket), §2.
 PER_GUEST = frozenset({SwitchKind.MACVTAP, SwitchKind.RAW})
 #: Switches without a layer-2 uplink: host-only and NAT stay in the host, an NSX segment tunnels (§2).
 NO_UPLINK = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
+#: Switches that choose one active uplink among several (teaming, §3): all but the per-guest attachments (one
+#: pNIC) and those without an uplink.
+TEAMING_SWITCHES = frozenset(SwitchKind) - PER_GUEST - NO_UPLINK
 #: vNIC types whose frames bypass the virtual switch.
 BYPASS_TYPES = frozenset({NicType.SRIOV, NicType.DIRECTPATH})
+#: Switches of one KVM host that a patch joins (an OVS patch port pair, a veth between bridges), §2.
+PATCHABLE_SWITCHES = frozenset({SwitchKind.OVS, SwitchKind.LINUX_BRIDGE})
 
 #: Bytes an overlay adds to a guest packet (inner Ethernet header + tunnel header + outer UDP and IPv4):
 #: VXLAN 14 + 8 + 8 + 20 = 50; Geneve the same with at least one 4-byte option, as NSX sends it.
@@ -102,6 +110,12 @@ def trunk_vlan(a: Port, b: Port, vlan: int) -> int | None:
     return other if back and ingress(a, back_tag) == vlan else None
 
 
+def uplink_tag(sw: Switch, up: Uplink, vlan: int | None) -> int | None:
+    """The tag a frame of ``sw``'s segment in ``vlan`` carries out of uplink ``up`` (None: untagged), §3: a
+    tagging switch sends the segment's VLAN, the others what the uplink says (a Linux bridge on eth0.10: 10)."""
+    return vlan if sw.kind in TAGGING_SWITCHES else up.vlan
+
+
 def returns_through(port: Port, routed: bool = False) -> bool:
     """Whether a frame that entered a switch through ``port`` may be sent back out of it (a u-turn), §3.
 
@@ -136,6 +150,25 @@ def overlay_overhead(sw: Switch) -> int:
 def inner_mtu(sw: Switch, transport_mtu: int) -> int:
     """The largest guest packet an overlay carries when its transport path takes ``transport_mtu``."""
     return transport_mtu - overlay_overhead(sw)
+
+
+def patchable(a: Switch, b: Switch) -> bool:
+    """Whether a link between switches ``a`` and ``b`` is a patch the host can make: both OVS bridges or Linux
+    bridges of one KVM host."""
+    return a.kind in PATCHABLE_SWITCHES and b.kind in PATCHABLE_SWITCHES and bool(a.host) and a.host == b.host
+
+
+def patch_segments(a: Switch, b: Switch, vlan: int | None) -> tuple[SegmentKey, SegmentKey] | None:
+    """The segments of ``a`` and ``b`` that VLAN ``vlan`` joins over a patch between them, or None (§2).
+
+    A patch port without a tag trunks every VLAN (ovs-vswitchd.conf.db(5)), so between two OVS bridges each
+    VLAN joins the same VLAN on the other side: br-int's VLAN 10 reaches br-phys's VLAN 10 and its uplink. A
+    Linux bridge has one untagged segment, which joins the other side's untagged segment only.
+    """
+    tagged = vlan is not None
+    if tagged and not (a.kind in VLAN_SWITCHES and b.kind in VLAN_SWITCHES):
+        return None
+    return SegmentKey(a.id, a.host, vlan), SegmentKey(b.id, b.host, vlan)
 
 
 def shares_embedded_switch(vf: Wire, other: Wire) -> bool:
@@ -217,6 +250,8 @@ class Fabric:
             self.switch.setdefault(sw.id, sw)
         self.peers: dict[str, list[str]] = {}
         self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
+        self._patches: list[tuple[Switch, Switch]] | None = None
+        self._chain: dict[str, str] | None = None
         for host in topology.hosts:
             for pnic in host.pnics:
                 self.host_of_pnic[pnic.id] = host.id
@@ -255,6 +290,52 @@ class Fabric:
 
     def switch_hosts(self, sw: Switch) -> list[str]:
         return list(sw.members) if sw.kind in MULTI_HOST_SWITCHES else ([sw.host] if sw.host else [])
+
+    def patches(self) -> list[tuple[Switch, Switch]]:
+        """The patches of the design (links between two switches that ``patchable`` allows)."""
+        if self._patches is None:
+            self._patches = []
+            for link in self.topology.links:
+                a, b = self.switch.get(link.a), self.switch.get(link.b)
+                if a is not None and b is not None and self.index.kind(link.a) == self.index.kind(link.b) == "switch" \
+                        and patchable(a, b):
+                    self._patches.append((a, b))
+        return self._patches
+
+    def patch_chain(self, switch_id: str) -> str:
+        """One switch standing for every switch joined to ``switch_id`` by a chain of patches."""
+        if self._chain is None:
+            self._chain = {}
+            for a, b in self.patches():
+                self._chain.setdefault(a.id, a.id)
+                self._chain.setdefault(b.id, b.id)
+                self._chain[self.patch_chain(a.id)] = self.patch_chain(b.id)
+        while self._chain.get(switch_id, switch_id) != switch_id:
+            switch_id = self._chain[switch_id]
+        return switch_id
+
+    def patched_segments(self, used: Any) -> list[tuple[SegmentKey, SegmentKey]]:
+        """The segment pairs the patches join, for the segments ``used`` (keys): every VLAN in use on any switch
+        of a chain of patches crosses each patch of the chain (``patch_segments``), and so does the untagged one.
+        """
+        vlans: dict[str, set[int | None]] = {}
+        for key in used:
+            if key.switching is Switching.VIRTUAL and key.guest is None:
+                vlans.setdefault(self.patch_chain(key.switch), {None}).add(key.vlan)
+        pairs = []
+        for a, b in self.patches():
+            for vlan in sorted(vlans.get(self.patch_chain(a.id), {None}), key=lambda v: -1 if v is None else v):
+                pair = patch_segments(a, b, vlan)
+                if pair is not None:
+                    pairs.append(pair)
+        return pairs
+
+    def leaves_through_patch(self, sw: Switch) -> bool:
+        """Whether ``sw`` has no uplink of its own but a patch chain to a switch that has one (br-int)."""
+        if not self.patches() or sw.uplinks:
+            return False
+        chain = self.patch_chain(sw.id)
+        return any(other.uplinks for pair in self.patches() for other in pair if self.patch_chain(other.id) == chain)
 
     # --- which segment a vNIC's frames join (SEMANTICS §2) ---------------------------------------------------
 
@@ -300,6 +381,22 @@ class Fabric:
             guest = None if guests_meet_inside(sw) else nic.id
             return Place(SegmentKey(sw.id, host, None, guest), portgroup=pg_id)
         return Place(SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None), portgroup=pg_id)
+
+    def network_segment(self, network: str | None, host: str | None, who: str) -> tuple[SegmentKey | None, str]:
+        """The segment on ``host`` that untagged frames sent into ``network`` (a portgroup or switch id) join:
+        where a DLR interface, a patch end or a NAT service sits; or why there is none (``who`` names the sender).
+        """
+        kind = self.index.kind(network)
+        if kind not in ("portgroup", "switch"):
+            return None, f"{who}: network {network!r} is not a portgroup or switch"
+        pg = self.index.get(network) if kind == "portgroup" else None
+        sw = self.index.parent(network) if pg is not None else self.index.get(network)
+        if host not in self.switch_hosts(sw):
+            return None, f"{who}: {sw.name} does not exist on {self.name_of(host)}"
+        vlan, problem = self.frame_vlan(sw, pg, None, who)
+        if problem:
+            return None, f"{who}: {problem}"
+        return SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None), ""
 
     def frame_vlan(self, sw: Switch, pg: Any, guest_vlan: int | None, who: str) -> tuple[int | None, str]:
         """The VLAN a guest's frames carry inside ``sw`` through portgroup ``pg`` (None: untagged), or why the
@@ -418,7 +515,7 @@ class Fabric:
 
     def wire(self, sw: Switch, host: str | None, vlan: int | None) -> Wire | None:
         """Where a segment of ``sw`` meets the physical network (SEMANTICS §3), or None for switches that have no
-        layer-2 uplink by nature (host-only, NAT, NSX segments: see ``transport``).
+        layer-2 uplink by nature (host-only, NAT, NSX segments: see ``transport``) or reach one through a patch.
 
         The active uplink carries it; a tagging switch sends the segment's VLAN as the tag, a Linux bridge,
         macvtap or raw socket what its uplink says (eth0.10: tag 10). The port then takes it or drops it.
@@ -426,6 +523,8 @@ class Fabric:
         if sw.kind in NO_UPLINK:
             return None
         uplinks = self.uplinks_of(sw, host, vlan)
+        if not uplinks and self.leaves_through_patch(sw):
+            return None      # its frames leave through the patched switch's uplink
         if not uplinks:
             if sw.kind in PER_GUEST:
                 return Wire(problems=(f"{sw.kind} {sw.name} names no pNIC of {self.name_of(host)}",))
@@ -433,8 +532,7 @@ class Fabric:
         up, problems = self.active_uplink(uplinks)
         if up is None:
             return Wire(problems=(*problems, f"every uplink of {sw.name} is down, so its traffic stays in the host"))
-        tag = vlan if sw.kind in TAGGING_SWITCHES else up.vlan
-        return self._into_port(up, tag, problems)
+        return self._into_port(up, uplink_tag(sw, up, vlan), problems)
 
     def segment_wire(self, key: SegmentKey) -> Wire | None:
         """Where the segment ``key`` meets the physical network (see ``wire``). An SR-IOV embedded switch and a

@@ -17,7 +17,8 @@ from functools import cached_property
 from typing import Any
 
 from .forwarding import (
-    BYPASS_TYPES, STANDARD_MTU, TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, inner_mtu, overlay_overhead,
+    BYPASS_TYPES, STANDARD_MTU, TAGGING_SWITCHES, Fabric, inner_mtu, overlay_overhead,
+    patchable,
 )
 from .index import Entry, Index
 from .nictypes import GUESTS, MIN_HARDWARE, PLATFORM_NIC_TYPES, allowed_nic_types
@@ -65,8 +66,6 @@ SWITCH_HOST_KIND: dict[SwitchKind, HostKind] = {
     SwitchKind.HOSTED_BRIDGED: HostKind.HOSTED, SwitchKind.HOSTED_HOSTONLY: HostKind.HOSTED,
     SwitchKind.HOSTED_NAT: HostKind.HOSTED,
 }
-#: Switch kinds that may be patched to each other (OVS patch port, veth between bridges) on one KVM host.
-PATCHABLE_SWITCHES = frozenset({SwitchKind.OVS, SwitchKind.LINUX_BRIDGE})
 #: Link endpoint kinds that are one physical socket: each takes at most one cable.
 SINGLE_CABLE = frozenset({"pnic", "port", "router_interface", "host_nic"})
 #: Allowed cable pairs (unordered) besides switch-switch patches.
@@ -377,7 +376,9 @@ class _Checker:
 
     def check_transport_mtu(self, path: str, sw: Switch) -> None:
         """The classic NSX failure: a transport MTU that cannot carry a standard guest packet plus the overlay's
-        headers (forwarding-rules.md "MTU")."""
+        headers (forwarding-rules.md "MTU"). A segment on one host encapsulates nothing."""
+        if len(set(sw.members)) < 2:
+            return
         for host in sw.members:
             wire = self.fabric.transport(host) if self.index.kind(host) == "host" else None
             if wire is None or wire.pnic is None:
@@ -718,7 +719,7 @@ class _Checker:
                 used.setdefault(ref, link.id)
 
     def check_patch(self, path: str, link_id: str, a: Switch, b: Switch) -> None:
-        if a.kind in PATCHABLE_SWITCHES and b.kind in PATCHABLE_SWITCHES and a.host == b.host and a.host:
+        if patchable(a, b):
             host = self.index.get(a.host)
             if host is not None and host.kind == HostKind.KVM:
                 return
@@ -764,17 +765,16 @@ class _Checker:
                     self.once(macs, (seg, nic.mac.lower()), path + ".mac", nic.id, label, f"the MAC {nic.mac}")
         for i, dlr in enumerate(self.t.nsx.dlrs):
             for j, itf in enumerate(dlr.interfaces):
-                kind = self.index.kind(itf.network)
-                if kind not in ("portgroup", "switch"):
-                    continue
-                pg = self.index.get(itf.network) if kind == "portgroup" else None
-                sw = self.index.parent(itf.network) if pg is not None else self.index.get(itf.network)
-                vlan, problem = self.fabric.frame_vlan(sw, pg, None, itf.name)
+                sw = self.index.parent(itf.network) if self.index.kind(itf.network) == "portgroup" else \
+                    self.index.get(itf.network)
                 address = _address(itf.ip)
-                for host in [] if problem or address is None else self.switch_hosts(sw):
-                    seg = SegmentKey(sw.id, host, vlan if sw.kind in VLAN_SWITCHES else None)
-                    self.once(ips, (seg, address), f"nsx.dlrs[{i}].interfaces[{j}].ip", itf.id,
-                              f"{dlr.name}/{itf.name}", f"the address {address}")
+                if address is None or self.index.kind(getattr(sw, "id", None)) != "switch":
+                    continue
+                for host in self.switch_hosts(sw):
+                    seg, _ = self.fabric.network_segment(itf.network, host, itf.name)
+                    if seg is not None:
+                        self.once(ips, (seg, address), f"nsx.dlrs[{i}].interfaces[{j}].ip", itf.id,
+                                  f"{dlr.name}/{itf.name}", f"the address {address}")
 
     def once(self, seen: dict, key: tuple, path: str, obj_id: str, label: str, what: str) -> None:
         if key in seen:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, uplink_tag
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
 from .result import FilterDetail
 
-_TAGGING = (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)
 #: Why a switch may send a routed frame back out of the port the original came in on (SEMANTICS §3).
 _ROUTED_BACK = ("the port the frame came in on: a routed frame is a new frame, which a switch may send back (a "
                 "switched one it may not)")
@@ -101,7 +101,7 @@ class Narrator:
     def vlan(self, seg: Segment) -> str:
         if seg.vlan is not None:
             return f"VLAN {seg.vlan}"
-        return "VLAN none (untagged)" if self.kind(seg) in _TAGGING else ""
+        return "VLAN none (untagged)" if self.kind(seg) in TAGGING_SWITCHES else ""
 
     def portgroup(self, point: Point) -> str | None:
         if point.portgroup and self.net.index.kind(point.portgroup) == "portgroup":
@@ -348,8 +348,8 @@ class Narrator:
             for up in net.fabric.teaming(sw, sx.host, sx.vlan):
                 if up.pnic == data["pnic"]:
                     role = f"{sw.name}'s {'standby' if up.standby else 'active'} uplink"
-                    tag = getattr(up, "vlan", None) if sw.kind is SwitchKind.LINUX_BRIDGE else sx.vlan
-        if tag is None and sw is not None and sw.kind not in (*_TAGGING, SwitchKind.LINUX_BRIDGE):
+                    tag = uplink_tag(sw, up, sx.vlan)
+        if tag is None and sw is not None and sw.kind not in TEAMING_SWITCHES:
             how = ""
         elif tag is not None:
             how = f", tagged VLAN {tag}"
@@ -363,7 +363,7 @@ class Narrator:
         """Why the uplink in use is not the first choice (an active one down: the standby takes over)."""
         net = self.net
         sw = net.typed(seg.object_id, "switch")
-        if sw is None or sw.kind not in (*_TAGGING, SwitchKind.LINUX_BRIDGE, SwitchKind.HOSTED_BRIDGED):
+        if sw is None or sw.kind not in TEAMING_SWITCHES:
             return []
         order = net.fabric.teaming(sw, seg.host, seg.vlan)
         chosen = next((u for u in order if u.pnic == pnic_id), None)

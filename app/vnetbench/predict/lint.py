@@ -7,7 +7,9 @@ transport MTU...) plus these lints, each with its place in the file and its fix:
 - two addresses colliding in one L2 domain (validation already catches them within one segment);
 - a VM whose subnet differs from the rest of its L2 domain;
 - a route whose next hop is unreachable from the router;
-- a flow whose two directions pass different routers (asymmetric), as a warning.
+- a flow whose two directions pass different routers (asymmetric) when a stateful one sees only one of them,
+  as a warning;
+- a jumbo VM and a physical host (a NAS) in one subnet with a smaller MTU on the way (its switch port).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter
 
+from ..model.forwarding import STANDARD_MTU
 from ..model.objects import Topology, VmRole
 from ..model.validate import ERROR, WARNING, Problem, run_alone, validate
 from .engine import Engine
@@ -52,7 +55,8 @@ class _Linter:
                    if p.segment is not None and p.iface]
         for what, lint_check in (("addresses colliding", lambda: self.collisions(points)),
                                  ("subnets in a layer-2 domain", lambda: self.subnets(points)),
-                                 ("route next hops", self.next_hops), ("asymmetric paths", self.asymmetry)):
+                                 ("route next hops", self.next_hops), ("asymmetric paths", self.asymmetry),
+                                 ("jumbo packets", self.jumbo)):
             run_alone(lint_check, self.problems, f"the lint of {what}")
         return self.problems
 
@@ -139,11 +143,13 @@ class _Linter:
                 groups.setdefault(key, vm.id)
         reps = list(groups.values())[:MAX_ROUTE_GROUPS]
         walker, reported = self.engine.walker, set()
+        stateful = {d.name for d in self.net.devices if d.stateful}
         for i, a in enumerate(reps):
             for b in reps[i + 1:]:
                 p = walker.flow(a, b, "udp", None)
                 there, home = p.forward.routed_by, p.reverse.routed_by
-                if not (p.forward.verdict.delivered and p.reverse.verdict.delivered) or set(there) == set(home):
+                if not (p.forward.verdict.delivered and p.reverse.verdict.delivered) or \
+                        not (set(there) ^ set(home)) & stateful:   # only a stateful device seeing one side drops
                     continue
                 if (there, home) in reported:
                     continue
@@ -153,3 +159,27 @@ class _Linter:
                          f", but the reply passes {', '.join(home) or 'no router'}: an asymmetric path, which a "
                          "stateful firewall on one side drops", f"give {name_a} and {name_b} gateways that route "
                          "both ways through the same routers")
+
+    def jumbo(self) -> None:
+        """The classic storage mistake: a VM with jumbo frames and a physical host (a NAS) in one subnet, with a
+        smaller MTU on the layer-2 path between them, often the host's switch port. No router is in between to
+        answer "too big" (RFC 1191), so the larger packets vanish."""
+        hosts = [(ph.id, p) for ph in self.net.topology.physical_hosts for p in self.net.points.get(ph.id, ())
+                 if p.segment is not None and p.iface is not None]
+        walker = self.engine.walker
+        for vm in self.net.topology.vms:
+            for nic in self.net.points.get(vm.id, ()):
+                if nic.segment is None or nic.iface is None or (nic.mtu or 0) <= STANDARD_MTU:
+                    continue
+                for host_id, host in hosts:
+                    if host.iface.network != nic.iface.network or self.domain(host) != self.domain(nic):
+                        continue
+                    mtu, at = walker.flow(vm.id, host_id, "icmp", None).mtu
+                    if mtu is not None and mtu < nic.mtu:
+                        at = at.removesuffix(f" (MTU {mtu})")
+                        self.add(WARNING, nic, "mtu", f"{nic.name} sends jumbo packets of up to {nic.mtu} bytes to "
+                                 f"{self.net.name_of(host_id)} in its own subnet {nic.iface.network}, but only {mtu} "
+                                 f"get through {at}: with no router in between to say the packet is too big, "
+                                 "larger ones vanish", f"give the whole path one MTU: raise {at} to "
+                                 f"{nic.mtu}, or lower {nic.name}'s MTU to {mtu}")
+                        break

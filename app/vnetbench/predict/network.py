@@ -32,7 +32,7 @@ from ..model.objects import (
     VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Rule, SwitchKind, Topology, VmRole,
 )
 from ..model.forwarding import (
-    TAGGING_SWITCHES, VLAN_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
+    LEAF_SWITCHES, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 
@@ -93,6 +93,7 @@ class Point:
     portgroup: str | None = None
     problem: str | None = None      # why this interface has no segment
     mtu: int | None = None          # the largest packet the interface takes (None: its port decides)
+    mtu_at: str = ""                # where that limit sits, when not the interface itself (its switch port)
     ip: ipaddress.IPv4Address | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -314,6 +315,7 @@ class Network:
             point.problem = ingress_problem(port, tag, self.fabric.port_label(port))
         else:
             point.segment = self.phys_segment(self.port_switch[port.id], vlan)
+            point.mtu, point.mtu_at = port.mtu, self.fabric.port_label(port)   # the NIC takes its port's MTU
         return point
 
     def _add_device(self, device: Device) -> None:
@@ -376,12 +378,12 @@ class Network:
                 point.problem = f"DLR interface {itf.name} names no switch or portgroup"
             else:
                 # a VLAN-backed interface on a distributed portgroup sits in the portgroup's VLAN
-                vlan, problem = self.fabric.frame_vlan(sw, obj if kind == "portgroup" else None, None, point.name)
-                vlan = None if problem or sw.kind not in VLAN_SWITCHES else vlan
                 point.portgroup = sw.id  # the logical switch; its per-host instance is chosen at walk time
-                self._dlr_vlan[itf.id] = vlan
                 for host in self.fabric.switch_hosts(sw):
-                    self.switch_segment(SegmentKey(sw.id, host, vlan))
+                    key, _ = self.fabric.network_segment(itf.network, host, point.name)
+                    if key is not None:
+                        self._dlr_vlan[itf.id] = key.vlan
+                        self.switch_segment(key)
             device.points.append(point)
         self._add_device(device)
 
@@ -420,14 +422,16 @@ class Network:
         device.points.append(out)  # after: the host's own address is no gateway (the NAT serves its guests)
 
     def _patches(self) -> None:
-        """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments."""
-        for link in self.topology.links:
-            ka, kb = self.index.kind(link.a), self.index.kind(link.b)
-            if ka == kb == "switch":
-                a, b = self.index.get(link.a), self.index.get(link.b)
-                if a.host and a.host == b.host and {a.kind, b.kind} <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}:
-                    self.graph.add_edge(self.switch_segment(SegmentKey(a.id, a.host, None)),
-                                        self.switch_segment(SegmentKey(b.id, b.host, None)), kind="patch")
+        """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments,
+        every VLAN in use crossing an untagged OVS patch (``Fabric.patched_segments``)."""
+        patched = nx.Graph()
+        for ka, kb in self.fabric.patched_segments(list(self._key_of.values())):
+            patched.add_edge(self.switch_segment(ka), self.switch_segment(kb))
+        self.graph.add_edges_from(patched.edges, kind="patch")
+        for group in nx.connected_components(patched):   # why frames do not leave, whichever bridge holds the uplink
+            problems = list(dict.fromkeys(p for s in sorted(group) for p in self.segments[s].problems))
+            for s in group:
+                self.segments[s].problems = list(problems)
 
     def _embedded(self) -> None:
         """SR-IOV: a pNIC's embedded switch joins its VFs with the segment it uplinks in the same VLAN."""
@@ -545,9 +549,10 @@ class Network:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
         vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
+        patched = {sw.id for pair in self.fabric.patches() for sw in pair}
         for seg in new:
             sw = self.typed(seg.object_id, "switch")
-            if not seg.physical and (sw is None or sw.kind not in (SwitchKind.VSS, SwitchKind.VDS, SwitchKind.OVS)):
+            if not seg.physical and (sw is None or sw.kind not in LEAF_SWITCHES or sw.id in patched):
                 return False
             wire = self.wires.get(seg.id)
             if wire is not None and any(shares_embedded_switch(vf, wire) for vf in vfs):

@@ -734,7 +734,7 @@ def _filtered(steps: list[Step], owner: str, name: str, firewall: str, decision:
 
 
 def _mtu_of(point: Point) -> list[tuple[int, str]]:
-    return [(point.mtu, point.name)] if point.mtu is not None else []
+    return [(point.mtu, point.mtu_at or point.name)] if point.mtu is not None else []
 
 
 def behind_dfw(point: Point) -> bool:

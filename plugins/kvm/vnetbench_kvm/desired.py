@@ -35,7 +35,7 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
-from vnetbench.model.forwarding import Fabric, Wire, ingress, returns_through
+from vnetbench.model.forwarding import Fabric, Wire, ingress, patchable, returns_through
 from vnetbench.model.vlan import VlanMode
 
 from .config import design_tag, digest, ifname, libvirt_name, ns_name
@@ -335,8 +335,7 @@ class _Builder:
             if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
                 continue
             a, b = self.ix.get(link.a), self.ix.get(link.b)
-            kinds = {a.kind, b.kind}
-            if not (a.host and a.host == b.host and kinds <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}):
+            if not patchable(a, b):
                 self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
                                     f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
                 continue
@@ -349,7 +348,7 @@ class _Builder:
                              "bridge": self.wants[key].spec["bridge"], "if": ifname("x", self.tag, link.id, side)})
             name = ends[0]["if"]
             self.add(Want("patch", f"patch/{name}", a.host, {"a": ends[0], "b": ends[1],
-                                                             "ovs_patch": kinds == {SwitchKind.OVS}},
+                                                             "ovs_patch": a.kind is b.kind is SwitchKind.OVS},
                           f"patch {a.name} - {b.name}", link.id, (ka, kb)))
 
     # --- guests --------------------------------------------------------------------------------------

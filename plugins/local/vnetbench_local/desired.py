@@ -35,6 +35,7 @@ from typing import Any
 
 from vnetbench.model import VM, Action, Forwarding, ForwardMode, Index, MacvtapMode, SwitchKind, Topology, VmRole
 from vnetbench.model.forwarding import (BYPASS_TYPES, PER_GUEST, Fabric, SegmentKey, Switching, guests_meet_inside, ingress,
+                                        patchable,
                                         inner_mtu, reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
 from vnetbench.backends import nftables as nft
@@ -200,17 +201,8 @@ class _Builder:
 
     def switch_segment(self, host: str, network: str, who: str) -> tuple[_Segment | None, str]:
         """The bridge of ``network``'s untagged segment on ``host`` (a DLR interface's, a patch's, a NAT's)."""
-        kind = self.ix.kind(network)
-        if kind not in ("portgroup", "switch"):
-            return None, f"{who}: network {network!r} is not a portgroup or switch"
-        pg = self.ix.get(network) if kind == "portgroup" else None
-        sw = self.ix.parent(network) if pg is not None else self.ix.get(network)
-        if host not in self.fabric.switch_hosts(sw):
-            return None, f"{who}: {sw.name} does not exist on {self.fabric.name_of(host)}"
-        vlan, problem = self.fabric.frame_vlan(sw, pg, None, who)
-        if problem:
-            return None, f"{who}: {problem}"
-        return self.bridge_of(SegmentKey(sw.id, host, vlan)), ""
+        key, problem = self.fabric.network_segment(network, host, who)
+        return (self.bridge_of(key), "") if key is not None else (None, problem)
 
     def bridge_of(self, key: SegmentKey) -> _Segment | None:
         if key.switching is Switching.VIRTUAL:
@@ -479,20 +471,26 @@ class _Builder:
                             rules.append(rule)
 
     def patches(self) -> None:
-        """A KVM patch (OVS patch port, veth between bridges) between two switches of one host: a veth."""
+        """A KVM patch (OVS patch port, veth between bridges) between two switches of one host: a veth between
+        the bridges of each segment pair it joins (``Fabric.patched_segments``: every VLAN in use crosses an
+        untagged OVS patch, as each VLAN is its own bridge here)."""
         for link in self.d.links:
             if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
                 continue
             a, b = self.ix.get(link.a), self.ix.get(link.b)
-            if not (a.host and a.host == b.host and {a.kind, b.kind} <= {SwitchKind.OVS, SwitchKind.LINUX_BRIDGE}):
+            if not patchable(a, b):
                 self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
                                     f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
-                continue
-            sa, _ = self.switch_segment(a.host, a.id, f"patch {link.id}")
-            sb, _ = self.switch_segment(b.host, b.id, f"patch {link.id}")
+        links = {(lk.a, lk.b): lk.id for lk in self.d.links}
+        for ka, kb in self.fabric.patched_segments(list(self.segments)):
+            sa, sb = self.bridge_of(ka), self.bridge_of(kb)
+            link = links.get((ka.switch, kb.switch)) or links[(kb.switch, ka.switch)]
             if sa and sb:
-                self.veth(_end(sa.ns, ifname("c", link.id, "a"), sa.bridge),
-                          _end(sb.ns, ifname("c", link.id, "b"), sb.bridge), f"patch {a.name} - {b.name}", link.id)
+                vlan = () if ka.vlan is None else (ka.vlan,)
+                self.veth(_end(sa.ns, ifname("c", link, "a", *vlan), sa.bridge),
+                          _end(sb.ns, ifname("c", link, "b", *vlan), sb.bridge),
+                          f"patch {self.ix.get(ka.switch).name} - {self.ix.get(kb.switch).name}"
+                          + (f" VLAN {ka.vlan}" if ka.vlan is not None else ""), link)
 
     def hosted_nat(self, sw: Any) -> None:
         """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
@@ -550,9 +548,10 @@ class _Builder:
         Each host with NSX segments gets a transport bridge holding its VTEP address; it reaches the physical
         network through the host's transport pNIC in the transport VLAN (``Fabric.transport``) like any segment,
         so the tunnels really cross the pNICs, and only where the physical network carries that VLAN. The VXLAN
-        device takes guest frames up to the transport MTU less the overlay's bytes (``inner_mtu``: VXLAN 50,
-        Geneve 54, which the lab's VXLAN emulates at the sending host), and the physical ports on the way drop
-        encapsulated frames larger than their own MTU, as real ones do.
+        device takes guest frames up to the smallest transport MTU of its hosts less the overlay's bytes
+        (``inner_mtu``: VXLAN 50, Geneve 54, which the lab's VXLAN emulates), so a limit on one host holds both
+        ways, and the physical ports on the way drop encapsulated frames larger than their own MTU, as real ones
+        do.
         """
         if not self.overlay_members:
             return
@@ -575,12 +574,15 @@ class _Builder:
             for seg in segs:
                 if seg.host not in vteps:
                     continue
-                remotes = sorted(vteps[s.host] for s in segs if s.host != seg.host and s.host in vteps)
+                peers = [s.host for s in segs if s.host != seg.host and s.host in vteps]
+                remotes = sorted(vteps[h] for h in peers)
+                # one device reaches every peer: the smallest transport MTU of any path limits it, both ways
+                transport = min(transport_mtu[h] for h in [seg.host, *peers])
                 name = ifname("o", sw_id)
                 self._add(Resource("vxlan", f"vxlan/{seg.ns}/{name}",
                                    {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
                                     "remotes": remotes, "master": seg.bridge,
-                                    "mtu": min(sw.mtu, inner_mtu(sw, transport_mtu[seg.host]))},
+                                    "mtu": min(sw.mtu, inner_mtu(sw, transport))},
                                    f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
                                    (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",
                                     f"bridge/{seg.ns}/{ifname('x', seg.host)}")))

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...layout import content
-from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, Topology
+from ...model.forwarding import NO_UPLINK
+from ...model.objects import MULTI_HOST_SWITCHES, Topology
 
 #: Switch kinds that never have uplinks (the canvas does not ask for one).
-NO_UPLINKS = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT})
 #: The canvas's own line on a switch that could have an uplink and has none: the gesture that gives it one.
 NO_UPLINK_HINT = "no uplink: drag a pNIC here"
 
@@ -107,7 +107,7 @@ def words(item: Drawn, topology: Topology, switch_of: dict[str, Any], spans: dic
         lines = content.switch_details(obj)
         if item.key != item.ref:
             lines.append(f"proxy \u00b7 {len(spans.get(obj.id, []))} member hosts")
-        if not obj.uplinks and obj.kind not in NO_UPLINKS:
+        if not obj.uplinks and obj.kind not in NO_UPLINK:
             lines.append(NO_UPLINK_HINT)
         return lines
     if kind == "portgroup":
