@@ -19,7 +19,9 @@ changed. Run from the repository root:
     .venv/bin/python tests/bench/bench_mutation.py --target app/vnetbench/predict/core.py --list
 
 A target is ``path`` (every function) or ``path:name,Class.method`` (only those). The default is the decision
-code of this branch: the walk's verdict rules, ``vector.py``, ``firstmatch.py`` and ``model/forwarding.py``.
+code: the one decision core ``predict/decide.py``, the rule-matching checks of ``predict/rules.py`` and the
+forwarding facts of ``model/forwarding.py``. The walk and the matrix share all of it, so walk-vs-matrix agreement
+cannot catch a mutant there: the tests that pin verdicts (recorded verdicts, examples, the core's truth tables) do.
 """
 
 from __future__ import annotations
@@ -38,12 +40,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WALK_RULES = ("Walk.verdict,Walker.judge,Walker.l2_code,Walker.dfw_check,Walker.choose_source,Walker.direction,"
-              "Walker._direction,Walker.route,Walker._out,_behind_dfw,combine")
-DEFAULT_TARGETS = (f"app/vnetbench/predict/walk.py:{WALK_RULES}", "app/vnetbench/predict/vector.py",
-                   "app/vnetbench/predict/firstmatch.py", "app/vnetbench/model/forwarding.py")
+DEFAULT_TARGETS = ("app/vnetbench/predict/decide.py",
+                   "app/vnetbench/predict/rules.py:spec_matches,_port_matches,_proto_matches,generic,rule_matches",
+                   "app/vnetbench/model/forwarding.py")
 #: The agreement tests, the quickest to fail first (pytest stops at the first failure).
 DEFAULT_TESTS = ("tests/unit/test_examples_verdicts.py",
+                 "tests/unit/test_predict_decide.py",
+                 "tests/unit/test_predict_rules.py",
                  "tests/unit/test_predict_matrix.py::test_walk_and_matrix_answer_like_the_recorded_verdicts",
                  "tests/unit/test_predict_matrix.py::test_matrix_equals_per_pair_predict",
                  "tests/unit/test_predict_matrix.py::test_matrix_equals_per_pair_predict_with_rules_per_vm")
