@@ -22,6 +22,7 @@ from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, 
                                 DeployState, Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange,
                                 ProgressFn, SettingField, SettingKind, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile, private_dir
+from vnetbench.backends.manifest import Manifest
 from vnetbench.model import Index, Topology
 
 from . import channel, guestimage
@@ -70,30 +71,15 @@ class Held:
     host: Listing
 
 
+#: name, title, capabilities and settings, from the manifest that discovery reads without importing this
+MANIFEST = Manifest.of(__file__)
+
+
 class KvmBackend(Backend):
-    name = "kvm"
-    title = "KVM (libvirt + QEMU)"
-    capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
-                                bridged_firewalls=True, nsx=False, physical_network=True, import_inventory=True,
-                                measure=True, needs_credentials=False)
-    settings_fields = (
-        SettingField("uri", "libvirt URI", SettingKind.URL, DEFAULT_URI,
-                     "qemu:///system, qemu+ssh://root@kvm02/system, test:///default; per design host: "
-                     "kvm01=qemu:///system; kvm02=qemu+ssh://root@kvm02/system", required=True),
-        SettingField("image", "Guest image", SettingKind.TEXT, "auto",
-                     "auto: the probe guest, built from Debian packages and cached; or KERNEL,INITRD paths"),
-        SettingField("machine", "Machine type", SettingKind.TEXT, "pc", "QEMU machine type (pc, q35)"),
-        SettingField("accel", "Accelerator", SettingKind.TEXT, "auto",
-                     "auto (kvm where /dev/kvm works, else qemu), kvm, or qemu (TCG emulation)"),
-        SettingField("host_exec", "Host command prefix", SettingKind.TEXT, "",
-                     "how to run ip/ovs-vsctl on the KVM host: empty (this machine), ssh root@kvm02, ..."),
-        SettingField("pnics", "pNICs", SettingKind.TEXT, "emulate",
-                     "emulate (one-machine lab: physical switches as namespaces) or real (use the host's pNICs)"),
-        SettingField("memory_mb", "Memory per guest (MiB)", SettingKind.TEXT, str(DEFAULT_MEMORY_MB),
-                     "MiB of memory per guest, 64 or more"),
-        SettingField("ovs_datapath", "OVS datapath", SettingKind.TEXT, "auto",
-                     "auto (kernel datapath where the openvswitch module is loaded, else userspace), system or netdev"),
-    )
+    name = MANIFEST.name
+    title = MANIFEST.title
+    capabilities = MANIFEST.capabilities
+    settings_fields = MANIFEST.settings_fields
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)

@@ -22,6 +22,7 @@ from typing import Any
 from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
                                 Deployment, ObjectState, Op, Plan, PlannedChange, ProgressFn, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile
+from vnetbench.backends.manifest import Manifest
 from vnetbench.model import Index, Topology
 from vnetbench.model.validate import reference_errors
 
@@ -46,14 +47,16 @@ def namespaces_of(kind: str, spec: Mapping[str, Any]) -> list[str]:
     return [spec["a"]["ns"], spec["b"]["ns"]] if kind == "veth" else [spec["ns"]]
 
 
+#: name, title, capabilities and settings, from the manifest that discovery reads without importing this
+MANIFEST = Manifest.of(__file__)
+
+
 class LocalLabBackend(Backend):
     """Settings: ``mode`` (auto, root, rootless) and ``state_dir`` (where the records live)."""
 
-    name = "local"
-    title = "Local lab (network namespaces)"
-    capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
-                                bridged_firewalls=True, nsx=True, physical_network=True,
-                                import_inventory=False, measure=True, needs_credentials=False)
+    name = MANIFEST.name
+    title = MANIFEST.title
+    capabilities = MANIFEST.capabilities
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from vnetbench.backends.manifest import Manifest
 from vnetbench.backends.contract import (
     Backend,
     BackendError,
@@ -46,6 +47,10 @@ from .ssh import SshEndpoint
 log = logging.getLogger("vnetbench.vsphere")
 
 
+#: name, title, capabilities and settings, from the manifest that discovery reads without importing this
+MANIFEST = Manifest.of(__file__)
+
+
 class VSphereBackend(Backend):
     """vCenter or a standalone ESXi host.
 
@@ -55,18 +60,10 @@ class VSphereBackend(Backend):
     ``memory_mb``, and for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``.
     """
 
-    name = "vsphere"
-    title = "VMware vSphere"
-    capabilities = Capabilities(switch_kinds=frozenset({SwitchKind.VSS, SwitchKind.VDS}), vlan_trunks=True,
-                                firewalls=True, bridged_firewalls=True, nsx=False, physical_network=False,
-                                import_inventory=True, measure=True, needs_credentials=True)
-    settings_fields = (
-        SettingField("url", "Server", SettingKind.URL, "", "vCenter or ESXi address, like https://vc.example/sdk",
-                     required=True),
-        SettingField("user", "User", SettingKind.USER, "", "like administrator@vsphere.local", required=True),
-        SettingField("password", "Password", SettingKind.SECRET, "",
-                     f"kept in the OS keyring (service {KEYRING_SERVICE}) when remembered, never in the design"),
-    )
+    name = MANIFEST.name
+    title = MANIFEST.title
+    capabilities = MANIFEST.capabilities
+    settings_fields = MANIFEST.settings_fields
     keyring_service = KEYRING_SERVICE
 
     @classmethod
