@@ -18,16 +18,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, Capabilities, ChangeResult,
+from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, ChangeResult,
                                 DeployState, Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange,
-                                ProgressFn, SettingField, SettingKind, Unsupported)
+                                ProgressFn, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile, private_dir
 from vnetbench.backends.manifest import Manifest
+from vnetbench.backends.planning import Want, design_tag, rebuild_dependents
 from vnetbench.model import Index, Topology
 
 from . import channel, guestimage
-from .config import DEFAULT_MEMORY_MB, DEFAULT_URI, Settings, design_tag
-from .desired import PHASE, SUPPORTED_SWITCHES, Boot, Desired, Want, desired
+from .config import Settings
+from .desired import PHASE, Boot, Desired, desired
 from .hostside import Foreign, HostShell, Listing
 from .hostprobe import NamespaceEndpoint
 from .importer import import_hosts
@@ -258,15 +259,7 @@ class KvmBackend(Backend):
                 mark = held.domains[w.spec["name"]][0]
                 if mark and mark.mark == w.mark:
                     ops[key] = (Op.UPDATE, "not running, or an earlier apply did not finish it")
-        grew = True
-        while grew:
-            grew = False
-            for key, w in want.wants.items():
-                if key not in ops:
-                    hit = next((d for d in w.deps if d in ops and ops[d][0] is Op.UPDATE), None)
-                    if hit:
-                        ops[key] = (Op.UPDATE, f"rebuilt with {hit.split('/', 1)[1]}")
-                        grew = True
+        rebuild_dependents(want.wants, ops, rebuild_on=(Op.UPDATE,))   # a conflict blocks only itself
         ix = Index(design)
         for key, w in want.wants.items():
             if key in ops or key in conflicts:

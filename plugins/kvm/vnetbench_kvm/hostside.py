@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import BackendError
+from vnetbench.backends.planning import design_tag
 from vnetbench.backends.shaper import shaper_commands
 
-from .config import NS_PREFIX, design_tag
+from .config import NS_PREFIX
 
 ALIAS = "vnetbench"
 PART = "part"                  # the mark word of a link that is ours but is not the want's completion mark

@@ -38,7 +38,8 @@ from vnetbench.model.forwarding import (BYPASS_TYPES, PER_GUEST, Fabric, Segment
                                         inner_mtu, reflection_reaches_guests, shares_embedded_switch, trunk_vlan)
 
 from vnetbench.backends import nftables as nft
-from .names import design_tag, guest_ifname, ifname, mac_for, ns_name
+from vnetbench.backends.planning import Want, design_tag
+from .names import guest_ifname, ifname, mac_for, ns_name
 
 #: Creation order of resource kinds; deletion runs the other way round.
 PHASES = ("netns", "bridge", "veth", "vxlan", "routes", "nft", "shaper")
@@ -51,22 +52,6 @@ VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
 
 
 @dataclass(frozen=True)
-class Resource:
-    """One thing the lab creates. ``spec`` is everything needed to build it (and what plans compare)."""
-
-    kind: str
-    key: str
-    spec: dict[str, Any]
-    description: str
-    object_id: str | None = None
-    deps: tuple[str, ...] = ()
-
-    @property
-    def phase(self) -> int:
-        return PHASES.index(self.kind)
-
-
-@dataclass(frozen=True)
 class EndpointInfo:
     ns: str
     addresses: dict[str, str]        # vNIC / NIC id -> address/prefix
@@ -75,7 +60,7 @@ class EndpointInfo:
 @dataclass
 class DesiredLab:
     tag: str
-    resources: dict[str, Resource]
+    resources: dict[str, Want]
     endpoints: dict[str, EndpointInfo]
     reasons: list[str] = field(default_factory=list)
 
@@ -118,7 +103,7 @@ class _Builder:
         self.address_of = nft.design_resolver(design)
         self.fabric = Fabric(design, self.ix)
         self.tag = design_tag(design.id)
-        self.res: dict[str, Resource] = {}
+        self.res: dict[str, Want] = {}
         self.reasons: list[str] = []
         self.endpoints: dict[str, EndpointInfo] = {}
         self.segments: dict[SegmentKey, _Segment] = {}
@@ -134,19 +119,19 @@ class _Builder:
 
     # --- primitives ---------------------------------------------------------------------------------
 
-    def _add(self, res: Resource) -> None:
+    def _add(self, res: Want) -> None:
         self.res.setdefault(res.key, res)
 
     def netns(self, role: str, obj_id: str, description: str, forward: bool = False, *extra: str) -> str:
         name = ns_name(self.tag, role, obj_id, *extra)
         key = f"netns/{name}"
-        self._add(Resource("netns", key, {"ns": name, "forward": forward}, f"namespace {name} ({description})",
+        self._add(Want("netns", key, {"ns": name, "forward": forward}, f"namespace {name} ({description})",
                            obj_id))
         return name
 
     def bridge(self, ns: str, name: str, description: str, object_id: str | None, mtu: int = 1500,
                addrs: tuple[str, ...] = ()) -> str:
-        self._add(Resource("bridge", f"bridge/{ns}/{name}", {"ns": ns, "name": name, "mtu": mtu,
+        self._add(Want("bridge", f"bridge/{ns}/{name}", {"ns": ns, "name": name, "mtu": mtu,
                                                              "addrs": list(addrs)},
                            f"bridge {name} in {ns} ({description})", object_id, (f"netns/{ns}",)))
         return name
@@ -156,7 +141,7 @@ class _Builder:
         key = f"veth/{a['ns']}/{a['name']}"
         deps = [f"netns/{a['ns']}", f"netns/{b['ns']}"]
         deps += [f"bridge/{e['ns']}/{e['master']}" for e in (a, b) if e["master"]]
-        self._add(Resource("veth", key, {"a": a, "b": b, "mtu": mtu}, f"veth {a['name']} ({description})",
+        self._add(Want("veth", key, {"a": a, "b": b, "mtu": mtu}, f"veth {a['name']} ({description})",
                            object_id, tuple(deps)))
         return key
 
@@ -312,7 +297,7 @@ class _Builder:
         except nft.RuleError as exc:
             self.reasons.append(str(exc))
             return
-        self._add(Resource("nft", f"nft/{ns}/{family}", {"ns": ns, "family": family, "text": text},
+        self._add(Want("nft", f"nft/{ns}/{family}", {"ns": ns, "family": family, "text": text},
                            f"{'bridge' if bridged else 'forward'} filter of {vm.name} "
                            f"({len(fw.rules)} rules, default {fw.default_policy.value})", vm.id,
                            (f"netns/{ns}",)))
@@ -424,7 +409,7 @@ class _Builder:
         """One ifb + tbf that every listed veth end sends through: a speed shared by all their VLANs."""
         deps = [f"netns/{ns}"] + [k for k, r in self.res.items() if r.kind == "veth"
                                   and any(r.spec[s]["ns"] == ns and r.spec[s]["name"] in members for s in "ab")]
-        self._add(Resource("shaper", f"shaper/{ns}/{ifb}",
+        self._add(Want("shaper", f"shaper/{ns}/{ifb}",
                            {"ns": ns, "ifb": ifb, "rate_mbit": rate, "members": sorted(members)},
                            f"{what} at {rate} Mbit/s", object_id, tuple(deps)))
 
@@ -541,7 +526,7 @@ class _Builder:
         self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, hv, False))
         if gateways:
             self.routes[ns] = [["default", max(set(gateways), key=gateways.count)]]
-        self._add(Resource("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside")},
+        self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside")},
                            f"NAT of {sw.name} (masquerade, nothing in from outside)", sw.id, (f"netns/{ns}",)))
 
     def overlay(self) -> None:
@@ -577,7 +562,7 @@ class _Builder:
                     continue
                 remotes = sorted(vteps[s.host] for s in segs if s.host != seg.host and s.host in vteps)
                 name = ifname("o", sw_id)
-                self._add(Resource("vxlan", f"vxlan/{seg.ns}/{name}",
+                self._add(Want("vxlan", f"vxlan/{seg.ns}/{name}",
                                    {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
                                     "remotes": remotes, "master": seg.bridge,
                                     "mtu": min(sw.mtu, inner_mtu(sw, transport_mtu[seg.host]))},
@@ -663,12 +648,12 @@ class _Builder:
                 spec["neigh"] = self.neighbours[ns]
             what = [f"{p} via {v}" for p, v in routes] + ([f"{len(self.neighbours[ns])} static neighbours"]
                                                            if ns in self.neighbours else [])
-            self._add(Resource("routes", f"routes/{ns}", spec, f"routes in {ns} ({', '.join(what)})", owner,
+            self._add(Want("routes", f"routes/{ns}", spec, f"routes in {ns} ({', '.join(what)})", owner,
                                tuple(deps)))
         for ns, body in self.bridge_rules.items():
             chains = [("forward", "forward", "accept", body),
                       *((name, "", "", stmts) for name, stmts in self.bridge_chains.get(ns, []))]
-            self._add(Resource("nft", f"nft/{ns}/bridge", {"ns": ns, "family": "bridge",
+            self._add(Want("nft", f"nft/{ns}/bridge", {"ns": ns, "family": "bridge",
                                                           "text": nft.ruleset("bridge", chains)},
                                f"bridge filter in {ns} ({len(body)} rules)", self.res[f"netns/{ns}"].object_id,
                                (f"netns/{ns}",)))
@@ -716,7 +701,7 @@ class _Builder:
         self.trunks()
         self.dfw()
         self.finish()
-        ordered = dict(sorted(self.res.items(), key=lambda kv: (kv[1].phase, kv[0])))
+        ordered = dict(sorted(self.res.items(), key=lambda kv: (PHASES.index(kv[1].kind), kv[0])))
         return DesiredLab(self.tag, ordered, self.endpoints, self.reasons)
 
 

@@ -11,7 +11,6 @@ from vnetbench.backends.contract import (
     Backend,
     BackendError,
     CancelToken,
-    Capabilities,
     ChangeResult,
     Deployment,
     DeployState,
@@ -20,11 +19,9 @@ from vnetbench.backends.contract import (
     Op,
     Plan,
     ProgressFn,
-    SettingField,
-    SettingKind,
     Unsupported,
 )
-from vnetbench.model import Index, SwitchKind, Topology
+from vnetbench.model import Index, Topology
 
 from . import marking
 from .apply import Applier
