@@ -446,6 +446,8 @@ class Topology:
 
 
 #: The model's vocabulary: every class and constant above (what ``from vnetbench.model import *`` gives).
-__all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES",
-           *(name for name, value in dict(globals()).items()
-             if isinstance(value, type) and value.__module__ == __name__)]
+__all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostKind", "SwitchKind", "Encapsulation",
+           "MacvtapMode", "NicType", "VmRole", "ForwardMode", "Action", "Proto", "PortMode", "PNic",
+           "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
+           "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
+           "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

@@ -61,7 +61,6 @@ class Listing:
     ns_owner: dict[str, str] = field(default_factory=dict)             # namespace -> key its loopback names
     ovs: dict[str, dict[str, str]] = field(default_factory=dict)       # bridge -> external ids
     ports: dict[str, dict[str, str]] = field(default_factory=dict)     # OVS port -> external ids
-    ovs_ok: bool = False
 
     def link_owner(self, name: str) -> str | None:
         link = self.links.get(name)
@@ -151,7 +150,6 @@ class HostShell:
                                  table], check=False)
                 if proc.returncode != 0:
                     break
-                out.ovs_ok = True
                 for name, ids in json.loads(proc.stdout)["data"]:
                     ext = dict(ids[1]) if isinstance(ids, list) and ids[0] == "map" else {}
                     into[name] = ext

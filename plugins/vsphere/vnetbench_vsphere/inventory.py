@@ -166,7 +166,6 @@ class NicInfo:
     ips: list[GuestIp]
     device: Any
     opaque: str | None = None
-    manual_mac: bool = False
     #: SR-IOV: the PCI address of the pNIC whose virtual function this is.
     pf: str | None = None
 
