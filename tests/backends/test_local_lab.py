@@ -17,7 +17,7 @@ from lab_designs import campus, firewalled, hosted_nat, kvm_patch, looped, macvt
 
 from vnetbench.backends import Op, Unsupported
 from vnetbench.model import ForwardMode, MacvtapMode, save
-from vnetbench_local.names import design_tag
+from vnetbench.backends.planning import design_tag
 
 pytestmark = pytest.mark.lab
 
