@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtTest import QTest
 
-from canvas_helpers import click, data_dir, window  # noqa: F401
+from canvas_helpers import click
 from vnetbench import resources_dir
 from vnetbench.gui.canvas.items import NodeItem
 from vnetbench.gui.plain import tip

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPointF
 
-from canvas_helpers import data_dir, window  # noqa: F401
 from vnetbench import resources_dir
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]

@@ -108,7 +108,7 @@ def design_resolver(design: Topology) -> Resolver:
 
     def resolve(ref: str) -> list[str] | None:
         kind = ix.kind(ref)
-        obj = ix.get(ref) if kind else None
+        obj = ix.get(ref)
         if kind in ("vnic", "host_nic", "router_interface"):
             return ips([obj])
         if kind == "vm":

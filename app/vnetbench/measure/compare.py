@@ -118,7 +118,7 @@ def compare(run: Run) -> Comparison:
     comparison = Comparison(metric, unit, measured, estimate, verdict, tuple(flags))
     ratio = comparison.ratio
     if kind is not TestKind.RR and ratio is not None and not FAR[0] <= ratio <= FAR[1] and run.status == RunStatus.OK:
-        flags.append(Flag("warning", f"measured {ratio:.2f}x the estimate ({est.source or 'calibration'}); "
+        flags.append(Flag("warning", f"measured {ratio:.2f}x the estimate ({(est.source if est else None) or 'calibration'}); "
                                      "save a run as a calibration profile to sharpen estimates"))
         comparison = Comparison(metric, unit, measured, estimate, verdict, tuple(flags))
     return comparison

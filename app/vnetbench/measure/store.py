@@ -157,7 +157,8 @@ class RunStore:
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (run.started, run.spec.kind.value, run.src_name, run.dst_name, run.design_digest, run.status,
                      json.dumps(context)))
-                run_id = int(cur.lastrowid)
+                run_id = cur.lastrowid
+                assert run_id is not None             # an INSERT always sets it
                 db.executemany("INSERT INTO samples (run_id, seq, t, series, value) VALUES (?, ?, ?, ?, ?)",
                                [(run_id, i, s.t, s.series, s.value) for i, s in enumerate(run.samples)])
         except StoreError as exc:

@@ -158,7 +158,7 @@ def _decoder(tp: Any) -> Decoder:
                     raise FormatError(_place(where), f"key {shown(k)} must be text", "quote the key")
             return {k: val(v, (where, k)) for k, v in value.items()}
         return decode_dict
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _dataclass_decoder(tp)
     if isinstance(tp, type) and issubclass(tp, Enum):
         return _enum_decoder(tp)

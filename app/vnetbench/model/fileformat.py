@@ -342,7 +342,10 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        raise _JsonDuplicate(next(k for k, _ in pairs if k in seen or seen.add(k)))
+        for key, _ in pairs:
+            if key in seen:
+                raise _JsonDuplicate(key)
+            seen.add(key)
     return obj
 
 

@@ -163,7 +163,7 @@ class Portgroup:
 
     id: str
     name: str
-    vlan: Vlan = VlanField(Vlan.read, UNTAGGED)
+    vlan: Vlan = VlanField(Vlan.read, UNTAGGED)  # type: ignore[assignment]  # a descriptor that holds a Vlan
     native_vlan: int | None = None
     security: Security = field(default_factory=Security)
     uplinks: list[Uplink] | None = None
@@ -270,7 +270,7 @@ class Port:
     name: str
     mode: PortMode = PortMode.ACCESS
     access_vlan: int = 1
-    allowed: VlanList = VlanField(VlanList.read, ALL)
+    allowed: VlanList = VlanField(VlanList.read, ALL)  # type: ignore[assignment]  # a descriptor, as vlan
     native_vlan: int = 1
     hairpin: bool = False
     up: bool = True

@@ -190,7 +190,8 @@ class VlanField(Generic[T]):
     """A dataclass field that reads plain values into ``T`` on every assignment (file, inspector, importer)."""
 
     def __init__(self, read: Callable[[Any], T], default: T) -> None:
-        self.read, self.default = read, default
+        self.read: Callable[[Any], T] = read
+        self.default: T = default
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_" + name
