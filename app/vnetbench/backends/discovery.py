@@ -55,6 +55,7 @@ class PluginInfo:
 
     @property
     def ok(self) -> bool:
+        """The plugin loads and can be used (imports it on first call)."""
         return self.backend is not None
 
     @property

@@ -125,6 +125,7 @@ def decode(tp: Any, value: Any, where: str = "") -> Any:
 
 
 def typed_scalar(tp: Any) -> bool:
+    """Whether ``tp`` reads itself from plain file values (``from_plain``), like ``Vlan``."""
     return isinstance(tp, type) and hasattr(tp, "from_plain")
 
 

@@ -109,6 +109,7 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0}
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """The file's data brought up to the current format version, or a ``FormatError`` saying why not."""
     version = data.get("format_version")
     if version is None:
         raise FormatError("format_version", "the key is missing",
@@ -398,6 +399,7 @@ def from_data(data: Any) -> Topology:
 
 
 def to_data(topology: Topology) -> dict[str, Any]:
+    """The design as plain data for a file, version and identity first for people reading it."""
     data = encode(topology)
     data["format_version"] = FORMAT_VERSION
     # Keep the version and identity first, for people reading the file.
@@ -433,6 +435,7 @@ def _yaml_text(data: Any, column: int = 0) -> str:
 
 
 def format_for(path: str | os.PathLike) -> str:
+    """``json`` for a .json path, else ``yaml``: the file name chooses the format."""
     return "json" if str(path).lower().endswith(".json") else "yaml"
 
 

@@ -16,6 +16,8 @@ from .objects import VM, PhysicalHost, Topology
 
 @dataclass(frozen=True)
 class Entry:
+    """One indexed object: what it is, what holds it and where it sits in the file (for messages)."""
+
     obj: Any
     kind: str
     parent: Any = None
@@ -75,18 +77,22 @@ class Index:
         return obj_id in self.entries
 
     def get(self, obj_id: str | None) -> Any:
+        """The object with this id, or None."""
         entry = self.entries.get(obj_id) if obj_id is not None else None
         return entry.obj if entry else None
 
     def kind(self, obj_id: str | None) -> str | None:
+        """What the id names (``vm``, ``portgroup``, ...), or None."""
         entry = self.entries.get(obj_id) if obj_id is not None else None
         return entry.kind if entry else None
 
     def parent(self, obj_id: str | None) -> Any:
+        """The object that holds this id's object (a vNIC's VM, a portgroup's switch), or None."""
         entry = self.entries.get(obj_id) if obj_id is not None else None
         return entry.parent if entry else None
 
     def path(self, obj_id: str) -> str:
+        """Where the object sits in the file (``vms[3].vnics[0]``), for messages."""
         entry = self.entries.get(obj_id)
         return entry.path if entry else ""
 

@@ -36,6 +36,7 @@ def json_schema() -> dict[str, Any]:
 
 
 def schema_text() -> str:
+    """The JSON Schema as the text ``vnetbench schema`` prints and resources/ ships."""
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
