@@ -28,5 +28,8 @@ resources = ["vnetbench.resources"] + [f"vnetbench.resources.{name}" for name in
 setup(
     packages=packages + resources,
     package_dir=package_dir,
-    package_data={"vnetbench": ["py.typed"], "vnetbench_kvm.guest": ["*"], **{name: ["*"] for name in resources}},
+    package_data={"vnetbench": ["py.typed"], "vnetbench_kvm.guest": ["*"], **{name: ["*"] for name in resources},
+                  # each plugin's manifest, which discovery reads without importing the plugin
+                  **{plugin: ["vnetbench-plugin.toml"] for plugin in packages if plugin.startswith("vnetbench_")
+                     and "." not in plugin}},
 )

@@ -23,7 +23,8 @@ from lab_kernel import kernel_lists
 
 from vnetbench.model import load, save
 from vnetbench_local import LocalLabBackend
-from vnetbench_local.names import design_tag, ns_prefix
+from vnetbench.backends.planning import design_tag
+from vnetbench_local.names import ns_prefix
 
 pytestmark = pytest.mark.lab
 ROUNDS = int(os.environ.get("VNETBENCH_KILL_ROUNDS", "20"))

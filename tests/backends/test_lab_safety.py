@@ -25,7 +25,8 @@ from lab_kernel import kernel_lists
 from vnetbench.backends import Op
 from vnetbench.model import save
 from vnetbench_local import LocalLabBackend
-from vnetbench_local.names import design_tag, ns_prefix
+from vnetbench.backends.planning import design_tag
+from vnetbench_local.names import ns_prefix
 from vnetbench_local.state import LabState
 
 pytestmark = pytest.mark.lab
@@ -86,7 +87,7 @@ SANDBOX_SCRIPT = textwrap.dedent("""\
     from lab_designs import campus
     from vnetbench.model import save
     from vnetbench_local import LocalLabBackend
-    from vnetbench_local.names import design_tag
+    from vnetbench.backends.planning import design_tag
 
     def sh(cmd):
         return subprocess.run(cmd, shell=True, capture_output=True, text=True)

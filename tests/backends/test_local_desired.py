@@ -10,7 +10,8 @@ from lab_designs import campus, firewalled, macvtap
 
 from vnetbench.model import Dlr, DlrInterface, ForwardMode, Link, MacvtapMode, PortMode, load
 from vnetbench_local.desired import desired_lab
-from vnetbench_local.names import IFNAMSIZ, design_tag
+from vnetbench.backends.planning import design_tag
+from vnetbench_local.names import IFNAMSIZ
 
 EXAMPLE = "resources/examples/esx-four-cases.vnet.yaml"
 

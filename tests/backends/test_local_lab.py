@@ -17,8 +17,8 @@ from lab_designs import campus, firewalled, hosted_nat, kvm_patch, looped, macvt
 
 from vnetbench.backends import Op, Unsupported
 from vnetbench.model import ForwardMode, MacvtapMode, save
+from vnetbench.backends.planning import design_tag
 from vnetbench.predict import Engine, Verdict
-from vnetbench_local.names import design_tag
 
 pytestmark = pytest.mark.lab
 
@@ -82,16 +82,20 @@ def test_a_design_the_lab_cannot_build_is_refused_before_anything_exists(lab, tm
     assert ours(design_tag(d.id), after) == set() and not list((tmp_path / "state").glob("*"))
 
 
-def test_endpoint_streams_lines_and_pins_the_cpu(lab):
+def test_endpoint_streams_lines_and_pins_the_cpu(lab, tmp_path):
     d = campus(vms_per_host=1, hosts=1)
     lab.up(d)
     ep = lab.endpoint(d, "h0v0")
     assert ep.address() == "10.10.0.10" and ep.has_program("iperf3") and not ep.has_program("no-such-prog-x")
-    cmd = ep.start(["sh", "-c", "echo one; sleep 0.5; echo two"])
-    t0, stamps = time.monotonic(), []
+    # lines stream: "two" waits (10 s at most) for a file this test makes only once it has read "one"
+    flag = tmp_path / "one-was-read"
+    cmd = ep.start(["sh", "-c", f"echo one; for i in $(seq 200); do [ -e {flag} ] && break; sleep 0.05; done; "
+                                f"[ -e {flag} ] && echo two after one || echo two before one"])
+    lines = []
     for line in cmd.lines():
-        stamps.append((line, time.monotonic() - t0))
-    assert [s[0] for s in stamps] == ["one", "two"] and stamps[0][1] < 0.4 <= stamps[1][1]
+        lines.append(line)
+        flag.touch()
+    assert lines == ["one", "two after one"]
     assert cmd.wait(5) == 0
     pinned = ep.start(["grep", "Cpus_allowed_list", "/proc/self/status"], cpu=0)
     assert list(pinned.lines()) == ["Cpus_allowed_list:\t0"]

@@ -13,7 +13,7 @@ from lab_kernel import kernel_lists
 from lab_designs import campus
 
 from vnetbench_local import LocalLabBackend
-from vnetbench_local.names import design_tag
+from vnetbench.backends.planning import design_tag
 
 pytestmark = pytest.mark.lab
 NOBODY = 65534

@@ -1,4 +1,4 @@
-"""Driving the designer like a person does: a window fixture, mouse drags and clicks on the canvas, typing
+"""Driving the designer like a person does (the ``window`` fixture is in conftest.py): mouse drags and clicks on the canvas, typing
 into the inspector. Every helper goes through Qt events on the real widgets, not through the editor."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QComboBox, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QComboBox, QLineEdit
 
 from vnetbench.gui.mainwindow import MainWindow
+
 
 def artifacts() -> Path:
     """Where screenshots go for people to look at: $VNETBENCH_ARTIFACTS (CI keeps it), else test-artifacts/."""
@@ -41,32 +42,6 @@ def shoot(win, qtbot, name: str):
 REAL_DISPLAY = bool(os.environ.get("DISPLAY")) and os.environ.get("QT_QPA_PLATFORM", "xcb") not in (
     "offscreen", "minimal")
 needs_display = pytest.mark.skipif(not REAL_DISPLAY, reason="a real QDrag needs an X server (run under xvfb-run)")
-
-
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "userdata"
-    monkeypatch.setenv("VNETBENCH_DATA_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
-def window(qtbot, data_dir):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.questions = []
-    win.ask_unsaved = lambda: win.questions.append("unsaved") or QMessageBox.StandardButton.Discard
-    win.ask_restore = lambda saved: win.questions.append("restore") or False
-    win.tell_error = lambda title, message: win.questions.append(f"{title}: {message}")
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()  # shortcuts (a window-wide context) need the active window
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
-    qtbot.waitUntil(lambda: win.problem_counts is not None, timeout=5000)  # the docks have settled
-    qtbot.wait(20)
-    yield win
-    win.close()
 
 
 def viewport_point(win: MainWindow, scene_pos: QPointF) -> QPoint:

@@ -1,40 +1,10 @@
-"""Shared set-up for the connect/import/deploy-to-vSphere GUI tests.
-
-The vcsim fixtures are the vSphere backend tests' own (tests/backends/vsphere/conftest.py), loaded under a
-unique module name and re-exported, so these tests start vcsim exactly as the backend tests do. ``gui_store``
-points every file the GUI or the plugin writes (QSettings, recent servers, certificate pins) into tmp_path.
-"""
+"""Helpers for the connect/import/deploy-to-vSphere GUI tests: filling the connect dialog, answering message
+boxes. Their fixtures (vcsim, memory_keyring, gui_store) are in conftest.py."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox, QWidget
-
-VSPHERE_TESTS = Path(__file__).resolve().parents[1] / "backends" / "vsphere"
-if str(VSPHERE_TESTS) not in sys.path:
-    sys.path.insert(0, str(VSPHERE_TESTS))
-
-_spec = importlib.util.spec_from_file_location("vsphere_test_fixtures", VSPHERE_TESTS / "conftest.py")
-assert _spec is not None and _spec.loader is not None
-_fixtures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_fixtures)
-vcsim_tools = _fixtures.vcsim_tools
-vcsim = _fixtures.vcsim
-memory_keyring = _fixtures.memory_keyring
-
-__all__ = ["answer_box", "fill_dialog", "gui_store", "memory_keyring", "vcsim", "vcsim_tools"]
-
-
-@pytest.fixture
-def gui_store(tmp_path, monkeypatch):
-    """The GUI's settings file and the plugin's pin file, both under tmp_path."""
-    monkeypatch.setenv("VNETBENCH_DATA_DIR", str(tmp_path / "data"))
-    return {"settings": tmp_path / "data" / "settings.ini", "pins": tmp_path / "data" / "vsphere-pins.json"}
 
 
 def fill_dialog(dialog, url: str, user: str, password: str = "", remember: bool = False) -> None:

@@ -100,5 +100,6 @@ class FakeBackend(Backend):
 
 def fake_plugins(backend: type[Backend] = FakeBackend) -> list[PluginInfo]:
     """The fake backend plus a broken plugin, as ``discover()`` would list them."""
-    return [PluginInfo("fake", backend, None, "tests"),
-            PluginInfo("broken", None, "ModuleNotFoundError: No module named 'vendor_sdk'", "broken-plugin")]
+    return [PluginInfo("fake", backend=backend, distribution="tests"),
+            PluginInfo("broken", exception=ModuleNotFoundError("No module named 'vendor_sdk'", name="vendor_sdk"),
+                       distribution="broken-plugin")]

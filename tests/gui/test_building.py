@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QToolTip
 
-from canvas_helpers import centre, data_dir, handle, mouse_drag, shoot, window  # noqa: F401
+from canvas_helpers import centre, handle, mouse_drag, shoot
 from vnetbench.gui.canvas.geometry import HOST_HEADER, HOST_MIN, PAD
 from vnetbench.gui.catalog import KINDS
 from vnetbench.gui.palette import KEY_ROLE

@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage, QKeySequence, QPainter, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from canvas_helpers import centre, click, data_dir, mouse_drag, type_into, window  # noqa: F401
+from canvas_helpers import centre, click, mouse_drag, type_into
 from vnetbench.gui.canvas.geometry import GRID
 from vnetbench.predict import predict
 

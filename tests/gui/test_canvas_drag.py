@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
 
-from canvas_helpers import centre, data_dir, window  # noqa: F401
+from canvas_helpers import centre
 from vnetbench.gui.canvas.geometry import GRID
 from vnetbench.gui.canvas.items import LINK_STYLES, LinkItem
 

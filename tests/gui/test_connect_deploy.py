@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from connect_helpers import answer_box, fill_dialog, gui_store, memory_keyring, vcsim, vcsim_tools  # noqa: F401
+from connect_helpers import answer_box, fill_dialog
 from vnetbench.backends import DeployState
 from vnetbench.gui.panels.deploy import DeployDock
 from vnetbench.gui.workbench import Workbench

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QMessageBox
 
-from connect_helpers import answer_box, fill_dialog, gui_store, memory_keyring, vcsim, vcsim_tools  # noqa: F401
+from connect_helpers import answer_box, fill_dialog
 from vcsim_tools import sim_fingerprint
 from vnetbench.backends import Capabilities, SettingField, SettingKind, discover
 from vnetbench.gui.connect import ConnectDialog, recent_servers

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
-from connect_helpers import answer_box, fill_dialog, gui_store, memory_keyring, vcsim, vcsim_tools  # noqa: F401
+from connect_helpers import answer_box, fill_dialog
 from vnetbench.backends import discover
 from vnetbench.gui.backend_import import importers
 from vnetbench.gui.mainwindow import MainWindow

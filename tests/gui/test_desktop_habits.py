@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QKeySequence, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from canvas_helpers import data_dir, shoot, window  # noqa: F401
+from canvas_helpers import shoot
 from vnetbench import resources_dir
 from vnetbench.gui.colors import DARK, LIGHT, canvas_theme
 from vnetbench.gui.dialogs import last_folder

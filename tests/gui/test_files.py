@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from canvas_helpers import data_dir, window  # noqa: F401
 from vnetbench.gui.files import Autosave, recent_files
 from vnetbench.gui.mainwindow import MainWindow
 from vnetbench.model import load

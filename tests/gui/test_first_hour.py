@@ -15,8 +15,8 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
-from canvas_helpers import (artifacts, centre, choose, click, data_dir, handle, mouse_drag, needs_display,  # noqa: F401
-                            palette_drag, shoot, type_into, window)
+from canvas_helpers import (artifacts, centre, choose, click, handle, mouse_drag, needs_display,
+                            palette_drag, shoot, type_into)
 from vnetbench.backends import DeployState
 from vnetbench.model.fileformat import to_data
 

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
 
-from canvas_helpers import centre, choose, click, data_dir, handle, mouse_drag, type_into, window  # noqa: F401
+from canvas_helpers import centre, choose, click, handle, mouse_drag, type_into
 from vnetbench.gui.colors import verdict_color
 from vnetbench.gui.mainwindow import MainWindow
 from vnetbench.model.fileformat import to_data

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QTextDocument, Qt  # QtGui's Qt also holds mightBeRichText
 
-from canvas_helpers import data_dir, window  # noqa: F401
 from vnetbench.gui.canvas.items import HandleItem, NodeItem
 from vnetbench.model import loads
 from vnetbench.model.text import one_line
@@ -51,7 +50,7 @@ def check_tip(tip: str, payload: str, where: str) -> None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_designer_labels_and_tooltips_show_names_as_text(name, window, qtbot):  # noqa: F811
+def test_designer_labels_and_tooltips_show_names_as_text(name, window, qtbot):
     payload = PAYLOADS[name]
     design = loads(json.dumps(hostile_data(payload)))
     win = window

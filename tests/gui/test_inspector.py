@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QComboBox
 
-from canvas_helpers import choose, data_dir, type_into, window  # noqa: F401
+from canvas_helpers import choose, type_into
 from vnetbench.model import SwitchKind
 
 pytestmark = pytest.mark.gui

@@ -8,7 +8,6 @@ view is saved to $VNETBENCH_ARTIFACTS/measure-ab.png.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from pathlib import Path
 
@@ -121,14 +120,13 @@ def test_cancel_during_a_and_design_b_not_deployed(qtbot, deployed, tmp_path):
     backend, design = deployed
     dock = make_dock(qtbot, backend, design)
     set_ab(dock, design, "throughput", 60)
-    started = time.monotonic()
     with qtbot.waitSignal(dock.abFinished, timeout=30_000) as blocker:
         dock.ab.run_button.click()
         qtbot.waitUntil(lambda: len(dock.live) >= 2, timeout=15_000)
         dock.cancel_button.click()
     runs = blocker.args[0]
     assert len(runs) == 1 and runs[0].status == RunStatus.CANCELLED       # B never ran
-    assert time.monotonic() - started < 20
+    assert len(dock.live) < 60 / 0.5                                       # A ended long before its 60 s
     assert dock.history.count() == 0 and dock.ab.run_button.isEnabled()
     assert "B did not run" in dock.ab_table.cell_text("B / A", 0)
 

@@ -7,7 +7,6 @@ an overlay of two runs go to $VNETBENCH_ARTIFACTS (default test-artifacts/).
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from pathlib import Path
 
@@ -68,9 +67,9 @@ def test_live_plot_history_overlay_and_export(qtbot, deployed, tmp_path):
     dock.workbench.request_pair(*ids(design, "web01", "web02"))
     assert (dock.src_box.currentText(), dock.dst_box.currentText()) == ("web01", "web02")
 
-    ticks: list[float] = []
+    shown: list[int] = []           # how many live points the GUI thread saw at each timer tick
     timer = QTimer()
-    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.timeout.connect(lambda: shown.append(len(dock.live)))
     timer.start(50)
     dock.kind_box.setCurrentIndex(dock.kind_box.findData("throughput"))
     dock.duration.setValue(4.0)
@@ -84,10 +83,9 @@ def test_live_plot_history_overlay_and_export(qtbot, deployed, tmp_path):
     timer.stop()
     first = blocker.args[0]
     assert first.status == RunStatus.OK and first.id is not None
-    gaps = [b - a for a, b in zip(dock.live_times, dock.live_times[1:])]
-    assert len(dock.live) >= 7 and max(gaps) <= 0.75            # at least two points a second on screen
-    busy = [t for t in ticks if dock.live_times[0] <= t <= dock.live_times[-1]]
-    assert max(b - a for a, b in zip(busy, busy[1:])) < 0.3       # the GUI thread kept ticking
+    assert len(dock.live) >= 7                                   # iperf3's 0.5 s intervals over 4 s
+    # incremental: the GUI thread kept serving its timer while the points came, and saw them arrive one by one
+    assert len({n for n in shown if 0 < n < len(dock.live)}) >= 4
     text = dock.result.text()
     assert "Mbit/s received" in text and "predicted in-host" in text and "CONTRADICTION" not in text
 
@@ -118,12 +116,11 @@ def test_cancel_and_failures_are_reported(qtbot, deployed, tmp_path):
     dock.set_pair(*ids(design, "web01", "db01"))
     dock.kind_box.setCurrentIndex(dock.kind_box.findData("throughput"))
     dock.duration.setValue(60)
-    start = time.monotonic()
     with qtbot.waitSignal(dock.runFinished, timeout=20_000) as blocker:
         dock.measure_button.click()
         qtbot.waitUntil(lambda: len(dock.live) >= 2, timeout=15_000)
         dock.cancel_button.click()
-    assert blocker.args[0].status == RunStatus.CANCELLED and time.monotonic() - start < 15
+    assert blocker.args[0].status == RunStatus.CANCELLED and len(dock.live) < 60 / 0.5   # ended before 60 s
     assert dock.history.count() == 0 and dock.measure_button.isEnabled()
 
     undeployed = load(resources_dir() / "examples" / "esx-four-cases.vnet.yaml")

@@ -167,7 +167,8 @@ def _local_plugin():
 @pytest.mark.lab
 def test_real_local_lab_plan_apply_teardown(qtbot):
     info = _local_plugin()
-    from vnetbench_local.names import design_tag, ns_name, ns_prefix
+    from vnetbench.backends.planning import design_tag
+    from vnetbench_local.names import ns_name, ns_prefix
 
     design = two_vms_one_switch()
     design.id = f"gui{uuid.uuid4().hex[:6]}"

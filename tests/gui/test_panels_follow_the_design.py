@@ -8,7 +8,6 @@ import time
 import pytest
 from PySide6.QtCore import QPointF
 
-from canvas_helpers import data_dir, window  # noqa: F401
 from panel_designs import two_vms_one_switch
 from vnetbench import resources_dir
 from vnetbench.gui.measure import MeasureDock

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from panel_designs import many_vms, two_hosts_via_switch
 from vnetbench.gui.colors import VERDICT_COLORS
@@ -74,23 +74,27 @@ def test_matrix_recomputes_after_an_edit(qtbot):
 
 
 def test_thousand_vms_keep_the_gui_thread_responsive(qtbot, monkeypatch):
-    """A 2 ms timer keeps ticking from before the matrix starts until its result is shown: the longest gap
-    between ticks is how long the GUI thread was unavailable. (Counting ticks *during* the computation would
-    depend on how fast the machine computes; the gap does not.)"""
+    """The matrix is computed on a worker that waits, before it computes, for the GUI thread to serve a timer:
+    computed on the GUI thread it would wait in vain. (The longest stall is bench_panels.py's figure.)"""
     threads = []
+    served: list[bool] = []
+    computing, gui_turned = threading.Event(), threading.Event()
     real_compute = matrix_panel.compute
-    monkeypatch.setattr(matrix_panel, "compute",
-                        lambda *args: threads.append(threading.current_thread()) or real_compute(*args))
+
+    def compute(*args):
+        threads.append(threading.current_thread())
+        computing.set()
+        served.append(gui_turned.wait(30))
+        return real_compute(*args)
+
+    monkeypatch.setattr(matrix_panel, "compute", compute)
     design = many_vms(1000)
     wb = Workbench(design)
-    ticks: list[int] = []
     dock = MatrixDock(wb)
     qtbot.addWidget(dock)
     timer = QTimer(dock)  # dies with the dock
     timer.setInterval(2)
-    clock = QElapsedTimer()
-    timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
-    clock.start()
+    timer.timeout.connect(lambda: computing.is_set() and gui_turned.set())
     progress = []
     dock.prediction.progress.connect(lambda done, total, msg: progress.append((done, total)))
     timer.start()
@@ -100,8 +104,7 @@ def test_thousand_vms_keep_the_gui_thread_responsive(qtbot, monkeypatch):
         timer.stop()
 
     assert threads and threading.main_thread() not in threads, "the matrix must be computed off the GUI thread"
-    longest_stall = max(b - a for a, b in zip(ticks, ticks[1:]))
-    assert longest_stall < 250, f"the GUI thread was blocked for {longest_stall} ms while the matrix computed"
+    assert served and all(served), "the GUI thread's event loop kept turning while the matrix computed"
     assert progress[0] == (0, 3) and progress[-1] == (3, 3)
     model = dock.model
     assert (model.rowCount(), model.columnCount()) == (1000, 1000)

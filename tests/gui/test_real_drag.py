@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPointF
 
-from canvas_helpers import centre, data_dir, handle, mouse_drag, needs_display, palette_drag, window  # noqa: F401
+from canvas_helpers import centre, handle, mouse_drag, needs_display, palette_drag
 
 pytestmark = [pytest.mark.gui, pytest.mark.xvfb, needs_display]
 

@@ -7,7 +7,6 @@ import shutil
 
 import pytest
 
-from canvas_helpers import data_dir, window  # noqa: F401
 from vnetbench import resources_dir
 from vnetbench.gui.commands import SetField
 

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect
 from PySide6.QtGui import QColor, QImage
 
-from canvas_helpers import data_dir, shoot, window  # noqa: F401
+from canvas_helpers import shoot
 from vnetbench import resources_dir
 from vnetbench.gui.colors import verdict_color
 

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QMessageBox
 
-from canvas_helpers import artifacts, data_dir, shoot  # noqa: F401
+from canvas_helpers import artifacts, shoot
 from vnetbench import resources_dir
 from vnetbench.gui.docking import MEASURE_LEAST
 from vnetbench.gui.mainwindow import MainWindow
@@ -28,7 +28,7 @@ from generate import generate  # noqa: E402
 
 
 @pytest.fixture
-def fresh(qtbot, data_dir):  # noqa: F811 - a pytest fixture
+def fresh(qtbot, data_dir):
     """A window as a person first meets it: no size forced by the test, no layout remembered."""
     windows = []
 

@@ -211,6 +211,8 @@ def test_spec_bundles_all_resources_the_metadata_and_the_plugins(monkeypatch):
     plugins = {value.split(":")[0] for value in pyproject()["project"]["entry-points"]["vnetbench.backends"].values()}
     assert plugins <= set(analysis.kwargs["hiddenimports"])
     assert "vnetbench" in analysis.kwargs["hiddenimports"]
+    manifests = {dest for source, dest in datas.items() if source.endswith("vnetbench-plugin.toml")}
+    assert manifests == plugins, "each plugin's manifest sits in its package folder"
 
 
 @pytest.mark.parametrize("script, table, name", [("vnetbench_gui.py", "gui-scripts", "vnetbench-gui"),

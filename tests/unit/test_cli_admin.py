@@ -60,7 +60,8 @@ def test_backends_lists_versions_capabilities_and_load_errors(data, capsys, monk
     from vnetbench.cli.commands import backends
 
     real = backends.discover()
-    broken = PluginInfo("broken", None, "ImportError: No module named 'vnetbench_broken'", "vnetbench-broken")
+    broken = PluginInfo("broken", exception=ImportError("No module named 'vnetbench_broken'"),
+                        distribution="vnetbench-broken")
     monkeypatch.setattr(backends, "discover", lambda: [*real, broken])
     code, out, _ = cli(capsys, "backends", "--json")
     listed = {p["name"]: p for p in json.loads(out)}

@@ -10,7 +10,7 @@ import stat
 import jsonschema
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from model_strategies import topologies
 
 from vnetbench.model import FORMAT_VERSION, FormatError, Topology, TopologyFileError, dumps, load, loads, save
@@ -24,7 +24,6 @@ EXAMPLES = resources_dir() / "examples"
 SCHEMA = jsonschema.Draft202012Validator(json_schema())
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies())
 def test_load_save_load_is_lossless(topology: Topology):
     text = dumps(topology)
@@ -34,7 +33,6 @@ def test_load_save_load_is_lossless(topology: Topology):
     assert loads(dumps(topology, "json")) == topology
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies())
 def test_every_saved_design_fits_the_json_schema(topology: Topology):
     errors = [e.message for e in SCHEMA.iter_errors(yaml.safe_load(dumps(topology)))]

@@ -11,7 +11,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -207,13 +206,11 @@ def test_flow_style_yaml_that_starts_with_a_brace_is_read_as_yaml(tmp_path):
 
 
 def test_special_files_are_refused_without_reading_them(tmp_path):
-    started = time.monotonic()
-    refused(cli("validate", "/dev/zero", timeout=20), "not a regular file")
+    refused(cli("validate", "/dev/zero", timeout=20), "not a regular file")   # reading it would never end
     fifo = tmp_path / "pipe.vnet.yaml"
     os.mkfifo(fifo)
     refused(cli("validate", str(fifo), timeout=20), "not a regular file")
     refused(cli("validate", str(tmp_path), timeout=20), "folder")
-    assert time.monotonic() - started < 20
 
 
 # --- 19: messages --------------------------------------------------------------------------------------------
@@ -244,9 +241,7 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
     path = tmp_path / "huge.vnet.yaml"
     with open(path, "wb") as f:
         f.truncate(MAX_FILE_BYTES + 1)
-    started = time.monotonic()
-    refused(cli("validate", str(path)), "MiB")
-    assert time.monotonic() - started < 10
+    refused(cli("validate", str(path)), "MiB")     # the size check, from stat: the message names the limit
 
 
 @pytest.mark.parametrize("style", ["json", "yaml"])
@@ -254,9 +249,7 @@ def test_millions_of_containers_are_refused_early(tmp_path, style):
     n = MAX_CONTAINERS + 10
     text = ('{"format_version": 1, "id": "t", "hosts": [' + "[]," * n + "[]]}" if style == "json"
             else HEAD + "hosts:\n" + "- []\n" * n)
-    started = time.monotonic()
     refused(cli("validate", write(tmp_path, text, f"d.vnet.{style}")), "mappings and lists")
-    assert time.monotonic() - started < 30
 
 
 def test_the_loader_refuses_in_process_too():

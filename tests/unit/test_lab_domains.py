@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from builders import Design, HostKind, MacvtapMode, SwitchKind
 from random_designs import random_design
@@ -92,7 +92,6 @@ def partition(labels: dict[str, object]) -> tuple[set[frozenset[str]], set[str]]
     return {frozenset(g) for g in groups.values()}, {n for n, label in labels.items() if label is None}
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False))
 def test_the_labs_layer2_domains_are_the_predictions(rnd: random.Random):
     design = random_design(rnd).t

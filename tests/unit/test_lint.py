@@ -135,7 +135,7 @@ def test_a_single_host_nsx_segment_encapsulates_nothing_so_its_transport_mtu_doe
 def test_sriov_and_directpath_adapters_are_checked():
     d = two_vlans()
     h, pg10 = d.t.hosts[0], d.t.switches[0].portgroups[0]
-    vf = d.vm("vf", h, pg10, "10.0.10.50/24", nic_type=NicType.SRIOV)
+    d.vm("vf", h, pg10, "10.0.10.50/24", nic_type=NicType.SRIOV)
     dp = d.vm("dp", h, pg10, "10.0.10.51/24", nic_type=NicType.DIRECTPATH)
     dp.vnics[0].physical_function = "esx1.vmnic0"                 # the vSwitch's uplink
     problems = {p.path: p.message for p in check(d.t)}

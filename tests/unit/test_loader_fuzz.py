@@ -1,7 +1,7 @@
 """Fuzzing the way in: generated and damaged design files at the loader, and what loads through everything.
 
-Two tiers, so CI stays at about two minutes (``VNETBENCH_FUZZ_SCALE=10`` multiplies every budget for a
-longer campaign):
+Two tiers; each test's budget below is its share under ``pytest --hypothesis-profile=deep`` (10,000 files
+in all); the default ``ci`` profile runs the same shares of its smaller budget, so CI stays quick:
 
 - the loader tier throws at least 10,000 files at the loader: the only failure allowed is a ``FormatError``
   whose message is one printable line of bounded length; whatever loads must go through validation and the
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vnetbench import resources_dir
@@ -53,7 +53,6 @@ DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 EXAMPLES = sorted((resources_dir() / "examples").glob("*.vnet.yaml"))
 EXAMPLE_TEXTS = [p.read_text(encoding="utf-8") for p in EXAMPLES]
 EXAMPLE_DATA = [yaml.safe_load(t) for t in EXAMPLE_TEXTS]
-SCALE = max(1, int(os.environ.get("VNETBENCH_FUZZ_SCALE", "1")))
 
 RUNS = {"text": 1000, "bytes": 500, "data": 1500, "mutated": 3200, "edited_text": 1300, "yaml_traps": 1000,
         "classes": 1500}
@@ -62,9 +61,9 @@ PIPELINE_RUNS = 250
 
 
 def fuzz(n: int):
-    return settings(max_examples=n * SCALE, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                           HealthCheck.data_too_large, HealthCheck.large_base_example])
+    """``n`` examples under the deep profile; the loaded profile's share of them otherwise (ci: 3%)."""
+    share = settings.default.max_examples / settings.get_profile("deep").max_examples
+    return settings(max_examples=max(3, round(n * share)))
 
 
 def refused_cleanly(exc: FormatError) -> None:

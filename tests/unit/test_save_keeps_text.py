@@ -159,8 +159,7 @@ def test_a_layout_it_cannot_follow_is_written_fresh_and_correct(tmp_path, caplog
     assert load(path) == design
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(topologies(), topologies())
 def test_saving_any_design_over_any_other_reads_back_as_the_new_one(tmp_path, first, second):
     """Random designs full of tricky text: whatever the edit, the file holds the new design (kept text where

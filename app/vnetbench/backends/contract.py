@@ -87,6 +87,8 @@ class CertificateChanged(BackendError):
 
 
 class Cancelled(BackendError):
+    """The user cancelled a long backend call; what ran so far is reported, not undone."""
+
     def __init__(self) -> None:
         super().__init__("cancelled by the user")
 
@@ -116,6 +118,8 @@ TRUST_SETTING = "trust_fingerprint"
 
 
 class SettingKind(StrEnum):
+    """What a setting holds, so a connect dialog shows the right field (a secret is never saved)."""
+
     TEXT = "text"
     URL = "url"
     USER = "user"
@@ -136,6 +140,8 @@ class SettingField:
 
 
 class Op(StrEnum):
+    """What a planned change does to a backend object."""
+
     CREATE = "create"
     UPDATE = "update"
     DELETE = "delete"
@@ -172,16 +178,21 @@ on their own (``deploy --confirm-connectivity``, a yes at the terminal or in the
 
 @dataclass(frozen=True)
 class Plan:
+    """The changes one apply would make, computed from the design and what the backend holds now."""
+
     backend: str
     design_id: str
     changes: tuple[PlannedChange, ...]
 
     @property
     def empty(self) -> bool:
+        """Nothing to change: the backend already matches the design."""
         return not self.changes
 
 
 class DeployState(StrEnum):
+    """How far a design object is deployed on a backend, for the deploy panel and ``lab status``."""
+
     DEPLOYED = "deployed"
     PENDING = "pending"
     FAILED = "failed"
@@ -205,6 +216,7 @@ class ChangeResult:
 
     @property
     def failed(self) -> bool:
+        """The change went wrong (one left alone on purpose is no failure)."""
         return not self.ok and not self.left_alone
 
 
@@ -227,13 +239,16 @@ class CancelToken:
         self._event = threading.Event()
 
     def cancel(self) -> None:
+        """Ask the running call to stop at its next check (thread-safe)."""
         self._event.set()
 
     @property
     def cancelled(self) -> bool:
+        """Whether a stop was asked for."""
         return self._event.is_set()
 
     def check(self) -> None:
+        """Raise ``Cancelled`` if a stop was asked for; long calls run it between steps."""
         if self._event.is_set():
             raise Cancelled()
 

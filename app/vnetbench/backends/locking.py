@@ -52,6 +52,7 @@ class LockFile:
         os.pwrite(self.fd, str(os.getpid()).encode(), 0)
 
     def release(self) -> None:
+        """Give the lock up (closing the file is what releases it)."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1

@@ -25,6 +25,8 @@ Resolver = Callable[[str], list[str] | None]
 
 
 class RuleError(ValueError):
+    """A firewall rule that cannot be turned into nftables (an address that names nothing)."""
+
     pass
 
 
@@ -108,7 +110,7 @@ def design_resolver(design: Topology) -> Resolver:
 
     def resolve(ref: str) -> list[str] | None:
         kind = ix.kind(ref)
-        obj = ix.get(ref) if kind else None
+        obj = ix.get(ref)
         if kind in ("vnic", "host_nic", "router_interface"):
             return ips([obj])
         if kind == "vm":
@@ -164,6 +166,7 @@ def ruleset(family: str, chains: Iterable[tuple[str, str, str, list[str]]]) -> s
 
 
 def routed_ruleset(fw: Forwarding, resolve: Resolver, owner: str) -> str:
+    """A routed firewall VM's forward filter, from its rules and default policy."""
     return ruleset("inet", [("forward", "forward", _policy(fw.default_policy), chain_body(fw, resolve, owner))])
 
 

@@ -30,6 +30,7 @@ class ProcessCommand(RunningCommand):
 
     @property
     def pid(self) -> int:
+        """The process id: the only process terminate() may signal."""
         return self._proc.pid
 
     def _read_stderr(self) -> None:
@@ -38,11 +39,13 @@ class ProcessCommand(RunningCommand):
             self._err.append(line)
 
     def lines(self) -> Iterator[str]:
+        """Its output line by line as it comes (live samples need each line at once)."""
         assert self._proc.stdout is not None
         for line in self._proc.stdout:
             yield line.rstrip("\n")
 
     def wait(self, timeout: float | None = None) -> int:
+        """Its exit code; ``TimeoutError`` if it runs longer than ``timeout`` seconds."""
         try:
             code = self._proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -51,6 +54,7 @@ class ProcessCommand(RunningCommand):
         return code
 
     def stderr(self) -> str:
+        """What it wrote to stderr so far (read on a thread, so a full pipe never blocks it)."""
         self._reader.join(1 if self._proc.poll() is not None else 0)
         return "".join(self._err)
 

@@ -111,4 +111,5 @@ def ratio(a: Run, b: Run) -> float | None:
 
 
 def labelled(sides: Sequence[Side], labels: Sequence[str]) -> list[Side]:
+    """The sides with the scenario's labels (A, B, ...) on their variants, as runs and reports show them."""
     return [replace(s, variant=replace(s.variant, label=label)) for s, label in zip(sides, labels)]

@@ -34,12 +34,16 @@ FAR = (0.5, 2.0)
 
 @dataclass(frozen=True)
 class Flag:
+    """Something a person should know about a measurement against its prediction."""
+
     severity: str  # "contradiction" or "warning"
     message: str
 
 
 @dataclass(frozen=True)
 class Comparison:
+    """A run's figure against the prediction's estimate, with what contradicts it."""
+
     metric: str
     unit: str
     measured: float | None
@@ -49,15 +53,18 @@ class Comparison:
 
     @property
     def ratio(self) -> float | None:
+        """Measured over estimated, or None where there is nothing to compare."""
         if self.measured is None or not self.estimate:
             return None
         return self.measured / self.estimate
 
     @property
     def contradicts(self) -> bool:
+        """The measurement says the prediction's verdict is wrong."""
         return any(f.severity == "contradiction" for f in self.flags)
 
     def to_dict(self) -> dict[str, Any]:
+        """As plain data for ``--json`` and run exports."""
         return {"metric": self.metric, "unit": self.unit, "measured": self.measured, "estimate": self.estimate,
                 "ratio": self.ratio, "verdict": self.verdict,
                 "flags": [{"severity": f.severity, "message": f.message} for f in self.flags]}
@@ -118,13 +125,15 @@ def compare(run: Run) -> Comparison:
     comparison = Comparison(metric, unit, measured, estimate, verdict, tuple(flags))
     ratio = comparison.ratio
     if kind is not TestKind.RR and ratio is not None and not FAR[0] <= ratio <= FAR[1] and run.status == RunStatus.OK:
-        flags.append(Flag("warning", f"measured {ratio:.2f}x the estimate ({est.source or 'calibration'}); "
+        flags.append(Flag("warning", f"measured {ratio:.2f}x the estimate ({(est.source if est else None) or 'calibration'}); "
                                      "save a run as a calibration profile to sharpen estimates"))
         comparison = Comparison(metric, unit, measured, estimate, verdict, tuple(flags))
     return comparison
 
 
 class CalibrationWriteError(ValueError):
+    """A calibration profile cannot be written from these runs (bad name, no usable runs, the folder)."""
+
     pass
 
 

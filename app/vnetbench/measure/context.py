@@ -35,6 +35,7 @@ def pnic_cap_mbps(topology: Topology, *endpoint_ids: str) -> float | None:
 
 
 def nic_type(topology: Topology, endpoint_id: str) -> str | None:
+    """The first vNIC's adapter type of an endpoint, which caps what a guest can send."""
     vm = Index(topology).get(endpoint_id)
     vnics = getattr(vm, "vnics", None) or []
     return str(vnics[0].type) if vnics and hasattr(vnics[0], "type") else None

@@ -46,11 +46,13 @@ class RunChart:
     estimate: str = "predicted {}"
 
     def y_max(self) -> float:
+        """The top of the y axis: the highest point or band edge."""
         values = [y for c in self.curves for _, y in c.points] + [high for c in self.curves for _, _, high in c.band]
         return max(values, default=0.0)
 
 
 def run_chart(run: Run) -> RunChart:
+    """What to plot for a run: axes and curves, the same for the GUI and the exported charts."""
     kind = run.spec.kind
     points = run.summary.get("points") or []
     if kind is TestKind.SWEEP and points:

@@ -28,6 +28,8 @@ class Sample:
 
 
 class RunStatus:
+    """How a run ended, as stored and shown."""
+
     OK = "ok"
     FAILED = "failed"
     CANCELLED = "cancelled"
@@ -62,6 +64,7 @@ class Predicted:
 
     @property
     def verdict(self) -> Verdict:
+        """The prediction's verdict for the direction the data flowed."""
         return self.prediction.verdict
 
     @property
@@ -71,6 +74,7 @@ class Predicted:
 
     @property
     def estimate(self) -> Estimate:
+        """The prediction's estimate for the direction the data flowed."""
         return self.trace.estimate
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,6 +84,7 @@ class Predicted:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Predicted:
+        """From stored form; runs saved before the full prediction was kept carry only its summary."""
         if "prediction" not in data:
             return cls.from_summary(data)
         return cls(Prediction.from_dict(data["prediction"]), bool(data.get("reverse")), data.get("pnic_cap_mbps"),
@@ -129,12 +134,14 @@ class Run:
 
     @classmethod
     def from_measurement(cls, m: Measurement, **context: Any) -> Run:
+        """A run to store from a measurement and its context (design, pair, prediction)."""
         return cls(spec=m.spec, tool=m.tool, commands=list(m.commands), samples=list(m.samples),
                    summary=dict(m.summary), started=m.started, ended=m.ended, status=m.status,
                    error=m.error, env=dict(m.env), **context)
 
     @property
     def title(self) -> str:
+        """One line that names the run: id, pair, test and label."""
         name = f"#{self.id} " if self.id is not None else ""
         label = f" [{self.label}]" if self.label else ""
         return f"{name}{self.src_name} -> {self.dst_name}: {self.spec.label()}{label}"
@@ -144,6 +151,7 @@ class Run:
         return headline(self.spec, self.summary)
 
     def to_dict(self) -> dict[str, Any]:
+        """As plain data for the store and exports."""
         data = asdict(self)
         data["spec"] = self.spec.to_dict()
         data["samples"] = [[s.t, s.value, s.series] for s in self.samples]
@@ -152,6 +160,7 @@ class Run:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Run:
+        """From stored form."""
         data = dict(data)
         data["spec"] = TestSpec.from_dict(data["spec"])
         data["samples"] = [Sample(float(t), float(v), str(s)) for t, v, s in data.get("samples", [])]
@@ -159,6 +168,7 @@ class Run:
 
 
 def headline(spec: TestSpec, summary: dict[str, Any]) -> tuple[float | None, str]:
+    """The one figure a test kind is judged by, and its unit."""
     key = {"throughput": "throughput_mbps", "sweep": "peak_mbps", "rr": "rtt_p50_us", "pps": "pps"}[spec.kind.value]
     value = summary.get(key)
     return (float(value) if value is not None else None), spec.kind.unit

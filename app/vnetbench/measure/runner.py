@@ -115,6 +115,7 @@ class Runner:
     # --- entry point -------------------------------------------------------------------------------------
 
     def run(self) -> Measurement:
+        """Run the test once; failures and cancellation end in the returned status, never raised."""
         tool = self.spec.kind.tool
         started = time.time()
         status, error, summary = RunStatus.OK, "", {}

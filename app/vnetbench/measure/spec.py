@@ -13,6 +13,8 @@ from typing import Any
 
 
 class TestKind(StrEnum):
+    """The kinds of test: each names its probe tool and the unit of its headline figure."""
+
     __test__ = False  # not a pytest test class
 
     THROUGHPUT = "throughput"
@@ -22,10 +24,12 @@ class TestKind(StrEnum):
 
     @property
     def tool(self) -> str:
+        """The probe program that runs this kind of test."""
         return "sockperf" if self is TestKind.RR else "iperf3"
 
     @property
     def unit(self) -> str:
+        """The unit of this kind's headline figure."""
         return {"throughput": "Mbit/s", "sweep": "Mbit/s", "rr": "us", "pps": "pps"}[self.value]
 
 
@@ -97,6 +101,7 @@ class TestSpec:
         return "tcp"
 
     def label(self) -> str:
+        """The test in words, as run titles and reports show it."""
         if self.kind is TestKind.THROUGHPUT:
             what = f"{self.protocol.upper()} throughput"
             if self.protocol == "udp":
@@ -112,6 +117,7 @@ class TestSpec:
         return what + (", reverse" if self.reverse else "") + f", {self.duration:g} s"
 
     def to_dict(self) -> dict[str, Any]:
+        """As plain data for run files and the store."""
         data = asdict(self)
         data["kind"] = self.kind.value
         data["sizes"] = list(self.sizes)
@@ -119,6 +125,7 @@ class TestSpec:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TestSpec:
+        """From plain data; an unknown or bad parameter is a ``SpecError`` naming it."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -151,6 +158,7 @@ class Scenario:
     variants: tuple[Variant, ...] = field(default_factory=tuple)
 
     def check(self) -> None:
+        """``SpecError`` unless the scenario can run: a valid test and at least two distinct variants."""
         self.spec.check()
         if len(self.variants) < 2:
             raise SpecError("an A/B scenario needs at least two variants (designs or pairs) to compare")

@@ -157,7 +157,8 @@ class RunStore:
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (run.started, run.spec.kind.value, run.src_name, run.dst_name, run.design_digest, run.status,
                      json.dumps(context)))
-                run_id = int(cur.lastrowid)
+                run_id = cur.lastrowid
+                assert run_id is not None             # an INSERT always sets it
                 db.executemany("INSERT INTO samples (run_id, seq, t, series, value) VALUES (?, ?, ?, ?, ?)",
                                [(run_id, i, s.t, s.series, s.value) for i, s in enumerate(run.samples)])
         except StoreError as exc:
@@ -166,6 +167,7 @@ class RunStore:
         return run_id
 
     def get(self, run_id: int) -> Run:
+        """The run with this id, with its samples; ``StoreError`` if there is none."""
         with self._db() as db:
             row = db.execute("SELECT data FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
@@ -201,6 +203,7 @@ class RunStore:
                 "and vnetbench starts a new one")
 
     def delete(self, run_id: int) -> None:
+        """Remove a run and its samples."""
         with self._db() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
@@ -265,10 +268,12 @@ def keep_elsewhere(run: Run, *folders: Path) -> str:
 
 
 def to_json(run: Run) -> str:
+    """A run as a self-describing JSON export."""
     return json.dumps({"vnetbench_run": EXPORT_FORMAT, **run.to_dict()}, indent=2)
 
 
 def to_csv(run: Run) -> str:
+    """A run as CSV samples, its context in a JSON header line, so it can be imported back."""
     context = run.to_dict()
     context.pop("samples")
     buf = io.StringIO()
@@ -294,6 +299,7 @@ def _run_from(data: Any, where: Path) -> Run:
 
 
 def from_json(text: str, where: Path) -> Run:
+    """A run from a JSON export; ``StoreError`` names the file and what is wrong."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -308,6 +314,7 @@ def _series(cell: str) -> str:
 
 
 def from_csv(text: str, where: Path) -> Run:
+    """A run from a CSV export; ``StoreError`` names the file and what is wrong."""
     header, _, body = text.partition("\n")
     try:
         context = json.loads(header[len(CSV_HEADER):])

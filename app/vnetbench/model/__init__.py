@@ -1,11 +1,19 @@
 """The design model: objects, identities, the file format and validation. No Qt here."""
 
-from . import objects
 from .codec import FormatError
 from .document import Change, Document
 from .fileformat import TopologyFileError, dumps, load, loads, save
 from .index import Index
-from .objects import *  # noqa: F403 - the model's vocabulary, listed in objects.__all__
+from .objects import (FORMAT_VERSION, MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, HostKind, SwitchKind, Encapsulation,
+                     MacvtapMode, NicType, VmRole, ForwardMode, Action, Proto, PortMode, PNic, Host, Uplink, Security,
+                     Portgroup, Switch, VNic, Rule, Forwarding, VM, Port, PhysicalSwitch, RouterInterface, Route,
+                     PhysicalRouter, HostNic, PhysicalHost, Link, DlrInterface, Dlr, DfwRule, Dfw, Nsx, Place, Note,
+                     Layout, Topology)
 
 __all__ = ["Change", "Document", "FormatError", "Index", "TopologyFileError", "dumps", "load", "loads", "save",
-           *objects.__all__]
+           "FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostKind", "SwitchKind",
+           "Encapsulation", "MacvtapMode", "NicType", "VmRole", "ForwardMode", "Action", "Proto",
+           "PortMode", "PNic", "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule",
+           "Forwarding", "VM", "Port", "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter",
+           "HostNic", "PhysicalHost", "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place",
+           "Note", "Layout", "Topology"]

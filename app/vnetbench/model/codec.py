@@ -125,6 +125,7 @@ def decode(tp: Any, value: Any, where: str = "") -> Any:
 
 
 def typed_scalar(tp: Any) -> bool:
+    """Whether ``tp`` reads itself from plain file values (``from_plain``), like ``Vlan``."""
     return isinstance(tp, type) and hasattr(tp, "from_plain")
 
 
@@ -158,7 +159,7 @@ def _decoder(tp: Any) -> Decoder:
                     raise FormatError(_place(where), f"key {shown(k)} must be text", "quote the key")
             return {k: val(v, (where, k)) for k, v in value.items()}
         return decode_dict
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _dataclass_decoder(tp)
     if isinstance(tp, type) and issubclass(tp, Enum):
         return _enum_decoder(tp)

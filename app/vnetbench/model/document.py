@@ -31,6 +31,8 @@ Listener = Callable[[Change], None]
 
 
 class Document:
+    """The open design and its change notices: every edit goes through it, so views hear of each one."""
+
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
         self.revision = 0
@@ -39,11 +41,13 @@ class Document:
 
     @property
     def index(self) -> Index:
+        """The design's id index, rebuilt lazily after a change."""
         if self._index is None:
             self._index = Index(self.topology)
         return self._index
 
     def subscribe(self, listener: Listener) -> None:
+        """Call ``listener`` with each ``Change`` from now on (how views follow the model)."""
         self._listeners.append(listener)
 
     def _announce(self, change: Change) -> None:

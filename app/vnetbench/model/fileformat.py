@@ -109,6 +109,7 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0}
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """The file's data brought up to the current format version, or a ``FormatError`` saying why not."""
     version = data.get("format_version")
     if version is None:
         raise FormatError("format_version", "the key is missing",
@@ -342,7 +343,10 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        raise _JsonDuplicate(next(k for k, _ in pairs if k in seen or seen.add(k)))
+        for key, _ in pairs:
+            if key in seen:
+                raise _JsonDuplicate(key)
+            seen.add(key)
     return obj
 
 
@@ -395,6 +399,7 @@ def from_data(data: Any) -> Topology:
 
 
 def to_data(topology: Topology) -> dict[str, Any]:
+    """The design as plain data for a file, version and identity first for people reading it."""
     data = encode(topology)
     data["format_version"] = FORMAT_VERSION
     # Keep the version and identity first, for people reading the file.
@@ -430,6 +435,7 @@ def _yaml_text(data: Any, column: int = 0) -> str:
 
 
 def format_for(path: str | os.PathLike) -> str:
+    """``json`` for a .json path, else ``yaml``: the file name chooses the format."""
     return "json" if str(path).lower().endswith(".json") else "yaml"
 
 

@@ -16,6 +16,8 @@ from .objects import VM, PhysicalHost, Topology
 
 @dataclass(frozen=True)
 class Entry:
+    """One indexed object: what it is, what holds it and where it sits in the file (for messages)."""
+
     obj: Any
     kind: str
     parent: Any = None
@@ -46,14 +48,14 @@ def walk(topology: Topology) -> Iterator[Entry]:
             yield Entry(itf, "router_interface", rt, f"physical_routers[{i}].interfaces[{j}]")
     for i, ph in enumerate(topology.physical_hosts):
         yield Entry(ph, "physical_host", None, f"physical_hosts[{i}]")
-        for j, nic in enumerate(ph.nics):
-            yield Entry(nic, "host_nic", ph, f"physical_hosts[{i}].nics[{j}]")
+        for j, host_nic in enumerate(ph.nics):
+            yield Entry(host_nic, "host_nic", ph, f"physical_hosts[{i}].nics[{j}]")
     for i, link in enumerate(topology.links):
         yield Entry(link, "link", None, f"links[{i}]")
     for i, dlr in enumerate(topology.nsx.dlrs):
         yield Entry(dlr, "dlr", None, f"nsx.dlrs[{i}]")
-        for j, itf in enumerate(dlr.interfaces):
-            yield Entry(itf, "dlr_interface", dlr, f"nsx.dlrs[{i}].interfaces[{j}]")
+        for j, dlr_itf in enumerate(dlr.interfaces):
+            yield Entry(dlr_itf, "dlr_interface", dlr, f"nsx.dlrs[{i}].interfaces[{j}]")
     for i, note in enumerate(topology.layout.notes):
         yield Entry(note, "note", None, f"layout.notes[{i}]")
 
@@ -75,18 +77,22 @@ class Index:
         return obj_id in self.entries
 
     def get(self, obj_id: str | None) -> Any:
+        """The object with this id, or None."""
         entry = self.entries.get(obj_id) if obj_id is not None else None
         return entry.obj if entry else None
 
     def kind(self, obj_id: str | None) -> str | None:
+        """What the id names (``vm``, ``portgroup``, ...), or None."""
         entry = self.entries.get(obj_id) if obj_id is not None else None
         return entry.kind if entry else None
 
-    def parent(self, obj_id: str) -> Any:
-        entry = self.entries.get(obj_id)
+    def parent(self, obj_id: str | None) -> Any:
+        """The object that holds this id's object (a vNIC's VM, a portgroup's switch), or None."""
+        entry = self.entries.get(obj_id) if obj_id is not None else None
         return entry.parent if entry else None
 
     def path(self, obj_id: str) -> str:
+        """Where the object sits in the file (``vms[3].vnics[0]``), for messages."""
         entry = self.entries.get(obj_id)
         return entry.path if entry else ""
 
@@ -95,7 +101,7 @@ class Index:
         entry = self.entries.get(name_or_id)
         if entry and entry.kind in ("vm", "physical_host"):
             return entry.obj
-        candidates = [*self.topology.vms, *self.topology.physical_hosts]
+        candidates: list[VM | PhysicalHost] = [*self.topology.vms, *self.topology.physical_hosts]
         for obj in candidates:
             if obj.name == name_or_id:
                 return obj

@@ -16,12 +16,16 @@ from .vlan import ALL, UNTAGGED, Vlan, VlanField, VlanList
 
 
 class HostKind(StrEnum):
+    """What runs on a host: ESXi, KVM or a desktop hypervisor (hosted)."""
+
     ESXI = "esxi"
     KVM = "kvm"
     HOSTED = "hosted"
 
 
 class SwitchKind(StrEnum):
+    """The kinds of virtual switch a design can hold; each forwards by its own rules (SEMANTICS.md)."""
+
     VSS = "vss"
     VDS = "vds"
     LINUX_BRIDGE = "linux-bridge"
@@ -48,10 +52,13 @@ class Encapsulation(StrEnum):
 
     @property
     def label(self) -> str:
+        """The encapsulation's name as people write it."""
         return {"geneve": "Geneve", "vxlan": "VXLAN"}[self.value]
 
 
 class MacvtapMode(StrEnum):
+    """How a macvtap switch lets its guests talk to each other and to the pNIC."""
+
     BRIDGE = "bridge"
     VEPA = "vepa"
     PRIVATE = "private"
@@ -59,6 +66,8 @@ class MacvtapMode(StrEnum):
 
 
 class NicType(StrEnum):
+    """A vNIC's adapter type: emulated, paravirtual, or passthrough (SR-IOV, DirectPath)."""
+
     VLANCE = "vlance"
     FLEXIBLE = "flexible"
     E1000 = "e1000"
@@ -72,6 +81,8 @@ class NicType(StrEnum):
 
 
 class VmRole(StrEnum):
+    """What a VM does with traffic: ends it (vm), or forwards it (firewall, router, NSX edge)."""
+
     VM = "vm"
     FIREWALL = "firewall"
     ROUTER = "router"
@@ -79,16 +90,22 @@ class VmRole(StrEnum):
 
 
 class ForwardMode(StrEnum):
+    """Whether a forwarding VM routes between its legs or bridges them transparently."""
+
     ROUTED = "routed"
     BRIDGED = "bridged"
 
 
 class Action(StrEnum):
+    """What a firewall rule does with matching traffic."""
+
     ALLOW = "allow"
     DENY = "deny"
 
 
 class Proto(StrEnum):
+    """The protocol a firewall rule matches."""
+
     ANY = "any"
     TCP = "tcp"
     UDP = "udp"
@@ -96,6 +113,8 @@ class Proto(StrEnum):
 
 
 class PortMode(StrEnum):
+    """Whether a physical switch port carries one VLAN untagged or several tagged."""
+
     ACCESS = "access"
     TRUNK = "trunk"
 
@@ -123,6 +142,8 @@ class PNic:
 
 @dataclass
 class Host:
+    """A hypervisor host: its pNICs carry its switches' traffic out to the physical network."""
+
     id: str
     name: str
     kind: HostKind = HostKind.ESXI
@@ -163,7 +184,7 @@ class Portgroup:
 
     id: str
     name: str
-    vlan: Vlan = VlanField(Vlan.read, UNTAGGED)
+    vlan: Vlan = VlanField(Vlan.read, UNTAGGED)  # type: ignore[assignment]  # a descriptor that holds a Vlan
     native_vlan: int | None = None
     security: Security = field(default_factory=Security)
     uplinks: list[Uplink] | None = None
@@ -270,7 +291,7 @@ class Port:
     name: str
     mode: PortMode = PortMode.ACCESS
     access_vlan: int = 1
-    allowed: VlanList = VlanField(VlanList.read, ALL)
+    allowed: VlanList = VlanField(VlanList.read, ALL)  # type: ignore[assignment]  # a descriptor, as vlan
     native_vlan: int = 1
     hairpin: bool = False
     up: bool = True
@@ -279,6 +300,8 @@ class Port:
 
 @dataclass
 class PhysicalSwitch:
+    """A physical switch: its ports connect pNICs, routers and physical hosts by VLAN."""
+
     id: str
     name: str
     ports: list[Port] = field(default_factory=list)
@@ -296,6 +319,8 @@ class RouterInterface:
 
 @dataclass
 class Route:
+    """A static route of a physical router: traffic for ``prefix`` goes to ``via``."""
+
     prefix: str
     via: str
 
@@ -313,6 +338,8 @@ class PhysicalRouter:
 
 @dataclass
 class HostNic:
+    """A physical host's NIC, on a physical switch port: a measure endpoint outside the hypervisors."""
+
     id: str
     name: str
     ip: str | None = None
@@ -350,6 +377,8 @@ class Link:
 
 @dataclass
 class DlrInterface:
+    """A distributed logical router's leg on an NSX segment."""
+
     id: str
     name: str
     network: str
@@ -380,6 +409,8 @@ class DfwRule:
 
 @dataclass
 class Dfw:
+    """NSX's distributed firewall: rules applied at every guest's vNIC."""
+
     default_policy: Action = Action.ALLOW
     stateful: bool = True
     rules: list[DfwRule] = field(default_factory=list)
@@ -387,6 +418,8 @@ class Dfw:
 
 @dataclass
 class Nsx:
+    """The NSX parts of a design: distributed routers and the distributed firewall."""
+
     dlrs: list[Dlr] = field(default_factory=list)
     dfw: Dfw = field(default_factory=Dfw)
 
@@ -396,6 +429,8 @@ class Nsx:
 
 @dataclass
 class Place:
+    """Where an object sits on the canvas; kept apart from what the design means."""
+
     x: float = 0.0
     y: float = 0.0
     w: float | None = None
@@ -405,6 +440,8 @@ class Place:
 
 @dataclass
 class Note:
+    """A free text note on the canvas, for the people reading the diagram."""
+
     id: str
     text: str = ""
     x: float = 0.0
@@ -416,6 +453,8 @@ class Note:
 
 @dataclass
 class Layout:
+    """The canvas geometry of a design: places by object id, and notes."""
+
     places: dict[str, Place] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
 
@@ -446,6 +485,8 @@ class Topology:
 
 
 #: The model's vocabulary: every class and constant above (what ``from vnetbench.model import *`` gives).
-__all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES",
-           *(name for name, value in dict(globals()).items()
-             if isinstance(value, type) and value.__module__ == __name__)]
+__all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostKind", "SwitchKind", "Encapsulation",
+           "MacvtapMode", "NicType", "VmRole", "ForwardMode", "Action", "Proto", "PortMode", "PNic",
+           "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
+           "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
+           "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

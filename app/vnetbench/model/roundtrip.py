@@ -306,7 +306,7 @@ def _indents(text: str) -> tuple[int, int]:
         if not stripped or stripped.startswith("#"):
             continue
         indent = len(line) - len(stripped)
-        dashes = re.match(r"(?:-(?: +|$))*", stripped).group()
+        dashes = re.match(r"(?:-(?: +|$))*", stripped).group()  # type: ignore[union-attr]  # * matches always
         if above is not None and above[1]:
             if dashes and offset is None:
                 offset = indent - above[0]

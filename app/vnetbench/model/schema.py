@@ -36,6 +36,7 @@ def json_schema() -> dict[str, Any]:
 
 
 def schema_text() -> str:
+    """The JSON Schema as the text ``vnetbench schema`` prints and resources/ ships."""
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -70,7 +71,7 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if origin is dict:
         _, value = typing.get_args(tp)
         return {"type": "object", "additionalProperties": _type_schema(value, defs)}
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if tp.__name__ not in defs:
             _dataclass_schema(tp, defs)
         return {"$ref": f"#/$defs/{tp.__name__}"}

@@ -31,6 +31,8 @@ class VlanError(ValueError):
 
 
 class VlanMode(StrEnum):
+    """How a portgroup carries VLANs: untagged, one VLAN, a trunk, or a value that cannot be read."""
+
     NONE = "none"
     ACCESS = "access"
     TRUNK = "trunk"
@@ -166,6 +168,7 @@ class VlanList(_Spelled):
 
     @classmethod
     def read(cls, value: int | str) -> VlanList:
+        """The allowed list from a file or inspector value; an unreadable one is kept with its error."""
         spelling = _plain(value)
         try:
             ranges = parse_ranges(spelling)
@@ -175,6 +178,7 @@ class VlanList(_Spelled):
 
     @property
     def valid(self) -> bool:
+        """Whether the spelling could be read (validation reports the ones that could not)."""
         return not self.error
 
     def __str__(self) -> str:
@@ -190,7 +194,8 @@ class VlanField(Generic[T]):
     """A dataclass field that reads plain values into ``T`` on every assignment (file, inspector, importer)."""
 
     def __init__(self, read: Callable[[Any], T], default: T) -> None:
-        self.read, self.default = read, default
+        self.read: Callable[[Any], T] = read
+        self.default: T = default
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_" + name
@@ -246,6 +251,7 @@ def _number(text: str) -> bool:
 
 
 def format_ranges(ranges: Ranges) -> str:
+    """Ranges as people write them: ``all``, or like ``10,20-30``."""
     if ranges == ALL_VLANS:
         return "all"
     return ",".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in ranges)

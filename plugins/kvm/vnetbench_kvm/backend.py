@@ -18,15 +18,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, Capabilities, ChangeResult,
+from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, ChangeResult,
                                 DeployState, Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange,
-                                ProgressFn, SettingField, SettingKind, Unsupported)
+                                ProgressFn, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile, private_dir
+from vnetbench.backends.manifest import Manifest
+from vnetbench.backends.planning import Want, design_tag, rebuild_dependents
 from vnetbench.model import Index, Topology
 
 from . import channel, guestimage
-from .config import DEFAULT_MEMORY_MB, DEFAULT_URI, Settings, design_tag
-from .desired import PHASE, SUPPORTED_SWITCHES, Boot, Desired, Want, desired
+from .config import Settings
+from .desired import PHASE, Boot, Desired, desired
 from .hostside import Foreign, HostShell, Listing
 from .hostprobe import NamespaceEndpoint
 from .importer import import_hosts
@@ -70,30 +72,15 @@ class Held:
     host: Listing
 
 
+#: name, title, capabilities and settings, from the manifest that discovery reads without importing this
+MANIFEST = Manifest.of(__file__)
+
+
 class KvmBackend(Backend):
-    name = "kvm"
-    title = "KVM (libvirt + QEMU)"
-    capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
-                                bridged_firewalls=True, nsx=False, physical_network=True, import_inventory=True,
-                                measure=True, needs_credentials=False)
-    settings_fields = (
-        SettingField("uri", "libvirt URI", SettingKind.URL, DEFAULT_URI,
-                     "qemu:///system, qemu+ssh://root@kvm02/system, test:///default; per design host: "
-                     "kvm01=qemu:///system; kvm02=qemu+ssh://root@kvm02/system", required=True),
-        SettingField("image", "Guest image", SettingKind.TEXT, "auto",
-                     "auto: the probe guest, built from Debian packages and cached; or KERNEL,INITRD paths"),
-        SettingField("machine", "Machine type", SettingKind.TEXT, "pc", "QEMU machine type (pc, q35)"),
-        SettingField("accel", "Accelerator", SettingKind.TEXT, "auto",
-                     "auto (kvm where /dev/kvm works, else qemu), kvm, or qemu (TCG emulation)"),
-        SettingField("host_exec", "Host command prefix", SettingKind.TEXT, "",
-                     "how to run ip/ovs-vsctl on the KVM host: empty (this machine), ssh root@kvm02, ..."),
-        SettingField("pnics", "pNICs", SettingKind.TEXT, "emulate",
-                     "emulate (one-machine lab: physical switches as namespaces) or real (use the host's pNICs)"),
-        SettingField("memory_mb", "Memory per guest (MiB)", SettingKind.TEXT, str(DEFAULT_MEMORY_MB),
-                     "MiB of memory per guest, 64 or more"),
-        SettingField("ovs_datapath", "OVS datapath", SettingKind.TEXT, "auto",
-                     "auto (kernel datapath where the openvswitch module is loaded, else userspace), system or netdev"),
-    )
+    name = MANIFEST.name
+    title = MANIFEST.title
+    capabilities = MANIFEST.capabilities
+    settings_fields = MANIFEST.settings_fields
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)
@@ -272,15 +259,7 @@ class KvmBackend(Backend):
                 mark = held.domains[w.spec["name"]][0]
                 if mark and mark.mark == w.mark:
                     ops[key] = (Op.UPDATE, "not running, or an earlier apply did not finish it")
-        grew = True
-        while grew:
-            grew = False
-            for key, w in want.wants.items():
-                if key not in ops:
-                    hit = next((d for d in w.deps if d in ops and ops[d][0] is Op.UPDATE), None)
-                    if hit:
-                        ops[key] = (Op.UPDATE, f"rebuilt with {hit.split('/', 1)[1]}")
-                        grew = True
+        rebuild_dependents(want.wants, ops, rebuild_on=(Op.UPDATE,))   # a conflict blocks only itself
         ix = Index(design)
         for key, w in want.wants.items():
             if key in ops or key in conflicts:

@@ -24,7 +24,6 @@ The tag finds a design's objects even when its file is gone; the marks (``markin
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
 import shlex
 from collections.abc import Mapping
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vnetbench.backends import BadSetting
+from vnetbench.backends.planning import digest
 
 DEFAULT_URI = "qemu:///system"
 DEFAULT_MEMORY_MB = 192
@@ -39,14 +39,6 @@ NS_PREFIX = "vnk"
 _SAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
 _NS_SAFE = re.compile(r"[^A-Za-z0-9_.]")
 IFACE = re.compile(r"^v[bwpicx]([0-9a-f]{6})[0-9a-f]{5,6}$")
-
-
-def digest(*parts: object) -> str:
-    return hashlib.sha1("\x1f".join(str(p) for p in parts).encode()).hexdigest()
-
-
-def design_tag(design_id: str) -> str:
-    return digest(design_id)[:6]
 
 
 def libvirt_name(tag: str, name: str) -> str:

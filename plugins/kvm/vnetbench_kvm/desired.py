@@ -28,7 +28,6 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
 from __future__ import annotations
 
 import ipaddress
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +37,9 @@ from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicTyp
 from vnetbench.model.forwarding import Fabric, Wire, ingress, patchable, returns_through
 from vnetbench.model.vlan import VlanMode
 
-from .config import design_tag, digest, ifname, libvirt_name, ns_name
+from vnetbench.backends.planning import Want, design_tag, digest
+
+from .config import ifname, libvirt_name, ns_name
 
 PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "domain": 4}
 SUPPORTED_SWITCHES = frozenset({SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchKind.MACVTAP})
@@ -46,28 +47,6 @@ SUPPORTED_SWITCHES = frozenset({SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchK
 NIC_MODELS: dict[NicType, str] = {NicType.VLANCE: "pcnet", NicType.FLEXIBLE: "pcnet", NicType.E1000: "e1000",
                                   NicType.E1000E: "e1000e", NicType.VMXNET3: "vmxnet3", NicType.VIRTIO: "virtio",
                                   NicType.RTL8139: "rtl8139"}
-
-
-@dataclass(frozen=True)
-class Want:
-    """One object the design needs. ``spec`` is everything needed to build it; its digest is the mark that
-    says whether what the host holds is still right."""
-
-    kind: str
-    key: str
-    host: str
-    spec: dict[str, Any]
-    description: str
-    object_id: str | None = None
-    deps: tuple[str, ...] = ()
-
-    @property
-    def phase(self) -> int:
-        return PHASE[self.kind]
-
-    @property
-    def mark(self) -> str:
-        return digest(json.dumps(self.spec, sort_keys=True))[:12]
 
 
 @dataclass(frozen=True)
@@ -186,8 +165,9 @@ class _Builder:
             network = libvirt_name(self.tag, sw.name)
             if sw.kind is SwitchKind.LINUX_BRIDGE:
                 spec = {"network": network, "bridge": ifname("b", self.tag, sw.id), "mtu": sw.mtu}
-                self.add(Want("bridge", f"bridge/{network}", sw.host, spec,
-                              f"Linux bridge {sw.name} ({spec['bridge']}, libvirt network {network})", sw.id))
+                self.add(Want("bridge", f"bridge/{network}", spec,
+                              f"Linux bridge {sw.name} ({spec['bridge']}, libvirt network {network})",
+                              sw.id, host=sw.host))
             elif sw.kind is SwitchKind.OVS:
                 groups = []
                 for pg in sw.portgroups:
@@ -198,8 +178,9 @@ class _Builder:
                         groups.append({"name": pg.name, **ovs_vlan(pg)})
                 spec = {"network": network, "bridge": ifname("b", self.tag, sw.id), "mtu": sw.mtu,
                         "portgroups": groups}
-                self.add(Want("ovs", f"ovs/{network}", sw.host, spec,
-                              f"Open vSwitch {sw.name} ({spec['bridge']}, {len(groups)} portgroups)", sw.id))
+                self.add(Want("ovs", f"ovs/{network}", spec,
+                              f"Open vSwitch {sw.name} ({spec['bridge']}, {len(groups)} portgroups)",
+                              sw.id, host=sw.host))
             else:                                               # macvtap: built after its pNIC (uplinks)
                 self.switch_keys[sw.id] = f"macvtap/{network}"
                 self.networks[sw.id] = network
@@ -228,8 +209,8 @@ class _Builder:
             pnic_id, dev = out
             spec = {"network": network, "mode": mode, "dev": dev}
             deps = tuple(k for k in (self.pnic_key(pnic_id),) if k)
-            self.add(Want("macvtap", self.switch_keys[sw.id], sw.host, spec, f"macvtap {sw.name} ({mode} on {dev})",
-                          sw.id, deps))
+            self.add(Want("macvtap", self.switch_keys[sw.id], spec, f"macvtap {sw.name} ({mode} on {dev})",
+                          sw.id, deps, host=sw.host))
 
     # --- the physical side ---------------------------------------------------------------------------
 
@@ -290,19 +271,19 @@ class _Builder:
 
     def physical(self) -> None:
         for ns, (ps, vlans) in sorted(self.ps_vlans.items()):
-            self.add(Want("pswitch", f"pswitch/{ns}", self.lab_host, {"ns": ns, "vlans": sorted(vlans)},
+            self.add(Want("pswitch", f"pswitch/{ns}", {"ns": ns, "vlans": sorted(vlans)},
                           f"physical switch {ps.name} (namespace {ns}, VLANs {', '.join(map(str, sorted(vlans)))})",
-                          ps.id))
+                          ps.id, host=self.lab_host))
         for pnic_id, wires in self.wires.items():
             pnic = self.ix.get(pnic_id)
             host = self.ix.parent(pnic_id).id
             spec = {"pnic": pnic.name, "rate_mbit": pnic.speed_mbps, "ifb_host": ifname("i", self.tag, pnic_id),
                     "ifb_ps": ifname("i", self.tag, pnic_id, "in"), "wires": wires, "real": not self.emulate}
             what = ", ".join(f"VLAN {w['phys']}" for w in wires) if self.emulate else "real device"
-            self.add(Want("pnic", f"pnic/{spec['ifb_host']}", host, spec,
+            self.add(Want("pnic", f"pnic/{spec['ifb_host']}", spec,
                           f"pNIC {pnic.name} ({what}, {pnic.speed_mbps} Mbit/s)" if self.emulate else
                           f"uplink {pnic.name} ({', '.join(w['host_if'] for w in wires)})",
-                          pnic_id, tuple(sorted(self.wire_deps.get(pnic_id, set())))))
+                          pnic_id, tuple(sorted(self.wire_deps.get(pnic_id, set()))), host=host))
 
     def physical_hosts(self) -> None:
         """Each physical host: a namespace with one veth per NIC into the VLAN bridge its port puts it in."""
@@ -326,8 +307,8 @@ class _Builder:
                 deps.add(f"pswitch/{ps_ns}")
                 nics.append({"name": f"eth{i}", "addr": addr, "mac": (nic.mac or mac_for(self.tag, nic.id)).lower(),
                              "ps_ns": ps_ns, "ps_if": ifname("h", self.tag, nic.id), "ps_bridge": f"v{vlan}"})
-            self.add(Want("phost", f"phost/{ns}", self.lab_host, {"ns": ns, "nics": nics, "gateway": gateway},
-                          f"physical host {ph.name} (namespace {ns})", ph.id, tuple(sorted(deps))))
+            self.add(Want("phost", f"phost/{ns}", {"ns": ns, "nics": nics, "gateway": gateway},
+                          f"physical host {ph.name} (namespace {ns})", ph.id, tuple(sorted(deps)), host=self.lab_host))
             self.bystanders[ph.id] = Bystander(self.lab_host, ns, addresses)
 
     def patches(self) -> None:
@@ -347,9 +328,9 @@ class _Builder:
                 ends.append({"kind": "ovs" if sw.kind is SwitchKind.OVS else "bridge",
                              "bridge": self.wants[key].spec["bridge"], "if": ifname("x", self.tag, link.id, side)})
             name = ends[0]["if"]
-            self.add(Want("patch", f"patch/{name}", a.host, {"a": ends[0], "b": ends[1],
+            self.add(Want("patch", f"patch/{name}", {"a": ends[0], "b": ends[1],
                                                              "ovs_patch": a.kind is b.kind is SwitchKind.OVS},
-                          f"patch {a.name} - {b.name}", link.id, (ka, kb)))
+                          f"patch {a.name} - {b.name}", link.id, (ka, kb), host=a.host))
 
     # --- guests --------------------------------------------------------------------------------------
 
@@ -391,8 +372,8 @@ class _Builder:
                 "nics": nics, "nft": rules, "nft_family": family}
         role = "" if vm.role is VmRole.VM else f"{vm.role.value}, "
         models = ", ".join(sorted({n["model"] for n in nics})) or "no NIC"
-        self.add(Want("domain", f"domain/{name}", vm.host, spec, f"guest {vm.name} ({role}{models})", vm.id,
-                      tuple(sorted(deps))))
+        self.add(Want("domain", f"domain/{name}", spec, f"guest {vm.name} ({role}{models})", vm.id,
+                      tuple(sorted(deps)), host=vm.host))
         self.guests[vm.id] = Guest(vm.host, name, addresses, max(1, vm.cpus))
 
     def nic_network(self, vm: VM, nic: Any) -> tuple[str, str | None] | None:
@@ -462,7 +443,7 @@ class _Builder:
         self.physical_hosts()
         self.physical()
         self.patches()
-        ordered = dict(sorted(self.wants.items(), key=lambda kv: (kv[1].phase, kv[0])))
+        ordered = dict(sorted(self.wants.items(), key=lambda kv: (PHASE[kv[1].kind], kv[0])))
         return Desired(self.tag, ordered, self.guests, list(dict.fromkeys(self.reasons)), self.bystanders)
 
 

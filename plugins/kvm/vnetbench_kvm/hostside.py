@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import BackendError
+from vnetbench.backends.planning import design_tag
 from vnetbench.backends.shaper import shaper_commands
 
-from .config import NS_PREFIX, design_tag
+from .config import NS_PREFIX
 
 ALIAS = "vnetbench"
 PART = "part"                  # the mark word of a link that is ours but is not the want's completion mark
@@ -60,7 +61,6 @@ class Listing:
     ns_owner: dict[str, str] = field(default_factory=dict)             # namespace -> key its loopback names
     ovs: dict[str, dict[str, str]] = field(default_factory=dict)       # bridge -> external ids
     ports: dict[str, dict[str, str]] = field(default_factory=dict)     # OVS port -> external ids
-    ovs_ok: bool = False
 
     def link_owner(self, name: str) -> str | None:
         link = self.links.get(name)
@@ -150,7 +150,6 @@ class HostShell:
                                  table], check=False)
                 if proc.returncode != 0:
                     break
-                out.ovs_ok = True
                 for name, ids in json.loads(proc.stdout)["data"]:
                     ext = dict(ids[1]) if isinstance(ids, list) and ids[0] == "map" else {}
                     into[name] = ext

@@ -19,16 +19,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
+from vnetbench.backends import (Backend, BackendError, CancelToken, ChangeResult, DeployState,
                                 Deployment, ObjectState, Op, Plan, PlannedChange, ProgressFn, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile
+from vnetbench.backends.manifest import Manifest
+from vnetbench.backends.planning import design_tag, rebuild_dependents
 from vnetbench.model import Index, Topology
 from vnetbench.model.validate import reference_errors
 
 from .context import Context, NsId, RootlessContext, default_state_dir, make_context, prepare_state_dir
-from .desired import PHASES, SUPPORTED_SWITCHES, DesiredLab, desired_lab
+from .desired import PHASES, DesiredLab, desired_lab
 from .endpoint import LabEndpoint
-from .names import NS_PATTERN, PREFIX, design_tag, marker, ns_prefix
+from .names import NS_PATTERN, PREFIX, marker, ns_prefix
 from .runner import create_steps, delete_steps, execute, missing, wait_carrier
 from .state import MADE, PENDING, LabState
 
@@ -46,14 +48,16 @@ def namespaces_of(kind: str, spec: Mapping[str, Any]) -> list[str]:
     return [spec["a"]["ns"], spec["b"]["ns"]] if kind == "veth" else [spec["ns"]]
 
 
+#: name, title, capabilities and settings, from the manifest that discovery reads without importing this
+MANIFEST = Manifest.of(__file__)
+
+
 class LocalLabBackend(Backend):
     """Settings: ``mode`` (auto, root, rootless) and ``state_dir`` (where the records live)."""
 
-    name = "local"
-    title = "Local lab (network namespaces)"
-    capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
-                                bridged_firewalls=True, nsx=True, physical_network=True,
-                                import_inventory=False, measure=True, needs_credentials=False)
+    name = MANIFEST.name
+    title = MANIFEST.title
+    capabilities = MANIFEST.capabilities
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)
@@ -161,21 +165,7 @@ class LocalLabBackend(Backend):
                 ops[key] = (Op.UPDATE, "changed in the design")
             elif ns is not None and ns not in kernel:
                 ops[key] = (Op.CREATE, "gone from the kernel")
-        grew = True
-        while grew:
-            grew = False
-            for key, res in desired.items():
-                if key in blocked:
-                    continue
-                hit = next((d for d in res.deps if d in blocked), None)
-                if hit:
-                    blocked[key] = f"it needs {hit.split('/')[-1]}, which is blocked"
-                    grew = True
-                elif key not in ops:
-                    hit = next((d for d in res.deps if d in ops and ops[d][0] is not Op.DELETE), None)
-                    if hit:
-                        ops[key] = (Op.UPDATE, f"rebuilt with {hit.split('/')[-1]}")
-                        grew = True
+        rebuild_dependents(desired, ops, blocked, rebuild_on=(Op.CREATE, Op.UPDATE))
         changes = []
         planned_ns = {r["spec"]["ns"] for r in recorded.values() if r["kind"] == "netns"}
         planned_ns |= {r.spec["ns"] for r in desired.values() if r.kind == "netns"}

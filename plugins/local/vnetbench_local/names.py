@@ -10,22 +10,15 @@ the same when unrelated objects are added or renamed and an unchanged design pla
 
 from __future__ import annotations
 
-import hashlib
 import re
+
+from vnetbench.backends.planning import digest
 
 PREFIX = "vnb"
 IFNAMSIZ = 15
 _SAFE = re.compile(r"[^A-Za-z0-9_.]")
 _IFNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")
 NS_PATTERN = re.compile(rf"^{PREFIX}([0-9a-f]{{6}})-")
-
-
-def _digest(*parts: object) -> str:
-    return hashlib.sha1("\x1f".join(str(p) for p in parts).encode()).hexdigest()
-
-
-def design_tag(design_id: str) -> str:
-    return _digest(design_id)[:6]
 
 
 def ns_prefix(tag: str) -> str:
@@ -35,7 +28,7 @@ def ns_prefix(tag: str) -> str:
 def slug(obj_id: str) -> str:
     """A model id made safe for a namespace name (a file name under /run/netns)."""
     safe = _SAFE.sub("_", obj_id)
-    return safe if len(safe) <= 24 else f"{safe[:16]}_{_digest(obj_id)[:7]}"
+    return safe if len(safe) <= 24 else f"{safe[:16]}_{digest(obj_id)[:7]}"
 
 
 def marker(tag: str, mark: str) -> str:
@@ -50,7 +43,7 @@ def ns_name(tag: str, role: str, *obj_ids: str) -> str:
 
 def ifname(role: str, *parts: object) -> str:
     """A stable interface name: one role letter and ten hex digits of the parts it stands for."""
-    return role + _digest(*parts)[:10]
+    return role + digest(*parts)[:10]
 
 
 def guest_ifname(name: str, index: int, taken: set[str]) -> str:
@@ -65,5 +58,5 @@ def guest_ifname(name: str, index: int, taken: set[str]) -> str:
 
 def mac_for(*parts: object) -> str:
     """A locally administered unicast MAC, stable for the same parts."""
-    h = _digest(*parts)
+    h = digest(*parts)
     return "02:" + ":".join(h[i:i + 2] for i in range(0, 10, 2))

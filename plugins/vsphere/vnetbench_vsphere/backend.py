@@ -6,11 +6,11 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from vnetbench.backends.manifest import Manifest
 from vnetbench.backends.contract import (
     Backend,
     BackendError,
     CancelToken,
-    Capabilities,
     ChangeResult,
     Deployment,
     DeployState,
@@ -19,11 +19,9 @@ from vnetbench.backends.contract import (
     Op,
     Plan,
     ProgressFn,
-    SettingField,
-    SettingKind,
     Unsupported,
 )
-from vnetbench.model import Index, SwitchKind, Topology
+from vnetbench.model import Index, Topology
 
 from . import marking
 from .apply import Applier
@@ -46,6 +44,10 @@ from .ssh import SshEndpoint
 log = logging.getLogger("vnetbench.vsphere")
 
 
+#: name, title, capabilities and settings, from the manifest that discovery reads without importing this
+MANIFEST = Manifest.of(__file__)
+
+
 class VSphereBackend(Backend):
     """vCenter or a standalone ESXi host.
 
@@ -55,18 +57,10 @@ class VSphereBackend(Backend):
     ``memory_mb``, and for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``.
     """
 
-    name = "vsphere"
-    title = "VMware vSphere"
-    capabilities = Capabilities(switch_kinds=frozenset({SwitchKind.VSS, SwitchKind.VDS}), vlan_trunks=True,
-                                firewalls=True, bridged_firewalls=True, nsx=False, physical_network=False,
-                                import_inventory=True, measure=True, needs_credentials=True)
-    settings_fields = (
-        SettingField("url", "Server", SettingKind.URL, "", "vCenter or ESXi address, like https://vc.example/sdk",
-                     required=True),
-        SettingField("user", "User", SettingKind.USER, "", "like administrator@vsphere.local", required=True),
-        SettingField("password", "Password", SettingKind.SECRET, "",
-                     f"kept in the OS keyring (service {KEYRING_SERVICE}) when remembered, never in the design"),
-    )
+    name = MANIFEST.name
+    title = MANIFEST.title
+    capabilities = MANIFEST.capabilities
+    settings_fields = MANIFEST.settings_fields
     keyring_service = KEYRING_SERVICE
 
     @classmethod

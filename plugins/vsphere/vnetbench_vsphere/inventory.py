@@ -166,7 +166,6 @@ class NicInfo:
     ips: list[GuestIp]
     device: Any
     opaque: str | None = None
-    manual_mac: bool = False
     #: SR-IOV: the PCI address of the pNIC whose virtual function this is.
     pf: str | None = None
 
@@ -502,8 +501,7 @@ def _read_vm(obj: Any, v: dict[str, Any], props: dict[str, tuple[Any, dict[str, 
         pf = getattr(getattr(getattr(dev, "sriovBacking", None), "physicalFunctionBacking", None), "id", None)
         nics.append(NicInfo(dev.key, dev.deviceInfo.label if dev.deviceInfo else "", nic_type_of(dev), network,
                             dvpg_key, dev.macAddress, bool(conn.startConnected) if conn else True,
-                            _ips(guest_net, dev.key, dev.macAddress, routes), dev, opaque,
-                            dev.addressType == "manual", pf))
+                            _ips(guest_net, dev.key, dev.macAddress, routes), dev, opaque, pf))
     custom = None
     for cv in v.get("customValue") or []:
         if field_key is not None and cv.key == field_key:

@@ -211,7 +211,7 @@ def test_two_deploys_of_one_design_do_not_run_into_each_other(kvm_host, tmp_path
 
 def test_a_deploy_says_at_once_when_the_designs_lock_is_held(kvm_host):
     from vnetbench.backends.locking import LockFile, private_dir
-    from vnetbench_kvm.config import design_tag
+    from vnetbench.backends.planning import design_tag
 
     with LockFile(private_dir() / f"kvm-{design_tag(load(EXAMPLE).id)}.lock"):
         proc = _cli(kvm_host, "deploy", str(EXAMPLE), accel="qemu")

@@ -225,10 +225,6 @@ class NodeItem(QGraphicsItem):
         if not frame:
             self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
-    @property
-    def subtitle(self) -> str:
-        return self.lines[0] if self.lines else ""
-
     def set_text(self, title: str, lines: list[str]) -> None:
         self.title, self.lines = one_line(title), [one_line(line) for line in lines]
         self.setToolTip(plain_tip("\n".join([title, *lines])))

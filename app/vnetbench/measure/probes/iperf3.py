@@ -48,6 +48,7 @@ class Interval:
 
     @property
     def seconds(self) -> float:
+        """How long the interval lasted."""
         return self.end - self.start
 
 
@@ -106,6 +107,7 @@ class LiveIntervals:
         self.streams = streams
 
     def feed(self, line: str) -> Interval | None:
+        """The interval a live line reports for this run (the SUM line with several streams), else None."""
         iv = parse_line(line)
         if iv is None or iv.role is not None or iv.seconds < 0.05:
             return None
@@ -122,6 +124,7 @@ class Summary:
     receiver: Interval
 
     def to_dict(self, udp: bool, payload: int | None = None) -> dict[str, float | int | None]:
+        """The run's figures as a summary: receiver throughput, sender rate, and UDP loss and jitter."""
         out: dict[str, float | int | None] = {
             "throughput_mbps": self.receiver.mbps,
             "sender_mbps": self.sender.mbps,
@@ -165,6 +168,7 @@ def server_argv(port: int) -> list[str]:
 def client_argv(address: str, port: int, duration: float, *, streams: int = 1, reverse: bool = False,
                 udp: bool = False, rate_mbps: float | None = None, length: int | None = None,
                 connect_timeout_ms: int = 3000) -> list[str]:
+    """The iperf3 client command: interval lines flushed live, Mbit/s, a bounded connect wait."""
     argv = ["iperf3", "-c", address, "-p", str(port), "-t", f"{duration:g}", "-i", str(INTERVAL_S),
             "--forceflush", "-f", "m", "--connect-timeout", str(connect_timeout_ms)]
     if streams > 1:

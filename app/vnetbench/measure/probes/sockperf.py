@@ -25,6 +25,7 @@ PERCENTILES = {"50.000": "rtt_p50_us", "90.000": "rtt_p90_us", "99.000": "rtt_p9
 
 
 def clean(line: str) -> str:
+    """A sockperf line without its colour codes."""
     return _ANSI.sub("", line).rstrip()
 
 
@@ -38,6 +39,7 @@ class Activity:
 
     @property
     def rtt_us(self) -> float:
+        """The mean round trip of the interval, in microseconds."""
         return self.seconds * 1e6 / self.messages
 
 
@@ -55,6 +57,7 @@ class LiveActivity:
         self._last_total = 0
 
     def feed(self, line: str) -> Activity | None:
+        """A sample from an activity line once enough time has gathered, else None."""
         m = _ACTIVITY.match(clean(line))
         if not m:
             return None
@@ -93,6 +96,7 @@ def parse_summary(text: str) -> dict[str, float] | None:
 
 
 def error_of(text: str) -> str | None:
+    """sockperf's own error message in its output, if it printed one."""
     for line in text.splitlines():
         if m := _ERROR.search(clean(line)):
             return m["msg"].strip()
@@ -105,9 +109,11 @@ def is_ready(line: str) -> bool:
 
 
 def server_argv(address: str, port: int) -> list[str]:
+    """The sockperf server command for round-trip tests."""
     return ["sockperf", "server", "--tcp", "-i", address, "-p", str(port)]
 
 
 def client_argv(address: str, port: int, duration: float, message_size: int, activity: int = 500) -> list[str]:
+    """The sockperf ping-pong client command, with activity lines for live samples."""
     return ["sockperf", "ping-pong", "--tcp", "-i", address, "-p", str(port), "-m", str(message_size),
             "-t", f"{max(1, round(duration))}", "--full-rtt", "-A", str(activity)]

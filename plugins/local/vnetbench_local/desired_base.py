@@ -1,0 +1,218 @@
+"""The lab builder's records and primitives: what ``desired_lab`` returns, and the namespaces, bridges, veths,
+segments and shapers every part of the design is built from (the parts are in the other ``desired_*`` modules)."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any
+
+from vnetbench.backends import nftables as nft
+from vnetbench.backends.planning import Want, design_tag
+from vnetbench.model import VM, Index, SwitchKind, Topology
+from vnetbench.model.forwarding import PER_GUEST, Fabric, SegmentKey, Switching, ingress
+
+from .names import ifname, mac_for, ns_name
+
+#: Creation order of resource kinds; deletion runs the other way round.
+PHASES = ("netns", "bridge", "veth", "vxlan", "routes", "nft", "shaper")
+
+SUPPORTED_SWITCHES = frozenset({SwitchKind.VSS, SwitchKind.VDS, SwitchKind.LINUX_BRIDGE, SwitchKind.OVS,
+                                SwitchKind.MACVTAP, SwitchKind.HOSTED_BRIDGED, SwitchKind.HOSTED_HOSTONLY,
+                                SwitchKind.HOSTED_NAT, SwitchKind.NSX_SEGMENT, SwitchKind.RAW})
+#: NSX tunnel endpoints get addresses from the shared address space (RFC 6598), one per host.
+VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
+
+
+@dataclass(frozen=True)
+class EndpointInfo:
+    ns: str
+    addresses: dict[str, str]        # vNIC / NIC id -> address/prefix
+
+
+@dataclass
+class DesiredLab:
+    tag: str
+    resources: dict[str, Want]
+    endpoints: dict[str, EndpointInfo]
+    reasons: list[str] = field(default_factory=list)
+
+
+def veth_end(ns: str, name: str, master: str | None = None, *, isolated: bool = False, hairpin: bool = False,
+         learning: bool = True, mac: str | None = None, addrs: tuple[str, ...] = (), up: bool = True) -> dict[str, Any]:
+    return {"ns": ns, "name": name, "master": master, "isolated": isolated, "hairpin": hairpin,
+            "learning": learning, "mac": mac, "addrs": list(addrs), "up": up}
+
+
+def default_route(addr: str, gateway: str) -> list[list[str]]:
+    """The guest's default route through the first interface that has an address, a segment and a gateway (as
+    the prediction chooses it); a gateway outside that interface's subnet gives no route (the OS refuses it)."""
+    try:
+        inside = ipaddress.IPv4Address(gateway) in ipaddress.IPv4Interface(addr).network
+    except ValueError:
+        inside = False
+    return [["default", gateway]] if inside else []
+
+
+@dataclass
+class Segment:
+    """The bridge that emulates one segment (``key``); per-guest keys of one attachment share one bridge."""
+
+    key: SegmentKey
+    switch: Any               # the virtual switch, or None for a pNIC's embedded switch or DirectPath
+    ns: str
+    bridge: str
+    mtu: int = 1500
+
+    @property
+    def host(self) -> str:
+        return self.key.host
+
+
+class BuilderBase:
+    """The state every part of the lab builder shares, and the primitives they build with."""
+
+    def __init__(self, design: Topology) -> None:
+        self.d = design
+        self.ix = Index(design)
+        self.address_of = nft.design_resolver(design)
+        self.fabric = Fabric(design, self.ix)
+        self.tag = design_tag(design.id)
+        self.res: dict[str, Want] = {}
+        self.reasons: list[str] = []
+        self.endpoints: dict[str, EndpointInfo] = {}
+        self.segments: dict[SegmentKey, Segment] = {}
+        self.groups: dict[tuple[str, int], list[tuple[str, str, bool]]] = {}   # (pnic, vlan) -> members
+        self.private_macs: dict[str, list[str]] = {}                        # pnic -> guest MACs (private)
+        self.routes: dict[str, list[list[str]]] = {}
+        self.bridge_rules: dict[str, list[str]] = {}                          # hv ns -> statements
+        self.ps_used: dict[str, set[int]] = {}
+        self.overlay_members: dict[str, list[Segment]] = {}                # NSX switch -> its host segments
+        self.vm_ports: list[tuple[str, str, VM, Any]] = []                   # hv ns, port, VM, vNIC
+        self.bridge_chains: dict[str, list[tuple[str, list[str]]]] = {}      # hv ns -> extra chains
+        self.neighbours: dict[str, list[list[str]]] = {}                     # ns -> [ip, mac, dev] (DLR)
+
+    def _add(self, res: Want) -> None:
+        self.res.setdefault(res.key, res)
+
+    def netns(self, role: str, obj_id: str, description: str, forward: bool = False, *extra: str) -> str:
+        name = ns_name(self.tag, role, obj_id, *extra)
+        key = f"netns/{name}"
+        self._add(Want("netns", key, {"ns": name, "forward": forward}, f"namespace {name} ({description})",
+                           obj_id))
+        return name
+
+    def bridge(self, ns: str, name: str, description: str, object_id: str | None, mtu: int = 1500,
+               addrs: tuple[str, ...] = ()) -> str:
+        self._add(Want("bridge", f"bridge/{ns}/{name}", {"ns": ns, "name": name, "mtu": mtu,
+                                                             "addrs": list(addrs)},
+                           f"bridge {name} in {ns} ({description})", object_id, (f"netns/{ns}",)))
+        return name
+
+    def veth(self, a: dict[str, Any], b: dict[str, Any], description: str, object_id: str | None,
+             mtu: int = 1500) -> str:
+        key = f"veth/{a['ns']}/{a['name']}"
+        deps = [f"netns/{a['ns']}", f"netns/{b['ns']}"]
+        deps += [f"bridge/{e['ns']}/{e['master']}" for e in (a, b) if e["master"]]
+        self._add(Want("veth", key, {"a": a, "b": b, "mtu": mtu}, f"veth {a['name']} ({description})",
+                           object_id, tuple(deps)))
+        return key
+
+    def hv(self, host_id: str) -> str:
+        host = self.ix.get(host_id)
+        return self.netns("h", host_id, f"host {host.name}")
+
+    def ps_bridge(self, ps_id: str, vlan: int) -> tuple[str, str]:
+        ps = self.ix.get(ps_id)
+        ns = self.netns("s", ps_id, f"physical switch {ps.name}")
+        self.ps_used.setdefault(ps_id, set()).add(vlan)
+        return ns, self.bridge(ns, f"v{vlan}", f"{ps.name} VLAN {vlan}", ps_id)
+
+    def check_supported(self) -> None:
+        for sw in self.d.switches:
+            if sw.kind not in SUPPORTED_SWITCHES:
+                self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
+
+    @staticmethod
+    def _iface(text: str | None, where: str, reasons: list[str]) -> str | None:
+        if not text:
+            return None
+        try:
+            if "/" not in text:
+                raise ValueError
+            return str(ipaddress.IPv4Interface(text))
+        except ValueError:
+            reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
+            return None
+
+    def segment(self, vm: VM, nic: Any) -> tuple[Segment | None, str]:
+        """The bridge a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""
+        place = self.fabric.place(vm, nic)
+        if place.segment is None:
+            return None, place.problem if place.invalid else ""
+        return self.bridge_of(place.segment), ""
+
+    def switch_segment(self, host: str, network: str, who: str) -> tuple[Segment | None, str]:
+        """The bridge of ``network``'s untagged segment on ``host`` (a DLR interface's, a patch's, a NAT's)."""
+        key, problem = self.fabric.network_segment(network, host, who)
+        return (self.bridge_of(key), "") if key is not None else (None, problem)
+
+    def bridge_of(self, key: SegmentKey) -> Segment | None:
+        if key.switching is Switching.VIRTUAL:
+            sw = self.ix.get(key.switch)
+            if sw.kind not in SUPPORTED_SWITCHES:
+                return None
+            if sw.kind in PER_GUEST:   # every guest of one attachment is a port of its pNIC bridge
+                key = SegmentKey(sw.id, key.host, None)
+        else:
+            sw = None
+        if key not in self.segments:
+            ns = self.hv(key.host)
+            addrs: tuple[str, ...] = ()
+            if sw is None:
+                what = "embedded switch" if key.switching is Switching.EMBEDDED else "DirectPath"
+                br = self.bridge(ns, ifname("f", key.switch, key.vlan, key.guest), f"{self.ix.get(key.switch).name} "
+                                 f"{what}" + (f" VLAN {key.vlan}" if key.vlan is not None else ""), key.switch)
+            elif sw.kind in PER_GUEST:
+                pnic = self.fabric.uplinks_of(sw, key.host, None)
+                name = self.ix.get(pnic[0].pnic).name if pnic else sw.name
+                br = self.bridge(ns, ifname("q", sw.id, "macvtap"), f"{sw.kind} on {name}", sw.id, sw.mtu)
+            else:
+                if sw.kind is SwitchKind.HOSTED_HOSTONLY and sw.host_address:
+                    addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
+                    addrs = (addr,) if addr else ()
+                label = f"{sw.name}" + (f" VLAN {key.vlan}" if key.vlan is not None else "")
+                br = self.bridge(ns, ifname("b", sw.id, key.vlan), label, sw.id, sw.mtu, addrs)
+            self.segments[key] = Segment(key, sw, ns, br, sw.mtu if sw else 1500)
+            if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT:
+                self.overlay_members.setdefault(sw.id, []).append(self.segments[key])
+        return self.segments[key]
+
+    def attach_to_port(self, ns: str, name: str, obj_id: str, tag: int | None, addr: str | None,
+                       owner: str, object_id: str, svi_switch: str | None = None) -> None:
+        """A router interface or physical host NIC: a veth from ``ns`` into the VLAN bridge it lands in."""
+        port = self.fabric.port_of(obj_id)
+        if port is not None:
+            ps_id, vlan = self.ix.parent(port.id).id, ingress(port, tag) if port.up else None
+        elif svi_switch:
+            ps_id, vlan = svi_switch, tag
+            if vlan is None:
+                self.reasons.append(f"SVI {owner}/{name} names no VLAN")
+        else:
+            ps_id, vlan = None, None
+        master_ns, master = (self.ps_bridge(ps_id, vlan) if ps_id and vlan is not None else (ns, None))
+        # No hairpin on a port with one sender: it would only reflect the sender's own frames back to it.
+        b = veth_end(master_ns, ifname("r", obj_id), master) if master else veth_end(ns, ifname("r", obj_id))
+        # The NIC takes its port's MTU; an SVI its switch's largest (the frames it routes cross some port).
+        mtu = port.mtu if port is not None else max((p.mtu for p in self.ix.get(ps_id).ports), default=1500) \
+            if ps_id else 1500
+        self.veth(veth_end(ns, name, addrs=(addr,) if addr else (), mac=mac_for(self.tag, obj_id)), b,
+                  f"{owner} {name}", object_id, mtu)
+
+    def shaper(self, ns: str, ifb: str, rate: int, members: list[str], what: str, object_id: str) -> None:
+        """One ifb + tbf that every listed veth end sends through: a speed shared by all their VLANs."""
+        deps = [f"netns/{ns}"] + [k for k, r in self.res.items() if r.kind == "veth"
+                                  and any(r.spec[s]["ns"] == ns and r.spec[s]["name"] in members for s in "ab")]
+        self._add(Want("shaper", f"shaper/{ns}/{ifb}",
+                           {"ns": ns, "ifb": ifb, "rate_mbit": rate, "members": sorted(members)},
+                           f"{what} at {rate} Mbit/s", object_id, tuple(deps)))

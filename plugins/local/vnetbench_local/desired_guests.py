@@ -1,0 +1,88 @@
+"""The guests of the lab: each VM, router VM and firewall VM as a namespace, its vNICs as veths into their
+segments' bridges, a firewall VM's rules as an nftables table, and the passthrough adapters the lab refuses."""
+
+from __future__ import annotations
+
+from vnetbench.backends import nftables as nft
+from vnetbench.backends.planning import Want
+from vnetbench.model import VM, Action, ForwardMode, MacvtapMode, SwitchKind, VmRole
+from vnetbench.model.forwarding import PER_GUEST, guests_meet_inside, reflection_reaches_guests
+
+from .desired_base import BuilderBase, EndpointInfo, default_route, veth_end
+from .names import guest_ifname, ifname, mac_for
+
+
+class GuestParts(BuilderBase):
+    """VMs, router VMs and firewall VMs, and the adapters the lab refuses."""
+
+    def vm(self, vm: VM) -> None:
+        if not vm.host or self.ix.kind(vm.host) != "host":
+            self.reasons.append(f"VM {vm.name} is on no host (set its host)")
+            return
+        fw = vm.forwarding
+        forwards = vm.role is not VmRole.VM
+        bridged = forwards and fw.mode is ForwardMode.BRIDGED
+        ns = self.netns("v", vm.id, f"VM {vm.name}", forward=forwards and not bridged)
+        addresses: dict[str, str] = {}
+        taken: set[str] = set()
+        blocked_by_policy = False
+        bridge_addrs: list[str] = []
+        for i, nic in enumerate(vm.vnics):
+            seg, why = self.segment(vm, nic)
+            if why:
+                self.reasons.append(why)
+            addr = self._iface(nic.ip, f"vNIC {vm.name}/{nic.name} ip", self.reasons)
+            if addr:
+                addresses[nic.id] = addr
+            name = guest_ifname(nic.name, i, taken)
+            taken.add(name)
+            if bridged:
+                blocked_by_policy |= bool(seg and self.fabric.bridging_problems(vm, nic))
+                bridge_addrs += [addr] if addr else []
+            mac = nic.mac or mac_for(self.tag, nic.id)
+            isolated = False
+            if seg and seg.switch is not None and seg.switch.kind in PER_GUEST:
+                isolated = not guests_meet_inside(seg.switch)
+                if not reflection_reaches_guests(seg.switch):
+                    pnic = self.fabric.uplinks_of(seg.switch, vm.host, None)[0].pnic
+                    self.private_macs.setdefault(pnic, []).append(mac.lower())
+            a = veth_end(ns, name, "fw0" if bridged else None, mac=mac, up=nic.connected,
+                     addrs=() if bridged or not addr else (addr,))
+            b = veth_end(seg.ns if seg else self.hv(vm.host), ifname("n", nic.id),
+                     seg.bridge if seg and nic.connected else None, isolated=isolated, learning=not isolated)
+            self.veth(a, b, f"{vm.name} {nic.name}", vm.id, min(nic.mtu, seg.mtu) if seg else nic.mtu)
+            if seg and nic.connected:
+                self.vm_ports.append((seg.ns, b["name"], vm, nic))
+            if seg and addr and nic.gateway and ns not in self.routes:
+                self.routes[ns] = default_route(addr, nic.gateway)
+        if bridged:
+            self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
+        self.endpoints[vm.id] = EndpointInfo(ns, addresses)
+        if forwards:
+            self.firewall(vm, ns, bridged, blocked_by_policy)
+
+    def check_passthrough(self) -> None:
+        for sw in self.d.switches:
+            if sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.PASSTHROUGH:
+                users = {v.id for v in self.d.vms for n in v.vnics if n.network == sw.id}
+                if len(users) > 1:
+                    self.reasons.append(f"macvtap {sw.name} is in passthrough mode (one VM owns the pNIC) "
+                                        f"but {len(users)} VMs use it")
+
+    def firewall(self, vm: VM, ns: str, bridged: bool, blocked_by_policy: bool) -> None:
+        fw = vm.forwarding
+        try:
+            if bridged:
+                text = nft.bridged_ruleset(fw, self.address_of, vm.name, blocked_by_policy)
+                family = "bridge"
+            elif fw.rules or fw.default_policy is not Action.ALLOW:
+                text, family = nft.routed_ruleset(fw, self.address_of, vm.name), "inet"
+            else:
+                return
+        except nft.RuleError as exc:
+            self.reasons.append(str(exc))
+            return
+        self._add(Want("nft", f"nft/{ns}/{family}", {"ns": ns, "family": family, "text": text},
+                           f"{'bridge' if bridged else 'forward'} filter of {vm.name} "
+                           f"({len(fw.rules)} rules, default {fw.default_policy.value})", vm.id,
+                           (f"netns/{ns}",)))

@@ -1,0 +1,91 @@
+"""Hosted networks and KVM patches in the lab: a NAT network as a masquerading namespace, a patch as a veth
+between two switches' bridges."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from vnetbench.backends import nftables as nft
+from vnetbench.backends.planning import Want
+from vnetbench.model import SwitchKind
+from vnetbench.model.forwarding import patchable
+
+from .desired_base import BuilderBase, veth_end
+from .names import ifname
+
+
+class HostedParts(BuilderBase):
+    """KVM patches and hosted NAT networks."""
+
+    def patches(self) -> None:
+        """A KVM patch (OVS patch port, veth between bridges) between two switches of one host: a veth between
+        the bridges of each segment pair it joins (``Fabric.patched_segments``: every VLAN in use crosses an
+        untagged OVS patch, as each VLAN is its own bridge here)."""
+        for link in self.d.links:
+            if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
+                continue
+            a, b = self.ix.get(link.a), self.ix.get(link.b)
+            if not patchable(a, b):
+                self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
+                                    f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
+        links = {(lk.a, lk.b): lk.id for lk in self.d.links}
+        for ka, kb in self.fabric.patched_segments(list(self.segments)):
+            sa, sb = self.bridge_of(ka), self.bridge_of(kb)
+            link = links.get((ka.switch, kb.switch)) or links[(kb.switch, ka.switch)]
+            if sa and sb:
+                vlan = () if ka.vlan is None else (ka.vlan,)
+                self.veth(veth_end(sa.ns, ifname("c", link, "a", *vlan), sa.bridge),
+                          veth_end(sb.ns, ifname("c", link, "b", *vlan), sb.bridge),
+                          f"patch {self.ix.get(ka.switch).name} - {self.ix.get(kb.switch).name}"
+                          + (f" VLAN {ka.vlan}" if ka.vlan is not None else ""), link)
+
+    def hosted_nat(self, sw: Any) -> None:
+        """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
+
+        It sends from the host OS's own address on the NAT's pNIC and routes through the host's gateway, where
+        the design gives them (``PNic.ip``/``gateway``). Without them the service borrows, in every subnet of
+        the physical network's endpoints, the highest address nobody uses, and routes through the gateway most
+        LAN endpoints use. A destination not on the LAN stays unreachable, and nothing outside reaches in (no
+        port forwarding), as SEMANTICS.md describes.
+        """
+        if not sw.host or not sw.nat_gateway:
+            return
+        seg, why = self.switch_segment(sw.host, sw.id, f"switch {sw.name}")
+        if seg is None:
+            self.reasons.append(why or f"switch {sw.name}: no NAT network")
+            return
+        gateway = ipaddress.IPv4Address(sw.nat_gateway.split("/")[0])
+        nets = [ipaddress.IPv4Interface(n.ip).network for v in self.d.vms for n in v.vnics
+                if n.network == sw.id and n.ip and "/" in n.ip]
+        inside = next((n for n in nets if gateway in n), ipaddress.IPv4Network(f"{gateway}/24", strict=False))
+        ns = self.netns("n", sw.id, f"NAT of {sw.name}", True)
+        self.veth(veth_end(ns, "inside", addrs=(f"{gateway}/{inside.prefixlen}",)),
+                  veth_end(seg.ns, ifname("a", sw.id), seg.bridge), f"{sw.name} NAT inside", sw.id)
+        wire = self.fabric.nat_wire(sw)
+        if wire.pnic is None:
+            return
+        own = self.ix.get(wire.pnic)
+        lan = [*(n for ph in self.d.physical_hosts for n in ph.nics),
+               *(i for rt in self.d.physical_routers for i in rt.interfaces),
+               *(n for v in self.d.vms for n in v.vnics if self.ix.kind(n.network) == "switch"
+                 and self.ix.get(n.network).kind is SwitchKind.HOSTED_BRIDGED)]
+        used = {ipaddress.IPv4Interface(x.ip).ip for x in lan if x.ip and "/" in x.ip}
+        borrowed = []
+        for net in sorted({ipaddress.IPv4Interface(x.ip).network for x in lan if x.ip and "/" in x.ip} - {inside}):
+            free = next((a for a in reversed(list(net.hosts())[-64:]) if a not in used), None)
+            if free is not None:
+                borrowed.append(f"{free}/{net.prefixlen}")
+        gateways = [x.gateway for x in lan if getattr(x, "gateway", None)]
+        address = self._iface(own.ip, f"{self.ix.parent(own.id).name}/{own.name} ip", self.reasons)
+        if address:
+            borrowed, gateways = [address], [own.gateway] if own.gateway else []
+        hv = self.hv(sw.host)
+        br = self.bridge(hv, ifname("w", sw.id), f"{sw.name} NAT outside", sw.id)
+        self.veth(veth_end(ns, "outside", addrs=tuple(borrowed)), veth_end(hv, ifname("e", sw.id), br),
+                  f"{sw.name} NAT outside", sw.id)
+        self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, hv, False))
+        if gateways:
+            self.routes[ns] = [["default", max(set(gateways), key=gateways.count)]]
+        self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside")},
+                           f"NAT of {sw.name} (masquerade, nothing in from outside)", sw.id, (f"netns/{ns}",)))

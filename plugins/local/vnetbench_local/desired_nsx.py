@@ -1,0 +1,143 @@
+"""NSX in the lab: a distributed router as one routing namespace per host, each overlay segment as per-host
+bridges joined by real VXLAN between tunnel endpoints, and the distributed firewall on every guest port."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from vnetbench.backends import nftables as nft
+from vnetbench.backends.planning import Want
+from vnetbench.model import Action, Forwarding, ForwardMode
+from vnetbench.model.forwarding import BYPASS_TYPES, inner_mtu
+
+from .desired_base import VTEP_NET, BuilderBase, Segment, veth_end
+from .names import guest_ifname, ifname, mac_for
+
+
+class NsxParts(BuilderBase):
+    """Distributed routers, overlay segments and the distributed firewall."""
+
+    def dlr(self, dlr: Any) -> None:
+        """An NSX DLR: one instance per host, each with the same addresses on the local segments.
+
+        The instance on the source host routes (SEMANTICS 4.3). As in NSX, where the controller knows every
+        guest's IP and MAC, each instance gets static neighbour entries and needs no ARP of its own; bridge
+        rules keep ARP for the DLR's addresses inside each host, so a guest always finds its local instance.
+        """
+        per_host: dict[str, list[tuple[Any, Segment]]] = {}
+        for itf in dlr.interfaces:
+            net = self.ix.get(itf.network)
+            sw = self.ix.parent(itf.network) if self.ix.kind(itf.network) == "portgroup" else net
+            if sw is None or self.ix.kind(sw.id) != "switch":
+                self.reasons.append(f"DLR {dlr.name} interface {itf.name}: network {itf.network!r} is not a "
+                                    "portgroup or switch")
+                continue
+            for host in self.fabric.switch_hosts(sw):
+                seg, why = self.switch_segment(host, itf.network, f"DLR {dlr.name} interface {itf.name}")
+                if why:
+                    self.reasons.append(why)
+                if seg:
+                    per_host.setdefault(host, []).append((itf, seg))
+        lif_ips = sorted({str(ipaddress.IPv4Interface(i.ip).ip) for i in dlr.interfaces
+                          if self._iface(i.ip, f"DLR {dlr.name} interface {i.name} ip", [])})
+        for host, items in per_host.items():
+            ns = self.netns("d", dlr.id, f"DLR {dlr.name} on {self.ix.get(host).name}", True, host)
+            taken: set[str] = set()
+            for i, (itf, seg) in enumerate(items):
+                addr = self._iface(itf.ip, f"DLR {dlr.name} interface {itf.name} ip", self.reasons)
+                name = guest_ifname(itf.name, i, taken)
+                taken.add(name)
+                self.veth(veth_end(ns, name, mac=mac_for(self.tag, itf.id, host), addrs=(addr,) if addr else ()),
+                          veth_end(seg.ns, ifname("d", itf.id, host), seg.bridge),
+                          f"DLR {dlr.name} {itf.name} on {self.ix.get(host).name}", dlr.id, seg.mtu)
+                if addr:
+                    net = ipaddress.IPv4Interface(addr).network
+                    for vm in self.d.vms:
+                        for nic in vm.vnics:
+                            if nic.network == itf.network and nic.ip and "/" in nic.ip and \
+                                    ipaddress.IPv4Interface(nic.ip).ip in net:
+                                self.neighbours.setdefault(ns, []).append(
+                                    [str(ipaddress.IPv4Interface(nic.ip).ip), nic.mac or mac_for(self.tag, nic.id),
+                                     name])
+                if lif_ips:
+                    ips = "{ " + ", ".join(lif_ips) + " }"
+                    rules = self.bridge_rules.setdefault(seg.ns, [])
+                    for rule in (f'arp daddr ip {ips} iifname != "n*" drop comment "{dlr.name} ARP stays local"',
+                                 f'arp saddr ip {ips} oifname != "n*" drop comment "{dlr.name} ARP stays local"'):
+                        if rule not in rules:
+                            rules.append(rule)
+
+    def overlay(self) -> None:
+        """NSX segments: a bridge per member host, joined by VXLAN between the hosts' tunnel endpoints.
+
+        Each host with NSX segments gets a transport bridge holding its VTEP address; it reaches the physical
+        network through the host's transport pNIC in the transport VLAN (``Fabric.transport``) like any segment,
+        so the tunnels really cross the pNICs, and only where the physical network carries that VLAN. The VXLAN
+        device takes guest frames up to the smallest transport MTU of its hosts less the overlay's bytes
+        (``inner_mtu``: VXLAN 50, Geneve 54, which the lab's VXLAN emulates), so a limit on one host holds both
+        ways, and the physical ports on the way drop encapsulated frames larger than their own MTU, as real ones
+        do.
+        """
+        if not self.overlay_members:
+            return
+        vteps: dict[str, str] = {}
+        transport_mtu: dict[str, int] = {}
+        for host_id in sorted({seg.host for segs in self.overlay_members.values() for seg in segs}):
+            wire = self.fabric.transport(host_id)
+            if wire.pnic is None:
+                continue
+            ns = self.hv(host_id)
+            index = next(i for i, h in enumerate(self.d.hosts) if h.id == host_id)
+            vteps[host_id] = str(VTEP_NET[index + 1])
+            transport_mtu[host_id] = min(self.ix.get(wire.pnic).mtu, wire.port.mtu)
+            br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, transport_mtu[host_id],
+                             (f"{vteps[host_id]}/{VTEP_NET.prefixlen}",))
+            self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, ns, False))
+        for n, (sw_id, segs) in enumerate(self.overlay_members.items()):
+            sw = self.ix.get(sw_id)
+            vni = sw.vni or 5000 + n
+            for seg in segs:
+                if seg.host not in vteps:
+                    continue
+                peers = [s.host for s in segs if s.host != seg.host and s.host in vteps]
+                remotes = sorted(vteps[h] for h in peers)
+                # one device reaches every peer: the smallest transport MTU of any path limits it, both ways
+                transport = min(transport_mtu[h] for h in [seg.host, *peers])
+                name = ifname("o", sw_id)
+                self._add(Want("vxlan", f"vxlan/{seg.ns}/{name}",
+                                   {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
+                                    "remotes": remotes, "master": seg.bridge,
+                                    "mtu": min(sw.mtu, inner_mtu(sw, transport))},
+                                   f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
+                                   (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",
+                                    f"bridge/{seg.ns}/{ifname('x', seg.host)}")))
+
+    def dfw(self) -> None:
+        """The NSX distributed firewall: its rules filter each guest port of every host, both directions (not an
+        SR-IOV or DirectPath adapter's: it bypasses the virtual switch the DFW sits in)."""
+        dfw = self.d.nsx.dfw
+        if not dfw.rules and dfw.default_policy is Action.ALLOW:
+            return
+        chains: dict[tuple[str, tuple[int, ...]], str] = {}
+        for ns, port, vm, nic in self.vm_ports:
+            if nic.type in BYPASS_TYPES:
+                continue
+            picked = tuple(i for i, r in enumerate(dfw.rules)
+                           if not r.applied_to or nic.id in r.applied_to or vm.id in r.applied_to)
+            if (ns, picked) not in chains:
+                name = chains[(ns, picked)] = f"dfw{sum(1 for k in chains if k[0] == ns)}"
+                fw = Forwarding(ForwardMode.BRIDGED, dfw.stateful, dfw.default_policy,
+                                [dfw.rules[i] for i in picked])
+                try:
+                    body = nft.chain_body(fw, self.address_of, "DFW", conntrack=False)
+                except nft.RuleError as exc:
+                    self.reasons.append(str(exc))
+                    return
+                verdict = "accept" if dfw.default_policy is Action.ALLOW else "drop"
+                self.bridge_chains.setdefault(ns, []).append((name, [*body, f'{verdict} comment "DFW default"']))
+                if len(self.bridge_chains[ns]) == 1:
+                    self.bridge_rules.setdefault(ns, []).append("ether type arp accept")
+            chain = chains[(ns, picked)]
+            self.bridge_rules.setdefault(ns, []).extend([f'iifname "{port}" jump {chain}',
+                                                         f'oifname "{port}" jump {chain}'])
