@@ -32,13 +32,13 @@ class HostedParts(BuilderBase):
         links = {(lk.a, lk.b): lk.id for lk in self.d.links}
         for ka, kb in self.fabric.patched_segments(list(self.segments)):
             sa, sb = self.bridge_of(ka), self.bridge_of(kb)
-            link = links.get((ka.switch, kb.switch)) or links[(kb.switch, ka.switch)]
+            link_id = links.get((ka.switch, kb.switch)) or links[(kb.switch, ka.switch)]
             if sa and sb:
                 vlan = () if ka.vlan is None else (ka.vlan,)
-                self.veth(veth_end(sa.ns, ifname("c", link, "a", *vlan), sa.bridge),
-                          veth_end(sb.ns, ifname("c", link, "b", *vlan), sb.bridge),
+                self.veth(veth_end(sa.ns, ifname("c", link_id, "a", *vlan), sa.bridge),
+                          veth_end(sb.ns, ifname("c", link_id, "b", *vlan), sb.bridge),
                           f"patch {self.ix.get(ka.switch).name} - {self.ix.get(kb.switch).name}"
-                          + (f" VLAN {ka.vlan}" if ka.vlan is not None else ""), link)
+                          + (f" VLAN {ka.vlan}" if ka.vlan is not None else ""), link_id)
 
     def hosted_nat(self, sw: Any) -> None:
         """A hosted hypervisor's NAT service: a namespace that masquerades the NAT network onto the host's LAN.
