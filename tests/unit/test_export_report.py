@@ -220,3 +220,32 @@ def test_pdf_without_weasyprint_says_what_to_install(tmp_path, monkeypatch):
     with pytest.raises(ExportError, match="pip install 'vnetbench\\[export\\]'.*libpango"):
         report_pdf(load(FOUR), tmp_path / "r.pdf")
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_a_large_design_is_reported_without_its_picture_and_with_verdicts_by_network(tmp_path, monkeypatch):
+    """Past ``MAX_DIAGRAM_VMS`` the report names the exports that draw the design instead of embedding tens of
+    megabytes, and past the printed matrix it counts pairs per verdict from each network, from the classes."""
+    from vnetbench.export import report
+    from vnetbench.export.matrix import verdict_table
+
+    t = load(FOUR)
+    monkeypatch.setattr(report, "MAX_DIAGRAM_VMS", len(t.vms) - 1)
+    monkeypatch.setattr(report, "MAX_MATRIX_TABLE", 1)
+    html = report_html(t, tmp_path / "r.html").path.read_text()
+    assert "too many to draw into this report" in html and "--format dot" in html
+    assert 'alt="diagram of' not in html
+    assert 'id="by-network"' in html
+    table = verdict_table(t)
+    by_net = {}
+    names = {pg.id: pg.name for sw in t.switches for pg in sw.portgroups}
+    for i, src in enumerate(table.ids):
+        vm = next((vm for vm in t.vms if vm.id == src), None)
+        net = names.get(vm.vnics[0].network, vm.vnics[0].network) if vm is not None and vm.vnics else None
+        for dst in table.ids:
+            if dst != src:
+                verdict = str(table.matrix.verdict(src, dst))
+                by_net.setdefault(net, {}).setdefault(verdict, 0)
+                by_net[net][verdict] += 1
+    got = table.counts_by([next((names.get(vm.vnics[0].network, vm.vnics[0].network) for vm in t.vms
+                                 if vm.id == e and vm.vnics), None) for e in table.ids])
+    assert got == by_net

@@ -62,6 +62,26 @@ class VerdictTable:
         """How many ordered pairs get each verdict (verdicts with none left out)."""
         return {str(v): n for v, n in self.matrix.counts().items() if n}
 
+    def counts_by(self, groups: list) -> dict:
+        """Per group of sources (``groups[i]``: endpoint i's), how many ordered pairs from its endpoints get
+        each verdict: each class row counted once, weighted by the destination classes' sizes, then given
+        to the class's members (less each member's pair with itself)."""
+        classes, table = self.matrix.classes, self.matrix.table
+        k = table.shape[0]
+        sizes = np.bincount(classes, minlength=k).astype(np.float64)
+        per_class = np.zeros((k, len(self.verdicts)), dtype=np.float64)
+        step = max(1, _COUNT_CELLS // max(1, k))
+        for lo in range(0, k, step):
+            block = table[lo:lo + step]
+            for code in range(len(self.verdicts)):
+                per_class[lo:lo + step, code] = (block == code) @ sizes
+        per_class[np.arange(k), np.diagonal(table)] -= 1       # not the member with itself
+        names = list(dict.fromkeys(groups))
+        at = {g: i for i, g in enumerate(names)}
+        totals = np.zeros((len(names), len(self.verdicts)), dtype=np.float64)
+        np.add.at(totals, np.array([at[g] for g in groups], dtype=np.int64), per_class[classes])
+        return {g: {w: int(round(n)) for w, n in zip(self.verdicts, totals[at[g]]) if round(n)} for g in names}
+
     def first_pairs(self) -> list[tuple[str, str]]:
         """For each verdict present, its first pair in row order, in the order they first appear; found on
         the class table (a class's first member holds its class's earliest row), never the endpoint grid."""
