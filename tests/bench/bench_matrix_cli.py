@@ -58,7 +58,8 @@ def main() -> int:
     parser.add_argument("--shape", default=None, help="generate.SHAPES name (default: racks; vcenter at 45,000)")
     parser.add_argument("--limit", type=float, default=2e9, help="bytes of a streamed output read (2e9)")
     args = parser.parse_args()
-    print(f"{'shape':<9} {'VMs':>6} {'output':<10} {'wall s':>8} {'CPU s':>8} {'peak RSS MiB':>12} {'bytes':>15}  status")
+    print(f"{'shape':<9} {'VMs':>6} {'output':<10} {'wall s':>8} {'CPU s':>8} {'peak RSS MiB':>12} {'bytes':>15}  "
+          "status")
     with tempfile.TemporaryDirectory() as tmp:
         for vms in args.sizes:
             shape = args.shape or ("vcenter" if vms >= 45_000 else "racks")

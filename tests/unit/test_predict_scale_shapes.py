@@ -71,5 +71,6 @@ def test_matrix_kept_current_after_edits_equals_a_fresh_one(shape: str):
         edit()
         kept = list(engine.matrix().rows())
         fresh = list(Engine(copy.deepcopy(t)).matrix().rows())
-        assert kept == fresh, (shape, step, [(a, b, v, w) for (a, b, v), (_, _, w) in zip(kept, fresh) if v is not w][:5])
+        differ = [(a, b, v, w) for (a, b, v), (_, _, w) in zip(kept, fresh) if v is not w]
+        assert kept == fresh, (shape, step, differ[:5])
     _check_against_walk(engine, rnd, SAMPLE // 3)

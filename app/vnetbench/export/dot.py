@@ -42,7 +42,8 @@ def dot_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str
     children = scene.children()
     clusters = {box.id for box in scene.boxes if box.frame and children.get(box.id)}
     out = [f"graph {_q(scene.title or 'design')} {{",
-           f'  graph [compound=true, newrank=true, rankdir={rankdir}, fontname={_q(style.FONT_FAMILY)}, label={_q(title)}, '
+           f'  graph [compound=true, newrank=true, rankdir={rankdir}, fontname={_q(style.FONT_FAMILY)}, '
+           f'label={_q(title)}, '
            'labelloc=t, fontsize=16];',
            f'  node [shape=box, style="rounded,filled", fontname={_q(style.FONT_FAMILY)}, fontsize=10];',
            f'  edge [fontname={_q(style.FONT_FAMILY)}, fontsize=9];']
