@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -25,7 +26,7 @@ from ..model.objects import PORTGROUP_SWITCHES, VmRole
 from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
-from .matrix import VerdictTable, verdict_table
+from .matrix import VerdictTable, matrix_csv, verdict_table
 from .scene import build_scene, highlighted, vlan_text
 from .words import blocks, count, number
 
@@ -39,6 +40,9 @@ MAX_DEFAULT_PATHS = 6
 #: ``MAX_PICTURE`` bytes of SVG is left out the same way (its hops are listed below it).
 MAX_DIAGRAM_VMS = 500
 MAX_PICTURE = 1_500_000
+#: Up to this many endpoints the full matrix travels inside the report as a CSV attachment (about 2 MB at the
+#: limit); past it the report names the commands that write or stream it.
+MAX_ATTACHED_CSV = 400
 #: Networks listed in the verdicts-by-network table (the most populous first).
 MAX_NETWORK_ROWS = 60
 #: A diagram wider than this (CSS px, A4's printed width) gets a PDF page of its own size, where it zooms; with
@@ -275,7 +279,10 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
         matrix = {"names": table.names, "pairs": count(n * (n - 1), "ordered pair"),
                   "counts": [(v, number(c)) for v, c in sorted(table.counts().items(), key=_verdict_order)],
                   "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image,
-                  "networks": _by_network(topology, table) if n > MAX_MATRIX_TABLE else None}
+                  "networks": _by_network(topology, table) if n > MAX_MATRIX_TABLE else None,
+                  "csv": "data:text/csv;charset=utf-8;base64," + base64.b64encode(matrix_csv(table)).decode("ascii")
+                  if n <= MAX_ATTACHED_CSV else None,
+                  "csv_name": (re.sub(r"[^\w.-]+", "-", topology.name).strip("-.") or "design") + "-matrix.csv"}
     predictions = []
     for a, b in options.pairs or default_pairs(table):
         try:
@@ -340,8 +347,12 @@ def _template() -> jinja2.Template:
 # --- the two outputs ----------------------------------------------------------------------------------------
 
 
-def report_html(topology: Topology, options: Any, engine: Any = None) -> str:
-    return _template().render(context(topology, options, engine))
+def report_html(topology: Topology, options: Any, engine: Any = None, attach: bool = True) -> str:
+    """The report as one HTML file; ``attach``: with the full matrix as a CSV attachment (small designs)."""
+    facts = context(topology, options, engine)
+    if not attach and facts["matrix"]:
+        facts["matrix"]["csv"] = None
+    return _template().render(facts)
 
 
 def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[bytes, int]:
@@ -354,5 +365,6 @@ def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[by
     except (ImportError, OSError) as exc:   # OSError: Pango's libraries are missing
         raise ExportError(f"report-pdf needs WeasyPrint and Pango ({exc}): pip install 'vnetbench[export]' and "
                           "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0") from None
-    document = weasyprint.HTML(string=exportable(report_html(topology, options, engine))).render()
+    # a PDF link cannot download an attachment: the CSV stays with the HTML report
+    document = weasyprint.HTML(string=exportable(report_html(topology, options, engine, attach=False))).render()
     return document.write_pdf(), len(document.pages)
