@@ -107,7 +107,7 @@ def summarised(scene: Scene, lit_boxes: set[str] = frozenset(),
     held: dict[str, Counter] = {}
     for box in scene.boxes:
         if box.id != top[box.id]:
-            kind = "firewall" if box.kind == "vm" and not _plain_vm(box) else box.kind
+            kind = box.style if box.kind == "vm" and not _plain_vm(box) else box.kind   # a firewall, router...
             held.setdefault(top[box.id], Counter())[kind] += 1
     boxes = []
     for box in scene.boxes:
@@ -131,5 +131,5 @@ def summarised(scene: Scene, lit_boxes: set[str] = frozenset(),
 
 
 #: What a summary node counts, in this order.
-_HELD = [("vm", "VM"), ("firewall", "firewall"), ("switch", "switch"), ("portgroup", "portgroup"),
-         ("physical_router", "router")]
+_HELD = [("vm", "VM"), ("firewall", "firewall"), ("router", "router VM"), ("nsx-edge", "NSX edge"),
+         ("switch", "switch"), ("portgroup", "portgroup"), ("physical_router", "router")]
