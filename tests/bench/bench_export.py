@@ -1,14 +1,22 @@
 """Benchmark of export on a large design; prints seconds per format, asserts nothing.
 
     .venv/bin/python tests/bench/bench_export.py [VMS HOSTS]
+    .venv/bin/python tests/bench/bench_export.py --scale      # the DOT render and the report size at scale
 
 Defaults to about 5,000 objects (every object with an id: hosts, pNICs, switches, portgroups, VMs, vNICs,
 physical switches, ports, routers, links) from ``generate.py``, the shared benchmark designs.
+
+``--scale`` (issue 32): the DOT export of 2,000 VMs rendered by Graphviz's ``dot -Tsvg`` (its CPU and wall
+time, its exit status and the picture's size in points), and the HTML report of 2,000 and 10,000 VMs (its
+size, target < 10 MB, and the CPU and wall time it took).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,5 +53,31 @@ def main(argv: list[str]) -> None:
             print(f"  {fmt:<18} {seconds:7.2f} s  {out.stat().st_size / 1e6:7.2f} MB{extra}")
 
 
+def scale() -> None:
+    with tempfile.TemporaryDirectory(prefix="vnetbench-bench-export-") as tmp:
+        topology = loads(dumps(generate(vms=2_000, hosts=100)))
+        dot_file, svg = Path(tmp, "d.dot"), Path(tmp, "d.svg")
+        export(topology, "dot", dot_file, Options())
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(["dot", "-Tsvg", str(dot_file), "-o", str(svg)], capture_output=True, timeout=600)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        head = svg.read_bytes()[:2000] if svg.exists() else b""
+        box = re.search(rb'viewBox="[\d.]+ [\d.]+ ([\d.]+) ([\d.]+)"', head)
+        size = f"{float(box[1]):.0f} x {float(box[2]):.0f} pt" if box else "no picture"
+        print(f"DOT of 2,000 VMs / 100 hosts rendered by dot -Tsvg: {wall:.2f} s wall ({cpu:.2f} s CPU), "
+              f"exit {done.returncode}, {size}")
+        for vms, hosts in ((2_000, 100), (10_000, 500)):
+            topology = loads(dumps(generate(vms=vms, hosts=hosts)))
+            out = Path(tmp, f"r{vms}.html")
+            c0, start = time.process_time(), time.perf_counter()
+            export(topology, "report-html", out, Options())
+            print(f"HTML report of {vms:,} VMs: {out.stat().st_size / 1e6:.2f} MB (target < 10 MB), "
+                  f"{time.perf_counter() - start:.1f} s wall ({time.process_time() - c0:.1f} s CPU)", flush=True)
+    print("load average at the end:", open("/proc/loadavg").read().split()[:3])
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    scale() if sys.argv[1:] == ["--scale"] else main(sys.argv[1:])

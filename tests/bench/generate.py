@@ -149,6 +149,14 @@ def microseg(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
             shared.append(DfwRule(Action.ALLOW, "any", a, applied_to=[f"dv{rnd.randrange(110, 120)}"], name=f"pg{i}"))
         else:
             shared.append(DfwRule(Action.ALLOW, a, "any", Proto.UDP, 53, name=f"dns{i}"))
+    t.nsx.dfw.rules = _per_vm_rules(t, tiers, rnd) + shared
+    t.nsx.dfw.default_policy = Action.DENY
+    return t
+
+
+def _per_vm_rules(t: Topology, tiers: list[str], rnd: random.Random) -> list[DfwRule]:
+    """One DFW rule applied to each VM, of six kinds (in, out, a /32 kept out of a subnet, a service, one VM
+    kept from another, NTP out)."""
     per_vm: list[DfwRule] = []
     plain = [vm for vm in t.vms if vm.role is VmRole.VM]
     for i, vm in enumerate(plain):
@@ -164,9 +172,7 @@ def microseg(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
                 DfwRule(Action.ALLOW, vm.id, "any", Proto.UDP, 123))
         rule.name, rule.applied_to = f"vm-{vm.name}", [vm.id]
         per_vm.append(rule)
-    t.nsx.dfw.rules = per_vm + shared
-    t.nsx.dfw.default_policy = Action.DENY
-    return t
+    return per_vm
 
 
 # --- routed firewall VMs with a /32 rule per VM ---------------------------------------------------------
@@ -337,9 +343,152 @@ def diverse(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
     return t
 
 
+# --- routed racks: an L3 top-of-rack per rack with thousands of static routes; firewalls; DFW ---------------
+
+RACK_VLANS = 16      # VLANs per rack, each its own /24 routed by the rack's top-of-rack switch
+PROTECTED = 4        # of those, the last ones sit behind the rack's firewall VM (routed firewalls only)
+TRANSIT = 4000
+
+
+def routed(vms: int = 10_000, hosts: int = 500, seed: int = 1, firewalls: bool = False, dfw: bool = False,
+           rack_hosts: int = 10, split: int = 4) -> Topology:
+    """Racks of ``rack_hosts`` hosts, each with its own VLANs (a /24 each) on a vDS per rack and an L3
+    top-of-rack switch routing them; the top-of-rack switches meet a core L3 switch on a transit VLAN. Routes
+    are not summarised: every router holds a static route per remote subnet, redistributed as ``split`` more
+    specifics (4: /26s), so each holds thousands. With ``firewalls`` the last ``PROTECTED`` VLANs of a rack
+    sit behind a routed firewall VM holding a /32 rule per VM behind it; with ``dfw`` an NSX DFW applies a
+    rule per VM plus rules between racks, default deny."""
+    rnd = random.Random(seed)
+    t = Topology(id=f"routed-{vms}-{hosts}", name=f"routed racks: {vms} VMs on {hosts} hosts")
+    racks = max(1, -(-hosts // rack_hosts))
+    core = PhysicalSwitch("core", "core")
+    t.physical_switches.append(core)
+    core_ip = "10.255.255.254"
+    bits = {1: 24, 2: 25, 4: 26, 8: 27}[split]
+
+    def subnet(r: int, k: int) -> str:
+        return f"10.{r // 16}.{(r % 16) * 16 + k}"
+
+    def vlan(r: int, k: int) -> int:
+        return 100 + (r * RACK_VLANS + k) % 3800
+
+    def tor_ip(r: int) -> str:
+        return f"10.255.{r // 250}.{r % 250 + 1}"
+
+    def fw_ip(r: int) -> str:
+        return f"{subnet(r, 0)}.253"
+
+    def more_specifics(r: int, k: int) -> list[str]:
+        step = 256 // split
+        return [f"{subnet(r, k)}.{i * step}/{bits}" for i in range(split)]
+
+    core_routes = [Route(prefix, tor_ip(r)) for r in range(racks) for k in range(RACK_VLANS)
+                   for prefix in more_specifics(r, k)]
+    t.physical_routers.append(PhysicalRouter("core-l3", "core-l3", switch="core", interfaces=[
+        RouterInterface("core-l3.transit", f"Vlan{TRANSIT}", f"{core_ip}/16", TRANSIT)], routes=core_routes))
+    plain = RACK_VLANS - (PROTECTED if firewalls else 0)
+    behind: dict[int, list[tuple[str, str]]] = {}    # rack -> (VM name, address) behind its firewall
+    for r in range(racks):
+        tor = PhysicalSwitch(f"tor{r}", f"tor{r}")
+        t.physical_switches.append(tor)
+        _trunk(t, tor, core, f"up{r}", allowed=",".join(map(str, [TRANSIT] + [vlan(r, k) for k in range(RACK_VLANS)])))
+        svis = [RouterInterface(f"tor{r}-l3.v{k}", f"Vlan{vlan(r, k)}", f"{subnet(r, k)}.254/24", vlan(r, k))
+                for k in range(plain)]
+        svis.append(RouterInterface(f"tor{r}-l3.transit", f"Vlan{TRANSIT}", f"{tor_ip(r)}/16", TRANSIT))
+        routes = [Route(prefix, core_ip) for q in range(racks) if q != r for k in range(RACK_VLANS)
+                  for prefix in more_specifics(q, k)]
+        routes += [Route(prefix, fw_ip(r)) for k in range(plain, RACK_VLANS) for prefix in more_specifics(r, k)]
+        t.physical_routers.append(PhysicalRouter(f"tor{r}-l3", f"tor{r}-l3", switch=tor.id, interfaces=svis,
+                                                 routes=routes))
+        dvs = Switch(f"dvs{r}", f"dvs-rack{r}", SwitchKind.VDS,
+                     portgroups=[Portgroup(f"dvs{r}.v{k}", f"rack{r}-{vlan(r, k)}", vlan(r, k))
+                                 for k in range(RACK_VLANS)])
+        t.switches.append(dvs)
+        for h in range(r * rack_hosts, min(hosts, (r + 1) * rack_hosts)):
+            name = f"esx{h:04d}"
+            t.hosts.append(Host(name, name, pnics=[PNic(f"{name}.vmnic{i}", f"vmnic{i}", 25_000) for i in range(2)]))
+            for i in range(2):
+                port = Port(f"{tor.id}.{name}.{i}", f"Eth1/{h % rack_hosts}/{i}", PortMode.TRUNK)
+                tor.ports.append(port)
+                t.links.append(Link(f"l.{name}.{i}", f"{name}.vmnic{i}", port.id))
+                dvs.uplinks.append(Uplink(f"{name}.vmnic{i}", standby=i == 1))
+            dvs.members.append(name)
+        if firewalls:
+            fw = VM(f"fw{r}", f"fw{r}", f"esx{r * rack_hosts:04d}", role=VmRole.FIREWALL, forwarding=Forwarding(
+                ForwardMode.ROUTED, r % 3 != 2, Action.DENY,
+                [Rule(Action.DENY, "any", "any", Proto.ICMP, name="no-ping")]))
+            fw.vnics = [VNic(f"fw{r}.eth0", "eth0", network=f"dvs{r}.v0", ip=f"{fw_ip(r)}/24",
+                             gateway=f"{subnet(r, 0)}.254")]
+            fw.vnics += [VNic(f"fw{r}.eth{k}", f"eth{k}", network=f"dvs{r}.v{k}", ip=f"{subnet(r, k)}.254/24")
+                         for k in range(plain, RACK_VLANS)]
+            t.vms.append(fw)
+            behind[r] = []
+    used: dict[tuple[int, int], int] = {}
+    for i in range(vms):
+        h = rnd.randrange(hosts)
+        r = h // rack_hosts
+        k = rnd.randrange(RACK_VLANS)
+        n = used[r, k] = used.get((r, k), 0) + 1
+        if n > 250:   # that /24 is full: the rack's first VLAN with room
+            k = next(x for x in range(RACK_VLANS) if used.get((r, x), 0) < 250)
+            n = used[r, k] = used.get((r, k), 0) + 1
+        name = f"vm{i:05d}"
+        ip = f"{subnet(r, k)}.{n}"
+        t.vms.append(VM(name, name, f"esx{h:04d}", vnics=[VNic(
+            f"{name}.eth0", "eth0", rnd.choice(NIC_TYPES), f"dvs{r}.v{k}", ip=f"{ip}/24",
+            gateway=f"{subnet(r, k)}.254")]))
+        if firewalls and k >= plain:
+            behind[r].append((name, ip))
+    for r, members in behind.items():
+        fw = next(vm for vm in t.vms if vm.id == f"fw{r}")
+        for j, (name, ip) in enumerate(members):
+            other = subnet(rnd.randrange(racks), rnd.randrange(plain))
+            kind = j % 5
+            fw.forwarding.rules.append(
+                Rule(Action.ALLOW, f"{ip}/32", "any", name=f"out-{name}") if kind == 0 else
+                Rule(Action.ALLOW, f"{other}.0/24", f"{ip}/32", Proto.TCP, 443, name=f"web-{name}") if kind == 1 else
+                Rule(Action.DENY, "any", f"{ip}/32", Proto.TCP, 22, name=f"ssh-{name}") if kind == 2 else
+                Rule(Action.ALLOW, f"{ip}/32", f"{other}.0/24", name=f"to-{name}") if kind == 3 else
+                Rule(Action.ALLOW, f"{other}.0/24", f"{ip}/32", name=f"from-{name}"))
+    if dfw:
+        tiers = sorted({f"{subnet(r, k)}.0/24" for r in range(racks) for k in (0, 1, 2, 3)})
+        _microsegment(t, tiers, rnd)
+    return t
+
+
+def _microsegment(t: Topology, tiers: list[str], rnd: random.Random) -> None:
+    """A DFW in the microsegmentation style over ``t``: a rule per VM, then within each tier and between
+    ``SHARED_RULES`` random pairs of tiers (some on a service port only), default deny."""
+    shared = [DfwRule(Action.ALLOW, tier, tier, name=f"intra-{tier}") for tier in tiers]
+    for i in range(SHARED_RULES):
+        a, b = rnd.sample(tiers, 2)
+        shared.append(DfwRule(Action.ALLOW, a, b, Proto.TCP, rnd.choice([443, 5432, "8000-8100"]), name=f"svc{i}")
+                      if i % 2 else DfwRule(Action.ALLOW, a, b, name=f"t{i}"))
+    t.nsx.dfw.rules = _per_vm_rules(t, tiers, rnd) + shared
+    t.nsx.dfw.default_policy = Action.DENY
+
+
+def routed_firewalls(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    return routed(vms, hosts, seed, firewalls=True)
+
+
+def routed_dfw(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    return routed(vms, hosts, seed, firewalls=True, dfw=True)
+
+
+def vcenter(vms: int = 45_000, hosts: int = 2_500, seed: int = 1) -> Topology:
+    """A whole vCenter shaped like a real estate: racks of 20 hosts with their own VLANs, an L3 top-of-rack
+    switch each (a route per remote /24), routed firewalls with a /32 rule per VM behind them, and
+    microsegmentation (a DFW rule per VM)."""
+    t = routed(vms, hosts, seed, firewalls=True, dfw=True, rack_hosts=20, split=1)
+    t.id, t.name = f"vcenter-{vms}-{hosts}", f"vCenter estate: {vms} VMs on {hosts} hosts"
+    return t
+
+
 def _pod_vlan(pod: int, index: int) -> int:
     return 1000 + POD_VLANS * pod + index
 
 
 SHAPES: dict[str, Callable[[int, int, int], Topology]] = {
-    "racks": generate, "microseg": microseg, "firewalls": firewalls, "diverse": diverse}
+    "racks": generate, "microseg": microseg, "firewalls": firewalls, "diverse": diverse, "routed": routed,
+    "routedfw": routed_firewalls, "routeddfw": routed_dfw, "vcenter": vcenter}

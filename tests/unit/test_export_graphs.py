@@ -103,6 +103,34 @@ def test_dot_has_host_clusters_and_graphviz_reads_it(tmp_path, artifacts):
     assert png.stat().st_size > 5000
 
 
+def test_dot_of_a_large_design_is_a_summary_graphviz_renders(tmp_path, artifacts):
+    """Past ``SUMMARY_VMS`` VMs: a node per host, physical switch and router, saying what it holds, and one
+    line per pair of them; real Graphviz renders it (the full graph of 1,000 VMs made dot give up)."""
+    import sys
+
+    from vnetbench.export.dot import SUMMARY_VMS
+
+    sys.path.insert(0, str(ROOT / "tests" / "bench"))
+    from generate import generate
+
+    t = generate(SUMMARY_VMS + 100, 30, 1)
+    text = dot(t, tmp_path / "big.dot").path.read_text()
+    assert "newrank=true" in text and "subgraph" not in text
+    assert f"summary of {SUMMARY_VMS + 100:,} VMs" in text
+    nodes = dict(re.findall(r'^\s*"([^"]+)" \[label="([^"]*)"', text, re.M))
+    assert {h.id for h in t.hosts} | {s.id for s in t.physical_switches} <= set(nodes)
+    on_host = sum(vm.host == "esx0000" and vm.role.value == "vm" for vm in t.vms)
+    assert f"{on_host} VMs" in nodes["esx0000"]
+    edges = re.findall(r'^\s*"([^"]+)" -- "([^"]+)" \[[^]]*label="3 links"', text, re.M)
+    assert ("esx0000", "tor0") in {tuple(sorted(e)) for e in edges}    # three pNICs cabled to its ToR
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz is not installed")
+    svg = artifacts / "large-summary-dot.svg"
+    subprocess.run(["dot", "-Tsvg", str(tmp_path / "big.dot"), "-o", str(svg)], check=True, timeout=120,
+                   capture_output=True)
+    assert ET.parse(svg).getroot().tag.endswith("svg")
+
+
 def test_dot_quotes_awkward_names(tmp_path):
     t = load(SAMPLE)
     t.vms[0].name = 'web "one" \\ two'

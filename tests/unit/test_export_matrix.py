@@ -68,3 +68,17 @@ def test_heatmap_cells_have_the_verdict_colours(tmp_path, artifacts):
     svg = matrix_svg(t, tmp_path / "m.svg").path
     texts = {"".join(e.itertext()) for e in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}text")}
     assert {"web01", "db01", "routed-via-physical"} <= texts
+
+
+@pytest.mark.parametrize("fmt", ["matrix-json", "matrix-png", "matrix-svg", "matrix-csv"])
+def test_a_whole_grid_past_its_size_is_refused_in_one_line_naming_the_streamed_output(tmp_path, monkeypatch, fmt):
+    import vnetbench.export as export_module
+    from vnetbench.cli.main import main
+
+    t = load(FOUR)
+    n = len(t.vms) + len(t.physical_hosts)
+    monkeypatch.setitem(export_module.MAX_GRID_ENDPOINTS, fmt, n - 1)
+    with pytest.raises(export_module.ExportError, match="vnetbench matrix FILE --csv"):
+        export_module.export(t, fmt, tmp_path / "m.out")
+    assert not (tmp_path / "m.out").exists()
+    assert main(["export", str(FOUR), "--format", fmt, "-o", str(tmp_path / "m.out")]) == 2

@@ -72,7 +72,9 @@ def test_html_is_self_contained_and_holds_every_section(tmp_path, artifacts):
     # every link is to an anchor of the page itself, and every anchor linked is there
     links = [a["href"] for tag, a in page.tags if tag == "a" and "href" in a]
     anchors = {a["id"] for _, a in page.tags if "id" in a}
-    assert links and all(href.startswith("#") and href[1:] in anchors for href in links)
+    attached = [href for href in links if href.startswith("data:text/csv;")]   # the matrix, inside the file
+    assert len(attached) == 1
+    assert links and all(href.startswith("#") and href[1:] in anchors for href in links if href not in attached)
     text = " ".join(page.text)
     for vm in t.vms:
         assert vm.name in text and vm.vnics[0].ip in text
@@ -220,3 +222,49 @@ def test_pdf_without_weasyprint_says_what_to_install(tmp_path, monkeypatch):
     with pytest.raises(ExportError, match="pip install 'vnetbench\\[export\\]'.*libpango"):
         report_pdf(load(FOUR), tmp_path / "r.pdf")
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_a_large_design_is_reported_without_its_picture_and_with_verdicts_by_network(tmp_path, monkeypatch):
+    """Past ``MAX_DIAGRAM_VMS`` the report names the exports that draw the design instead of embedding tens of
+    megabytes, and past the printed matrix it counts pairs per verdict from each network, from the classes."""
+    from vnetbench.export import report
+    from vnetbench.export.matrix import verdict_table
+
+    t = load(FOUR)
+    monkeypatch.setattr(report, "MAX_DIAGRAM_VMS", len(t.vms) - 1)
+    monkeypatch.setattr(report, "MAX_MATRIX_TABLE", 1)
+    html = report_html(t, tmp_path / "r.html").path.read_text()
+    assert "too many to draw into this report" in html and "--format dot" in html
+    assert 'alt="diagram of' not in html
+    assert 'id="by-network"' in html
+    table = verdict_table(t)
+    by_net = {}
+    names = {pg.id: pg.name for sw in t.switches for pg in sw.portgroups}
+    for i, src in enumerate(table.ids):
+        vm = next((vm for vm in t.vms if vm.id == src), None)
+        net = names.get(vm.vnics[0].network, vm.vnics[0].network) if vm is not None and vm.vnics else None
+        for dst in table.ids:
+            if dst != src:
+                verdict = str(table.matrix.verdict(src, dst))
+                by_net.setdefault(net, {}).setdefault(verdict, 0)
+                by_net[net][verdict] += 1
+    got = table.counts_by([next((names.get(vm.vnics[0].network, vm.vnics[0].network) for vm in t.vms
+                                 if vm.id == e and vm.vnics), None) for e in table.ids])
+    assert got == by_net
+
+
+def test_the_html_report_carries_the_full_matrix_as_an_attached_csv(tmp_path):
+    import base64
+    import csv
+    import io
+
+    from vnetbench.export.matrix import matrix_csv, verdict_table
+
+    t = load(FOUR)
+    html = report_html(t, tmp_path / "r.html").path.read_text()
+    link = re.search(r'<a href="data:text/csv;charset=utf-8;base64,([A-Za-z0-9+/=]+)" download="([^"]+)"', html)
+    assert link and link[2].endswith("-matrix.csv")
+    data = base64.b64decode(link[1])
+    assert data == matrix_csv(verdict_table(t))
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+    assert len(rows) == 1 + len(t.vms) + len(t.physical_hosts)

@@ -63,6 +63,46 @@ def test_matrix_json_and_grid(capsys):
     assert "PR=routed-via-physical" in capsys.readouterr().out
 
 
+def test_matrix_streams_json_lines_and_csv_that_agree_with_the_grid(capsys):
+    assert main(["matrix", str(FOUR), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(["matrix", str(FOUR), "--jsonl"]) == 0
+    head, *rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert head == {"endpoints": data["endpoints"], "names": data["names"]}
+    assert [r["src"] for r in rows] == data["endpoints"]
+    assert [r["verdicts"] for r in rows] == data["verdicts"]
+    assert main(["matrix", str(FOUR), "--csv"]) == 0
+    pairs = {(r["src"], r["dst"]): r["verdict"] for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    names = data["names"]
+    assert pairs == {(names[i], names[j]): v for i, row in enumerate(data["verdicts"])
+                     for j, v in enumerate(row) if v is not None}
+
+
+def test_matrix_summary_counts_pairs_per_verdict(capsys):
+    assert main(["matrix", str(FOUR), "--json"]) == 0
+    verdicts = [v for row in json.loads(capsys.readouterr().out)["verdicts"] for v in row if v]
+    assert main(["matrix", str(FOUR), "--summary"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"{len(verdicts):,} ordered pairs" in lines[0]
+    counted = {line.split()[0]: int(line.split()[1].replace(",", "")) for line in lines[1:]}
+    assert counted == {v: verdicts.count(v) for v in set(verdicts)}
+
+
+def test_matrix_past_a_size_refuses_in_one_line_naming_the_streamed_outputs(capsys, monkeypatch):
+    from vnetbench.cli.commands import matrix
+
+    n = len(load(FOUR).vms) + len(load(FOUR).physical_hosts)
+    monkeypatch.setattr(matrix, "MAX_JSON", n - 1)
+    monkeypatch.setattr(matrix, "MAX_GRID", n - 1)
+    assert main(["matrix", str(FOUR), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "--jsonl" in err and "--csv" in err
+    assert main(["matrix", str(FOUR)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "--csv" in err and "--summary" in err
+    assert main(["matrix", str(FOUR), "--csv"]) == 0      # the streamed outputs have no limit
+
+
 def test_diff_reports_what_changed_and_why(tmp_path, capsys):
     old = tmp_path / "old.vnet.yaml"
     shutil.copy(FOUR, old)

@@ -208,6 +208,21 @@ def test_matrix_counts_and_lookup_errors():
     assert isinstance(matrix.verdict(matrix.endpoints[0], matrix.endpoints[-1]), Verdict)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_counts_and_first_pairs_on_classes_match_the_expanded_matrix(seed):
+    from vnetbench.export.matrix import VerdictTable
+
+    matrix = Engine(random_design(seed).t).matrix()
+    pairs = [(a, b, v) for a, b, v in matrix.rows() if a != b]
+    assert {v: n for v, n in matrix.counts().items() if n} == \
+        {v: sum(1 for _, _, w in pairs if w is v) for v in {v for _, _, v in pairs}}
+    first: dict[Verdict, tuple[str, str]] = {}
+    for a, b, v in pairs:
+        first.setdefault(v, (a, b))
+    table = VerdictTable(matrix.endpoints, matrix.endpoints, matrix)
+    assert table.first_pairs() == sorted(first.values(), key=lambda p: [matrix.endpoints.index(e) for e in p])
+
+
 def test_diff_lists_exactly_the_pairs_whose_answer_changed():
     from vnetbench.predict import diff
 

@@ -162,15 +162,30 @@ def mermaid(topology: Topology, out: str | os.PathLike, options: Options | None 
 # --- matrix, results, report -------------------------------------------------------------------------------
 
 
+#: Most endpoints a matrix export that holds every cell at once takes (the grid as JSON or a heatmap: 4 million
+#: cells; the CSV grid, written whole: 400 million, about 6 GB). Past it, one line names the streamed output.
+MAX_GRID_ENDPOINTS = {"matrix-json": 2_000, "matrix-png": 2_000, "matrix-svg": 2_000, "matrix-csv": 20_000}
+
+
+def _grid_fits(topology: Topology, fmt: str) -> None:
+    n = len(topology.vms) + len(topology.physical_hosts)
+    if n > MAX_GRID_ENDPOINTS[fmt]:
+        raise ExportError(f"{fmt}: {n:,} endpoints are too many for a whole grid (at most "
+                          f"{MAX_GRID_ENDPOINTS[fmt]:,}); stream every pair with vnetbench matrix FILE --csv or "
+                          "--jsonl, or count them with --summary")
+
+
 def matrix_csv(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
     from .matrix import matrix_csv as text, verdict_table
 
+    _grid_fits(topology, "matrix-csv")
     return Exported(write_bytes(out, text(verdict_table(topology, (options or Options()).engine))), "matrix-csv")
 
 
 def matrix_json(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
     from .matrix import matrix_json as text, verdict_table
 
+    _grid_fits(topology, "matrix-json")
     table = verdict_table(topology, (options or Options()).engine)
     return Exported(write_text(out, text(table, topology.name)), "matrix-json")
 
@@ -186,6 +201,7 @@ def _heatmap(topology: Topology, out: str | os.PathLike, options: Options | None
     from .charts import heatmap_picture
     from .matrix import verdict_table
 
+    _grid_fits(topology, f"matrix-{fmt}")
     options = options or Options()
     table = verdict_table(topology, options.engine)
     scale = _chart_scale(options) if fmt == "png" else 1.0

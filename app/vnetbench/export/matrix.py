@@ -12,7 +12,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -21,6 +21,10 @@ from ..model.text import csv_cell
 
 #: Rows turned into bytes at a time (bounds the temporary arrays to a few MB per 1,000 columns).
 _CSV_ROWS = 256
+#: Class-table cells looked at a time (``first_pairs``).
+_COUNT_CELLS = 1 << 21
+#: Pairs turned into bytes at a time by the streamed writers (a few tens of MB).
+_STREAM_CELLS = 1 << 19
 
 
 @dataclass(frozen=True)
@@ -58,19 +62,55 @@ class VerdictTable:
         """How many ordered pairs get each verdict (verdicts with none left out)."""
         return {str(v): n for v, n in self.matrix.counts().items() if n}
 
+    def counts_by(self, groups: list) -> dict:
+        """Per group of sources (``groups[i]``: endpoint i's), how many ordered pairs from its endpoints get
+        each verdict: each class row counted once, weighted by the destination classes' sizes, then given
+        to the class's members (less each member's pair with itself)."""
+        classes, table = self.matrix.classes, self.matrix.table
+        k = table.shape[0]
+        sizes = np.bincount(classes, minlength=k).astype(np.float64)
+        per_class = np.zeros((k, len(self.verdicts)), dtype=np.float64)
+        step = max(1, _COUNT_CELLS // max(1, k))
+        for lo in range(0, k, step):
+            block = table[lo:lo + step]
+            for code in range(len(self.verdicts)):
+                per_class[lo:lo + step, code] = (block == code) @ sizes
+        per_class[np.arange(k), np.diagonal(table)] -= 1       # not the member with itself
+        names = list(dict.fromkeys(groups))
+        at = {g: i for i, g in enumerate(names)}
+        totals = np.zeros((len(names), len(self.verdicts)), dtype=np.float64)
+        np.add.at(totals, np.array([at[g] for g in groups], dtype=np.int64), per_class[classes])
+        return {g: {w: int(round(n)) for w, n in zip(self.verdicts, totals[at[g]]) if round(n)} for g in names}
+
     def first_pairs(self) -> list[tuple[str, str]]:
-        """For each verdict present, its first pair in row order, in the order they first appear."""
-        first: dict[str, int] = {}
-        n = len(self.ids)
-        for start in range(0, n, _CSV_ROWS):
-            block = self.codes(start, min(n, start + _CSV_ROWS))
-            for code, word in enumerate(self.verdicts):
-                hits = np.flatnonzero(block == code)
-                if word not in first and len(hits):
-                    first[word] = start * n + int(hits[0])
-            if len(first) == len(self.verdicts):
-                break
-        return [(self.ids[at // n], self.ids[at % n]) for at in sorted(first.values())]
+        """For each verdict present, its first pair in row order, in the order they first appear; found on
+        the class table (a class's first member holds its class's earliest row), never the endpoint grid."""
+        classes, table = self.matrix.classes, self.matrix.table
+        n, k = len(classes), table.shape[0]
+        if n < 2:
+            return []
+        order = np.argsort(classes, kind="stable")          # endpoints by class, each class's in row order
+        starts = np.searchsorted(classes[order], np.arange(k + 1))
+        sizes = np.diff(starts)
+        first = np.where(sizes > 0, order[np.minimum(starts[:-1], n - 1)], n)    # n: an empty class
+        second = np.where(sizes > 1, order[np.minimum(starts[:-1] + 1, n - 1)], n)
+        found: dict[int, tuple[int, int]] = {}               # code -> (source, destination)
+        step = max(1, _COUNT_CELLS // k)
+        for lo in range(0, k, step):
+            rows = np.arange(lo, min(k, lo + step))
+            block = table[lo:lo + step]
+            dest = np.broadcast_to(first, block.shape).copy()   # a destination class's earliest member...
+            dest[np.arange(len(rows)), rows] = second[rows]      # ...but a class with itself: its second
+            for code in range(len(self.verdicts)):
+                best = np.where(block == code, dest, n).min(axis=1)
+                where = np.flatnonzero((best < n) & (first[rows] < n))
+                if len(where):
+                    src = first[rows[where]]
+                    at = int(np.argmin(src * n + best[where]))
+                    pair = (int(src[at]), int(best[where][at]))
+                    if code not in found or pair < found[code]:
+                        found[code] = pair
+        return [(self.ids[a], self.ids[b]) for a, b in sorted(found.values())]
 
 
 def verdict_table(topology: Topology, engine: Any = None) -> VerdictTable:
@@ -127,6 +167,59 @@ def matrix_csv(table: VerdictTable) -> bytes:
             parts += [_field(names[start + r]), b",", body[begin:end].tobytes()]
             begin = end
     return b"".join(parts)
+
+
+def _padded(texts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """Byte strings as rows of a zero-padded uint8 array, and their lengths."""
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    padded = np.zeros((len(texts), max(1, int(lengths.max(initial=0)))), dtype=np.uint8)
+    for i, text in enumerate(texts):
+        padded[i, :len(text)] = np.frombuffer(text, dtype=np.uint8)
+    return padded, lengths
+
+
+def _joined(*fields: tuple[tuple[np.ndarray, np.ndarray], np.ndarray]) -> bytes:
+    """Per cell, its fields one after the other: each field is a ``_padded`` table and every cell's row in
+    it. The lengths say which bytes count, so a name may hold any byte, NUL included."""
+    cells = np.concatenate([padded[at] for (padded, _), at in fields], axis=1)
+    keep = np.concatenate([np.arange(padded.shape[1])[None, :] < lengths[at][:, None]
+                           for (padded, lengths), at in fields], axis=1)
+    return cells[keep].tobytes()
+
+
+def write_pairs_csv(table: VerdictTable, out: BinaryIO) -> None:
+    """``src,dst,verdict`` rows (names as text cells), every ordered pair but the self pairs, streamed: a
+    block of about ``_STREAM_CELLS`` pairs at a time, so memory stays bounded at any size."""
+    out.write(b"src,dst,verdict\n")
+    n = len(table.ids)
+    if n < 2:
+        return
+    names = [_field(csv_cell(name)) for name in table.names]
+    words = [w.encode("ascii") + b"\n" for w in table.verdicts]
+    sources = _padded([name + b"," for name in names])
+    # a destination with its verdict: destination j, code c at row j * len(words) + c
+    pairs = _padded([name + b"," + word for name in names for word in words])
+    step = max(1, _STREAM_CELLS // n)
+    for start in range(0, n, step):
+        codes = table.codes(start, min(n, start + step))
+        rows, cols = np.nonzero(codes < len(words))
+        out.write(_joined((sources, rows + start), (pairs, cols * len(words) + codes[rows, cols])))
+
+
+def write_rows_jsonl(table: VerdictTable, out: BinaryIO) -> None:
+    """JSON lines, streamed: first ``{"endpoints": [ids], "names": [names]}``, then one line per source,
+    ``{"src": id, "verdicts": [verdict or null per destination, in the endpoints' order]}``."""
+    out.write(json.dumps({"endpoints": list(table.ids), "names": list(table.names)}).encode("ascii") + b"\n")
+    n = len(table.ids)
+    words = [json.dumps(w).encode("ascii") for w in table.verdicts] + [b"null"]
+    step = max(1, _STREAM_CELLS // max(1, n))
+    for start in range(0, n, step):
+        body, ends = _rows(table.codes(start, min(n, start + step)), words)
+        begin = 0
+        for r, end in enumerate(ends):
+            out.write(b'{"src": ' + json.dumps(table.ids[start + r]).encode("ascii") + b', "verdicts": [' +
+                      body[begin:end - 1].tobytes() + b"]}\n")
+            begin = end
 
 
 def matrix_json(table: VerdictTable, design: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -25,7 +26,7 @@ from ..model.objects import PORTGROUP_SWITCHES, VmRole
 from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
-from .matrix import VerdictTable, verdict_table
+from .matrix import VerdictTable, matrix_csv, verdict_table
 from .scene import build_scene, highlighted, vlan_text
 from .words import blocks, count, number
 
@@ -34,6 +35,16 @@ MAX_MATRIX_TABLE = 40
 MAX_HEATMAP = 150
 #: Without chosen pairs, the report shows one example pair per verdict, at most this many.
 MAX_DEFAULT_PATHS = 6
+#: Past this many VMs the whole design is not drawn into the report (a picture of thousands of VMs is tens of
+#: megabytes nobody reads); the report names the exports that draw it. A path's picture larger than
+#: ``MAX_PICTURE`` bytes of SVG is left out the same way (its hops are listed below it).
+MAX_DIAGRAM_VMS = 500
+MAX_PICTURE = 1_500_000
+#: Up to this many endpoints the full matrix travels inside the report as a CSV attachment (about 2 MB at the
+#: limit); past it the report names the commands that write or stream it.
+MAX_ATTACHED_CSV = 400
+#: Networks listed in the verdicts-by-network table (the most populous first).
+MAX_NETWORK_ROWS = 60
 #: A diagram wider than this (CSS px, A4's printed width) gets a PDF page of its own size, where it zooms; with
 #: this margin around it, more below for the page number, and room above for its heading.
 A4_WIDTH = 680
@@ -200,7 +211,11 @@ def _path_entry(topology: Topology, prediction: Any, n: int) -> dict[str, Any]:
     index = Index(topology)
     names = [getattr(index.get(i), "name", i) for i in (prediction.forward.src, prediction.forward.dst)]
     ids, color, caption = describe_path(topology, prediction)
-    scene = build_scene(topology, [oid for oid in dict.fromkeys(ids) if oid and _drawn(index, oid)])
+    # in a large design a host or switch selected brings everything in it: the objects the path passes bring
+    # only the frames around them
+    leaves = len(topology.vms) > MAX_DIAGRAM_VMS
+    scene = build_scene(topology, [oid for oid in dict.fromkeys(ids) if oid and _drawn(index, oid)
+                                   and not (leaves and index.kind(oid) in ("host", "switch", "physical_switch"))])
     light = Highlight(*highlighted(scene, ids), color, caption)
     directions = []
     for label, trace in (("Forward", prediction.forward), ("Return", prediction.reverse)):
@@ -210,9 +225,11 @@ def _path_entry(topology: Topology, prediction: Any, n: int) -> dict[str, Any]:
                            "hops": [{"name": h.name, "kind": hop_kind(h.kind), "detail": h.detail}
                                     for h in trace.hops],
                            "rules": trace.rules})
+    picture = svg_bytes(scene, light) if scene.boxes else b""
     return {"anchor": f"path-{n + 1}", "src": names[0], "dst": names[1], "verdict": str(prediction.verdict),
             "reasons": prediction.reasons, "directions": directions,
-            "image": svg_uri(svg_bytes(scene, light)) if scene.boxes else None}
+            "image": svg_uri(picture) if picture and len(picture) <= MAX_PICTURE else None,
+            "too_large": len(picture) > MAX_PICTURE}
 
 
 def _drawn(index: Index, oid: str) -> bool:
@@ -247,7 +264,7 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
     from .charts import PIXEL_RATIO, heatmap_picture
     from .diagram import svg_bytes
 
-    scene = build_scene(topology)
+    drawn = len(topology.vms) <= MAX_DIAGRAM_VMS
     engine = engine or Engine(topology)
     matrix: dict[str, Any] | None = None
     table = verdict_table(topology, engine)
@@ -261,14 +278,19 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
             if MAX_MATRIX_TABLE < n <= MAX_HEATMAP else None
         matrix = {"names": table.names, "pairs": count(n * (n - 1), "ordered pair"),
                   "counts": [(v, number(c)) for v, c in sorted(table.counts().items(), key=_verdict_order)],
-                  "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image}
+                  "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image,
+                  "networks": _by_network(topology, table) if n > MAX_MATRIX_TABLE else None,
+                  "csv": "data:text/csv;charset=utf-8;base64," + base64.b64encode(matrix_csv(table)).decode("ascii")
+                  if n <= MAX_ATTACHED_CSV else None,
+                  "csv_name": (re.sub(r"[^\w.-]+", "-", topology.name).strip("-.") or "design") + "-matrix.csv"}
     predictions = []
     for a, b in options.pairs or default_pairs(table):
         try:
             predictions.append(engine.predict(a, b))
         except LookupError as exc:
             raise ExportError(f"--pair {a} {b}: {exc.args[0] if exc.args else exc}") from None
-    picture = svg_bytes(scene) if scene.boxes else b""
+    scene = build_scene(topology) if drawn else None
+    picture = svg_bytes(scene) if scene is not None and scene.boxes else b""
     diagram = svg_uri(picture) if picture else None
     svg = ET.fromstring(picture) if picture else None
     width, height = (float(svg.get("width", 0)), float(svg.get("height", 0))) if svg is not None else (0.0, 0.0)
@@ -276,14 +298,37 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
         "title": topology.name, "description": blocks(topology.description), "design_id": topology.id,
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "version": __version__,
         **inventory(topology), **policy(topology), "routers": routing(topology), "problems": validate(topology),
-        "diagram": diagram, "whole": {"own_page": width > A4_WIDTH, "width": round(width) + 2 * WHOLE_MARGIN,
-                                      "height": round(height) + WHOLE_HEADING + WHOLE_MARGIN + WHOLE_BOTTOM,
-                                      "margin": WHOLE_MARGIN, "bottom": WHOLE_BOTTOM},
+        "diagram": diagram, "too_many_to_draw": None if drawn else count(len(topology.vms), "VM"),
+        "whole": {"own_page": width > A4_WIDTH, "width": round(width) + 2 * WHOLE_MARGIN,
+                  "height": round(height) + WHOLE_HEADING + WHOLE_MARGIN + WHOLE_BOTTOM,
+                  "margin": WHOLE_MARGIN, "bottom": WHOLE_BOTTOM},
         "matrix": matrix,
         "paths": [_path_entry(topology, p, i) for i, p in enumerate(predictions)],
         "runs": _runs(options.runs),
         "colors": style.VERDICT_COLORS, "text_colors": style.VERDICT_TEXT_COLORS, "symbols": style.VERDICT_SYMBOLS,
     }
+
+
+def _by_network(topology: Topology, table: VerdictTable) -> dict[str, Any]:
+    """Pairs per verdict from the endpoints of each network (a portgroup or switch name: per-host vSwitch
+    portgroups of one name are one network to an admin), from the class table: what the full matrix says,
+    in a table of a few dozen rows."""
+    index = Index(topology)
+    network_of: list[str] = []
+    for eid in table.ids:
+        obj = index.get(eid)
+        nics = getattr(obj, "vnics", None) or getattr(obj, "nics", None) or []
+        net = next((getattr(nic, "network", None) for nic in nics if getattr(nic, "network", None)), None)
+        network_of.append(getattr(index.get(net), "name", net) or "(no network)")
+    rows = table.counts_by(network_of)
+    words = [w for w in table.verdicts if any(row.get(w) for row in rows.values())]
+    order = sorted(rows, key=lambda g: (-sum(rows[g].values()), g))
+    shown = order[:MAX_NETWORK_ROWS]
+    members = {g: network_of.count(g) for g in shown}
+    return {"verdicts": sorted(words, key=lambda w: _verdict_order((w, 0))),
+            "rows": [(g, number(members[g]), [number(rows[g].get(w, 0)) for w in
+                                              sorted(words, key=lambda w: _verdict_order((w, 0)))]) for g in shown],
+            "more": count(len(order) - len(shown), "more network") if len(order) > len(shown) else ""}
 
 
 def _verdict_order(item: tuple[str, int]) -> int:
@@ -302,8 +347,12 @@ def _template() -> jinja2.Template:
 # --- the two outputs ----------------------------------------------------------------------------------------
 
 
-def report_html(topology: Topology, options: Any, engine: Any = None) -> str:
-    return _template().render(context(topology, options, engine))
+def report_html(topology: Topology, options: Any, engine: Any = None, attach: bool = True) -> str:
+    """The report as one HTML file; ``attach``: with the full matrix as a CSV attachment (small designs)."""
+    facts = context(topology, options, engine)
+    if not attach and facts["matrix"]:
+        facts["matrix"]["csv"] = None
+    return _template().render(facts)
 
 
 def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[bytes, int]:
@@ -316,5 +365,6 @@ def report_pdf(topology: Topology, options: Any, engine: Any = None) -> tuple[by
     except (ImportError, OSError) as exc:   # OSError: Pango's libraries are missing
         raise ExportError(f"report-pdf needs WeasyPrint and Pango ({exc}): pip install 'vnetbench[export]' and "
                           "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0") from None
-    document = weasyprint.HTML(string=exportable(report_html(topology, options, engine))).render()
+    # a PDF link cannot download an attachment: the CSV stays with the HTML report
+    document = weasyprint.HTML(string=exportable(report_html(topology, options, engine, attach=False))).render()
     return document.write_pdf(), len(document.pages)

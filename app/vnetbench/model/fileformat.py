@@ -34,7 +34,6 @@ import yaml
 
 from .codec import FormatError, Where, _place, decode, encode
 from .objects import FORMAT_VERSION, Topology
-from .roundtrip import CannotKeep, keep_layout
 from .schema import SCHEMA_ID
 from .text import shown
 
@@ -517,6 +516,8 @@ def save(topology: Topology, path: str | os.PathLike, keep_from: str | os.PathLi
 def _kept_text(topology: Topology, source: Path) -> str | None:
     """``topology`` written over the text of ``source``, changing only the lines of what changed; ``None``
     when there is no readable YAML design there (a new file, a JSON one) or its layout cannot be kept."""
+    from .roundtrip import CannotKeep, keep_layout   # ruamel.yaml: only saving over a file loads it
+
     try:
         raw = _read_file(source)
         text = raw.decode("utf-8-sig")

@@ -8,7 +8,7 @@ document) the next ``matrix()`` recomputes only what the edit can change:
   is patched and those VMs' classes get new rows and columns;
 - a firewall or DFW rule added, removed or changed: only pairs whose ends the rule names (on the smaller of
   its two sides, or the vNICs a DFW rule is applied at) can answer differently, so those endpoints' classes
-  get new rows and columns;
+  get new rows and columns; the first rule of a DFW that allows by default is such an edit too;
 - anything else: the network is compiled again (lazily, when next used) and the matrix rebuilt.
 """
 
@@ -180,7 +180,11 @@ class Engine:
             self._network_rules_changed()   # rules of a VM that does not forward judge nothing
             return True
         if not self._judging_unchanged(owner, vm):
-            return False
+            if not (isinstance(owner, Dfw) and owner.default_policy is Action.ALLOW):
+                return False
+            # a DFW that allows by default judges only what its rules name: its first rule (or the removal of
+            # its last) changes the pairs that rule names, like any other rule edit
+            self._network.dfw_active = bool(owner.rules)
         self._network_rules_changed(vm)
         if self._builder is None:
             return True

@@ -25,8 +25,6 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from ..model.index import Index
 from ..model.objects import (
     VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Rule, SwitchKind, Topology, VmRole,
@@ -35,6 +33,7 @@ from ..model.forwarding import (
     LEAF_SWITCHES, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
+from . import graph
 
 
 
@@ -168,8 +167,8 @@ class Network:
         self._seg_by_key: dict[Any, int] = {}
         self._key_of: dict[int, SegmentKey] = {}           # virtual segment id -> its key
         self.wires: dict[int, Wire] = {}                   # virtual segment id -> its way to the physical network
-        self.graph = nx.Graph()
-        self.switch_graph = nx.Graph()
+        self.graph = graph.Graph()
+        self.switch_graph = graph.Graph()
         self.points: dict[str, list[Point]] = {}       # endpoint id (VM / physical host) -> its interfaces
         self.devices: list[Device] = []
         self.by_address: dict[ipaddress.IPv4Address, list[tuple[Device, Point]]] = {}
@@ -493,7 +492,7 @@ class Network:
     def transport_mtu(self, host_a: str | None, host_b: str | None) -> tuple[int, str]:
         """The largest packet the physical network carries between two hosts' tunnel endpoints (their transport
         pNICs and every port on the way), and where it is smallest."""
-        path = nx.shortest_path(self.graph, self.tep_segment(host_a), self.tep_segment(host_b))
+        path = graph.shortest_path(self.graph, self.tep_segment(host_a), self.tep_segment(host_b))
         limits: list[tuple[int, str]] = []
         for x, y in zip(path, path[1:]):
             data = self.graph.edges[x, y]
@@ -521,7 +520,7 @@ class Network:
                     continue
                 tep = self.tep_segment(s.host)
                 if tep not in component:
-                    nodes = nx.node_connected_component(self.graph, tep)
+                    nodes = graph.node_connected_component(self.graph, tep)
                     first = min(nodes)
                     component.update((n, first) for n in nodes)
                 hub = self.segment(("overlay", sw.id, component[tep]), f"{sw.name} overlay", None, False, sw.id, None)
@@ -571,7 +570,7 @@ class Network:
             seg.local, next_label = next_label, next_label + 1
             uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] == "uplink"]
             seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
-        for group in nx.connected_components(self.graph.subgraph(new)):
+        for group in graph.connected_components(self.graph.subgraph(new)):
             old = {self.segments[peer].id for s in group for peer in self.graph[s] if peer < before}
             domains = {self.segments[peer].domain for peer in old}
             if len(domains) > 1:
@@ -587,12 +586,12 @@ class Network:
 
     def _label(self) -> None:
         """Compute the in-host groups, L2 domains and lone attachments (see the module docstring)."""
-        local_graph = nx.Graph()
+        local_graph = graph.Graph()
         local_graph.add_nodes_from(range(len(self.segments)))
         for a, b, data in self.graph.edges(data=True):
             if data["kind"] in ("bridge", "patch", "embedded"):
                 local_graph.add_edge(a, b)
-        for gid, comp in enumerate(nx.connected_components(local_graph)):
+        for gid, comp in enumerate(graph.connected_components(local_graph)):
             atts = set()
             hairpin = False
             for s in comp:
@@ -606,7 +605,7 @@ class Network:
             att = next(iter(atts)) if len(atts) == 1 and not hairpin else -1
             for s in comp:
                 self.segments[s].attachment = att
-        for did, comp in enumerate(nx.connected_components(self.graph)):
+        for did, comp in enumerate(graph.connected_components(self.graph)):
             bridged = any(d["kind"] == "bridge" for _, _, d in self.graph.edges(comp, data=True))
             for s in comp:
                 self.segments[s].domain = did

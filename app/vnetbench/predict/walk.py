@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-import networkx as nx
+from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
 
 from ..model.forwarding import BYPASS_TYPES, egress, inner_mtu, overlay_overhead
 from ..model.objects import Action, Encapsulation, MacvtapMode, SwitchKind

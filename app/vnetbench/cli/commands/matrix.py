@@ -1,12 +1,17 @@
-"""``vnetbench matrix FILE``: the verdict for every ordered pair of VMs and physical hosts."""
+"""``vnetbench matrix FILE``: the verdict for every ordered pair of VMs and physical hosts.
+
+The matrix is held on equivalence classes; what is printed is not. ``--csv`` and ``--jsonl`` stream the
+pairs a block at a time in bounded memory at any size; ``--summary`` counts pairs per verdict on the
+classes. The grid on the terminal and ``--json`` (one document) build every cell, so past a size they refuse
+in one line naming the output to use.
+"""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 
-from ...model.text import csv_cell, one_line
+from ...model.text import one_line
 from ...predict import Engine, Verdict
 from ...predict.calibration import CalibrationError
 from ..common import load_design, print_json, say
@@ -14,6 +19,9 @@ from ..main import EXIT_OK, CliError
 
 SHORT = {Verdict.IN_HOST: "H", Verdict.IN_HOST_ROUTED: "HR", Verdict.VIA_PHYSICAL: "P",
          Verdict.ROUTED_VIA_PHYSICAL: "PR", Verdict.BLOCKED: "X", Verdict.UNREACHABLE: "-"}
+#: Most endpoints the grid on the terminal (rows of 4 characters per endpoint) and one JSON document show.
+MAX_GRID = 200
+MAX_JSON = 2_000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,8 +29,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Predict every ordered pair on equivalence classes.")
     p.add_argument("file", metavar="FILE", help="design file (.vnet.yaml)")
     out = p.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print {endpoints, verdicts: [[...]]} as JSON")
-    out.add_argument("--csv", action="store_true", help="print src,dst,verdict rows as CSV")
+    out.add_argument("--json", action="store_true",
+                     help=f"print {{endpoints, verdicts: [[...]]}} as one JSON document (up to {MAX_JSON:,} endpoints)")
+    out.add_argument("--jsonl", action="store_true",
+                     help="stream JSON lines: {endpoints, names}, then {src, verdicts: [...]} per source")
+    out.add_argument("--csv", action="store_true", help="stream src,dst,verdict rows as CSV")
+    out.add_argument("--summary", action="store_true",
+                     help="the number of ordered pairs per verdict, and of endpoint classes")
     p.set_defaults(func=run)
 
 
@@ -31,22 +44,36 @@ def run(args: argparse.Namespace) -> int:
         engine = Engine(load_design(args.file))
     except CalibrationError as exc:
         raise CliError(f"calibration: {exc}") from None
-    matrix = engine.matrix()
-    index = engine.network.index
-    names = [index.get(e).name for e in matrix.endpoints]
-    if args.csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(["src", "dst", "verdict"])
-        for src, dst, verdict in matrix.rows():
-            if src != dst:
-                writer.writerow([csv_cell(index.get(src).name), csv_cell(index.get(dst).name), str(verdict)])
+    n = len(engine.topology.vms) + len(engine.topology.physical_hosts)
+    if args.json and n > MAX_JSON:
+        raise CliError(f"{n:,} endpoints are too many for one JSON document (at most {MAX_JSON:,}); use --jsonl "
+                       "(one line per source, streamed), --csv (streamed) or --summary")
+    if not (args.json or args.jsonl or args.csv or args.summary) and n > MAX_GRID:
+        raise CliError(f"{n:,} endpoints are too many for a grid on the terminal (at most {MAX_GRID}); use --csv "
+                       "or --jsonl (streamed) or --summary")
+    from ...export.matrix import verdict_table, write_pairs_csv, write_rows_jsonl
+
+    table = verdict_table(engine.topology, engine)
+    matrix = table.matrix
+    if args.csv or args.jsonl:
+        sys.stdout.flush()
+        (write_pairs_csv if args.csv else write_rows_jsonl)(table, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
         return EXIT_OK
+    if args.summary:
+        counts = matrix.counts()
+        say(f"{n:,} endpoints in {int((matrix.sizes() > 0).sum()):,} classes, {n * (n - 1):,} ordered pairs")
+        for verdict, number in counts.items():
+            if number:
+                say(f"  {str(verdict):<20} {number:>15,}")
+        return EXIT_OK
+    names = list(table.names)
     grid = [[str(matrix.verdict(a, b)) if a != b else None for b in matrix.endpoints] for a in matrix.endpoints]
     if args.json:
         print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid})
         return EXIT_OK
-    names = [one_line(n) for n in names]
-    width = max((len(n) for n in names), default=4)
+    names = [one_line(name) for name in names]
+    width = max((len(name) for name in names), default=4)
     say(" " * width + "  " + " ".join(f"{i + 1:>3}" for i in range(len(names))))
     for i, (name, row) in enumerate(zip(names, grid)):
         cells = " ".join(f"{SHORT[Verdict(v)] if v else '.':>3}" for v in row)
