@@ -423,11 +423,12 @@ class Network:
     def _patches(self) -> None:
         """Explicit patches between KVM switches (OVS patch port, veth between bridges) join their segments,
         every VLAN in use crossing an untagged OVS patch (``Fabric.patched_segments``)."""
-        patched = nx.Graph()
+        patched = graph.Graph()
         for ka, kb in self.fabric.patched_segments(list(self._key_of.values())):
             patched.add_edge(self.switch_segment(ka), self.switch_segment(kb))
-        self.graph.add_edges_from(patched.edges, kind="patch")
-        for group in nx.connected_components(patched):   # why frames do not leave, whichever bridge holds the uplink
+        for a, b in patched.edges():
+            self.graph.add_edge(a, b, kind="patch")
+        for group in graph.connected_components(patched):   # why frames do not leave, whichever bridge holds the uplink
             problems = list(dict.fromkeys(p for s in sorted(group) for p in self.segments[s].problems))
             for s in group:
                 self.segments[s].problems = list(problems)
