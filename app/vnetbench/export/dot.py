@@ -14,6 +14,7 @@ thousands of VMs is a picture nobody reads and minutes of layout.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 
 from . import style
@@ -31,7 +32,7 @@ def _q(text: str) -> str:
                   .replace("\r", "\\n").replace("\n", "\\n")) + '"'
 
 
-def dot_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str] = frozenset(),
+def dot_text(scene: Scene, lit_boxes: AbstractSet[str] = frozenset(), lit_lines: AbstractSet[str] = frozenset(),
              lit_color: str = "") -> str:
     title, rankdir = scene.title, "TB"
     vms = sum(_plain_vm(box) for box in scene.boxes)
@@ -94,8 +95,8 @@ def _plain_vm(box: Box) -> bool:
     return box.kind == "vm" and box.style == "vm"
 
 
-def summarised(scene: Scene, lit_boxes: set[str] = frozenset(),
-               lit_lines: set[str] = frozenset()) -> tuple[Scene, set[str], set[str]]:
+def summarised(scene: Scene, lit_boxes: AbstractSet[str] = frozenset(),
+               lit_lines: AbstractSet[str] = frozenset()) -> tuple[Scene, set[str], set[str]]:
     """The scene at the level of its outermost boxes (hosts, physical switches, routers): each one node that
     says what it holds (VMs, firewalls, switches, portgroups), the lines between them one per pair with
     their number (a distributed switch's band between hosts left out: it would chain every host to the next).
@@ -120,7 +121,8 @@ def summarised(scene: Scene, lit_boxes: set[str] = frozenset(),
         a, b = top.get(line.a, line.a), top.get(line.b, line.b)
         if a != b and a in by_id and b in by_id and line.kind != "bus":   # a vDS's band chains every host
             pairs.setdefault((a, b) if a < b else (b, a), []).append(line)
-    edges, lines_of = [], {}
+    edges: list[Line] = []
+    lines_of: dict[str, str] = {}
     for (a, b), lines in pairs.items():
         edge = replace(lines[0], id=f"{a}--{b}", a=a, b=b, label=count(len(lines), "link") if len(lines) > 1 else
                        lines[0].label)

@@ -9,6 +9,8 @@ orthogonal lines. Text is written line by line at the layout's sizes, in the sam
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import html
 import xml.etree.ElementTree as ET
 
@@ -46,7 +48,7 @@ def _label(box: Box) -> str:
     return out
 
 
-def drawio_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str] = frozenset(),
+def drawio_text(scene: Scene, lit_boxes: AbstractSet[str] = frozenset(), lit_lines: AbstractSet[str] = frozenset(),
                 lit_color: str = "") -> str:
     x0, y0, _, _ = scene.bounds()
     boxes = scene.by_id()

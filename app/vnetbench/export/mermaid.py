@@ -7,6 +7,8 @@ and ``linkStyle`` lines.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import yaml
 
 from ..model.text import exportable
@@ -29,7 +31,7 @@ def _cls(kind: str, variant: str) -> str:
     return (f"{kind}_{variant}" if f"{kind}:{variant}" in style.KIND_COLORS else kind).replace("-", "_")
 
 
-def mermaid_text(scene: Scene, lit_boxes: set[str] = frozenset(), lit_lines: set[str] = frozenset(),
+def mermaid_text(scene: Scene, lit_boxes: AbstractSet[str] = frozenset(), lit_lines: AbstractSet[str] = frozenset(),
                  lit_color: str = "") -> str:
     ids = {box.id: f"n{i}" for i, box in enumerate(scene.boxes, start=1)}
     children = scene.children()

@@ -140,7 +140,7 @@ def policy(topology: Topology) -> dict[str, Any]:
     the NSX distributed firewall's."""
     index = Index(topology)
     name = _names(index)
-    forwarders = []
+    forwarders: list[dict[str, Any]] = []
     for vm in topology.vms:
         if vm.role is VmRole.VM:
             continue

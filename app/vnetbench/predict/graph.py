@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
+#: A node: any hashable (segment numbers, switch ids); typed loosely so callers keep their own node types.
+Node = Any
+
 
 class NetworkXNoPath(Exception):
     """No path joins the two nodes (named as networkx names it, for the callers that catch it)."""
@@ -23,10 +26,10 @@ class NodeNotFound(Exception):
 
 
 class _Edges:
-    def __init__(self, adj: dict[Hashable, dict[Hashable, dict[str, Any]]]) -> None:
+    def __init__(self, adj: dict[Node, dict[Node, dict[str, Any]]]) -> None:
         self._adj = adj
 
-    def __getitem__(self, ends: tuple[Hashable, Hashable]) -> dict[str, Any]:
+    def __getitem__(self, ends: tuple[Node, Node]) -> dict[str, Any]:
         u, v = ends
         return self._adj[u][v]
 
@@ -34,12 +37,12 @@ class _Edges:
         """Each edge once: of every node (``None``), of one node, or of the nodes in a collection."""
         adj = self._adj
         if nbunch is None:
-            nodes: Iterable[Hashable] = adj
+            nodes: Iterable[Node] = adj
         elif isinstance(nbunch, Hashable) and nbunch in adj:
             nodes = [nbunch]
         else:
             nodes = [n for n in nbunch if n in adj]
-        seen: set[Hashable] = set()
+        seen: set[Node] = set()
         for node in nodes:
             for peer, attrs in adj[node].items():
                 if peer not in seen:
@@ -49,16 +52,16 @@ class _Edges:
 
 class Graph:
     def __init__(self) -> None:
-        self.adj: dict[Hashable, dict[Hashable, dict[str, Any]]] = {}
+        self.adj: dict[Node, dict[Node, dict[str, Any]]] = {}
 
-    def add_node(self, node: Hashable) -> None:
+    def add_node(self, node: Node) -> None:
         self.adj.setdefault(node, {})
 
-    def add_nodes_from(self, nodes: Iterable[Hashable]) -> None:
+    def add_nodes_from(self, nodes: Iterable[Node]) -> None:
         for node in nodes:
             self.add_node(node)
 
-    def add_edge(self, u: Hashable, v: Hashable, **attrs: Any) -> None:
+    def add_edge(self, u: Node, v: Node, **attrs: Any) -> None:
         data = self.adj.setdefault(u, {}).get(v, {})
         data.update(attrs)
         self.adj[u][v] = data
@@ -68,36 +71,36 @@ class Graph:
     def edges(self) -> _Edges:
         return _Edges(self.adj)
 
-    def subgraph(self, nodes: Iterable[Hashable]) -> Graph:
+    def subgraph(self, nodes: Iterable[Node]) -> Graph:
         """The nodes given (in this graph's order) and the edges among them, sharing their data."""
         keep = set(nodes)
         sub = Graph()
         sub.adj = {n: {p: d for p, d in peers.items() if p in keep} for n, peers in self.adj.items() if n in keep}
         return sub
 
-    def __getitem__(self, node: Hashable) -> dict[Hashable, dict[str, Any]]:
+    def __getitem__(self, node: Node) -> dict[Node, dict[str, Any]]:
         return self.adj[node]
 
     def __contains__(self, node: object) -> bool:
         return node in self.adj
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[Node]:
         return iter(self.adj)
 
     def __len__(self) -> int:
         return len(self.adj)
 
 
-def bidirectional_shortest_path(g: Graph, source: Hashable, target: Hashable) -> list[Hashable]:
+def bidirectional_shortest_path(g: Graph, source: Node, target: Node) -> list[Node]:
     """A shortest path, searched from both ends at once, the smaller fringe first."""
     for node in (source, target):
         if node not in g.adj:
             raise NodeNotFound(f"{node} is not in the graph")
-    pred: dict[Hashable, Hashable | None] = {source: None}
-    succ: dict[Hashable, Hashable | None] = {target: None}
+    pred: dict[Node, Node | None] = {source: None}
+    succ: dict[Node, Node | None] = {target: None}
     meet = source if source == target else _meet(g.adj, pred, succ, source, target)
     path = []
-    w: Hashable | None = meet
+    w: Node | None = meet
     while w is not None:
         path.append(w)
         w = pred[w]
@@ -109,7 +112,7 @@ def bidirectional_shortest_path(g: Graph, source: Hashable, target: Hashable) ->
     return path
 
 
-def _meet(adj: dict, pred: dict, succ: dict, source: Hashable, target: Hashable) -> Hashable:
+def _meet(adj: dict, pred: dict, succ: dict, source: Node, target: Node) -> Node:
     forward, reverse = [source], [target]
     while forward and reverse:
         if len(forward) <= len(reverse):
@@ -136,7 +139,7 @@ def _meet(adj: dict, pred: dict, succ: dict, source: Hashable, target: Hashable)
 shortest_path = bidirectional_shortest_path
 
 
-def node_connected_component(g: Graph, node: Hashable) -> set[Hashable]:
+def node_connected_component(g: Graph, node: Node) -> set[Node]:
     seen = {node}
     level = [node]
     while level:
@@ -150,9 +153,9 @@ def node_connected_component(g: Graph, node: Hashable) -> set[Hashable]:
     return seen
 
 
-def connected_components(g: Graph) -> Iterator[set[Hashable]]:
+def connected_components(g: Graph) -> Iterator[set[Node]]:
     """Each component once, in the order of its first node."""
-    seen: set[Hashable] = set()
+    seen: set[Node] = set()
     for node in g.adj:
         if node not in seen:
             component = node_connected_component(g, node)
