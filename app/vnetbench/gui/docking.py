@@ -2,10 +2,11 @@
 
 The first window fills the screen's available area; a window never grows past it, whatever the docks ask
 for (their minimum sizes fit a 800x500 logical screen, QT_SCALE_FACTOR=2 on 1600x1000), and its frame is
-pulled back inside when a dock pushes it out. The canvas keeps most of the room: the bottom docks are tabbed,
-and an empty Problems dock in front is one line (the other tabs give way while it is); another tab coming to
-the front gets its height back, the Measure dock more, since its plot must be readable at once. The geometry,
-the arrangement and the tab in front are remembered in the settings; ``reset`` restores the default.
+pulled back inside when a dock pushes it out. The canvas keeps most of the room: the bottom docks are tabbed
+in one strip of a fixed share. No content change resizes a dock (problems appearing, a long message): a dock
+keeps the size the person gave it, so nothing moves under the mouse. Only the Measure tab, brought to the front
+by the person, grows to its least readable height if the strip is lower. The geometry, the arrangement and the
+tab in front are remembered in the settings; ``reset`` restores the default.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ GEOMETRY_KEY, STATE_KEY, LAYOUT_VERSION = "window/geometry", "window/state", 1
 BOTTOM_SHARE, BOTTOM_LEAST = 0.24, 180
 #: The measure dock's share when it comes to the front: its plot must be readable at once.
 MEASURE_SHARE, MEASURE_LEAST = 0.4, 280
-UNLIMITED = 16_777_215  # QWIDGETSIZE_MAX
 
 
 class Docking(QObject):
@@ -118,24 +118,10 @@ class Docking(QObject):
         self.front = dock
         QTimer.singleShot(0, lambda: self.size_bottom(self.front))
 
-    def problems_changed(self) -> None:
-        """The Problems dock went from empty to listing something, or back."""
-        self.size_bottom(self.front)
-
     def size_bottom(self, front: QDockWidget, force: bool = False) -> None:
-        """The bottom tabs' height for the one in front: an empty Problems dock is one line; any other tab
-        gets its room back if it was collapsed (measure gets more: its plot must be readable at once)."""
-        window, problems = self.window, self.problems
-        collapse = front is problems and not problems.problems  # also while the first check runs: most pass
-        for name in BOTTOM_DOCKS[1:]:  # a tab group is as tall as its tallest tab needs: the hidden tabs give way
-            self.docks[name].widget().setMinimumHeight(1 if collapse else 0)
-        if collapse:
-            problems.widget().layout().activate()  # its list just hid: the hint must not count it
-            line = problems.minimumSizeHint().height() + 6
-            problems.setMaximumHeight(line)
-            window.resizeDocks([problems], [line], Qt.Orientation.Vertical)  # the canvas takes the rest
-            return
-        problems.setMaximumHeight(UNLIMITED)
+        """The bottom strip's height: its share of the window when ``force`` (the default layout), else only
+        grown to the least the tab in front needs (the measure plot must be readable at once)."""
+        window = self.window
         if window.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea or front.isFloating():
             return
         share, least = (MEASURE_SHARE, MEASURE_LEAST) if front.objectName() == "MeasureDock" else (

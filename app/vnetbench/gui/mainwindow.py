@@ -371,11 +371,8 @@ class MainWindow(QMainWindow):
         self.docking.resized()
 
     def _problems_counted(self, counts: dict[str, int]) -> None:
-        had = self.problem_counts
         self.problem_counts = counts
         self.problems_badge.setText(summary_text(counts) or "✔ No problems")
-        if had is None or (not any(had.values())) != (not any(counts.values())):
-            self.docking.problems_changed()
 
     def show_problems(self) -> None:
         """The status-bar badge: bring the Problems dock to the front."""

@@ -2,8 +2,8 @@
 
 Validation runs on a worker thread, 150 ms after the last edit, so typing in the inspector never waits for
 it on a large design; a run overtaken by a newer edit is dropped. Clicking a problem selects its object.
-With nothing to report the dock shows only its one-line summary (the window then shrinks it to that line, so
-the canvas keeps the room); ``counted`` tells the window how many there are, for its status-bar badge.
+The list is always there, empty or not: what it shows never changes the dock's size (nothing moves under the
+mouse when problems appear); ``counted`` tells the window how many there are, for its status-bar badge.
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ class ProblemsDock(QDockWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemActivated.connect(self._clicked)
-        self.tree.hide()  # until there is something to list
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -80,7 +79,6 @@ class ProblemsDock(QDockWidget):
         counts = {s: sum(str(p.severity) == s for p in self.problems) for s in _ORDER}
         self.summary.setText(summary_text(counts) if self.problems else "No problems found.")
         self.setWindowTitle(f"Problems ({len(self.problems)})" if self.problems else "Problems")
-        self.tree.setVisible(bool(self.problems))
         self.counted.emit(counts)
 
     def _item(self, problem: Problem) -> QTreeWidgetItem:
