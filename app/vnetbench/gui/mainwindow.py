@@ -20,6 +20,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QMimeData, QPoi
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QIcon, QKeySequence
 from shiboken6 import isValid
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -54,6 +55,7 @@ from .palette import Palette
 from .panels import DeployDock, MatrixDock, PathDock, ProblemsDock, WhatIfDock
 from .panels.problems import summary_text
 from .signals import connect_weakly
+from .wheel import guard_wheel
 from .worker import Task
 from .workbench import Workbench
 
@@ -80,6 +82,7 @@ def plugin_versions() -> list[str]:
 class MainWindow(QMainWindow):
     def __init__(self, path: str | None = None) -> None:
         super().__init__()
+        guard_wheel(QApplication.instance())
         self.path: str | None = None
         self.restored = False  # showing an autosave: modified until saved even with a clean undo stack
         self.workbench = Workbench(new_topology(), self)
