@@ -711,11 +711,13 @@ class MainWindow(QMainWindow):
         self._paste_count += 1
         offset = 40.0 * self._paste_count
         ids = self.editor.paste(data, offset, offset)
+        self.scene.place_pasted(ids)
         self.workbench.select(ids)
         return ids
 
     def duplicate(self) -> list[str]:
         ids = self.editor.duplicate(self.workbench.selection)
+        self.scene.place_pasted(ids)
         self.workbench.select(ids)
         return ids
 

@@ -24,6 +24,7 @@ from ...layout.parts import PAD as LAYOUT_PAD
 from ...model import Change, Place, Topology
 from ...model.objects import MULTI_HOST_SWITCHES, SwitchKind, VmRole
 from ..catalog import KINDS, Namer, icon_for, make
+from ..commands import Group
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS, canvas_theme, refresh_theme
 from ..editing import EditError, Editor, describe
 from ..plain import tip as plain_tip
@@ -47,6 +48,7 @@ from .items import LinkItem, HandleItem, NodeItem, NoteItem
 from .layout import remembered
 from .overlay import PathOverlay
 from .overview import Bundles
+from .room import command_that_made, make_room, place_pasted
 
 GRIP = 14.0
 Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10}
@@ -782,8 +784,22 @@ class DesignScene(QGraphicsScene):
         except EditError as exc:
             self.refuse(str(exc), pos)
             return None
+        self.make_room_for([oid])
         self.workbench.select([oid])
         return oid
+
+    def make_room_for(self, oids: list[str], command: Group | None = None) -> None:
+        """After a drop, resize or paste of ``oids``: push what they (or their grown frames) now overlap aside,
+        as part of the gesture's undo step (``command``, else the one that inserted them)."""
+        command = command or command_that_made(self.workbench.undo_stack, oids)
+        if command is not None:
+            make_room(self, command, oids)
+
+    def place_pasted(self, oids: list[str]) -> None:
+        """Pasted or duplicated ``oids``: moved clear of everything, and room made where they went into a frame."""
+        command = command_that_made(self.workbench.undo_stack, oids)
+        if command is not None:
+            place_pasted(self, command, oids, GRID if self.snap_to_grid else 1.0)
 
     def room_for(self, key: str, pos: QPointF, container: str | None) -> QPointF:
         """Where a dropped ``key`` goes: centred on ``pos`` if there is room, else at the nearest free spot;
