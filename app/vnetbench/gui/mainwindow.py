@@ -37,7 +37,7 @@ from ..model import Topology, TopologyFileError, load, save
 from ..model.fileformat import dumps
 from .backend_import import BackendImporter
 from .canvas.hint import CanvasHint
-from .canvas.layout import auto_layout, fill_layout
+from .canvas.layout import auto_layout, fill_layout, remember_as_saved
 from .canvas.minimap import Minimap
 from .canvas.scene import DesignScene
 from .canvas.view import DesignView
@@ -565,6 +565,7 @@ class MainWindow(QMainWindow):
             self.autosave.follow(path)
         self.path = str(Path(path).resolve())
         self.restored = False
+        self.saved_layout = remember_as_saved(self.workbench, self.scene.sync)  # a Task: tests wait for it
         self.workbench.undo_stack.setClean()
         self.autosave.discard()
         add_recent(path)

@@ -51,6 +51,8 @@ from .overview import Bundles
 from .room import command_that_made, make_room, place_pasted
 
 GRIP = 14.0
+#: Room between connection chips placed by the canvas (not by the automatic layout).
+CHIP_GAP = 6.0
 Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10}
 #: Room left between a dropped object and its neighbours.
 GAP = 10.0
@@ -445,10 +447,29 @@ class DesignScene(QGraphicsScene):
             return
         n = len(item.handles)
         local = item.size
-        y = local.bottom() if getattr(item, "handle_edge", "bottom") == "bottom" else local.top()
+        bottom = getattr(item, "handle_edge", "bottom") == "bottom"
+        y = local.bottom() if bottom else local.top()
+        chips = self.chips_of(item)
+        left = local.left() + (CHIP_GAP if bottom else max(item.label_w, 40.0))
+        if chips and sum(c.w for c in chips) + CHIP_GAP * n <= local.right() - left:
+            # chips in a row inside the box: along a frame's bottom, right of a box's title (as the layout draws)
+            x = left
+            for handle, chip in zip(item.handles.values(), chips):
+                centre_y = local.bottom() - CHIP_GAP - chip.h / 2 if bottom else local.center().y()
+                handle.setPos(x + chip.w / 2, centre_y)
+                handle.set_chip(QRectF(-chip.w / 2, -chip.h / 2, chip.w, chip.h), handle.lines)
+                x += chip.w + CHIP_GAP
+            return
         for i, handle in enumerate(item.handles.values()):
-            handle.set_chip(None, handle.lines)  # a marker now, its details kept for when it is a chip again
+            handle.set_chip(None, handle.lines)  # no room for chips: a marker, its details in the tooltip
             handle.setPos(local.left() + local.width() * (i + 1) / (n + 1), y)
+
+    @staticmethod
+    def chips_of(item: NodeItem) -> list:
+        """The layout room's boxes for an item's connection chips (its pNICs, ports, interfaces; none for a
+        VM's vNICs, which are dots on its edge)."""
+        return [layout_content.leaf("", "", handle.kind, handle.full_label, handle.lines)
+                for handle in item.handles.values() if handle.kind != "vnic"]
 
     def children_of(self, oid: str) -> list[str]:
         """What a frame holds: a host its switches (and proxies), VMs and DLR instances, a switch its portgroups."""
@@ -472,7 +493,9 @@ class DesignScene(QGraphicsScene):
             if item.kind == "switch":
                 self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
         for host in self.topology.hosts:
-            self._fit(host.id, held.get(host.id, []), HOST_MIN, places, extra_bottom=22)
+            chips = self.chips_of(self.nodes[host.id])  # a row of pNIC chips along the bottom, under what it holds
+            room = max((c.h for c in chips), default=0.0) + 2 * CHIP_GAP if chips else 22.0
+            self._fit(host.id, held.get(host.id, []), HOST_MIN, places, extra_bottom=room)
             self._place_handles(self.nodes[host.id])
 
     def _fit(self, oid: str, children: list[str], minimum: tuple[float, float], places, extra_bottom: float = 0) -> None:
