@@ -51,6 +51,10 @@ from .overview import Bundles
 from .room import command_that_made, make_room, place_pasted
 
 GRIP = 14.0
+#: Fields whose change may add, remove, re-parent or re-link items: those redraw everything (``sync``).
+STRUCTURE = frozenset({"id", "host", "network", "members", "uplinks", "portgroups", "pnics", "vnics", "ports",
+                       "interfaces", "nics", "links", "switch", "places", "notes", "kind", "a", "b", "pnic",
+                       "physical_function", "dlrs", "switches", "vms", "hosts"})
 #: Room between connection chips placed by the canvas (not by the automatic layout).
 CHIP_GAP = 6.0
 Z = {"host": 0, "switch": 1, "link": 2, "node": 3, "note": 8, "overlay": 10}
@@ -111,6 +115,11 @@ class DesignScene(QGraphicsScene):
         self._place_of: dict[int, str] = {}
         self._dirty = True
         self._moved: set[str] = set()
+        self._changed: set[str] = set()  # items to redraw for a change of one field (``_keys_changed``)
+        self.shown: dict[str, Drawn] = {}
+        self.keys_of: dict[str, list[str]] = {}  # model id -> the keys of the items drawn for it
+        self.held: dict[str, list[str]] = {}  # frame key -> the keys of what it holds
+        self._host_counts: dict[str, str] = {}
         self._syncing = False
         self._selecting = False
         self.interaction: Interaction | None = None
@@ -182,6 +191,8 @@ class DesignScene(QGraphicsScene):
         oid = self._place_of.get(id(change.obj)) if isinstance(change.obj, Place) else None
         if change.op == "set" and oid in self.nodes and change.field in ("x", "y") and not self._dirty:
             self._moved.add(oid)  # only a position: the quick path moves the item and its links
+        elif not self._dirty and (keys := self._keys_changed(change)) is not None:
+            self._changed |= keys  # a field of one object: its items only, then its frames and links
         else:
             self._dirty = True
         if change.op == "reset":
@@ -198,8 +209,67 @@ class DesignScene(QGraphicsScene):
         """Bring the drawing up to date now if the model changed (after every undo-stack step)."""
         if self._dirty:
             self.sync()
-        elif self._moved:
+            return
+        if self._changed:
+            self._apply_changes()
+        if self._moved:
             self._apply_moves()
+
+    def _keys_changed(self, change: Change) -> set[str] | None:
+        """The items a change of one field redraws (those of the object or of the one holding it, a vNIC's VM,
+        a pNIC's host), or None when it may add, remove or re-link items: then everything is synced."""
+        if change.op != "set" or change.field in STRUCTURE or isinstance(change.obj, Place):
+            return None
+        index = self.workbench.document.index
+        oid = getattr(change.obj, "id", None)
+        for _ in range(4):  # a rule's port is three objects deep at most
+            if not isinstance(oid, str):
+                return None
+            keys = self.keys_of.get(oid)
+            if keys:
+                return set(keys)
+            owner = index.parent(oid)
+            oid = getattr(owner, "id", None)
+        return None
+
+    def _apply_changes(self) -> None:
+        """Redraw the changed items, refit the frames around them and re-route the links that touch them."""
+        changed, self._changed = self._changed, set()
+        topo = self.topology
+        places = topo.layout.places
+        wanted = {key: self.shown[key] for key in changed if key in self.shown and key in self.nodes}
+        switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups} if any(
+            d.kind == "portgroup" for d in wanted.values()) else {}
+        frames: list[str] = []
+        for key, d in wanted.items():
+            item = self.nodes[key]
+            self._update_node(item, d, switch_of, places.get(key), self._host_counts.get(key, ""))
+            if d.kind == "note":
+                item.setPos(d.obj.x, d.obj.y)
+            elif item.handles and not item.frame:
+                self._place_handles(item)
+            frames += [key] if item.frame else []
+            frames += [p for p in self.ancestors_drawn(key)]
+        held = self.held
+        for oid in sorted(set(frames), key=lambda k: -len(self.ancestors_drawn(k))):  # innermost first
+            item = self.nodes[oid]
+            if item.kind == "switch":
+                self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
+            elif item.kind == "host":
+                chips = self.chips_of(item)
+                room = max((c.h for c in chips), default=0.0) + 2 * CHIP_GAP if chips else 22.0
+                self._fit(oid, held.get(oid, []), HOST_MIN, places, extra_bottom=room)
+                self._place_handles(item)
+        self.reroute(set(wanted) | set(frames))
+        self.drawn.emit()
+
+    def ancestors_drawn(self, key: str) -> list[str]:
+        """The frames around a drawn item, innermost first."""
+        out = []
+        while key in self.parent_of:
+            key = self.parent_of[key]
+            out.append(key)
+        return out
 
     def _apply_moves(self) -> None:
         """Moves only (a drag, its undo, an align): place the items, refit frames, re-route their links."""
@@ -225,7 +295,7 @@ class DesignScene(QGraphicsScene):
         finally:
             self._syncing = False
             self._dirty = False
-            self._moved = set()
+            self._moved, self._changed = set(), set()
 
     def _sync(self) -> None:
         for _ in self._sync_steps():
@@ -274,7 +344,12 @@ class DesignScene(QGraphicsScene):
         switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups}
         self.inner = {key for key, d in wanted.items() if d.parent}
         self.parent_of = {key: d.parent for key, d in wanted.items() if d.parent}
-        counts = self._counts(wanted)
+        self.shown, self.keys_of, self.held = wanted, {}, {}
+        for key, d in wanted.items():
+            self.keys_of.setdefault(d.ref, []).append(key)
+            if d.parent:
+                self.held.setdefault(d.parent, []).append(key)
+        counts = self._host_counts = self._counts(wanted)
         arranged = remembered(topo)
         self.arranged = arranged.by_id() if arranged is not None else {}
         self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
@@ -473,7 +548,7 @@ class DesignScene(QGraphicsScene):
 
     def children_of(self, oid: str) -> list[str]:
         """What a frame holds: a host its switches (and proxies), VMs and DLR instances, a switch its portgroups."""
-        return [key for key, parent in self.parent_of.items() if parent == oid and key in self.nodes]
+        return [key for key in self.held.get(oid, []) if key in self.nodes]
 
     def descendants(self, oid: str) -> list[str]:
         out, todo = [], self.children_of(oid)
@@ -486,9 +561,7 @@ class DesignScene(QGraphicsScene):
     def _fit_frames(self) -> None:
         """Size each frame to hold its children (switches first, then hosts), then put their handles on."""
         places = self.topology.layout.places
-        held: dict[str, list[str]] = {}
-        for key, parent in self.parent_of.items():
-            held.setdefault(parent, []).append(key)
+        held = self.held
         for oid, item in self.nodes.items():
             if item.kind == "switch":
                 self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
