@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
             self.docks[dock.objectName()] = dock
         self.problems_dock = self.docks["ProblemsDock"]
         self.problems_dock.counted.connect(self._problems_counted)
+        self.problems_dock.checking.connect(self._problems_checking)
         self.docking = Docking(self, self.docks, self.problems_dock)
 
     def _action(self, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False,
@@ -376,6 +377,10 @@ class MainWindow(QMainWindow):
     def _problems_counted(self, counts: dict[str, int]) -> None:
         self.problem_counts = counts
         self.problems_badge.setText(summary_text(counts) or "✔ No problems")
+
+    def _problems_checking(self) -> None:
+        self.problem_counts = None
+        self.problems_badge.setText("Checking…")
 
     def show_problems(self) -> None:
         """The status-bar badge: bring the Problems dock to the front."""

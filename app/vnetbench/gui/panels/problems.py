@@ -31,6 +31,8 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 class ProblemsDock(QDockWidget):
     #: The problems after a validation run, counted by severity ({"error": 1, "warning": 0, "info": 2}).
     counted = Signal(dict)
+    #: A new design is being checked: what was counted is not known yet (a large one takes a while).
+    checking = Signal()
 
     def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__("Problems", parent)
@@ -62,6 +64,12 @@ class ProblemsDock(QDockWidget):
         self._runner.schedule(self._work, delay_ms=0)
 
     def _design_changed(self, change: Change) -> None:
+        if change.op == "reset":  # another design: nothing is known about it until its check is done
+            self.problems = []
+            self.tree.clear()
+            self.summary.setText("Checking…")
+            self.setWindowTitle("Problems")
+            self.checking.emit()
         if affects_traffic(change):
             self._runner.schedule(self._work)
 
