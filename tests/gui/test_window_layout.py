@@ -169,6 +169,11 @@ def test_crisp_and_on_screen_at_a_scale_factor(scale, tmp_path):
     assert facts["image"][0] == pytest.approx(w * ratio, abs=2)  # every device pixel drawn, not upscaled
     assert facts["icon"] == [round(24 * ratio), round(24 * ratio), pytest.approx(ratio)]
     assert facts["plot"][0] >= MIN_SIZE[0] and facts["plot"][1] >= MIN_SIZE[1]
+    assert facts["measure_button"], facts  # Measure is never scrolled out of sight
+    if scale == "1.5":  # issue 29: 1600x1000 at 150%, the docks tabify and the canvas keeps half the window
+        width, height = facts["window"]
+        for canvas in (facts["canvas_first"], facts["canvas"]):  # the first layout, then with Measure in front
+            assert canvas[0] >= width / 2 and canvas[1] >= height / 2, facts
 
 
 def test_docks_are_built_statically_and_pairs_are_picked_by_one_widget(fresh):

@@ -1,5 +1,8 @@
 """The main window's layout: where the docks go, how much room each gets, and keeping the window on screen.
 
+On a small or scaled screen (``small``) the palette is a tab beside the inspector and the bottom strip is
+lower, so the canvas keeps at least half the window's width and height.
+
 The first window fills the screen's available area; a window never grows past it, whatever the docks ask
 for (their minimum sizes fit a 800x500 logical screen, QT_SCALE_FACTOR=2 on 1600x1000), and its frame is
 pulled back inside when a dock pushes it out. The canvas keeps most of the room: the bottom docks are tabbed
@@ -28,6 +31,9 @@ GEOMETRY_KEY, STATE_KEY, LAYOUT_VERSION = "window/geometry", "window/state", 1
 BOTTOM_SHARE, BOTTOM_LEAST = 0.24, 180
 #: The measure dock's share when it comes to the front: its plot must be readable at once.
 MEASURE_SHARE, MEASURE_LEAST = 0.4, 280
+#: Below this logical screen size the palette joins the right-hand tabs, the side column is narrower, and the
+#: bottom strip takes at most this share of the height: the canvas keeps at least half the window.
+SMALL_SCREEN, SMALL_SIDE, SMALL_BOTTOM_SHARE = (1280, 800), 300, 0.3
 
 
 class Docking(QObject):
@@ -52,8 +58,11 @@ class Docking(QObject):
         window = self.window
         for dock in self.docks.values():
             dock.setFloating(False)
-        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.docks["PaletteDock"])
-        for names, area in ((RIGHT_DOCKS, Qt.DockWidgetArea.RightDockWidgetArea),
+        small = self.small()
+        right = (*RIGHT_DOCKS, "PaletteDock") if small else RIGHT_DOCKS  # one side column: the canvas keeps half
+        if not small:
+            window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.docks["PaletteDock"])
+        for names, area in ((right, Qt.DockWidgetArea.RightDockWidgetArea),
                             (BOTTOM_DOCKS, Qt.DockWidgetArea.BottomDockWidgetArea)):
             group = [self.docks[n] for n in names]
             window.addDockWidget(area, group[0])
@@ -63,9 +72,15 @@ class Docking(QObject):
         for dock in self.docks.values():
             dock.setVisible(dock.objectName() != "MeasureDock")
         self.front = self.problems
-        window.resizeDocks([self.docks["PaletteDock"]], [200], Qt.Orientation.Horizontal)
-        window.resizeDocks([self.docks[RIGHT_DOCKS[0]]], [340], Qt.Orientation.Horizontal)
+        if not small:
+            window.resizeDocks([self.docks["PaletteDock"]], [200], Qt.Orientation.Horizontal)
+        window.resizeDocks([self.docks[RIGHT_DOCKS[0]]], [SMALL_SIDE if small else 340], Qt.Orientation.Horizontal)
         self.size_bottom(self.problems, force=True)
+
+    def small(self) -> bool:
+        """A small or scaled screen (1600x1000 at 150% is 1067x667): the docks tabify into fewer columns."""
+        area = self.available()
+        return area.width() < SMALL_SCREEN[0] or area.height() < SMALL_SCREEN[1]
 
     def restore(self) -> bool:
         """The geometry and docks as the person left them (True); the first time, the whole available screen."""
@@ -127,5 +142,7 @@ class Docking(QObject):
         share, least = (MEASURE_SHARE, MEASURE_LEAST) if front.objectName() == "MeasureDock" else (
             BOTTOM_SHARE, BOTTOM_LEAST)
         wanted = max(least, int(window.height() * share))
+        if self.small():  # the canvas keeps at least half the height; a dock's own minimum still wins
+            wanted = min(wanted, int(window.height() * SMALL_BOTTOM_SHARE))
         if force or front.height() < min(wanted, least):
             window.resizeDocks([front], [wanted], Qt.Orientation.Vertical)

@@ -97,7 +97,13 @@ class MeasureDock(QDockWidget):
         self.history = self.runs.list
 
         tabs = QTabWidget()
-        tabs.addTab(scrolling(self.controls), "Test")
+        test = QWidget()
+        test_layout = QVBoxLayout(test)
+        test_layout.setContentsMargins(0, 0, 0, 0)
+        test_layout.setSpacing(0)
+        test_layout.addWidget(scrolling(self.controls), 1)
+        test_layout.addWidget(self.controls.actions)  # always in sight, however short the dock
+        tabs.addTab(test, "Test")
         tabs.addTab(scrolling(self.ab), "A/B")
         tabs.setMinimumWidth(220)
         self._middle = QSplitter(Qt.Orientation.Vertical)
@@ -110,7 +116,7 @@ class MeasureDock(QDockWidget):
         centre_layout.addWidget(self._middle, 1)
         result_area = scrolling(self.result)
         result_area.setMaximumHeight(110)  # five lines; a longer text scrolls, the plot keeps the room
-        result_area.setMinimumHeight(28)
+        result_area.setMinimumHeight(14)  # a line: on a short (scaled) screen the canvas keeps half the height
         centre_layout.addWidget(result_area)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(tabs)
