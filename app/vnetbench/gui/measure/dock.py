@@ -167,15 +167,27 @@ class MeasureDock(QDockWidget):
     def spec(self) -> TestSpec:
         return self.controls.spec()
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.follow_deploy()
+
+    def follow_deploy(self) -> None:
+        """Show the deploy dock's backend in the backend box once it is connected (a tab coming to the front)."""
+        shared = self.workbench.connected_backend
+        box = self.controls.backend_box
+        if shared is not None and box.currentData() != shared.name and box.findData(shared.name) >= 0:
+            box.setCurrentIndex(box.findData(shared.name))
+
     def _backend(self) -> Backend:
-        """The chosen backend: the deploy dock's connection when it is the same backend (a remote one was
-        connected through its dialog there), else one of our own, which needs no settings."""
+        """The deploy dock's backend and connection whenever it has one (what was deployed is measured where
+        it was deployed; the backend box follows it), else the chosen plugin, which must need no settings."""
+        shared = self.workbench.connected_backend
+        if shared is not None:
+            self.follow_deploy()
+            return shared
         name = self.controls.backend_box.currentData()
         if name is None:
             raise BackendError("no backend plugin is available", "install one (the local lab comes with vnetbench)")
-        shared = self.workbench.connected_backend
-        if shared is not None and shared.name == name:
-            return shared
         if self.backend is None or self.backend.name != name:
             cls = backend_class(name)
             if any(f.required for f in cls.settings_fields):
