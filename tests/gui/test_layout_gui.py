@@ -291,3 +291,31 @@ def test_a_large_design_says_checking_until_its_problems_are_known_and_shows_no_
     assert not win.canvas_hint.isVisible()
     win.view.fit()
     shoot(win, qtbot, "gui-2k-fit.png")
+
+
+def test_zoomed_out_host_tiles_wear_their_worst_problem_and_names_fit_their_tiles(window, qtbot, tmp_path):
+    """Issue 29: 10,000 VMs at fit were a wall of overlapping, truncated host labels. Far out a host is a tile
+    in its worst problem's colour, its name drawn whole within it or left to the tooltip. The 10k overview is
+    kept as a screenshot."""
+    from vnetbench.gui.canvas.items import _metrics
+
+    path = tmp_path / "g10k.vnet.json"
+    save(generate(10_000, 500), path)
+    open_and_wait(win := window, qtbot, path)
+    qtbot.waitUntil(lambda: win.problem_counts is not None, timeout=240_000)
+    win.view.fit()
+    qtbot.wait(300)
+    hosts = [item for item in win.scene.nodes.values() if item.kind == "host"]
+    warned = {item.oid for item in hosts if item.verdict == "warning"}
+    assert warned  # the generated design has warnings, in some hosts
+    expected = {key for p in win.problems_dock.problems if str(p.severity) == "warning"
+                for key in win.scene.drawn_keys(p.object_id)}
+    assert warned <= {([k] + win.scene.ancestors_drawn(k))[-1] for k in expected}
+    detail = win.view.zoom()
+    for item in hosts:  # the label's size rule: whole within the tile, or not drawn
+        px = min(13.0 / detail, item.size.height() * 0.8, item.size.width() * 0.9 / (
+            _metrics(100, True).horizontalAdvance(item.title) / 100))
+        if px * detail >= 6:
+            assert _metrics(max(1, round(px)), True).horizontalAdvance(item.title) <= item.size.width()
+        assert item.title in item.toolTip()
+    shoot(win, qtbot, "gui-10k-overview.png")

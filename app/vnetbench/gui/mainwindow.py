@@ -377,6 +377,7 @@ class MainWindow(QMainWindow):
     def _problems_counted(self, counts: dict[str, int]) -> None:
         self.problem_counts = counts
         self.problems_badge.setText(summary_text(counts) or "✔ No problems")
+        self.scene.show_problems(self.problems_dock.problems)  # host tiles in their worst problem's colour
 
     def _problems_checking(self) -> None:
         self.problem_counts = None

@@ -106,17 +106,21 @@ class Following:
         a pNIC's host), or None when it may add, remove or re-link items: then everything is synced."""
         if change.op != "set" or change.field in STRUCTURE or isinstance(change.obj, Place):
             return None
+        keys = self.drawn_keys(getattr(change.obj, "id", None))
+        return set(keys) if keys else None
+
+    def drawn_keys(self, oid: str | None) -> list[str]:
+        """The keys of the items that show object ``oid``: its own, or those of the object holding it (a vNIC's
+        VM, a pNIC's host, a port's switch); none when nothing drawn holds it."""
         index = self.workbench.document.index
-        oid = getattr(change.obj, "id", None)
         for _ in range(4):  # a rule's port is three objects deep at most
             if not isinstance(oid, str):
-                return None
+                return []
             keys = self.keys_of.get(oid)
             if keys:
-                return set(keys)
-            owner = index.parent(oid)
-            oid = getattr(owner, "id", None)
-        return None
+                return keys
+            oid = getattr(index.parent(oid), "id", None)
+        return []
 
     def _apply_changes(self) -> None:
         """Redraw the changed items, refit the frames around them and re-route the links that touch them."""

@@ -111,6 +111,22 @@ class DesignScene(Following, Framing, Routing, Selecting, Containment, Gestures,
     def show_prediction(self, prediction) -> None:
         self.overlay.show_prediction(prediction)
 
+    def show_problems(self, problems) -> None:
+        """Colour each host tile (zoomed far out) by the worst problem of what it holds; the rest plain."""
+        order = {"error": 0, "warning": 1, "info": 2}
+        worst: dict[str, str] = {}
+        for problem in problems:
+            severity = str(problem.severity)
+            for key in self.drawn_keys(problem.object_id):
+                top = ([key] + self.ancestors_drawn(key))[-1]
+                if top in worst and order.get(worst[top], 3) <= order.get(severity, 3):
+                    continue
+                worst[top] = severity
+        for oid, item in self.nodes.items():
+            if isinstance(item, NodeItem) and item.kind == "host" and item.verdict != worst.get(oid):
+                item.verdict = worst.get(oid)
+                item.update()
+
     def show_deploy_states(self, states: dict) -> None:
         """Badges from the deploy dock: what the backend holds for each object (and why, in the tooltip)."""
         self.deploy_states = dict(states)
