@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow
 from .files import settings
 from .panels import ProblemsDock
 
-#: The docks along the bottom, tabbed together, in tab order (Problems first). Measure waits in the View menu.
+#: The docks along the bottom, tabbed together, in tab order (Problems first, in front).
 BOTTOM_DOCKS = ("ProblemsDock", "MatrixDock", "WhatIfDock", "DeployDock", "MeasureDock")
 #: The docks on the right, tabbed together (Inspector in front).
 RIGHT_DOCKS = ("InspectorDock", "HistoryDock", "PathDock")
@@ -70,7 +70,8 @@ class Docking(QObject):
                 window.tabifyDockWidget(group[0], dock)
             group[0].raise_()
         for dock in self.docks.values():
-            dock.setVisible(dock.objectName() != "MeasureDock")
+            dock.setVisible(True)  # Measure too: a tab behind Problems, found without the View menu
+        self.problems.raise_()
         self.front = self.problems
         if not small:
             window.resizeDocks([self.docks["PaletteDock"]], [200], Qt.Orientation.Horizontal)
@@ -93,9 +94,16 @@ class Docking(QObject):
                      and not self.docks[n].visibleRegion().isEmpty()]
             self.front = shown[0] if shown else self.front
         if not restored:
-            self.window.setGeometry(self.available())
+            self.place_first()
         self.fit_to_screen()
         return restored
+
+    def place_first(self) -> None:
+        """The whole available area, the window's frame (its title bar) included: ``move`` places the frame,
+        and ``fit_to_screen`` takes the frame's own size off once the window manager has framed it."""
+        area = self.available()
+        self.window.resize(area.size())
+        self.window.move(area.topLeft())
 
     def save(self) -> None:
         store = settings()
@@ -106,7 +114,7 @@ class Docking(QObject):
     def reset(self) -> None:
         """The default docks, and the window filling the screen."""
         self.arrange()
-        self.window.setGeometry(self.available())
+        self.place_first()
         self.fit_to_screen()
 
     def fit_to_screen(self) -> None:

@@ -70,6 +70,15 @@ def new_topology() -> Topology:
     return Topology(id=f"design-{uuid.uuid4().hex[:8]}", name="untitled")
 
 
+def file_stem(path: str) -> str:
+    """``lab.vnet.yaml`` -> ``lab``: a design file's name without its suffixes."""
+    name = Path(path).name
+    for suffix in (".vnet.yaml", ".vnet.json", ".yaml", ".yml", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
+
+
 def plugin_versions() -> list[str]:
     """One line per backend plugin: its name, its distribution and version, or why it failed to load."""
     lines = []
@@ -562,6 +571,9 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
+        topology = self.workbench.topology
+        if topology.name in ("", "untitled"):  # the diagram and report are titled by the name it is saved as
+            self.editor.set(topology, "name", file_stem(path), where="the design")
         try:
             save(self.workbench.topology, path, keep_from=self.path)
         except OSError as exc:
