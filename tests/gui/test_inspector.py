@@ -272,3 +272,30 @@ def test_the_wheel_over_an_unfocused_combo_or_spin_box_scrolls_the_inspector_and
     wheel_over(spin, 1 if before < 32 else -1, direct=True)
     qtbot.wait(20)
     assert spin.value() != before
+
+
+def test_a_vmxnet3_has_no_physical_function_and_adding_a_rule_keeps_the_scroll(window, qtbot):
+    """Issue 29: "physical function" showed for a vmxnet3 vNIC; the inspector jumped to the top after a rule
+    was added."""
+    from vnetbench import resources_dir
+
+    win = window
+    win.open_example(str(resources_dir() / "examples" / "esx-firewall-vm.vnet.yaml"))
+    fw = next(vm for vm in win.workbench.topology.vms if len(vm.vnics) > 1 and vm.role != "vm")
+    nic = fw.vnics[0]
+    win.workbench.select([nic.id])
+    assert str(nic.type) != "sriov" and "physical_function" not in win.inspector.fields
+    choose(win, "type", "sriov")
+    qtbot.waitUntil(lambda: "physical_function" in win.inspector.fields, timeout=3000)
+
+    win.workbench.select([fw.id])
+    win.docks["InspectorDock"].setFloating(True)
+    win.docks["InspectorDock"].resize(360, 300)
+    bar = win.inspector.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 100, timeout=3000)
+    bar.setValue(bar.maximum() // 2)
+    kept = bar.value()
+    win.editor.add_element(fw.forwarding, "rules")
+    qtbot.waitUntil(lambda: len(win.inspector.fields["forwarding.rules"].parent().children()) > 0, timeout=3000)
+    qtbot.wait(50)
+    assert abs(bar.value() - kept) <= 2, (bar.value(), kept)
