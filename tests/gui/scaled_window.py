@@ -24,6 +24,8 @@ def main(out: str) -> None:
     window.show()
     QTest.qWaitForWindowExposed(window)
     window.open_example(str(resources_dir() / "examples" / "esx-four-cases.vnet.yaml"))
+    QTest.qWait(400)
+    first = [window.view.width(), window.view.height()]  # the default layout: the Measure dock waits in View
     window.docks["MeasureDock"].show()
     window.docks["MeasureDock"].raise_()
     QTest.qWait(800)
@@ -38,6 +40,12 @@ def main(out: str) -> None:
         "image": [image.width(), image.height(), image.devicePixelRatio()],
         "icon": [icon.width(), icon.height(), icon.devicePixelRatio()],
         "plot": [window.docks["MeasureDock"].plot.width(), window.docks["MeasureDock"].plot.height()],
+        "window": [window.width(), window.height()],
+        "canvas": [window.view.width(), window.view.height()],
+        "canvas_first": first,
+        "measure_dock": [window.docks["MeasureDock"].height(), window.docks["MeasureDock"].minimumSizeHint().height()],
+        "measure_button": window.docks["MeasureDock"].measure_button.visibleRegion().boundingRect().size()
+        == window.docks["MeasureDock"].measure_button.size(),
     }))
     window.workbench.undo_stack.setClean()
     window.close()

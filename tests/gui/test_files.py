@@ -30,6 +30,7 @@ def test_title_marks_unsaved_changes_and_save_clears_it(window, tmp_path):
     assert win.save()
     assert path.exists() and not win.isWindowModified()
     assert win.windowTitle().startswith("lab.vnet.yaml")
+    assert win.workbench.topology.name == load(path).name == "lab"  # diagram and report are titled "lab"
     assert to_data(load(path)) == to_data(win.workbench.topology)
     assert recent_files()[0] == str(path)
     win.workbench.undo_stack.undo()

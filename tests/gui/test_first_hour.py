@@ -185,8 +185,13 @@ def test_first_hour(window, qtbot, lab_dir, tmp_path):
     assert "web01" in exported["svg"] and "core-sw1-l3" in exported["svg"]
     assert "routed-via-physical" in exported["report-html"] or "routed via physical" in exported["report-html"]
 
-    qtbot.mouseClick(deploy.teardown_button, Qt.MouseButton.LeftButton)  # the local lab: no question asked
+    asked: list[str] = []
+    deploy.ask_teardown = lambda question: asked.append(question) or True  # the local lab asks too (issue 29)
+    qtbot.mouseClick(deploy.teardown_button, Qt.MouseButton.LeftButton)
+    wait_task(qtbot, deploy)  # listing what is deployed, then (answered) tearing it down
+    qtbot.waitUntil(lambda: bool(asked), timeout=30_000)
     wait_task(qtbot, deploy)
+    assert "web01" in asked[0], asked
     assert all(s.state != DeployState.DEPLOYED for s in deploy.states.values()), deploy.message.text()
 
     stack = win.workbench.undo_stack

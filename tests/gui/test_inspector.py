@@ -216,3 +216,86 @@ def test_nothing_selected_edits_the_design_itself(window):
     type_into(win, "name", "lab design")
     assert win.workbench.topology.name == "lab design"
     assert "Design" in win.inspector.heading.text()
+
+
+def wheel_over(widget, notches: int = -1, direct: bool = False) -> None:
+    """A wheel turned over ``widget`` as the window system delivers it: to the window, which finds the widget
+    under the pointer (so the focus policy and the guard apply as for a real mouse); ``direct``: to ``widget``
+    itself (a synthetic event is not passed from a spin box's line edit up to the spin box)."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QGuiApplication, QWheelEvent
+
+    window = widget.window().windowHandle()
+    local = widget.rect().center()
+    inside = QPointF(widget.window().mapFromGlobal(widget.mapToGlobal(local)))
+    glob = QPointF(widget.mapToGlobal(local))
+    event = QWheelEvent(inside, glob, QPoint(0, 0), QPoint(0, 120 * notches), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QGuiApplication.sendEvent(widget if direct else window, event)
+
+
+def test_the_wheel_over_an_unfocused_combo_or_spin_box_scrolls_the_inspector_and_changes_nothing(window, qtbot):
+    """Issue 29: one notch over web01/eth0's type turned vmxnet3 into sriov. A long form (the firewall's
+    inspector, squeezed) scrolls instead, and only a focused control takes the wheel."""
+    from vnetbench import resources_dir
+
+    win = window
+    win.open_example(str(resources_dir() / "examples" / "esx-firewall-vm.vnet.yaml"))
+    fw = next(vm for vm in win.workbench.topology.vms if vm.vnics and len(vm.vnics) > 1 and vm.role != "vm")
+    win.workbench.select([fw.id])
+    win.docks["InspectorDock"].setFloating(True)
+    win.docks["InspectorDock"].resize(360, 300)  # the form is longer than the dock: it scrolls
+    qtbot.waitUntil(lambda: win.inspector.scroll.verticalScrollBar().maximum() > 0, timeout=3000)
+    bar = win.inspector.scroll.verticalScrollBar()
+    count, types = win.workbench.undo_stack.count(), [n.type for n in fw.vnics]
+    for field in ("vnics.0.type", "vnics.1.type", "vnics.0.prefix"):
+        control = win.inspector.fields[field]
+        win.inspector.scroll.ensureWidgetVisible(control)
+        qtbot.wait(20)
+        assert control.focusPolicy() == Qt.FocusPolicy.StrongFocus
+        shown = control.currentText() if isinstance(control, QComboBox) else control.value()
+        top = bar.value()
+        wheel_over(control, -1 if top < bar.maximum() else 1)
+        qtbot.wait(20)
+        assert (control.currentText() if isinstance(control, QComboBox) else control.value()) == shown, field
+        assert bar.value() != top, f"the wheel over {field} did not scroll the inspector"
+        assert not control.hasFocus()
+    assert win.workbench.undo_stack.count() == count
+    assert [n.type for n in fw.vnics] == types
+
+    spin = win.inspector.fields["vnics.0.prefix"]  # focused on purpose: now the wheel is the person's edit
+    win.inspector.scroll.ensureWidgetVisible(spin)
+    spin.window().activateWindow()
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus, timeout=2000)
+    before = spin.value()
+    wheel_over(spin, 1 if before < 32 else -1, direct=True)
+    qtbot.wait(20)
+    assert spin.value() != before
+
+
+def test_a_vmxnet3_has_no_physical_function_and_adding_a_rule_keeps_the_scroll(window, qtbot):
+    """Issue 29: "physical function" showed for a vmxnet3 vNIC; the inspector jumped to the top after a rule
+    was added."""
+    from vnetbench import resources_dir
+
+    win = window
+    win.open_example(str(resources_dir() / "examples" / "esx-firewall-vm.vnet.yaml"))
+    fw = next(vm for vm in win.workbench.topology.vms if len(vm.vnics) > 1 and vm.role != "vm")
+    nic = fw.vnics[0]
+    win.workbench.select([nic.id])
+    assert str(nic.type) != "sriov" and "physical_function" not in win.inspector.fields
+    choose(win, "type", "sriov")
+    qtbot.waitUntil(lambda: "physical_function" in win.inspector.fields, timeout=3000)
+
+    win.workbench.select([fw.id])
+    win.docks["InspectorDock"].setFloating(True)
+    win.docks["InspectorDock"].resize(360, 300)
+    bar = win.inspector.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 100, timeout=3000)
+    bar.setValue(bar.maximum() // 2)
+    kept = bar.value()
+    win.editor.add_element(fw.forwarding, "rules")
+    qtbot.waitUntil(lambda: len(win.inspector.fields["forwarding.rules"].parent().children()) > 0, timeout=3000)
+    qtbot.wait(50)
+    assert abs(bar.value() - kept) <= 2, (bar.value(), kept)

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtTest import QTest
 
-from canvas_helpers import click
+from canvas_helpers import click, shoot
 from vnetbench import resources_dir
 from vnetbench.gui.canvas.items import NodeItem
 from vnetbench.gui.plain import tip
@@ -256,3 +256,67 @@ def test_a_cut_label_shows_in_full_in_its_tooltip_and_when_zoomed_in(window, qtb
         cut.append(draw_lines(painter, item.size, item.title, item.lines, 30.0, text_scale(painter)))
     painter.end()
     assert cut == [True, False]  # cut at 100%, whole when zoomed in
+
+
+def test_enter_on_a_single_find_match_selects_and_centres_it(window, qtbot):
+    """Issue 29: Enter on the one match did nothing. Typed fast and entered before the list caught up too."""
+    win = window
+    win.open_example(str(EXAMPLES / "esx-four-cases.vnet.yaml"))
+    win.view.fit()
+    win.activateWindow()
+    QTest.keyClick(win.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    bar = win.find_bar
+    for text, name in (("bak01", "bak01"), ("10.31.0.31", "db01")):
+        bar.field.selectAll()
+        QTest.keyClicks(bar.field, text)
+        QTest.keyClick(bar.field, Qt.Key.Key_Return)  # at once: before the list followed the typing
+        vm = next(v for v in win.workbench.topology.vms if v.name == name)
+        assert win.workbench.selection == [vm.id], (text, bar.count.text())
+        centre = win.view.mapToScene(win.view.viewport().rect().center())
+        assert (centre - _rect(win.scene.nodes[vm.id]).center()).manhattanLength() < 4, text
+
+
+def test_a_large_design_says_checking_until_its_problems_are_known_and_shows_no_hint(window, qtbot, big_file):
+    """Issue 29: "✔ No problems" for 30 s before 728 warnings arrived, and the empty-canvas hint over 2,000 VMs.
+    The 2k fit is kept as a screenshot."""
+    win = window
+    assert win.problems_badge.text() == "✔ No problems"  # the empty design was checked
+    seen = []
+    win.problems_dock.checking.connect(lambda: seen.append(win.problems_badge.text()))
+    open_and_wait(win, qtbot, big_file)
+    assert seen == ["Checking…"]
+    assert win.problem_counts is None or win.problems_badge.text() != "✔ No problems" or not any(
+        win.problem_counts.values())
+    assert not win.canvas_hint.isVisible()
+    qtbot.waitUntil(lambda: win.problem_counts is not None, timeout=120_000)
+    assert not win.canvas_hint.isVisible()
+    win.view.fit()
+    shoot(win, qtbot, "gui-2k-fit.png")
+
+
+def test_zoomed_out_host_tiles_wear_their_worst_problem_and_names_fit_their_tiles(window, qtbot, tmp_path):
+    """Issue 29: 10,000 VMs at fit were a wall of overlapping, truncated host labels. Far out a host is a tile
+    in its worst problem's colour, its name drawn whole within it or left to the tooltip. The 10k overview is
+    kept as a screenshot."""
+    from vnetbench.gui.canvas.items import _metrics
+
+    path = tmp_path / "g10k.vnet.json"
+    save(generate(10_000, 500), path)
+    open_and_wait(win := window, qtbot, path)
+    qtbot.waitUntil(lambda: win.problem_counts is not None, timeout=240_000)
+    win.view.fit()
+    qtbot.wait(300)
+    hosts = [item for item in win.scene.nodes.values() if item.kind == "host"]
+    warned = {item.oid for item in hosts if item.verdict == "warning"}
+    assert warned  # the generated design has warnings, in some hosts
+    expected = {key for p in win.problems_dock.problems if str(p.severity) == "warning"
+                for key in win.scene.drawn_keys(p.object_id)}
+    assert warned <= {([k] + win.scene.ancestors_drawn(k))[-1] for k in expected}
+    detail = win.view.zoom()
+    for item in hosts:  # the label's size rule: whole within the tile, or not drawn
+        px = min(13.0 / detail, item.size.height() * 0.8, item.size.width() * 0.9 / (
+            _metrics(100, True).horizontalAdvance(item.title) / 100))
+        if px * detail >= 6:
+            assert _metrics(max(1, round(px)), True).horizontalAdvance(item.title) <= item.size.width()
+        assert item.title in item.toolTip()
+    shoot(win, qtbot, "gui-10k-overview.png")

@@ -57,3 +57,17 @@ def test_round_trips_plot_their_p50_with_a_p99_band_in_colours_of_their_own(plot
     low, high = plot.getViewBox().viewRange()[1]
     assert low == 0 and RR["rtt_p99_us"] < high < 2 * RR["rtt_p99_us"]
     assert plot.grab().save(str(ARTIFACTS / "measure-plot-rr.png"))
+
+
+def test_live_curves_say_what_they_are_and_throughput_starts_at_zero(plot):
+    """Issue 29: a live round trip is sockperf's per-interval means, not the p50 the table reports, and the
+    legend says so; a throughput of 950-980 Mbit/s is drawn from zero, so +-3% does not look like a collapse."""
+    from vnetbench.measure import Sample, TestKind, TestSpec
+
+    plot.begin_live(TestSpec(TestKind.RR), None, "rr (live)")
+    assert "per-interval mean" in plot.live_curve.name() and "p50" in plot.live_curve.name()
+    plot.begin_live(TestSpec(TestKind.THROUGHPUT), None, "throughput (live)")
+    assert plot.live_curve.name() == "live"
+    plot.show_live([Sample(0.5 * i, 950 + 30 * (i % 2)) for i in range(1, 8)])
+    low, high = plot.getViewBox().viewRange()[1]
+    assert low == 0 and 980 < high < 1.3 * 980

@@ -177,6 +177,8 @@ def test_real_local_lab_plan_apply_teardown(qtbot):
     wb = Workbench(design)
     dock = DeployDock(wb, plugins=[info])
     qtbot.addWidget(dock)
+    asked: list[str] = []
+    dock.ask_teardown = lambda question: asked.append(question) or True  # the local lab asks too (issue 29)
     states = []
     wb.deployStateChanged.connect(states.append)
     try:
@@ -196,6 +198,8 @@ def test_real_local_lab_plan_apply_teardown(qtbot):
     finally:
         if dock.backend is not None:
             _click_and_wait(qtbot, dock, dock.teardown_button, timeout=60000)
+            qtbot.waitUntil(lambda: dock.task is None, timeout=60000)  # the question, then the teardown
+    assert asked and "vm-a" in asked[0], asked  # it names what goes
     assert states[-1]["vm-a"].state != DeployState.DEPLOYED
     if host_namespaces:
         assert not {ns for ns in _namespaces() if ns.startswith(prefix)}, "teardown leaves no namespace"

@@ -81,6 +81,12 @@ class Group(QUndoCommand):
         self._applied = True
         return command
 
+    def absorb(self, other: Group) -> None:
+        """Take over the children of ``other``, which already ran: this group, already on the undo stack, now
+        undoes them too (the room a drop made joins the drop's step)."""
+        self.children.extend(other.children)
+        other.children = []
+
     def __len__(self) -> int:
         return len(self.children)
 

@@ -1,11 +1,15 @@
 """The main window's layout: where the docks go, how much room each gets, and keeping the window on screen.
 
+On a small or scaled screen (``small``) the palette is a tab beside the inspector and the bottom strip is
+lower, so the canvas keeps at least half the window's width and height.
+
 The first window fills the screen's available area; a window never grows past it, whatever the docks ask
 for (their minimum sizes fit a 800x500 logical screen, QT_SCALE_FACTOR=2 on 1600x1000), and its frame is
-pulled back inside when a dock pushes it out. The canvas keeps most of the room: the bottom docks are tabbed,
-and an empty Problems dock in front is one line (the other tabs give way while it is); another tab coming to
-the front gets its height back, the Measure dock more, since its plot must be readable at once. The geometry,
-the arrangement and the tab in front are remembered in the settings; ``reset`` restores the default.
+pulled back inside when a dock pushes it out. The canvas keeps most of the room: the bottom docks are tabbed
+in one strip of a fixed share. No content change resizes a dock (problems appearing, a long message): a dock
+keeps the size the person gave it, so nothing moves under the mouse. Only the Measure tab, brought to the front
+by the person, grows to its least readable height if the strip is lower. The geometry, the arrangement and the
+tab in front are remembered in the settings; ``reset`` restores the default.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow
 from .files import settings
 from .panels import ProblemsDock
 
-#: The docks along the bottom, tabbed together, in tab order (Problems first). Measure waits in the View menu.
+#: The docks along the bottom, tabbed together, in tab order (Problems first, in front).
 BOTTOM_DOCKS = ("ProblemsDock", "MatrixDock", "WhatIfDock", "DeployDock", "MeasureDock")
 #: The docks on the right, tabbed together (Inspector in front).
 RIGHT_DOCKS = ("InspectorDock", "HistoryDock", "PathDock")
@@ -27,7 +31,9 @@ GEOMETRY_KEY, STATE_KEY, LAYOUT_VERSION = "window/geometry", "window/state", 1
 BOTTOM_SHARE, BOTTOM_LEAST = 0.24, 180
 #: The measure dock's share when it comes to the front: its plot must be readable at once.
 MEASURE_SHARE, MEASURE_LEAST = 0.4, 280
-UNLIMITED = 16_777_215  # QWIDGETSIZE_MAX
+#: Below this logical screen size the palette joins the right-hand tabs, the side column is narrower, and the
+#: bottom strip takes at most this share of the height: the canvas keeps at least half the window.
+SMALL_SCREEN, SMALL_SIDE, SMALL_BOTTOM_SHARE = (1280, 800), 300, 0.3
 
 
 class Docking(QObject):
@@ -52,8 +58,11 @@ class Docking(QObject):
         window = self.window
         for dock in self.docks.values():
             dock.setFloating(False)
-        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.docks["PaletteDock"])
-        for names, area in ((RIGHT_DOCKS, Qt.DockWidgetArea.RightDockWidgetArea),
+        small = self.small()
+        right = (*RIGHT_DOCKS, "PaletteDock") if small else RIGHT_DOCKS  # one side column: the canvas keeps half
+        if not small:
+            window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.docks["PaletteDock"])
+        for names, area in ((right, Qt.DockWidgetArea.RightDockWidgetArea),
                             (BOTTOM_DOCKS, Qt.DockWidgetArea.BottomDockWidgetArea)):
             group = [self.docks[n] for n in names]
             window.addDockWidget(area, group[0])
@@ -61,11 +70,18 @@ class Docking(QObject):
                 window.tabifyDockWidget(group[0], dock)
             group[0].raise_()
         for dock in self.docks.values():
-            dock.setVisible(dock.objectName() != "MeasureDock")
+            dock.setVisible(True)  # Measure too: a tab behind Problems, found without the View menu
+        self.problems.raise_()
         self.front = self.problems
-        window.resizeDocks([self.docks["PaletteDock"]], [200], Qt.Orientation.Horizontal)
-        window.resizeDocks([self.docks[RIGHT_DOCKS[0]]], [340], Qt.Orientation.Horizontal)
+        if not small:
+            window.resizeDocks([self.docks["PaletteDock"]], [200], Qt.Orientation.Horizontal)
+        window.resizeDocks([self.docks[RIGHT_DOCKS[0]]], [SMALL_SIDE if small else 340], Qt.Orientation.Horizontal)
         self.size_bottom(self.problems, force=True)
+
+    def small(self) -> bool:
+        """A small or scaled screen (1600x1000 at 150% is 1067x667): the docks tabify into fewer columns."""
+        area = self.available()
+        return area.width() < SMALL_SCREEN[0] or area.height() < SMALL_SCREEN[1]
 
     def restore(self) -> bool:
         """The geometry and docks as the person left them (True); the first time, the whole available screen."""
@@ -78,9 +94,16 @@ class Docking(QObject):
                      and not self.docks[n].visibleRegion().isEmpty()]
             self.front = shown[0] if shown else self.front
         if not restored:
-            self.window.setGeometry(self.available())
+            self.place_first()
         self.fit_to_screen()
         return restored
+
+    def place_first(self) -> None:
+        """The whole available area, the window's frame (its title bar) included: ``move`` places the frame,
+        and ``fit_to_screen`` takes the frame's own size off once the window manager has framed it."""
+        area = self.available()
+        self.window.resize(area.size())
+        self.window.move(area.topLeft())
 
     def save(self) -> None:
         store = settings()
@@ -91,7 +114,7 @@ class Docking(QObject):
     def reset(self) -> None:
         """The default docks, and the window filling the screen."""
         self.arrange()
-        self.window.setGeometry(self.available())
+        self.place_first()
         self.fit_to_screen()
 
     def fit_to_screen(self) -> None:
@@ -118,28 +141,16 @@ class Docking(QObject):
         self.front = dock
         QTimer.singleShot(0, lambda: self.size_bottom(self.front))
 
-    def problems_changed(self) -> None:
-        """The Problems dock went from empty to listing something, or back."""
-        self.size_bottom(self.front)
-
     def size_bottom(self, front: QDockWidget, force: bool = False) -> None:
-        """The bottom tabs' height for the one in front: an empty Problems dock is one line; any other tab
-        gets its room back if it was collapsed (measure gets more: its plot must be readable at once)."""
-        window, problems = self.window, self.problems
-        collapse = front is problems and not problems.problems  # also while the first check runs: most pass
-        for name in BOTTOM_DOCKS[1:]:  # a tab group is as tall as its tallest tab needs: the hidden tabs give way
-            self.docks[name].widget().setMinimumHeight(1 if collapse else 0)
-        if collapse:
-            problems.widget().layout().activate()  # its list just hid: the hint must not count it
-            line = problems.minimumSizeHint().height() + 6
-            problems.setMaximumHeight(line)
-            window.resizeDocks([problems], [line], Qt.Orientation.Vertical)  # the canvas takes the rest
-            return
-        problems.setMaximumHeight(UNLIMITED)
+        """The bottom strip's height: its share of the window when ``force`` (the default layout), else only
+        grown to the least the tab in front needs (the measure plot must be readable at once)."""
+        window = self.window
         if window.dockWidgetArea(front) != Qt.DockWidgetArea.BottomDockWidgetArea or front.isFloating():
             return
         share, least = (MEASURE_SHARE, MEASURE_LEAST) if front.objectName() == "MeasureDock" else (
             BOTTOM_SHARE, BOTTOM_LEAST)
         wanted = max(least, int(window.height() * share))
+        if self.small():  # the canvas keeps at least half the height; a dock's own minimum still wins
+            wanted = min(wanted, int(window.height() * SMALL_BOTTOM_SHARE))
         if force or front.height() < min(wanted, least):
             window.resizeDocks([front], [wanted], Qt.Orientation.Vertical)

@@ -441,6 +441,12 @@ class Editor:
         self._move(group, positions, {})
         return self.push(group)
 
+    def move_into(self, group: Group, positions: dict[str, tuple[float, float]]) -> None:
+        """Moves that join ``group``, a command already on the undo stack (the room a drop makes is its step)."""
+        extra = Group("")
+        self._move(extra, positions, {})
+        group.absorb(extra)
+
     def _move(self, group: Group, positions: dict[str, tuple[float, float]],
               containers: dict[str, str | None]) -> None:
         topo, index = self.topology, self.index

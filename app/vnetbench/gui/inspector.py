@@ -20,8 +20,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButton, QScrollArea, QVBoxLayout,
                                QWidget)
 
-from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, PhysicalRouter, Port, PortMode, Portgroup,
-                     RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, NicType, PhysicalRouter, Port, PortMode,
+                     Portgroup, RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
 from ..model.nictypes import GUESTS, allowed_nic_types
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from ..model.text import one_line
@@ -145,7 +145,11 @@ class Inspector(QWidget):
             self.show_selection()
             return
         if self.layout_key(obj) != self._layout_key:
+            bar = self.scroll.verticalScrollBar()
+            kept = bar.value()  # a rule added: the form grows, and stays where the person was
             self.show_object(obj)
+            self.scroll.widget().adjustSize()
+            bar.setValue(kept)
             return
         focus = self.focusWidget()
         for editor in self.editors:
@@ -190,7 +194,10 @@ class Inspector(QWidget):
             return {"native_vlan": trunk and kind is not SwitchKind.VSS,
                     "uplinks": kind in (SwitchKind.VSS, SwitchKind.VDS)}.get(field, True)
         if isinstance(obj, VNic):
-            return field != "guest_vlan" or self._on_trunk(obj)
+            if field == "guest_vlan":
+                return self._on_trunk(obj)
+            if field == "physical_function":  # the pNIC of a passthrough adapter, never of a vmxnet3
+                return obj.type in (NicType.SRIOV, NicType.DIRECTPATH)
         return True
 
     def _on_trunk(self, nic: VNic) -> bool:

@@ -20,6 +20,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QMimeData, QPoi
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QIcon, QKeySequence
 from shiboken6 import isValid
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -36,7 +37,7 @@ from ..model import Topology, TopologyFileError, load, save
 from ..model.fileformat import dumps
 from .backend_import import BackendImporter
 from .canvas.hint import CanvasHint
-from .canvas.layout import auto_layout, fill_layout
+from .canvas.layout import auto_layout, fill_layout, remember_as_saved
 from .canvas.minimap import Minimap
 from .canvas.scene import DesignScene
 from .canvas.view import DesignView
@@ -54,6 +55,7 @@ from .palette import Palette
 from .panels import DeployDock, MatrixDock, PathDock, ProblemsDock, WhatIfDock
 from .panels.problems import summary_text
 from .signals import connect_weakly
+from .wheel import guard_wheel
 from .worker import Task
 from .workbench import Workbench
 
@@ -68,6 +70,15 @@ def new_topology() -> Topology:
     return Topology(id=f"design-{uuid.uuid4().hex[:8]}", name="untitled")
 
 
+def file_stem(path: str) -> str:
+    """``lab.vnet.yaml`` -> ``lab``: a design file's name without its suffixes."""
+    name = Path(path).name
+    for suffix in (".vnet.yaml", ".vnet.json", ".yaml", ".yml", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
+
+
 def plugin_versions() -> list[str]:
     """One line per backend plugin: its name, its distribution and version, or why it failed to load."""
     lines = []
@@ -80,6 +91,7 @@ def plugin_versions() -> list[str]:
 class MainWindow(QMainWindow):
     def __init__(self, path: str | None = None) -> None:
         super().__init__()
+        guard_wheel(QApplication.instance())
         self.path: str | None = None
         self.restored = False  # showing an autosave: modified until saved even with a clean undo stack
         self.workbench = Workbench(new_topology(), self)
@@ -153,6 +165,7 @@ class MainWindow(QMainWindow):
             self.docks[dock.objectName()] = dock
         self.problems_dock = self.docks["ProblemsDock"]
         self.problems_dock.counted.connect(self._problems_counted)
+        self.problems_dock.checking.connect(self._problems_checking)
         self.docking = Docking(self, self.docks, self.problems_dock)
 
     def _action(self, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False,
@@ -371,11 +384,13 @@ class MainWindow(QMainWindow):
         self.docking.resized()
 
     def _problems_counted(self, counts: dict[str, int]) -> None:
-        had = self.problem_counts
         self.problem_counts = counts
         self.problems_badge.setText(summary_text(counts) or "✔ No problems")
-        if had is None or (not any(had.values())) != (not any(counts.values())):
-            self.docking.problems_changed()
+        self.scene.show_problems(self.problems_dock.problems)  # host tiles in their worst problem's colour
+
+    def _problems_checking(self) -> None:
+        self.problem_counts = None
+        self.problems_badge.setText("Checking…")
 
     def show_problems(self) -> None:
         """The status-bar badge: bring the Problems dock to the front."""
@@ -556,6 +571,9 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path: str) -> bool:
+        topology = self.workbench.topology
+        if topology.name in ("", "untitled"):  # the diagram and report are titled by the name it is saved as
+            self.editor.set(topology, "name", file_stem(path), where="the design")
         try:
             save(self.workbench.topology, path, keep_from=self.path)
         except OSError as exc:
@@ -565,6 +583,7 @@ class MainWindow(QMainWindow):
             self.autosave.follow(path)
         self.path = str(Path(path).resolve())
         self.restored = False
+        self.saved_layout = remember_as_saved(self.workbench, self.scene.sync)  # a Task: tests wait for it
         self.workbench.undo_stack.setClean()
         self.autosave.discard()
         add_recent(path)
@@ -711,11 +730,13 @@ class MainWindow(QMainWindow):
         self._paste_count += 1
         offset = 40.0 * self._paste_count
         ids = self.editor.paste(data, offset, offset)
+        self.scene.place_pasted(ids)
         self.workbench.select(ids)
         return ids
 
     def duplicate(self) -> list[str]:
         ids = self.editor.duplicate(self.workbench.selection)
+        self.scene.place_pasted(ids)
         self.workbench.select(ids)
         return ids
 

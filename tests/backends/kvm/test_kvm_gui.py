@@ -100,3 +100,38 @@ def test_import_from_a_libvirt_host_opens_a_design(qtbot, gui_store):
     assert design.vms[0].vnics[0].mac == "aa:bb:cc:dd:ee:ff"
     assert design.vms[0].vnics[0].network == design.switches[0].id
     assert window.modified and window.path is None
+
+
+def test_the_measure_dock_follows_a_kvm_deploy_against_a_real_libvirtd(qtbot, gui_store, kvm_host):
+    """Issue 29: with the deploy dock connected to KVM the measure dock used the local lab and said "lab up".
+    Against a real libvirtd (QEMU, OVS, in its own namespaces): the window's deploy dock connects through its
+    dialog and plans; the measure dock then shows KVM and measures through that very connection."""
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.ask_unsaved = lambda: QMessageBox.StandardButton.Discard
+    win.show()
+    win.open_example(str(EXAMPLE))
+    deploy, measure = win.docks["DeployDock"], win.docks["MeasureDock"]
+    assert measure.controls.backend_box.currentData() == "local"  # the default, before any connection
+    deploy.show()
+    deploy.raise_()
+    deploy.backend_box.setCurrentIndex(deploy.backend_box.findData("kvm"))
+    qtbot.mouseClick(deploy.plan_button, Qt.MouseButton.LeftButton)
+    dialog = deploy.connect_dialog
+    for key, value in kvm_host.settings(accel="qemu").items():
+        if key in dialog.fields:
+            dialog.fields[key].setText(str(value))
+    qtbot.mouseClick(dialog.connect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: deploy.plan is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: deploy.task is None, timeout=30_000)
+
+    measure.show()
+    measure.raise_()
+    qtbot.waitUntil(lambda: measure.controls.backend_box.currentData() == "kvm", timeout=3000)
+    backend = measure._backend()
+    assert backend is deploy.backend and backend.settings.get("uri") == kvm_host.uri
+    measure.start()  # nothing is deployed yet: KVM says so, never the local lab's "lab up"
+    qtbot.waitUntil(lambda: not measure.running, timeout=60_000)
+    assert "lab up" not in measure.result.text()
+    win.workbench.undo_stack.setClean()
+    win.close()

@@ -1,7 +1,7 @@
 """What an empty canvas says: how to start, and the gestures that build a design.
 
-A label over the middle of the view, shown only while the design has nothing drawn; it lets every mouse
-event through, so dropping onto it drops onto the canvas.
+A label over the middle of the view, shown only while the design has nothing in it (never over a large design
+still being drawn); it lets every mouse event through, so dropping onto it drops onto the canvas.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsView, QLabel
 
+from ...model import Topology
 from ..signals import connect_weakly
 from .scene import DesignScene
 
@@ -21,6 +22,13 @@ HINT = (
     "uplink) or onto a physical switch port (a cable).</p>"
     "<p>Or open a bundled design: <b>File &gt; Open Example</b>.</p>"
 )
+
+
+def empty(topology: Topology) -> bool:
+    """Whether the design holds nothing the canvas draws."""
+    t = topology
+    return not any((t.hosts, t.switches, t.vms, t.physical_switches, t.physical_routers, t.physical_hosts,
+                    t.nsx.dlrs, t.layout.notes))
 
 
 class CanvasHint(QLabel):
@@ -47,7 +55,7 @@ class CanvasHint(QLabel):
 
     def update_shown(self) -> None:
         self.scene.flush()
-        self.setVisible(not self.scene.nodes)
+        self.setVisible(not self.scene.nodes and empty(self.scene.workbench.topology))
         self._centre()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

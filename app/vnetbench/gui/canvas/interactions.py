@@ -129,8 +129,9 @@ class ResizeFrame(Interaction):
         self.scene.reroute([self.item.oid, *self.scene.children_of(self.item.oid)])
 
     def release(self, pos: QPointF) -> None:
-        item = self.item
-        self.scene.editor.resize(item.oid, item.size.width(), item.size.height(), item.pos().x(), item.pos().y())
+        item, stack = self.item, self.scene.workbench.undo_stack
+        if self.scene.editor.resize(item.oid, item.size.width(), item.size.height(), item.pos().x(), item.pos().y()):
+            self.scene.make_room_for([item.oid], stack.command(stack.index() - 1))
         self.scene.sync()
 
     def cancel(self) -> None:

@@ -22,7 +22,7 @@ from ... import resources_dir
 from ...layout import content
 from ...layout.text import DETAIL_LINE, DETAIL_PX, FONT_FAMILY, LABEL_LINE, LABEL_PX
 from ...model.text import one_line
-from ..colors import canvas_theme
+from ..colors import SEVERITY_COLORS, canvas_theme
 from ..plain import tip as plain_tip
 from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 
@@ -71,7 +71,9 @@ def _metrics(px: int, bold: bool) -> QFontMetricsF:
 
 
 def elide(text: str, size: float, bold: bool, width: float) -> str:
-    return _metrics(max(1, round(size)), bold).elidedText(text, Qt.TextElideMode.ElideRight, width)
+    """``text`` cut in the middle to ``width`` ("VLAN…0-A", "VLAN…0-B": what tells objects apart is kept at
+    both ends; the item's tooltip has it whole)."""
+    return _metrics(max(1, round(size)), bold).elidedText(text, Qt.TextElideMode.ElideMiddle, width)
 
 
 def text_scale(painter: QPainter) -> float:
@@ -216,6 +218,7 @@ class NodeItem(QGraphicsItem):
         self.label_w = 0.0
         self.header = HOST_HEADER
         self.counts = ""  # a host's contents, shown when zoomed far out
+        self.verdict: str | None = None  # a host's worst problem ("error", "warning", "info"): its tile's colour
         self.size = QRectF(0, 0, 100, 50)
         self.bounds = self.size.adjusted(-3, -3, 3, 3)
         self.handles: dict[str, HandleItem] = {}
@@ -276,21 +279,26 @@ class NodeItem(QGraphicsItem):
 
     def _paint_overview(self, painter: QPainter, rect: QRectF, fill: QColor, border: QColor, selected: bool,
                         detail: float) -> None:
-        """Far out: the shape, and for a top-level box its name (and a host's counts) at a readable size."""
+        """Far out: a tile, in its worst problem's colour for a host, with its name (and a host's counts) at a
+        readable size. A name is drawn whole or not at all (never over a neighbour): it shrinks to fit its
+        tile, and below 6 screen pixels it is left to the tooltip."""
+        if self.verdict in SEVERITY_COLORS:
+            fill = tint(QColor(SEVERITY_COLORS[self.verdict]), 0.35, fill)
         painter.fillRect(rect, fill if self.frame or self.label_w else border.lighter(150))
         painter.setPen(QPen(SELECTED if selected else border, 0))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(rect)
         if not self.parentItem() and detail > 0 and (self.kind == "host" or self.label_w):
             px = min(13.0 / detail, rect.height() * 0.8)  # 13 screen pixels, or as much as a thin bar holds
+            wide = _metrics(100, True).horizontalAdvance(self.title) / 100  # the name's width at 1 px
+            px = min(px, rect.width() * 0.9 / wide) if wide else px
             if px * detail < 6:
                 return
             theme = canvas_theme()
             painter.setPen(QColor(theme.text))
             painter.setFont(font(px, True))
             inner = rect.adjusted(px * 0.4, px * 0.3, -px * 0.4, 0)
-            painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                             elide(self.title, px, True, inner.width()))
+            painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, self.title)
             if self.counts and rect.height() > 3 * px:
                 painter.setFont(font(px * 0.85))
                 painter.setPen(QColor(theme.subtext))

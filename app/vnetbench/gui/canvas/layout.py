@@ -96,3 +96,23 @@ def auto_layout(workbench) -> bool:
     remember(topology, diagram)
     workbench.undo_stack.push(AutoLayout(workbench.document, topology.layout, places))
     return True
+
+
+def remember_as_saved(workbench, drawn):
+    """After a save: remember the automatic layout of the design as saved (worked out off the GUI thread), the
+    one a reopened design is drawn with, and call ``drawn()`` to redraw with it; so the pNIC and port chips
+    and cable routes look the same before and after the design is reopened. Dropped if an edit came first."""
+    from ..worker import Task
+
+    topology, stack = workbench.topology, workbench.undo_stack
+    snapshot, index = workbench.snapshot(), stack.index()
+    task = Task(lambda progress, cancel: arrange(snapshot()))
+
+    def done(diagram: Diagram) -> None:
+        if workbench.topology is topology and stack.index() == index:
+            remember(topology, diagram)
+            drawn()
+
+    task.succeeded.connect(done)
+    task.start()
+    return task

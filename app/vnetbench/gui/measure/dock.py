@@ -97,7 +97,13 @@ class MeasureDock(QDockWidget):
         self.history = self.runs.list
 
         tabs = QTabWidget()
-        tabs.addTab(scrolling(self.controls), "Test")
+        test = QWidget()
+        test_layout = QVBoxLayout(test)
+        test_layout.setContentsMargins(0, 0, 0, 0)
+        test_layout.setSpacing(0)
+        test_layout.addWidget(scrolling(self.controls), 1)
+        test_layout.addWidget(self.controls.actions)  # always in sight, however short the dock
+        tabs.addTab(test, "Test")
         tabs.addTab(scrolling(self.ab), "A/B")
         tabs.setMinimumWidth(220)
         self._middle = QSplitter(Qt.Orientation.Vertical)
@@ -110,7 +116,7 @@ class MeasureDock(QDockWidget):
         centre_layout.addWidget(self._middle, 1)
         result_area = scrolling(self.result)
         result_area.setMaximumHeight(110)  # five lines; a longer text scrolls, the plot keeps the room
-        result_area.setMinimumHeight(28)
+        result_area.setMinimumHeight(14)  # a line: on a short (scaled) screen the canvas keeps half the height
         centre_layout.addWidget(result_area)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(tabs)
@@ -161,15 +167,27 @@ class MeasureDock(QDockWidget):
     def spec(self) -> TestSpec:
         return self.controls.spec()
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.follow_deploy()
+
+    def follow_deploy(self) -> None:
+        """Show the deploy dock's backend in the backend box once it is connected (a tab coming to the front)."""
+        shared = self.workbench.connected_backend
+        box = self.controls.backend_box
+        if shared is not None and box.currentData() != shared.name and box.findData(shared.name) >= 0:
+            box.setCurrentIndex(box.findData(shared.name))
+
     def _backend(self) -> Backend:
-        """The chosen backend: the deploy dock's connection when it is the same backend (a remote one was
-        connected through its dialog there), else one of our own, which needs no settings."""
+        """The deploy dock's backend and connection whenever it has one (what was deployed is measured where
+        it was deployed; the backend box follows it), else the chosen plugin, which must need no settings."""
+        shared = self.workbench.connected_backend
+        if shared is not None:
+            self.follow_deploy()
+            return shared
         name = self.controls.backend_box.currentData()
         if name is None:
             raise BackendError("no backend plugin is available", "install one (the local lab comes with vnetbench)")
-        shared = self.workbench.connected_backend
-        if shared is not None and shared.name == name:
-            return shared
         if self.backend is None or self.backend.name != name:
             cls = backend_class(name)
             if any(f.required for f in cls.settings_fields):

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...export.style import series_colors
-from ...measure import Run, Sample, TestSpec
+from ...measure import Run, Sample, TestKind, TestSpec
 from ...measure.curves import run_chart
 from ...predict import Prediction
 
@@ -40,8 +40,11 @@ class RunPlot(pg.PlotWidget):
         self.setLabel("left", spec.kind.unit)
         self.setTitle(title)
         self.setXRange(0, spec.total_seconds, padding=0.02)
+        # a round trip's live figures are sockperf's per-interval means; the p50 and p99 the table reports are
+        # only known at the end, when the stored run replaces this curve: the legend says which is which
+        name = "per-interval mean (live; p50 and p99 at the end)" if spec.kind is TestKind.RR else "live"
         self.live_curve = self.plot([], [], pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
-                                    symbolBrush=color, name="live")
+                                    symbolBrush=color, name=name)
         trace = None if prediction is None else prediction.reverse if spec.reverse else prediction.forward
         self.estimate = trace.estimate.throughput_mbps if trace is not None and spec.kind.unit == "Mbit/s" else None
         self.draw_estimate(self.estimate, str(prediction.verdict) if prediction is not None else "")

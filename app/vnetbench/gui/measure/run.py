@@ -58,9 +58,14 @@ class RunControls(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(form)
-        layout.addWidget(row(self.measure_button, self.cancel_button))
-        layout.addWidget(self.progress)
         layout.addStretch(1)
+        # Measure, Cancel and the progress bar: placed by the dock under the form's scroll area, so a short
+        # dock (a small or scaled screen) scrolls the form and never hides the button
+        self.actions = QWidget()
+        actions = QVBoxLayout(self.actions)
+        actions.setContentsMargins(4, 0, 4, 4)
+        actions.addWidget(row(self.measure_button, self.cancel_button))
+        actions.addWidget(self.progress)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         self.protocol.currentIndexChanged.connect(self._kind_changed)
         self._kind_changed()

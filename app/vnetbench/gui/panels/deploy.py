@@ -8,8 +8,8 @@ message and hint, never as a traceback. A backend that declares ``settings_field
 password) is connected through ``connect.ConnectDialog`` before its first operation; the free-text line
 then carries only further settings (``datastore=...``), never a password.
 
-Tearing down on a remote backend (anything but the local lab: vSphere, KVM...) first lists what the backend
-holds for the design and asks, naming what will be deleted. Opening another design clears the plan and the
+Tearing down on any backend (the local lab, vSphere, KVM...) first lists what the backend holds for the
+design and asks, naming what will be deleted. Opening another design clears the plan and the
 canvas badges: the list always belongs to the design in view.
 """
 
@@ -35,8 +35,6 @@ from ..workbench import Workbench
 from ..worker import Task
 
 OP_SYMBOLS = {Op.CREATE: "+", Op.UPDATE: "~", Op.DELETE: "−"}
-#: The one backend that is not remote: its objects are namespaces on this machine, made again in seconds.
-LOCAL_BACKEND = "local"
 #: How a kind of object is named when a teardown lists what it deletes (singular, plural).
 KIND_NAMES = {"vm": ("VM", "VMs"), "switch": ("virtual switch", "virtual switches"),
               "portgroup": ("portgroup", "portgroups"), "host": ("host", "hosts"),
@@ -342,11 +340,6 @@ class DeployDock(QDockWidget):
         self._publish({})
         self.message.setText("Plan to see what applying this design would change.")
 
-    @property
-    def remote(self) -> bool:
-        info = self.info
-        return info is not None and info.name != LOCAL_BACKEND
-
     def start_teardown(self, confirmed: bool = False) -> None:
         if self._needs_dialog():
             self.ask_connect(self.start_teardown)
@@ -354,7 +347,7 @@ class DeployDock(QDockWidget):
         snapshot, settings = self.workbench.snapshot(), self._settings()
         if settings is None:
             return
-        if self.remote and not confirmed:  # first list what would go, and ask
+        if not confirmed:  # first list what would go, and ask (the local lab too: a running lab is work)
             self._run("Checking what is deployed…", lambda progress, cancel: self._holdings(settings, snapshot()),
                       self._confirm_teardown)
             return

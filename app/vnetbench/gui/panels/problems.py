@@ -2,8 +2,8 @@
 
 Validation runs on a worker thread, 150 ms after the last edit, so typing in the inspector never waits for
 it on a large design; a run overtaken by a newer edit is dropped. Clicking a problem selects its object.
-With nothing to report the dock shows only its one-line summary (the window then shrinks it to that line, so
-the canvas keeps the room); ``counted`` tells the window how many there are, for its status-bar badge.
+The list is always there, empty or not: what it shows never changes the dock's size (nothing moves under the
+mouse when problems appear); ``counted`` tells the window how many there are, for its status-bar badge.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 class ProblemsDock(QDockWidget):
     #: The problems after a validation run, counted by severity ({"error": 1, "warning": 0, "info": 2}).
     counted = Signal(dict)
+    #: A new design is being checked: what was counted is not known yet (a large one takes a while).
+    checking = Signal()
 
     def __init__(self, workbench: Workbench, parent: QWidget | None = None) -> None:
         super().__init__("Problems", parent)
@@ -47,7 +49,6 @@ class ProblemsDock(QDockWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemActivated.connect(self._clicked)
-        self.tree.hide()  # until there is something to list
 
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -63,6 +64,12 @@ class ProblemsDock(QDockWidget):
         self._runner.schedule(self._work, delay_ms=0)
 
     def _design_changed(self, change: Change) -> None:
+        if change.op == "reset":  # another design: nothing is known about it until its check is done
+            self.problems = []
+            self.tree.clear()
+            self.summary.setText("Checking…")
+            self.setWindowTitle("Problems")
+            self.checking.emit()
         if affects_traffic(change):
             self._runner.schedule(self._work)
 
@@ -80,7 +87,6 @@ class ProblemsDock(QDockWidget):
         counts = {s: sum(str(p.severity) == s for p in self.problems) for s in _ORDER}
         self.summary.setText(summary_text(counts) if self.problems else "No problems found.")
         self.setWindowTitle(f"Problems ({len(self.problems)})" if self.problems else "Problems")
-        self.tree.setVisible(bool(self.problems))
         self.counted.emit(counts)
 
     def _item(self, problem: Problem) -> QTreeWidgetItem:
