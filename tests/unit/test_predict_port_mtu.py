@@ -56,3 +56,13 @@ def test_validation_warns_when_jumbo_vms_share_a_subnet_with_a_host_on_a_smaller
     assert "db/eth0" in message and "port nas of sw1" in message and "1500" in message, message
     assert not _mtu_warnings(jumbo(nas_port_mtu=9000))
     assert not _mtu_warnings(jumbo(routed=True))     # a router in between fragments or answers "too big"
+
+
+def test_the_limit_names_its_mtu_whatever_the_names_say():
+    """Where the largest packet stops is worded from the limit's data, not from its words: a switch whose name
+    ends in ")" or holds "overlay" still gets its "(MTU n)"."""
+    for name in ("sw1 (rack A)", "overlay-core"):
+        d = jumbo()
+        d.t.physical_switches[0].name = name
+        mtu, at = Engine(d.t).predict("db", "nas").mtu
+        assert mtu == 1500 and at == f"port nas of {name} (MTU 1500)", at

@@ -43,7 +43,7 @@ class Leg:
     stateful: list[str] = field(default_factory=list)
     capacity: list[tuple] = field(default_factory=list)   # (Mbit/s, what, measured range or None, its hop's id)
     sender: str = ""                # the source's attachment, for the packet-rate estimate
-    limits: list[tuple[int, str]] = field(default_factory=list)   # MTUs on the way, in order, with where
+    limits: list[tuple[int, str]] = field(default_factory=list)   # MTUs on the way, in order, with their words
     latency: float = 0.0
     reason: str = ""
     path: list[int] = field(default_factory=list)          # the segments walked, for the explanation
@@ -227,7 +227,7 @@ class Walker:
                                "hairpin" if port_obj.hairpin else "")
                 going_out = not seg.physical
                 leg.hops += [pnic_hop, port_hop] if going_out else [port_hop, pnic_hop]
-                limits = [(pnic.mtu, pnic_hop.name), (port_obj.mtu, net.fabric.port_label(port_obj))]
+                limits = [_limit(pnic.mtu, pnic_hop.name), _limit(port_obj.mtu, net.fabric.port_label(port_obj))]
                 leg.limits += limits if going_out else limits[::-1]
                 leg.pnics.append(pnic.id)
                 leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, pnic_hop.name, None, pnic.id))
@@ -245,7 +245,7 @@ class Walker:
                     pa, pb = pb, pa
                 leg.hops += [Hop(HopKind.PORT, pa.id, f"{net.port_switch[pa.id].name} {pa.name}", "trunk"),
                              Hop(HopKind.PORT, pb.id, f"{net.port_switch[pb.id].name} {pb.name}", "trunk")]
-                leg.limits += [(pa.mtu, net.fabric.port_label(pa)), (pb.mtu, net.fabric.port_label(pb))]
+                leg.limits += [_limit(pa.mtu, net.fabric.port_label(pa)), _limit(pb.mtu, net.fabric.port_label(pb))]
                 if data.get("speed"):
                     leg.capacity.append((data["speed"] * self.cal.pnic_efficiency, f"trunk {pa.name}/{pb.name}", None,
                                          pa.id))
@@ -266,7 +266,7 @@ class Walker:
                 bridge = net.bridges[data["bridge"]]
                 vm = bridge.vm
                 leg.hops.append(Hop(HopKind.FIREWALL, vm.id, vm.name, "bridged"))
-                leg.limits += [(n.mtu, f"{vm.name}/{n.name}") for n in vm.vnics]
+                leg.limits += [_limit(n.mtu, f"{vm.name}/{n.name}") for n in vm.vnics]
                 leg.latency += self.cal.latency("firewall")
                 leg.capacity.append((self._forwarding_capacity([str(n.type) for n in vm.vnics]), vm.name, None, vm.id))
                 if not bridge.security_ok:
@@ -685,7 +685,7 @@ class Walker:
             reasons.append(self._explain(walk))
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
                      tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
-                     f"{limit}" if limit.endswith(")") or "overlay" in limit else f"{limit} (MTU {mtu})",
+                     limit,
                      tuple(walk.steps))
 
     def _explain(self, walk: Walk) -> str:
@@ -733,8 +733,13 @@ def _filtered(steps: list[Step], owner: str, name: str, firewall: str, decision:
     return detail
 
 
+def _limit(mtu: int, where: str) -> tuple[int, str]:
+    """A limit on the way: its MTU and the words for where it sits, naming the MTU (``Trace.mtu_limit``)."""
+    return mtu, f"{where} (MTU {mtu})"
+
+
 def _mtu_of(point: Point) -> list[tuple[int, str]]:
-    return [(point.mtu, point.mtu_at or point.name)] if point.mtu is not None else []
+    return [_limit(point.mtu, point.mtu_at or point.name)] if point.mtu is not None else []
 
 
 def behind_dfw(point: Point) -> bool:
