@@ -234,6 +234,20 @@ def test_teaming_names_the_active_uplink_and_the_standby_taking_over():
     in_order(text, "is down", "standby uplink vmnic1", "enters esx2")
 
 
+def test_teaming_words_an_uplink_fault_from_its_data_whatever_the_names():
+    """The words come from the fault's data (``Fabric.uplink_fault``), not from another sentence, so names with
+    spaces do not change them."""
+    d, h1 = _teaming()
+    h1.name = "esx 1 (rack A)"
+    h1.pnics[0].up = False
+    has(story(d.predict("a", "b")), "vmnic0 (active) is down, so vSwitch0 uses its standby uplink vmnic1")
+    h1.pnics[0].up = True
+    d.t.physical_switches[0].name = "core sw"
+    d.t.physical_switches[0].ports[0].up = False
+    has(story(d.predict("a", "b")),
+        "vmnic0 (active) plugs into port p1 of core sw, which is down, so vSwitch0 uses its standby uplink vmnic1")
+
+
 def test_untagged_portgroup_on_a_trunk_port_joins_the_native_vlan():
     d, (h1, h2), (s1, s2), ps = esx_pair()
     d.vm("a", h1, d.pg(s1, "none", 0), "10.0.1.1/24")

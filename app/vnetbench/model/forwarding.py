@@ -180,6 +180,14 @@ def shares_embedded_switch(vf: Wire, other: Wire) -> bool:
 # --- places, wires and transports --------------------------------------------------------------------------
 
 
+class UplinkFault(StrEnum):
+    """Why an uplink cannot carry traffic; the value is the words that follow its name."""
+    NOT_A_PNIC = "is not a pNIC of this host"
+    DOWN = "is down"
+    UNCABLED = "is not cabled to a switch port"
+    PORT_DOWN = "plugs into a switch port that is down"
+
+
 class Switching(StrEnum):
     """What switches a segment's frames inside the host."""
 
@@ -474,20 +482,31 @@ class Fabric:
             return list(by_host.get(host, ()))
         return [u for u in order if self.host_of_pnic.get(u.pnic) == host]
 
-    def uplink_problem(self, up: Any) -> str | None:
-        """Why this uplink cannot carry traffic (down, not cabled, its port down), or None when it can."""
+    def uplink_fault(self, up: Any) -> tuple[UplinkFault, Port | None] | None:
+        """Why this uplink cannot carry traffic (with the switch port at fault, if any), or None when it can."""
         pnic = self.pnic.get(up.pnic)
         if pnic is None:
-            return f"uplink {up.pnic} is not a pNIC of this host"
+            return UplinkFault.NOT_A_PNIC, None
         port = self.port_of(pnic.id)
-        name = self.pnic_label(pnic.id)
         if not pnic.up:
-            return f"{name} is down"
+            return UplinkFault.DOWN, port
         if port is None:
-            return f"{name} is not cabled to a switch port"
+            return UplinkFault.UNCABLED, None
         if not port.up:
-            return f"{self.port_label(port)} is down"
+            return UplinkFault.PORT_DOWN, port
         return None
+
+    def uplink_problem(self, up: Any) -> str | None:
+        """``uplink_fault`` in words, or None when the uplink can carry traffic."""
+        fault = self.uplink_fault(up)
+        if fault is None:
+            return None
+        kind, port = fault
+        if kind is UplinkFault.NOT_A_PNIC:
+            return f"uplink {up.pnic} {kind.value}"
+        if kind is UplinkFault.PORT_DOWN and port is not None:
+            return f"{self.port_label(port)} is down"
+        return f"{self.pnic_label(up.pnic)} {kind.value}"
 
     def active_uplink(self, uplinks: list[Any]) -> tuple[Any, list[str]]:
         """SEMANTICS §3 teaming: the first active uplink that works; standby ones only when every active one

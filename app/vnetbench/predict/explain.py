@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, uplink_tag
+from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, uplink_tag
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
 from .network import Network, Point, Segment
@@ -374,17 +374,17 @@ class Narrator:
         def tried_first(i: int, u: Any) -> bool:
             return (not u.standby or i < at) if chosen.standby else (not u.standby and i < at)
 
-        skipped = [u for i, u in enumerate(order) if u is not chosen and tried_first(i, u) and net.fabric.uplink_problem(u)]
-        if not skipped:
+        faults = [(u, fault) for i, u in enumerate(order)
+                  if u is not chosen and tried_first(i, u) and (fault := net.fabric.uplink_fault(u)) is not None]
+        if not faults:
             return []
         what = []
-        for u in skipped:
-            problem = net.fabric.uplink_problem(u) or ""
+        for u, (kind, port) in faults:
             name = f"{self.pnic(u.pnic)} ({'standby' if u.standby else 'active'})"
-            if problem.startswith("port "):
-                what.append(f"{name} plugs into {problem.removesuffix(' is down')}, which is down")
+            if kind is UplinkFault.PORT_DOWN and port is not None:
+                what.append(f"{name} plugs into {net.fabric.port_label(port)}, which is down")
             else:
-                what.append(f"{name} {problem.split(' ', 1)[-1]}")
+                what.append(f"{name} {kind.value}")
         role = "standby" if chosen.standby else "next active"
         return [_sentence(f"{_and(what)}, so {sw.name} uses its {role} uplink {self.pnic(pnic_id)}")]
 
