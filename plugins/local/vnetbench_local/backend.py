@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from vnetbench.backends import (Backend, BackendError, CancelToken, Capabilities, ChangeResult, DeployState,
-                                Deployment, ObjectState, Op, Plan, PlannedChange, ProgressFn, Unsupported)
+                                Deployment, ObjectState, Op, Plan, PlannedChange, ProbeCapabilities, ProgressFn,
+                                Unsupported)
 from vnetbench.backends.locking import Busy, LockFile
 from vnetbench.model import Index, Topology
 from vnetbench.model.validate import reference_errors
 
+from .counters import read_pnic_counters
 from .context import Context, NsId, RootlessContext, default_state_dir, make_context, prepare_state_dir
 from .desired import PHASES, SUPPORTED_SWITCHES, DesiredLab, desired_lab
 from .endpoint import LabEndpoint
@@ -54,6 +56,7 @@ class LocalLabBackend(Backend):
     capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
                                 bridged_firewalls=True, nsx=True, physical_network=True,
                                 import_inventory=False, measure=True, needs_credentials=False)
+    probe_capabilities = ProbeCapabilities(counters=True, limits="")
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)
@@ -462,6 +465,10 @@ class LocalLabBackend(Backend):
         if info is None or not ctx.alive or info.ns not in ctx.namespaces(info.ns):
             raise BackendError(f"{obj.name} is not deployed in the local lab", "run `vnetbench lab up FILE` first")
         return LabEndpoint(ctx, obj.name, info.ns, info.addresses)
+
+    def pnic_counters(self, design: Topology) -> dict[str, int]:
+        lab = _lab(design)
+        return read_pnic_counters(self.context(lab.tag), lab)
 
 
 def _removal(ns: str, left_alone: str | None = None) -> PlannedChange:
