@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..backends.contract import Backend, BackendError, CancelToken, Endpoint, ProgressFn, RunningCommand
+from ..backends.contract import Backend, BackendError, CancelToken, Endpoint, ProgressFn
 from ..model import Index, Topology
 from ..model.forwarding import Fabric
 from ..predict.result import HopKind, Prediction, Trace, Verdict
@@ -268,7 +268,6 @@ class _Probe:
     endpoint: Endpoint
     argv: list[str]
     key: Any
-    cmd: RunningCommand | None = None
     code: int | None = None
     out: str = ""
     err: str = ""
@@ -276,34 +275,42 @@ class _Probe:
 
 def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
                done: Callable[[int], None] | None = None) -> None:
-    """Run every probe, at most ``parallel`` at once; each gets its exit code and output (None: not started)."""
-    waiting = list(probes)
-    running: list[_Probe] = []
+    """Run every probe, at most ``parallel`` at once; each gets its exit code and output (None: not started).
+
+    The probes of one endpoint in a round go out as one ``sh`` there that starts them side by side and prints
+    each one's status and output as one line, so a round costs one command per endpoint, not per probe."""
     finished = 0
-    while waiting or running:
-        while waiting and len(running) < parallel and not (cancel and cancel.cancelled):
-            p = waiting.pop(0)
-            try:
-                p.cmd = p.endpoint.start(p.argv)
-                running.append(p)
-            except BackendError as exc:
-                p.code, p.err = -1, exc.message
+    for start in range(0, len(probes), parallel):
         if cancel and cancel.cancelled:
-            waiting.clear()
-        if not running:
-            continue
-        p = running.pop(0)
-        assert p.cmd is not None
-        try:
-            p.out = "\n".join(p.cmd.lines())
-            p.code = p.cmd.wait(WAIT_S * 10)
-            p.err = p.cmd.stderr()
-        except TimeoutError:
-            p.cmd.terminate()
-            p.code = -1
-        finished += 1
-        if done:
-            done(finished)
+            return
+        groups: dict[int, list[_Probe]] = {}
+        for p in probes[start:start + parallel]:
+            groups.setdefault(id(p.endpoint), []).append(p)
+        running = []
+        for group in groups.values():
+            script = " ".join(f'(o=$({shlex.join(p.argv)} 2>&1); echo "@{i} $? "$o) &' for i, p in enumerate(group))
+            try:
+                running.append((group, group[0].endpoint.start(["sh", "-c", f"set -f; {script} wait"])))
+            except BackendError as exc:
+                for p in group:
+                    p.code, p.err = -1, exc.message
+        for group, cmd in running:
+            try:
+                for line in cmd.lines():
+                    head, _, rest = line.partition(" ")
+                    if head[:1] == "@" and head[1:].isdigit() and int(head[1:]) < len(group):
+                        code, _, out = rest.partition(" ")
+                        p = group[int(head[1:])]
+                        p.code, p.out = int(code) if code.lstrip("-").isdigit() else -1, out
+                cmd.wait(WAIT_S * 10)
+            except TimeoutError:
+                cmd.terminate()
+            for p in group:
+                if p.code is None:
+                    p.code = -1
+            finished += len(group)
+            if done:
+                done(finished)
 
 
 _RECEIVED = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
@@ -338,7 +345,7 @@ def flow_argv(proto: str, addr: str, port: int) -> list[str]:
 
 
 def flow_reached(proto: str, p: _Probe) -> bool:
-    text = (p.out + " " + p.err).lower()
+    text = (p.out + " " + p.err).lower()   # a probe's stderr arrives in ``out``
     if proto == "tcp":
         return p.code == 0 or "refused" in text
     return "refused" in text or "answered" in text
@@ -584,7 +591,7 @@ class Verifier:
                                  f"{size} bytes", f"{size} bytes pass with don't-fragment" if at[1] else "dropped",
                                  "" if at[1] else f"predicted {size}-byte packets with don't-fragment to reach "
                                  f"{cell.dst_name}, but they are dropped (smaller ones arrive: {burst})"))
-        local = "too long" in probe.err.lower() or (len(found) > 1 and over[0] == 0)
+        local = "too long" in probe.out.lower() or (len(found) > 1 and over[0] == 0)
         cell.checks.append(Check(
             f"{size + 1}-byte packet", Outcome.CONTRADICTED if over[1] else Outcome.CONFIRMED,
             f"dropped at {where}", "answered" if over[1] else ("refused by the sender" if local else "no answer"),
