@@ -42,13 +42,13 @@ BURST = 5
 BURST_GAP_S = 0.02
 WAIT_S = 1.0
 #: Default bound on probes running at once.
-PARALLEL = 32
+PARALLEL = 64
 #: Up to this many endpoints every ordered pair is checked; above, one pair per pair of endpoint classes.
 ALL_PAIRS_UP_TO = 60
 #: At most this many TCP/UDP flows from the design's rules are probed per pair.
 MAX_FLOWS = 6
 #: Bytes between the echo sizes of the pairs of one burst batch, and the smallest echo a batch sends.
-SIZE_STEP = 24
+SIZE_STEP = 16
 MIN_BURST_SIZE = 300
 #: The echo size that tells a smaller largest packet from a lost path (and outweighs ARP in the counters).
 PROBE_SIZE = 1000
@@ -394,10 +394,13 @@ class Verifier:
         reach = [x for x in live if x[0].icmp.verdict.delivered]
         flows = sum(len(plan.flows) for plan, *_ in live) if self.caps.ports else 0
         self._total = len(live) * 2 + flows
+        # the probes that must meet silence (and the echoes at the limit) go first: they also resolve every
+        # pair's addresses (ARP), so the bursts after them carry no lookup that the counters would count
+        negatives = self._negatives(live)
         self._say("bursting the reachable pairs")
         self._bursts(reach)
         self._diagnose(live)
-        self._negatives(live)
+        self._judge_negatives(negatives)
         if self.caps.ports:
             self._flows(live)
         elif any(plan.flows for plan, *_ in live):
@@ -552,24 +555,30 @@ class Verifier:
         host = self.index.get(getattr(self.index.get(eid), "host", None))
         return getattr(host, "name", "its host")
 
-    def _negatives(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> None:
-        """Probes whose answer must be silence: blocked and unreachable pairs, and a byte over the limit."""
+    def _negatives(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> list[_Probe]:
+        """Probes whose answer must be silence (blocked and unreachable pairs, a byte over the limit), with
+        the echo at the limit beside the last; judged by ``_judge_negatives`` once the bursts are known."""
         probes = []
         for plan, cell, src, addr in live:
             p = plan.icmp
             size, _ = _limit(p)
             if not p.verdict.delivered:
                 probes.append(_Probe(src, ping_argv(addr, 84, 2, df=False, gap=0.2), (plan, cell, "silent")))
-            elif size and self.caps.mtu and not any(c.what == "largest packet" for c in cell.checks) and \
-                    any(c.what == "icmp" and c.outcome is Outcome.CONFIRMED for c in cell.checks):
+            elif size and self.caps.mtu:
                 script = "; ".join(shlex.join(ping_argv(addr, n, 1)) for n in (size, size + 1))
                 probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit")))
         self._say("probing what must not get through")
         run_probes(probes, self.parallel, self.cancel)
+        return probes
+
+    def _judge_negatives(self, probes: list[_Probe]) -> None:
         for probe in probes:
             if probe.code is None:
                 continue
             plan, cell, kind = probe.key
+            if kind == "limit" and (any(c.what == "largest packet" for c in cell.checks) or not any(
+                    c.what == "icmp" and c.outcome is Outcome.CONFIRMED for c in cell.checks)):
+                continue   # the burst got no answer: ``_diagnose`` judged the pair
             p = plan.icmp
             size, where = _limit(p)
             sent, got = _echoes(probe)
