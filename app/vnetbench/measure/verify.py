@@ -271,6 +271,8 @@ class _Probe:
     code: int | None = None
     out: str = ""
     err: str = ""
+    #: False when the probe never ran there (the endpoint could not be reached): nothing was checked
+    ran: bool = True
 
 
 def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
@@ -293,7 +295,7 @@ def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
                 running.append((group, group[0].endpoint.start(["sh", "-c", f"set -f; {script} wait"])))
             except BackendError as exc:
                 for p in group:
-                    p.code, p.err = -1, exc.message
+                    p.code, p.err, p.ran = -1, exc.message, False
         for group, cmd in running:
             try:
                 for line in cmd.lines():
@@ -302,12 +304,15 @@ def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
                         code, _, out = rest.partition(" ")
                         p = group[int(head[1:])]
                         p.code, p.out = int(code) if code.lstrip("-").isdigit() else -1, out
+                        if p.code in (126, 127):   # the program is missing there: nothing was checked
+                            p.ran, p.err = False, out or f"{p.argv[0]} cannot run there"
                 cmd.wait(WAIT_S * 10)
             except TimeoutError:
                 cmd.terminate()
             for p in group:
                 if p.code is None:
-                    p.code = -1
+                    p.code, p.ran = -1, False
+                    p.err = _last_line(cmd.stderr()) or "the probe did not run (no output came back)"
             finished += len(group)
             if done:
                 done(finished)
@@ -446,7 +451,7 @@ class Verifier:
                     self._judge_burst(p, echoes, None)
                 continue
             delta = {k: after.get(k, 0) - before.get(k, 0) for k in after}
-            quiet = [x for x, (_, (_, got)) in zip(batch, answered) if not got]
+            quiet = [x for x, (p, (_, got)) in zip(batch, answered) if not got or not p.ran]
             if quiet:
                 # unanswered echoes went somewhere unknown: ``_diagnose`` takes those pairs one by one, and
                 # the others are burst again without them
@@ -492,6 +497,11 @@ class Verifier:
         sent, got = echoes
         size, _ = _limit(p)
         self._say(f"{cell.src_name} -> {cell.dst_name}", 1)
+        if not probe.ran:
+            if not cell.checks:
+                cell.checks.append(Check("icmp", Outcome.NOT_CHECKED, str(p.verdict), "",
+                                         f"could not run ping in {cell.src_name}: {probe.err}"))
+            return
         if not got:
             return   # judged by ``_diagnose``, which tells a lost path from a smaller largest packet
         cell.checks.append(Check("icmp", Outcome.CONFIRMED, str(p.verdict), f"{got}/{sent} echoes answered"))
@@ -576,6 +586,11 @@ class Verifier:
             if probe.code is None:
                 continue
             plan, cell, kind = probe.key
+            if not probe.ran:
+                if not cell.checks:
+                    cell.checks.append(Check("icmp", Outcome.NOT_CHECKED, str(plan.icmp.verdict), "",
+                                             f"could not run ping in {cell.src_name}: {probe.err}"))
+                continue
             if kind == "limit" and (any(c.what == "largest packet" for c in cell.checks) or not any(
                     c.what == "icmp" and c.outcome is Outcome.CONFIRMED for c in cell.checks)):
                 continue   # the burst got no answer: ``_diagnose`` judged the pair
@@ -610,7 +625,7 @@ class Verifier:
         """Reachable pairs whose burst got no answer, one at a time: an echo of ``PROBE_SIZE`` bytes without
         don't-fragment tells a smaller largest packet (it is answered) from a lost path, and the counters
         around it show how far the echoes got."""
-        lost = [x for x in live if x[0].icmp.verdict.delivered and not any(c.what == "icmp" for c in x[1].checks)]
+        lost = [x for x in live if x[0].icmp.verdict.delivered and not x[1].checks]
         for plan, cell, src, addr in lost:
             if self.cancel.cancelled:
                 return
@@ -689,6 +704,10 @@ class Verifier:
             if probe.code is None:
                 continue
             plan, cell, proto, port, p = probe.key
+            if not probe.ran:
+                cell.checks.append(Check(f"{proto}/{port}", Outcome.NOT_CHECKED, str(p.verdict), "",
+                                         f"could not run the probe in {cell.src_name}: {probe.err}"))
+                continue
             reached = flow_reached(proto, probe)
             expected = p.verdict.delivered
             rules = f" ({', '.join(p.forward.rules)})" if p.forward.rules else ""
@@ -768,3 +787,8 @@ def _crossings(delta: dict[str, int], burst_bytes: float) -> Counter[str]:
     """How many times each pNIC carried a burst of ``burst_bytes``: three quarters of one counts as one, so the
     late ICMP errors an earlier lost probe causes (at most 576 bytes each) never make a crossing."""
     return Counter({k: n for k, v in delta.items() if (n := int(v / burst_bytes + 0.25)) > 0})
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

@@ -20,7 +20,7 @@ from typing import Any
 
 from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, Capabilities, ChangeResult,
                                 DeployState, Deployment, Endpoint, MissingExtra, ObjectState, Op, Plan, PlannedChange,
-                                ProgressFn, SettingField, SettingKind, Unsupported)
+                                ProbeCapabilities, ProgressFn, SettingField, SettingKind, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile, private_dir
 from vnetbench.model import Index, Topology
 
@@ -76,6 +76,8 @@ class KvmBackend(Backend):
     capabilities = Capabilities(switch_kinds=SUPPORTED_SWITCHES, vlan_trunks=True, firewalls=True,
                                 bridged_firewalls=True, nsx=False, physical_network=True, import_inventory=True,
                                 measure=True, needs_credentials=False)
+    probe_capabilities = ProbeCapabilities(
+        counters=False, limits="the KVM backend does not read tap, bridge or OVS port counters yet")
     settings_fields = (
         SettingField("uri", "libvirt URI", SettingKind.URL, DEFAULT_URI,
                      "qemu:///system, qemu+ssh://root@kvm02/system, test:///default; per design host: "

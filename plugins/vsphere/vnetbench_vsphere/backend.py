@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vnetbench.backends.contract import (
+    ProbeCapabilities,
     Backend,
     BackendError,
     CancelToken,
@@ -60,6 +61,9 @@ class VSphereBackend(Backend):
     capabilities = Capabilities(switch_kinds=frozenset({SwitchKind.VSS, SwitchKind.VDS}), vlan_trunks=True,
                                 firewalls=True, bridged_firewalls=True, nsx=False, physical_network=False,
                                 import_inventory=True, measure=True, needs_credentials=True)
+    probe_capabilities = ProbeCapabilities(
+        counters=False, limits="the vSphere backend does not read host pNIC counters yet (the performance manager "
+                               "or esxcli over SSH would); probes reach the guests over SSH")
     settings_fields = (
         SettingField("url", "Server", SettingKind.URL, "", "vCenter or ESXi address, like https://vc.example/sdk",
                      required=True),
