@@ -57,6 +57,9 @@ def bench(vms: int, all_pairs_up_to: int, parallel: int, target: float) -> None:
     print(f"  total:              wall {w2 - w0:6.2f} s  cpu {c2 - c0:6.2f} s  (target {target:g} s; load average "
           f"{load:.2f} before, {os.getloadavg()[0]:.2f} after; {os.cpu_count()} CPUs)")
     print(f"  {len(result.cells)} pairs probed: {counts}; {result.headline()}")
+    for cell in [c for c in result.cells if c.contradictions][:5]:
+        print(f"  contradicted {cell.src_name} -> {cell.dst_name}: " + "; ".join(
+            f"{ch.what}: {ch.detail}" for ch in cell.contradictions))
 
 
 def main() -> None:
