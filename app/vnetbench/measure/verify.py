@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 import shlex
 import time
@@ -41,6 +40,8 @@ from .context import design_digest
 BURST = 5
 BURST_GAP_S = 0.02
 WAIT_S = 1.0
+#: How long a probe that must meet silence (blocked, unreachable, a byte over the limit) waits for an answer.
+SILENCE_S = 0.5
 #: Default bound on probes running at once.
 PARALLEL = 64
 #: Up to this many endpoints every ordered pair is checked; above, one pair per pair of endpoint classes.
@@ -327,9 +328,11 @@ def _echoes(p: _Probe) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
-def ping_argv(addr: str, size: int, count: int = BURST, df: bool = True, gap: float = BURST_GAP_S) -> list[str]:
-    """``ping`` for ``count`` echoes of ``size``-byte IP packets (don't fragment), quiet, within ``WAIT_S``."""
-    argv = ["ping", "-n", "-q", "-c", str(count), "-i", f"{gap:g}", "-w", str(math.ceil(WAIT_S + count * gap)),
+def ping_argv(addr: str, size: int, count: int = BURST, df: bool = True, gap: float = BURST_GAP_S,
+              wait: float = WAIT_S) -> list[str]:
+    """``ping`` for ``count`` echoes of ``size``-byte IP packets (don't fragment), quiet, waiting ``wait`` s
+    for a reply after the last."""
+    argv = ["ping", "-n", "-q", "-c", str(count), "-i", f"{gap:g}", "-W", f"{wait:g}",
             "-s", str(max(size - ICMP_IP_HEADER, 0))]
     return argv + (["-M", "do"] if df else []) + [addr]
 
@@ -573,9 +576,10 @@ class Verifier:
             p = plan.icmp
             size, _ = _limit(p)
             if not p.verdict.delivered:
-                probes.append(_Probe(src, ping_argv(addr, 84, 2, df=False, gap=0.2), (plan, cell, "silent")))
+                probes.append(_Probe(src, ping_argv(addr, 84, 2, df=False, gap=0.1, wait=SILENCE_S),
+                                     (plan, cell, "silent")))
             elif size and self.caps.mtu:
-                script = "; ".join(shlex.join(ping_argv(addr, n, 1)) for n in (size, size + 1))
+                script = "; ".join(shlex.join(ping_argv(addr, n, 1, wait=SILENCE_S)) for n in (size, size + 1))
                 probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit")))
         self._say("probing what must not get through")
         run_probes(probes, self.parallel, self.cancel)
