@@ -115,8 +115,9 @@ def test_a_vm_on_the_wrong_switch_contradicts_its_observed_path(lab):
                                              "vmnic1 (core-sw1 Gi1/0/2) counted the burst")
     assert cell.observed_pnics == ("esx01/vmnic0", "esx01/vmnic1")
     stayed = result.cell("vm-web01", "vm-bak01")
-    assert stayed.contradictions[0].detail == ("predicted through vmnic0 (core-sw1 Gi1/0/1) and vmnic1 "
-                                               "(core-sw1 Gi1/0/2), but they counted nothing: the burst stayed in esx01")
+    assert stayed.contradictions[0].detail == (
+        "predicted through vmnic0 (core-sw1 Gi1/0/1) and vmnic1 (core-sw1 Gi1/0/2), but they counted nothing: "
+        "the burst stayed in esx01")
     assert result.cell("vm-web01", "vm-app01").outcome is Outcome.CONFIRMED
     assert all(ch.outcome is Outcome.CONFIRMED for c in result.cells for ch in c.checks if ch.what == "icmp")
 
