@@ -374,6 +374,7 @@ class Verifier:
         self.result = Verification(design.name, design_digest(design), backend.name, scope, time.time(),
                                    limits=list(limits))
         self._endpoints: dict[str, Endpoint | str] = {}
+        self._df: dict[int, bool] = {}            # id(endpoint) -> its ping can set don't-fragment
         self._steps = 0
         self._total = 0
 
@@ -404,6 +405,7 @@ class Verifier:
         self._total = len(live) * 2 + flows
         # the probes that must meet silence (and the echoes at the limit) go first: they also resolve every
         # pair's addresses (ARP), so the bursts after them carry no lookup that the counters would count
+        self._check_df({id(src): src for _, _, src, _ in live})
         negatives = self._negatives(live)
         self._say("bursting the reachable pairs")
         self._bursts(reach)
@@ -444,8 +446,8 @@ class Verifier:
             batch = queue.pop(0)
             top = min(_limit(plan.icmp)[0] or 1500 for plan, *_ in batch)
             before = self._counters()
-            probes = [_Probe(src, ping_argv(addr, top - SIZE_STEP * slot), (plan, cell, top - SIZE_STEP * slot))
-                      for slot, (plan, cell, src, addr) in enumerate(batch)]
+            probes = [_Probe(src, ping_argv(addr, top - SIZE_STEP * slot, df=self._df.get(id(src), True)),
+                             (plan, cell, top - SIZE_STEP * slot)) for slot, (plan, cell, src, addr) in enumerate(batch)]
             run_probes(probes, self.parallel, self.cancel)
             after = self._counters()
             answered = [(p, _echoes(p)) for p in probes]
@@ -501,7 +503,7 @@ class Verifier:
         size, _ = _limit(p)
         self._say(f"{cell.src_name} -> {cell.dst_name}", 1)
         if not probe.ran:
-            if not cell.checks:
+            if not _has(cell, "icmp"):
                 cell.checks.append(Check("icmp", Outcome.NOT_CHECKED, str(p.verdict), "",
                                          f"could not run ping in {cell.src_name}: {probe.err}"))
             return
@@ -568,6 +570,15 @@ class Verifier:
         host = self.index.get(getattr(self.index.get(eid), "host", None))
         return getattr(host, "name", "its host")
 
+    def _check_df(self, endpoints: dict[int, Endpoint]) -> None:
+        """Which endpoints' ping sets don't-fragment (busybox's cannot): one echo to their own loopback."""
+        probes = [_Probe(ep, ["ping", "-n", "-q", "-c", "1", "-W", "1", "-M", "do", "127.0.0.1"], key)
+                  for key, ep in endpoints.items()]
+        run_probes(probes, self.parallel, self.cancel)
+        for p in probes:
+            text = p.out.lower()
+            self._df[p.key] = not p.ran or not any(w in text for w in ("invalid", "unrecognized", "usage"))
+
     def _negatives(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> list[_Probe]:
         """Probes whose answer must be silence (blocked and unreachable pairs, a byte over the limit), with
         the echo at the limit beside the last; judged by ``_judge_negatives`` once the bursts are known."""
@@ -578,6 +589,9 @@ class Verifier:
             if not p.verdict.delivered:
                 probes.append(_Probe(src, ping_argv(addr, 84, 2, df=False, gap=0.1, wait=SILENCE_S),
                                      (plan, cell, "silent")))
+            elif size and self.caps.mtu and not self._df.get(id(src), True):
+                cell.checks.append(Check("largest packet", Outcome.NOT_CHECKED, f"{size} bytes", "",
+                                         f"the ping in {cell.src_name} cannot set don't-fragment"))
             elif size and self.caps.mtu:
                 script = "; ".join(shlex.join(ping_argv(addr, n, 1, wait=SILENCE_S)) for n in (size, size + 1))
                 probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit")))
@@ -591,7 +605,7 @@ class Verifier:
                 continue
             plan, cell, kind = probe.key
             if not probe.ran:
-                if not cell.checks:
+                if not _has(cell, "icmp"):
                     cell.checks.append(Check("icmp", Outcome.NOT_CHECKED, str(plan.icmp.verdict), "",
                                              f"could not run ping in {cell.src_name}: {probe.err}"))
                 continue
@@ -629,7 +643,7 @@ class Verifier:
         """Reachable pairs whose burst got no answer, one at a time: an echo of ``PROBE_SIZE`` bytes without
         don't-fragment tells a smaller largest packet (it is answered) from a lost path, and the counters
         around it show how far the echoes got."""
-        lost = [x for x in live if x[0].icmp.verdict.delivered and not x[1].checks]
+        lost = [x for x in live if x[0].icmp.verdict.delivered and not _has(x[1], "icmp")]
         for plan, cell, src, addr in lost:
             if self.cancel.cancelled:
                 return
@@ -796,3 +810,7 @@ def _crossings(delta: dict[str, int], burst_bytes: float) -> Counter[str]:
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+def _has(cell: Cell, what: str) -> bool:
+    return any(c.what == what for c in cell.checks)
