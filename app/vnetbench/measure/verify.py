@@ -593,7 +593,9 @@ class Verifier:
                 cell.checks.append(Check("largest packet", Outcome.NOT_CHECKED, f"{size} bytes", "",
                                          f"the ping in {cell.src_name} cannot set don't-fragment"))
             elif size and self.caps.mtu:
-                script = "; ".join(shlex.join(ping_argv(addr, n, 1, wait=SILENCE_S)) for n in (size, size + 1))
+                # two echoes at the limit, given the full wait (a busy machine is slow, not a smaller MTU)
+                script = "; ".join((shlex.join(ping_argv(addr, size, 2, gap=0.1)),
+                                    shlex.join(ping_argv(addr, size + 1, 1, wait=SILENCE_S))))
                 probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit")))
         self._say("probing what must not get through")
         run_probes(probes, self.parallel, self.cancel)
