@@ -274,6 +274,7 @@ class _Probe:
     err: str = ""
     #: False when the probe never ran there (the endpoint could not be reached): nothing was checked
     ran: bool = True
+    addr: str = ""
 
 
 def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
@@ -596,12 +597,13 @@ class Verifier:
                 # two echoes at the limit, given the full wait (a busy machine is slow, not a smaller MTU)
                 script = "; ".join((shlex.join(ping_argv(addr, size, 2, gap=0.1)),
                                     shlex.join(ping_argv(addr, size + 1, 1, wait=SILENCE_S))))
-                probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit")))
+                probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit"), addr=addr))
         self._say("probing what must not get through")
         run_probes(probes, self.parallel, self.cancel)
         return probes
 
     def _judge_negatives(self, probes: list[_Probe]) -> None:
+        retried = self._again_at_limit(probes)
         for probe in probes:
             if probe.code is None:
                 continue
@@ -624,12 +626,29 @@ class Verifier:
                                          f"predicted {p.verdict} ({_first_reason(p)}), but "
                                          f"{cell.dst_name} answered" if got else ""))
             else:
-                self._judge_limit(probe, cell, size or 0, where)
+                self._judge_limit(probe, cell, size or 0, where, retried.get(id(probe)))
 
-    def _judge_limit(self, probe: _Probe, cell: Cell, size: int, where: str) -> None:
+    def _again_at_limit(self, probes: list[_Probe]) -> dict[int, tuple[int, int]]:
+        """The echoes at the limit went first, when the addresses were not resolved yet: where they got no
+        answer but the pair's burst did, they are sent once more before a smaller limit is claimed.
+        Returns (sent, answered) of the second try by ``id`` of the first probe."""
+        again = []
+        for probe in probes:
+            plan, cell, kind = probe.key
+            first = [int(m.group(2)) for m in _RECEIVED.finditer(probe.out)][:1]
+            if kind == "limit" and probe.ran and first == [0] and any(
+                    c.what == "icmp" and c.outcome is Outcome.CONFIRMED for c in cell.checks):
+                size = _limit(plan.icmp)[0] or 0
+                again.append((probe, _Probe(probe.endpoint, ping_argv(probe.addr, size, 2, gap=0.1), None)))
+        run_probes([retry for _, retry in again], self.parallel, self.cancel)
+        return {id(probe): _echoes(retry) for probe, retry in again if retry.ran}
+
+    def _judge_limit(self, probe: _Probe, cell: Cell, size: int, where: str,
+                     retried: tuple[int, int] | None = None) -> None:
         """The echo at the predicted limit must be answered, the one a byte above must not."""
         found = [(int(m.group(1)), int(m.group(2))) for m in _RECEIVED.finditer(probe.out)]
         at, over = (found + [(0, 0), (0, 0)])[:2]
+        at = retried or at
         burst = next((c.observed for c in cell.checks if c.what == "icmp"), "")
         cell.checks.append(Check("largest packet", Outcome.CONFIRMED if at[1] else Outcome.CONTRADICTED,
                                  f"{size} bytes", f"{size} bytes pass with don't-fragment" if at[1] else "dropped",
