@@ -665,6 +665,9 @@ class Verifier:
         don't-fragment tells a smaller largest packet (it is answered) from a lost path, and the counters
         around it show how far the echoes got."""
         lost = [x for x in live if x[0].icmp.verdict.delivered and not _has(x[1], "icmp")]
+        for item in lost:   # alone first: a burst among many can lose echoes in a busy pNIC's queue
+            self._bursts([item])
+        lost = [x for x in lost if not _has(x[1], "icmp")]
         for plan, cell, src, addr in lost:
             if self.cancel.cancelled:
                 return
