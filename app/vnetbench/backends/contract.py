@@ -113,6 +113,22 @@ class Capabilities:
     needs_credentials: bool = False
 
 
+@dataclass(frozen=True)
+class ProbeCapabilities:
+    """What ``vnetbench verify`` can observe through a backend, declared so it can say what it did not check.
+
+    ``reachability`` and ``mtu`` need endpoints that run ``ping``; ``ports`` a TCP/UDP probe there too;
+    ``counters`` means ``Backend.pnic_counters`` reads the bytes each design pNIC carried, which is what proves
+    a path in-host or via-physical. ``limits`` says, in the admin's words, what this backend cannot observe.
+    """
+
+    reachability: bool = True
+    mtu: bool = True
+    ports: bool = True
+    counters: bool = False
+    limits: str = "this backend reads no pNIC counters, so observed paths are not checked"
+
+
 TRUST_SETTING = "trust_fingerprint"
 """The setting that trusts a certificate: the fingerprint of an ``UntrustedCertificate`` the user accepted."""
 
@@ -309,6 +325,7 @@ class Backend(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     capabilities: ClassVar[Capabilities]
+    probe_capabilities: ClassVar[ProbeCapabilities] = ProbeCapabilities()
     #: What the user gives to connect (none for the local lab); settings outside it go in as given.
     settings_fields: ClassVar[tuple[SettingField, ...]] = ()
     #: The OS keyring service that holds this backend's secrets (``keyring set SERVICE ACCOUNT``).
@@ -391,3 +408,10 @@ class Backend(ABC):
     @abstractmethod
     def endpoint(self, design: Topology, vm_id: str) -> Endpoint:
         """Where probes for ``vm_id`` run; ``BackendError`` if it is not deployed."""
+
+    # --- verify (``vnetbench verify``): what this backend lets a verification observe ---------------------
+
+    def pnic_counters(self, design: Topology) -> dict[str, int]:
+        """Bytes each of the design's pNICs has carried so far (both directions summed), by pNIC id: read before
+        and after a burst, they show which pNICs the burst crossed. Backends with ``counters`` only."""
+        raise BackendError(f"{self.title} cannot read pNIC counters", "verify checks reachability and MTU only")

@@ -17,7 +17,12 @@ plugin package ships ``vnetbench-plugin.toml`` next to its ``__init__.py``::
     label = "libvirt URI"
     kind = "url"
 
-and its ``Backend`` class takes ``name``, ``title``, ``capabilities`` and ``settings_fields`` from it
+    [probes]          # what ``vnetbench verify`` can observe through it
+    counters = false
+    limits = "the KVM backend does not read tap, bridge or OVS port counters yet"
+
+and its ``Backend`` class takes ``name``, ``title``, ``capabilities``, ``settings_fields`` and
+``probe_capabilities`` from it
 (``Manifest.of``), so the file and the class cannot disagree.
 """
 
@@ -31,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import SwitchKind
-from .contract import Capabilities, SettingField, SettingKind
+from .contract import Capabilities, ProbeCapabilities, SettingField, SettingKind
 
 #: The version of the backend contract this vnetbench implements; a plugin built for a newer one is refused.
 CONTRACT_VERSION = 1
@@ -52,6 +57,7 @@ class Manifest:
     contract: int
     capabilities: Capabilities
     settings_fields: tuple[SettingField, ...] = ()
+    probes: ProbeCapabilities = ProbeCapabilities()
 
     @classmethod
     def read(cls, path: Path) -> Manifest:
@@ -82,7 +88,13 @@ class Manifest:
             raise ValueError(f"unknown capability {unknown[0]!r} (known: {', '.join(sorted(known))})")
         settings = tuple(SettingField(**{**field, "kind": SettingKind(field.get("kind", "text"))})
                          for field in data.get("settings", ()))
-        return cls(str(data["name"]), str(data["title"]), contract, Capabilities(**table), settings)
+        probes = dict(data.get("probes") or {})
+        known = {f.name for f in dataclasses.fields(ProbeCapabilities)}
+        unknown = sorted(set(probes) - known)
+        if unknown:
+            raise ValueError(f"unknown probe capability {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        return cls(str(data["name"]), str(data["title"]), contract, Capabilities(**table), settings,
+                   ProbeCapabilities(**probes))
 
     @classmethod
     def of(cls, package_file: str) -> Manifest:

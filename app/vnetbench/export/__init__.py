@@ -40,6 +40,8 @@ class Options:
     pairs: Sequence[tuple[str, str]] = ()
     runs: Sequence[Any] = field(default_factory=list)
     engine: Any = None
+    #: stored ``vnetbench verify`` results (``vnetbench.measure.verify.Verification``) for the report
+    verifications: Sequence[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

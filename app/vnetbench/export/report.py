@@ -256,6 +256,14 @@ def _runs(runs: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _verifications(verifications: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each stored verification's headline (``verified on local at ...: N pairs, M contradictions``), its
+    scope and its contradictions in words."""
+    return [{"headline": v.headline(), "scope": v.scope, "limits": list(v.limits),
+             "contradictions": [f"{c.src_name} \u2192 {c.dst_name} ({c.verdict}), {ch.what}: {ch.detail}"
+                                for c in v.cells for ch in c.contradictions]} for v in verifications]
+
+
 def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, Any]:
     """Everything the template shows."""
     from ..model.validate import validate
@@ -305,6 +313,7 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
         "matrix": matrix,
         "paths": [_path_entry(topology, p, i) for i, p in enumerate(predictions)],
         "runs": _runs(options.runs),
+        "verifications": _verifications(getattr(options, "verifications", ())),
         "colors": style.VERDICT_COLORS, "text_colors": style.VERDICT_TEXT_COLORS, "symbols": style.VERDICT_SYMBOLS,
     }
 

@@ -39,6 +39,7 @@ from ..model.fileformat import atomic_write
 from ..model.text import csv_cell, one_line
 from .result import Run
 from .spec import SpecError
+from .verify import Verification
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -58,6 +59,14 @@ CREATE TABLE IF NOT EXISTS samples (
     series TEXT NOT NULL,
     value REAL NOT NULL,
     PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS verifications (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started REAL NOT NULL,
+    backend TEXT NOT NULL,
+    design_digest TEXT NOT NULL,
+    contradictions INTEGER NOT NULL,
+    data TEXT NOT NULL
 );
 """
 CSV_HEADER = "# vnetbench-run "
@@ -206,6 +215,27 @@ class RunStore:
         """Remove a run and its samples."""
         with self._db() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+    # --- verifications (``vnetbench verify``): the observed matrix beside the prediction ----------------------
+
+    def add_verification(self, verification: Verification) -> int:
+        """Store a verification (its cells hold the prediction at the time); returns its id."""
+        with self._db() as db:
+            if self.damage:
+                raise StoreError(self._damaged())
+            cur = db.execute("INSERT INTO verifications (started, backend, design_digest, contradictions, data)"
+                             " VALUES (?, ?, ?, ?, ?)",
+                             (verification.started, verification.backend, verification.design_digest,
+                              verification.contradictions, json.dumps(verification.to_dict())))
+            return int(cur.lastrowid)
+
+    def verifications(self, design_digest: str | None = None, limit: int | None = None) -> list[Verification]:
+        """Stored verifications, newest first (of one design when its digest is given)."""
+        sql = "SELECT data FROM verifications" + (" WHERE design_digest = ?" if design_digest else "")
+        sql += " ORDER BY started DESC, id DESC" + (f" LIMIT {int(limit)}" if limit else "")
+        with self._db() as db:
+            rows = db.execute(sql, (design_digest,) if design_digest else ()).fetchall()
+        return [Verification.from_dict(json.loads(row[0])) for row in rows]
 
     # --- export / import ---------------------------------------------------------------------------------
 

@@ -81,6 +81,7 @@ class KvmBackend(Backend):
     title = MANIFEST.title
     capabilities = MANIFEST.capabilities
     settings_fields = MANIFEST.settings_fields
+    probe_capabilities = MANIFEST.probes
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)

@@ -27,6 +27,7 @@ from vnetbench.backends.planning import design_tag, rebuild_dependents
 from vnetbench.model import Index, Topology
 from vnetbench.model.validate import reference_errors
 
+from .counters import read_pnic_counters
 from .context import Context, NsId, RootlessContext, default_state_dir, make_context, prepare_state_dir
 from .desired import PHASES, DesiredLab, desired_lab
 from .endpoint import LabEndpoint
@@ -58,6 +59,7 @@ class LocalLabBackend(Backend):
     name = MANIFEST.name
     title = MANIFEST.title
     capabilities = MANIFEST.capabilities
+    probe_capabilities = MANIFEST.probes
 
     def __init__(self, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(settings)
@@ -452,6 +454,10 @@ class LocalLabBackend(Backend):
         if info is None or not ctx.alive or info.ns not in ctx.namespaces(info.ns):
             raise BackendError(f"{obj.name} is not deployed in the local lab", "run `vnetbench lab up FILE` first")
         return LabEndpoint(ctx, obj.name, info.ns, info.addresses)
+
+    def pnic_counters(self, design: Topology) -> dict[str, int]:
+        lab = _lab(design)
+        return read_pnic_counters(self.context(lab.tag), lab)
 
 
 def _removal(ns: str, left_alone: str | None = None) -> PlannedChange:

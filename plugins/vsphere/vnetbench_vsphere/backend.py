@@ -61,6 +61,7 @@ class VSphereBackend(Backend):
     title = MANIFEST.title
     capabilities = MANIFEST.capabilities
     settings_fields = MANIFEST.settings_fields
+    probe_capabilities = MANIFEST.probes
     keyring_service = KEYRING_SERVICE
 
     @classmethod

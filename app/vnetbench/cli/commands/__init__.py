@@ -12,6 +12,7 @@ SUMMARIES: dict[str, str] = {
     "diff": "what-if: pairs whose verdict, path or estimate changed",
     "lab": "deploy a design as a local lab of network namespaces",
     "measure": "measure between two deployed VMs and compare with the prediction",
+    "verify": "prove a deployed design against its prediction, pair by pair (exit 1 on a contradiction)",
     "runs": "list, show, export and import stored measurements",
     "export": "write a diagram, draw.io/DOT/Mermaid, the verdict matrix, results or a report",
     "demo": "headless demo: validate, describe and (if available) predict a design",

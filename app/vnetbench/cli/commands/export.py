@@ -58,6 +58,20 @@ def _runs(store: str | None, topology, fmt: str) -> list:
         raise CliError(f"--store: cannot read {store}: {exc}", EXIT_BACKEND) from None
 
 
+def _verifications(store: str | None, topology, fmt: str) -> list:
+    """The report's stored ``vnetbench verify`` results for this design (as it is now: its digest)."""
+    from ...measure.context import design_digest
+    from ...measure.store import RunStore, StoreError, data_dir
+
+    path = Path(store) if store else data_dir() / "runs.sqlite"
+    if not fmt.startswith("report-") or not path.is_file():
+        return []
+    try:
+        return RunStore(path).verifications(design_digest(topology), limit=3)
+    except StoreError as exc:
+        raise CliError(f"--store: cannot read {path}: {exc}", EXIT_BACKEND) from None
+
+
 def _to_stdout(topology, fmt: str, options: Options) -> int:
     """``-o -``: the export is made in a private folder (some writers need a file), then copied to stdout."""
     with tempfile.TemporaryDirectory(prefix="vnetbench-export-") as folder:
@@ -76,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     stem = "design" if args.file == "-" else Path(args.file).name.split(".")[0]
     out = args.output or (stem + FORMATS[args.format][1])
     options = Options(select=args.select, path=tuple(args.path) if args.path else None, scale=args.scale,
-                      dpi=args.dpi, pairs=[tuple(p) for p in args.pair], runs=_runs(args.store, topology, args.format))
+                      dpi=args.dpi, pairs=[tuple(p) for p in args.pair], runs=_runs(args.store, topology, args.format),
+                      verifications=_verifications(args.store, topology, args.format))
     if out == "-":
         return _to_stdout(topology, args.format, options)
     try:

@@ -32,6 +32,7 @@ from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
 from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench
+from .verify import VerifyRunner, failure_text
 from ..worker import Task
 
 OP_SYMBOLS = {Op.CREATE: "+", Op.UPDATE: "~", Op.DELETE: "−"}
@@ -148,6 +149,9 @@ class DeployDock(QDockWidget):
         self.teardown_button.setToolTip("Remove everything vnetbench created for this design")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
+        self.verify_button = QPushButton("Verify")
+        self.verify_button.setToolTip("Probe the deployed design pair by pair against its prediction "
+                                      "(the matrix dock colours the result)")
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.hide()
@@ -164,7 +168,8 @@ class DeployDock(QDockWidget):
         top.addRow("Connection", self.connection_row)
         top.addRow(self.settings_label, self.settings)
         buttons = QHBoxLayout()
-        for button in (self.plan_button, self.apply_button, self.teardown_button, self.cancel_button):
+        for button in (self.plan_button, self.apply_button, self.teardown_button, self.verify_button,
+                       self.cancel_button):
             buttons.addWidget(button)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -184,6 +189,11 @@ class DeployDock(QDockWidget):
         self.apply_button.clicked.connect(self.start_apply)
         self.teardown_button.clicked.connect(self.start_teardown)
         self.cancel_button.clicked.connect(self.cancel)
+        self.verifier = VerifyRunner.of(workbench)
+        self.verify_button.clicked.connect(self.verifier.start)
+        self.verifier.progress.connect(lambda done, total, text: self.message.setText(f"Verifying: {text}"))
+        self.verifier.verified.connect(lambda v: self.message.setText(v.headline()))
+        self.verifier.failed.connect(lambda error: self.message.setText(failure_text(error)))
         workbench.designChanged.connect(self._design_changed)
         self._set_busy(False)
 

@@ -19,7 +19,7 @@ import numpy as np
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt,
                             Signal)
 from PySide6.QtGui import QBrush, QColor, QPainter
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QProgressBar, QStyle, QStyleOptionHeader, QTableView, QVBoxLayout, QWidget)
 
 from ...backends import CancelToken, ProgressFn
@@ -32,6 +32,7 @@ from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TE
 from ..plain import plain, tip as plain_tip
 from ..workbench import Snapshot, Workbench, affects_traffic
 from ..worker import Latest, Work
+from .verify import OUTCOME_COLORS, VerifyRunner, failure_text
 
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 #: The what-if lists at most this many changed pairs (a tree of a million rows would stall the window).
@@ -210,6 +211,9 @@ class MatrixModel(QAbstractTableModel):
         self.only: Verdict | None = None
         self._fill = {v: QBrush(QColor(VERDICT_COLORS[v])) for v in VERDICTS}
         self._ink = {v: QBrush(QColor(VERDICT_TEXT_COLORS[v])) for v in VERDICTS}
+        #: The last verification's cells by (source, destination): their outcome colours the cell.
+        self.observed: dict[tuple[str, str], Any] = {}
+        self._outcome_fill = {o: QBrush(QColor(c)) for o, c in OUTCOME_COLORS.items()}
 
     def set_result(self, result: MatrixResult | None, needle: str = "", only: Verdict | None = None) -> None:
         self.beginResetModel()
@@ -257,13 +261,17 @@ class MatrixModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return VERDICT_SYMBOLS[verdict]
+        cell = self.observed.get(self.pair(index))
         if role == Qt.ItemDataRole.BackgroundRole:
-            return self._fill[verdict]
+            return self._outcome_fill.get(cell.outcome, self._fill[verdict]) if cell else self._fill[verdict]
         if role == Qt.ItemDataRole.ForegroundRole:
-            return self._ink[verdict]
+            return QBrush(QColor("white")) if cell and cell.outcome in self._outcome_fill else self._ink[verdict]
         src, dst = self.pair(index)
         names = self.result.names
-        return plain_tip(f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}")
+        tip = f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}"
+        if cell:
+            tip += f"\nverified: {cell.outcome}" + "".join(f"\n{c.what}: {c.detail}" for c in cell.contradictions)
+        return plain_tip(tip)
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -349,6 +357,10 @@ class MatrixDock(QDockWidget):
         bar.addWidget(self.filter, 1)
         bar.addWidget(self.verdict_filter)
         bar.addWidget(self.progress)
+        self.verify_button = QPushButton("Verify")
+        self.verify_button.setToolTip("Probe the deployed design pair by pair and colour each cell: green "
+                                      "confirmed, red contradicted (the tooltip says where)")
+        bar.addWidget(self.verify_button)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -365,6 +377,13 @@ class MatrixDock(QDockWidget):
         self.result: MatrixResult | None = None
         self.filter.textChanged.connect(self._refilter)
         self.verdict_filter.currentIndexChanged.connect(self._refilter)
+        self.verifier = VerifyRunner.of(workbench)
+        self.verify_button.clicked.connect(self.verifier.start)
+        self.verifier.started.connect(lambda: self.verify_button.setEnabled(False))
+        self.verifier.progress.connect(self._progress)
+        self.verifier.progress.connect(lambda *_: self.progress.show())
+        self.verifier.verified.connect(self._verified)
+        self.verifier.failed.connect(self._verify_failed)
         if self.prediction.latest is not None:
             self._updated(self.prediction.latest)
         else:
@@ -391,6 +410,18 @@ class MatrixDock(QDockWidget):
         pairs = sum(result.counts.values())
         parts = [f"{verdict_text(v)}: {n}" for v, n in result.counts.items() if n]
         self.summary.setText(f"{len(result.matrix.endpoints)} VMs, {pairs} pairs. " + " · ".join(parts))
+
+    def _verified(self, verification: Any) -> None:
+        self.verify_button.setEnabled(True)
+        self.progress.hide()
+        self.model.observed = {(c.src, c.dst): c for c in verification.cells}
+        self._refilter()
+        self.summary.setText(verification.headline())
+
+    def _verify_failed(self, error: BaseException) -> None:
+        self.verify_button.setEnabled(True)
+        self.progress.hide()
+        self.summary.setText(failure_text(error))
 
     def _failed(self, error: BaseException) -> None:
         self.progress.hide()
