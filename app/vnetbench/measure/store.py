@@ -20,6 +20,8 @@ one run whose row cannot be read is listed as damaged, with its id, and hides no
 
 from __future__ import annotations
 
+import builtins
+
 import csv
 import io
 import json
@@ -227,9 +229,10 @@ class RunStore:
                              " VALUES (?, ?, ?, ?, ?)",
                              (verification.started, verification.backend, verification.design_digest,
                               verification.contradictions, json.dumps(verification.to_dict())))
-            return int(cur.lastrowid)
+            return int(cur.lastrowid or 0)
 
-    def verifications(self, design_digest: str | None = None, limit: int | None = None) -> list[Verification]:
+    def verifications(self, design_digest: str | None = None,
+                      limit: int | None = None) -> builtins.list[Verification]:
         """Stored verifications, newest first (of one design when its digest is given)."""
         sql = "SELECT data FROM verifications" + (" WHERE design_digest = ?" if design_digest else "")
         sql += " ORDER BY started DESC, id DESC" + (f" LIMIT {int(limit)}" if limit else "")

@@ -199,7 +199,7 @@ class PairPlan:
     stands_for: int = 1
 
 
-def choose_pairs(endpoints: Sequence[str], classes: Sequence[int],
+def choose_pairs(endpoints: Sequence[str], classes: Iterable[int],
                  all_pairs_up_to: int = ALL_PAIRS_UP_TO) -> tuple[list[tuple[str, str, int]], str]:
     """The pairs to probe, each with how many pairs it stands for, and the scope in words.
 
@@ -249,7 +249,7 @@ def _ports(rule: Any) -> list[int]:
     return [b for b in bounds if 0 < b < 65536]
 
 
-def plan_pairs(design: Topology, endpoints: Sequence[str], classes: Sequence[int],
+def plan_pairs(design: Topology, endpoints: Sequence[str], classes: Iterable[int],
                predict: Callable[[str, str, str | None, int | None], Prediction],
                all_pairs_up_to: int = ALL_PAIRS_UP_TO) -> tuple[list[PairPlan], str, list[str]]:
     """What to verify: the pairs (``choose_pairs``) with the predictions ``predict(src, dst, proto, port)``
@@ -723,7 +723,7 @@ class Verifier:
             ports = [h.name for h in hops[last + 1:i] if h.kind is HopKind.PORT]
             between = f" (lost between {ports[0]} and {ports[-1]})" if len(ports) > 1 else \
                 (f" (lost after {ports[0]})" if ports else "")
-            return (f"{what} left through {self._pnic_words([hops[last].object_id])[0]} but never came back in "
+            return (f"{what} left through {self._pnic_words([hops[last].object_id or ''])[0]} but never came back in "
                     f"through {name}{between}")
         extra = sorted(k for k, n in left.items() if n > 0)
         if extra:

@@ -237,12 +237,12 @@ class MatrixModel(QAbstractTableModel):
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.visible)
 
-    def pair(self, index: QModelIndex) -> tuple[str, str] | None:
+    def pair(self, index: QModelIndex | QPersistentModelIndex) -> tuple[str, str] | None:
         if not index.isValid() or index.row() == index.column():
             return None
         return self.visible[index.row()], self.visible[index.column()]
 
-    def verdict(self, index: QModelIndex) -> Verdict | None:
+    def verdict(self, index: QModelIndex | QPersistentModelIndex) -> Verdict | None:
         pair = self.pair(index)
         if pair is None or self.result is None:
             return None
@@ -261,13 +261,15 @@ class MatrixModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return VERDICT_SYMBOLS[verdict]
-        cell = self.observed.get(self.pair(index))
+        pair, result = self.pair(index), self.result
+        assert pair is not None and result is not None      # a cell with a verdict has both
+        cell = self.observed.get(pair)
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._outcome_fill.get(cell.outcome, self._fill[verdict]) if cell else self._fill[verdict]
         if role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(QColor("white")) if cell and cell.outcome in self._outcome_fill else self._ink[verdict]
-        src, dst = self.pair(index)
-        names = self.result.names
+        src, dst = pair
+        names = result.names
         tip = f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}"
         if cell:
             tip += f"\nverified: {cell.outcome}" + "".join(f"\n{c.what}: {c.detail}" for c in cell.contradictions)
