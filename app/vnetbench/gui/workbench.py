@@ -42,6 +42,9 @@ class Workbench(QObject):
     pairRequested = Signal(str, str)
     #: A one-line message for the status bar.
     status = Signal(str)
+    #: The deploy dock's backend connection changed (a connected ``Backend``, or None once closed); the measure
+    #: and verify docks follow it. May be emitted from a worker thread: connect bound methods (queued).
+    backendConnected = Signal(object)
 
     def __init__(self, topology: Topology, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -56,6 +59,12 @@ class Workbench(QObject):
         #: probe the guests it deployed without asking for the connection again.
         self.connected_backend: Any = None
         self.document.subscribe(self._changed)
+
+    def set_connected_backend(self, backend: Any) -> None:
+        """Share the deploy dock's connection (``connected_backend``) and tell the docks that follow it."""
+        if backend is not self.connected_backend:
+            self.connected_backend = backend
+            self.backendConnected.emit(backend)
 
     @property
     def topology(self) -> Topology:

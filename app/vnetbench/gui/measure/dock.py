@@ -142,6 +142,7 @@ class MeasureDock(QDockWidget):
         self.runs.told.connect(self.result.setText)
         workbench.pairRequested.connect(self.set_pair)
         workbench.designChanged.connect(self._design_changed)
+        workbench.backendConnected.connect(self._connection_changed)
         self._set_busy(False)
         self.refresh_history()
 
@@ -169,6 +170,9 @@ class MeasureDock(QDockWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self.follow_deploy()
+
+    def _connection_changed(self, _backend: object) -> None:
         self.follow_deploy()
 
     def follow_deploy(self) -> None:

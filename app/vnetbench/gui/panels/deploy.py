@@ -256,7 +256,7 @@ class DeployDock(QDockWidget):
             except BackendError:
                 pass
             if self.workbench.connected_backend is self._backend:
-                self.workbench.connected_backend = None
+                self.workbench.set_connected_backend(None)
             self._backend = None
         self.connection.setText("not connected")
 
@@ -285,7 +285,8 @@ class DeployDock(QDockWidget):
 
     def _use(self, backend: Backend, then: Callable[[], None] | None) -> None:
         self._close_backend()
-        self._backend = self.workbench.connected_backend = backend
+        self._backend = backend
+        self.workbench.set_connected_backend(backend)
         self.connection.setText(f"connected: {describe_target(type(backend), backend.settings)}")
         if then is None:
             self.message.setText("Connected. Plan to see what applying would change.")
@@ -300,7 +301,8 @@ class DeployDock(QDockWidget):
                 raise BackendError("no backend is chosen", "choose one that loaded")
             backend = info.backend(settings)
             backend.connect()
-            self._backend = self.workbench.connected_backend = backend
+            self._backend = backend
+            self.workbench.set_connected_backend(backend)
         return self._backend
 
     # --- the three operations -----------------------------------------------------------------------
