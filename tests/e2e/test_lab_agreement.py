@@ -100,7 +100,10 @@ def _agreement(backend, design, label: str, iperf_pairs: int = IPERF_PAIRS) -> t
                 if src == dst or not dst_ep.addresses or not src_ep.addresses:
                     continue
                 p = engine.predict(src, dst, "icmp")
-                reach = p.verdict in REACHABLE and p.reverse.verdict in REACHABLE   # ping waits for the echo reply
+                # ping waits for the echo reply: it passes on its own, or on the state a stateful firewall kept
+                # for the request (the conversation's verdict, both directions with state)
+                reach = p.verdict in REACHABLE and (p.reverse.verdict in REACHABLE
+                                                    or engine.predict(src, dst).verdict in REACHABLE)
                 addresses = [_target(p, dst_ep)] if reach else [dst_ep.address(n) for n in dst_ep.addresses]
                 jobs.append({"src_ep": src_ep, "src": src, "dst": dst, "verdict": p.verdict, "reach": reach,
                              "addresses": addresses})
