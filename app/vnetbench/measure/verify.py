@@ -60,6 +60,7 @@ ETHERNET_HEADER = 14
 
 
 class Outcome(StrEnum):
+    """What a check found: the deployment did as predicted, did otherwise, or could not be checked."""
     CONFIRMED = "confirmed"
     CONTRADICTED = "contradicted"
     NOT_CHECKED = "not checked"
@@ -93,6 +94,7 @@ class Cell:
 
     @property
     def outcome(self) -> Outcome:
+        """The cell's answer: contradicted if any check is, else confirmed if any check is, else not checked."""
         outcomes = {c.outcome for c in self.checks}
         if Outcome.CONTRADICTED in outcomes:
             return Outcome.CONTRADICTED
@@ -100,9 +102,11 @@ class Cell:
 
     @property
     def contradictions(self) -> list[Check]:
+        """The checks that found the deployment doing otherwise than predicted."""
         return [c for c in self.checks if c.outcome is Outcome.CONTRADICTED]
 
     def to_dict(self) -> dict[str, Any]:
+        """The cell as plain data, for the run store and JSON exports."""
         data = asdict(self)
         data["verdict"] = str(self.verdict)
         data["outcome"] = str(self.outcome)
@@ -111,6 +115,7 @@ class Cell:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Cell:
+        """A cell read back from ``to_dict``."""
         observed = data.get("observed_pnics")
         return cls(data["src"], data["dst"], data["src_name"], data["dst_name"], Verdict(data["verdict"]),
                    tuple(data.get("predicted_pnics") or ()), tuple(observed) if observed is not None else None,
@@ -134,9 +139,11 @@ class Verification:
 
     @property
     def contradictions(self) -> int:
+        """How many cells the deployment contradicted (what ``vnetbench verify`` exits 1 on)."""
         return sum(c.outcome is Outcome.CONTRADICTED for c in self.cells)
 
     def counts(self) -> dict[str, int]:
+        """Cells per outcome, for the headline and the report."""
         return {str(o): sum(c.outcome is o for c in self.cells) for o in Outcome}
 
     def headline(self) -> str:
@@ -147,9 +154,11 @@ class Verification:
         return text + (f", {skipped} not checked" if skipped else "") + (" (cancelled)" if self.cancelled else "")
 
     def cell(self, src: str, dst: str) -> Cell | None:
+        """The cell of one ordered pair, if it was checked."""
         return next((c for c in self.cells if c.src == src and c.dst == dst), None)
 
     def to_dict(self) -> dict[str, Any]:
+        """The verification as plain data, for the run store and JSON exports."""
         return {"design_name": self.design_name, "design_digest": self.design_digest, "backend": self.backend,
                 "scope": self.scope, "started": self.started, "ended": self.ended, "cancelled": self.cancelled,
                 "limits": list(self.limits), "counts": self.counts(), "headline": self.headline(),
@@ -157,6 +166,7 @@ class Verification:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Verification:
+        """A verification read back from ``to_dict``."""
         return cls(data["design_name"], data["design_digest"], data["backend"], data["scope"], data["started"],
                    data.get("ended", 0.0), [Cell.from_dict(c) for c in data.get("cells", [])],
                    list(data.get("limits", [])), bool(data.get("cancelled")))
@@ -348,12 +358,14 @@ UDP_PROBE = ("import socket,sys\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRA
 
 
 def flow_argv(proto: str, addr: str, port: int) -> list[str]:
+    """The command that sends one probe of a TCP/UDP flow from an endpoint (so the rules' ports are tried)."""
     if proto == "tcp":
         return ["timeout", f"{WAIT_S * 2:g}", "bash", "-c", TCP_PROBE, addr, str(port)]
     return ["python3", "-c", UDP_PROBE, addr, str(port), f"{WAIT_S / 2:g}"]
 
 
 def flow_reached(proto: str, p: _Probe) -> bool:
+    """Whether a flow probe got through, from its output."""
     text = (p.out + " " + p.err).lower()   # a probe's stderr arrives in ``out``
     if proto == "tcp":
         return p.code == 0 or "refused" in text
@@ -382,6 +394,7 @@ class Verifier:
     # --- the steps ---------------------------------------------------------------------------------
 
     def run(self) -> Verification:
+        """Probe every planned pair and return the observed matrix (cancellable, with progress)."""
         cells: dict[tuple[str, str], Cell] = {}
         live: list[tuple[PairPlan, Cell, Endpoint, str]] = []
         for plan in self.pairs:
