@@ -158,6 +158,14 @@ def patchable(a: Switch, b: Switch) -> bool:
     return a.kind in PATCHABLE_SWITCHES and b.kind in PATCHABLE_SWITCHES and bool(a.host) and a.host == b.host
 
 
+def patch_problem(link_id: str, a: Switch, b: Switch) -> str | None:
+    """Why a link between switches ``a`` and ``b`` is no patch (``patchable``), in the words every backend uses."""
+    if patchable(a, b):
+        return None
+    return (f"link {link_id}: only Linux bridges and OVS switches of one host can be patched together, not "
+            f"{a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
+
+
 def patch_segments(a: Switch, b: Switch, vlan: int | None) -> tuple[SegmentKey, SegmentKey] | None:
     """The segments of ``a`` and ``b`` that VLAN ``vlan`` joins over a patch between them, or None (§2).
 

@@ -34,7 +34,7 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
-from vnetbench.model.forwarding import Fabric, Wire, ingress, patchable, returns_through
+from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, returns_through
 from vnetbench.model.vlan import VlanMode
 
 from vnetbench.backends.planning import Want, design_tag, digest
@@ -316,9 +316,9 @@ class _Builder:
             if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
                 continue
             a, b = self.ix.get(link.a), self.ix.get(link.b)
-            if not patchable(a, b):
-                self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
-                                    f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
+            problem = patch_problem(link.id, a, b)
+            if problem:
+                self.reasons.append(problem)
                 continue
             ka, kb = self.switch_keys.get(a.id), self.switch_keys.get(b.id)
             if not ka or not kb:

@@ -9,7 +9,7 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.backends.planning import Want
 from vnetbench.model import SwitchKind
-from vnetbench.model.forwarding import patchable
+from vnetbench.model.forwarding import patch_problem
 
 from .desired_base import BuilderBase, veth_end
 from .names import ifname
@@ -26,9 +26,9 @@ class HostedParts(BuilderBase):
             if self.ix.kind(link.a) != "switch" or self.ix.kind(link.b) != "switch":
                 continue
             a, b = self.ix.get(link.a), self.ix.get(link.b)
-            if not patchable(a, b):
-                self.reasons.append(f"link {link.id}: only Linux bridges and OVS switches of one host can be "
-                                    f"patched together, not {a.name} ({a.kind.value}) and {b.name} ({b.kind.value})")
+            problem = patch_problem(link.id, a, b)
+            if problem:
+                self.reasons.append(problem)
         links = {(lk.a, lk.b): lk.id for lk in self.d.links}
         for ka, kb in self.fabric.patched_segments(list(self.segments)):
             sa, sb = self.bridge_of(ka), self.bridge_of(kb)
