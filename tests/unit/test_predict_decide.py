@@ -57,15 +57,20 @@ def test_asymmetric_conversation_through_a_firewall_gets_one_verdict_everywhere(
     assert engine.predict(a, b, "udp", 53).verdict is Verdict.IN_HOST_ROUTED
 
 
+#: the walk's modules (walk.py puts them together)
+WALK = ("walk.py", "walkrecord.py", "walkbase.py", "capacity.py", "l2reasons.py", "legs.py", "routing.py", "answer.py")
+
+
 def test_the_walk_and_the_matrix_keep_no_copy_of_a_verdict_rule():
     """A verdict is made only in ``decide``: the walk and the matrix modules name no verdict themselves (they
     read ``decide``'s codes), and the rules the issue found twice are ``decide``'s."""
-    for module in ("walk.py", "vector.py", "matrix.py", "routes.py", "firstmatch.py", "rulearrays.py", "rules.py"):
+    for module in (*WALK, "vector.py", "matrix.py", "routes.py", "firstmatch.py", "rulearrays.py", "rules.py"):
         tree = ast.parse((PREDICT / module).read_text())
         verdicts = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
                     and isinstance(n.value, ast.Name) and n.value.id == "Verdict"]
         assert not verdicts, f"{module} decides a verdict itself: Verdict.{verdicts[0]}"
-    source = {m: (PREDICT / m).read_text() for m in ("walk.py", "vector.py", "matrix.py", "routes.py", "firstmatch.py")}
+    source = {m: (PREDICT / m).read_text() for m in ("vector.py", "matrix.py", "routes.py", "firstmatch.py")}
+    source["walk.py"] = "".join((PREDICT / m).read_text() for m in WALK)
     assert "decide.combine(" in source["walk.py"] and "decide.cause(" in source["walk.py"]
     assert "from .decide import combine" in source["matrix.py"] and "def combine" not in source["vector.py"]
     assert source["walk.py"].count("judges(") >= 3 and "judges(" in source["vector.py"]

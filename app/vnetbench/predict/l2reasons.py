@@ -1,0 +1,106 @@
+"""Why two segments do not meet at L2, in words: no hairpin, private macvtap, overlay tunnels, missing trunks,
+an untagged guest on a trunk."""
+
+from __future__ import annotations
+
+from ..model.forwarding import egress
+from ..model.objects import MacvtapMode, SwitchKind
+from ..model.vlan import VlanMode
+from . import decide
+from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
+from .network import Point
+from .walkbase import WalkerBase
+
+
+class L2Reasons(WalkerBase):
+    """Reachability between segments (``decide``'s labels) and the words for where it fails."""
+
+    def l2_code(self, a: int, b: int) -> int:
+        """Reachability from the segment labels (``decide.l2_code``; bridge domains need ``leg``)."""
+        return decide.segment_l2(self.net.segments[a], self.net.segments[b])
+
+    def _l2_reason(self, a: int, b: int) -> str:
+        net = self.net
+        sa, sb = net.segments[a], net.segments[b]
+        if sa.domain == sb.domain and sa.attachment == sb.attachment != -1:
+            port_id, vlan = net.attachments[sa.attachment]
+            port = net.port[port_id]
+            sw = net.typed(sa.object_id, "switch")
+            if sw is not None and sw.kind is SwitchKind.MACVTAP and sw.macvtap_mode is MacvtapMode.PRIVATE:
+                return (f"macvtap {sw.name} is in private mode: guests on the same pNIC never reach each other, "
+                        f"whether port {port.name} of {net.port_switch[port_id].name} has hairpin or not")
+            return (f"{sa.name} and {sb.name} both reach the physical network through port {port.name} of "
+                    f"{net.port_switch[port_id].name}, which has no hairpin (reflective relay), so frames "
+                    f"cannot come back out of the port they entered")
+        problems = sa.problems + [p for p in sb.problems if p not in sa.problems]
+        if problems:
+            return "; ".join(problems)
+        sw = net.typed(sa.object_id, "switch")
+        if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT and sa.object_id == sb.object_id:
+            return self._overlay_reason(sw, sa.host, sb.host)
+        missing = self._missing_trunks(a, b)
+        if missing:
+            return "; ".join(missing)
+        return f"no L2 path joins {sa.name} and {sb.name}"
+
+    def _wire(self, seg_id: int) -> int | None:
+        """The physical segment a segment's frames reach (itself when physical), if any."""
+        net = self.net
+        if net.segments[seg_id].physical:
+            return seg_id
+        for _, peer, data in net.graph.edges(seg_id, data=True):
+            if data["kind"] == "uplink":
+                return peer
+        return None
+
+    def _overlay_reason(self, sw, host_a: str | None, host_b: str | None) -> str:
+        """Why two hosts' instances of an NSX segment are not joined: their tunnel endpoints do not reach each
+        other, because the physical network does not carry the transport VLAN between their transport pNICs."""
+        net = self.net
+        wa, wb = net.transports[host_a], net.transports[host_b]
+        ta, tb = net.tep_segment(host_a), net.tep_segment(host_b)
+        why = self._missing_trunks(ta, tb) or [f"no L2 path joins {net.segments[ta].name} and {net.segments[tb].name}"]
+        vlan = f"VLAN {wa.vlan}" if wa.tag is not None else f"untagged frames (VLAN {wa.vlan} on the wire)"
+        return (f"{sw.name} joins {net.host_name(host_a)} and {net.host_name(host_b)} through the NSX overlay, but "
+                f"the tunnel endpoints cannot reach each other: the physical network does not carry the transport "
+                f"{vlan} from {net.fabric.pnic_label(wa.pnic)} to {net.fabric.pnic_label(wb.pnic)} "
+                f"({'; '.join(why)})")
+
+    def _missing_trunks(self, a: int, b: int) -> list[str]:
+        """Why two wired segments do not meet: different VLANs, or inter-switch ports on the way between their
+        switches that do not carry the VLAN (a chain of trunks needs it on every one)."""
+        net = self.net
+        wa, wb = self._wire(a), self._wire(b)
+        if wa is None or wb is None:
+            return []
+        pa, pb = net.segments[wa], net.segments[wb]
+        if pa.vlan != pb.vlan:
+            return [f"{net.segments[a].name} reaches {pa.name} but {net.segments[b].name} reaches {pb.name}"]
+        try:
+            path = nx.shortest_path(net.switch_graph, pa.object_id, pb.object_id)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return [f"no cable joins {net.name_of(pa.object_id)} and {net.name_of(pb.object_id)}"]
+        out = []
+        for x, y in zip(path, path[1:]):
+            for port_id in net.switch_graph.edges[x, y]["ports"]:
+                port = net.port[port_id]
+                if not port.up:
+                    out.append(f"{net.fabric.port_label(port)} is down")
+                elif not egress(port, pa.vlan)[0]:
+                    out.append(f"{net.fabric.port_label(port)} does not allow VLAN {pa.vlan}")
+        return out
+
+    def _untagged_on_trunk(self, point: Point, target: int | None) -> list[str]:
+        """An untagged guest on a trunk portgroup that did not get through: say first which VLAN it is on (SEMANTICS
+        §2: VLAN none on a vSS, the native VLAN elsewhere), since that, not the wire, is usually why."""
+        net = self.net
+        pg = net.typed(point.portgroup, "portgroup")
+        nic = net.index.get(point.nic)
+        if pg is None or pg.vlan.mode is not VlanMode.TRUNK or getattr(nic, "guest_vlan", 1) is not None:
+            return []
+        seg = net.segments[point.segment]
+        here = f"VLAN {seg.vlan}" if seg.vlan is not None else "VLAN none (untagged)"
+        there = net.segments[target].vlan if target is not None else None
+        other = f", not in VLAN {there} where the other end is" if there is not None and there != seg.vlan else ""
+        return [f"{point.name} sends untagged frames on trunk portgroup {pg.name}, so it is in {here} of "
+                f"{net.name_of(seg.object_id)}{other} (to be in a VLAN, the guest tags it)"]
