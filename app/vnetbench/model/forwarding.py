@@ -283,12 +283,15 @@ class Fabric:
     # --- names and cables -----------------------------------------------------------------------------------
 
     def name_of(self, obj_id: str | None) -> str:
+        """What a person calls an object: its name, else its id."""
         return str(getattr(self.index.get(obj_id), "name", obj_id))
 
     def port_label(self, port: Port) -> str:
+        """A physical switch port in words: ``port Gi1/0/1 of core-sw1``."""
         return f"port {port.name} of {self.port_switch[port.id].name}"
 
     def pnic_label(self, pnic_id: str) -> str:
+        """A pNIC in words: ``esx01/vmnic0``."""
         pnic = self.pnic.get(pnic_id)
         return f"{self.name_of(self.host_of_pnic.get(pnic_id))}/{pnic.name if pnic else pnic_id}"
 
@@ -301,10 +304,12 @@ class Fabric:
         return None
 
     def host_pnics(self, host_id: str | None) -> list[PNic]:
+        """The pNICs of a host (none when the id is no host)."""
         host = self.index.get(host_id) if self.index.kind(host_id) == "host" else None
         return list(host.pnics) if host is not None else []
 
     def switch_hosts(self, sw: Switch) -> list[str]:
+        """The hosts a switch lives on: its members when it spans hosts, else its one host."""
         return list(sw.members) if sw.kind in MULTI_HOST_SWITCHES else ([sw.host] if sw.host else [])
 
     def patches(self) -> list[tuple[Switch, Switch]]:
@@ -519,7 +524,7 @@ class Fabric:
     def active_uplink(self, uplinks: list[Any]) -> tuple[Any, list[str]]:
         """SEMANTICS §3 teaming: the first active uplink that works; standby ones only when every active one
         fails. Returns it (or None) and why the ones before it could not carry traffic."""
-        problems = []
+        problems: list[str] = []
         for standby in (False, True):
             for up in uplinks:
                 if up.standby is not standby:

@@ -13,6 +13,8 @@ ERROR, WARNING = "error", "warning"
 
 @dataclass(frozen=True)
 class Problem:
+    """One thing wrong with a design: where in the file, which object, what and how to fix it."""
+
     severity: str  # "error" | "warning"
     path: str  # place in the file, e.g. "vms[2].vnics[0].ip"
     object_id: str | None
@@ -20,6 +22,7 @@ class Problem:
     hint: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The problem as JSON-ready data (the CLI's --json)."""
         return {"severity": self.severity, "path": self.path, "object_id": self.object_id,
                 "message": self.message, "hint": self.hint}
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from ..forwarding import Fabric
 from ..index import Index
-from ..objects import MULTI_HOST_SWITCHES, Host, Portgroup, Switch, Topology
+from ..objects import Host, Portgroup, Switch, Topology
 from ..problems import ERROR, WARNING, Problem
 from ..text import one_line
+from ..vlan import Vlan
 
 #: What a person calls each kind of object the index knows.
 KIND_WORDS = {"pnic": "a pNIC", "port": "a switch port", "router_interface": "a router interface",
@@ -35,9 +36,11 @@ class CheckerBase:
         self.problems.append(Problem(severity, one_line(path), obj_id, one_line(message), one_line(hint)))
 
     def error(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
+        """Record an error: a design the platforms refuse or that makes prediction meaningless."""
         self.add(ERROR, path, obj_id, message, hint)
 
     def warn(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
+        """Record a warning: a design that works, but probably not as intended."""
         self.add(WARNING, path, obj_id, message, hint)
 
     def unfit(self, path: str, obj_id: str | None, message: str, hint: str) -> None:
@@ -84,19 +87,22 @@ class CheckerBase:
         return self.index.get(ref)
 
     def host_of_pnic(self, pnic_id: str) -> Host | None:
+        """The host a pNIC belongs to, or None when the id is no pNIC."""
         parent = self.index.parent(pnic_id)
         return parent if self.index.kind(pnic_id) == "pnic" else None
 
     def switch_hosts(self, sw: Switch) -> list[str]:
-        return list(sw.members) if sw.kind in MULTI_HOST_SWITCHES else [sw.host] if sw.host else []
+        """The hosts a switch lives on: its members when it spans hosts, else its one host."""
+        return self.fabric.switch_hosts(sw)
 
-    def pg_vlan(self, sw: Switch | None, pg: Portgroup | None):
+    def pg_vlan(self, sw: Switch | None, pg: Portgroup | None) -> Vlan | None:
         """The portgroup's VLAN when it suits the switch kind, else None."""
         if sw is None or pg is None or pg.vlan.problem(sw.kind) is not None:
             return None
         return pg.vlan
 
     def once(self, seen: dict, key: tuple, path: str, obj_id: str, label: str, what: str) -> None:
+        """Report ``key`` (a segment and an address or MAC) when another NIC in ``seen`` has it already."""
         if key in seen:
             self.error(path, obj_id, f"{label} has {what}, which {seen[key][1]} in the same segment has too",
                        "give each NIC in a segment its own address")

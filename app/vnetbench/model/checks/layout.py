@@ -14,6 +14,7 @@ class LayoutChecks(ValueChecks):
     """The layout's places and notes."""
 
     def check_layout(self) -> None:
+        """Positions kept for objects that no longer exist, and boxes off the canvas."""
         self.check_layout_bounds()
         for obj_id in self.t.layout.places:
             # "<object>@<host>": a vDS proxy, its portgroups or a DLR instance drawn inside a member host
@@ -22,6 +23,7 @@ class LayoutChecks(ValueChecks):
                           "does not exist", "remove that entry (saving from the designer drops it)")
 
     def check_layout_bounds(self) -> None:
+        """Places and notes outside the canvas, which no export can draw."""
         boxes: list[tuple[str, str | None, Place | Note]] = [(f"layout.places.{k}", k, p)
                                                      for k, p in self.t.layout.places.items()]
         boxes += [(f"layout.notes[{i}]", n.id, n) for i, n in enumerate(self.t.layout.notes)]

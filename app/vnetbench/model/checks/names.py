@@ -18,6 +18,7 @@ class NameChecks(ValueChecks):
     """Ids, names and their lengths."""
 
     def check_ids(self) -> None:
+        """An id used twice makes every reference to it ambiguous."""
         for entry in self.index.duplicates:
             first = self.index.entries[entry.obj.id]
             self.broken(entry.path, entry.obj.id,
@@ -25,6 +26,7 @@ class NameChecks(ValueChecks):
                         "give every object its own id; references would be ambiguous", undrawable=True)
 
     def check_lengths(self) -> None:
+        """Ids and names beyond ``MAX_NAME``, which no platform or drawing takes."""
         design = Entry(self.t, "design")
         for entry in (design, *self.index.entries.values(), *self.index.duplicates):
             for field in ("id", "name"):
@@ -36,6 +38,7 @@ class NameChecks(ValueChecks):
                                "for a VM name)")
 
     def check_names(self) -> None:
+        """Missing names, and names used twice where people tell objects apart by name."""
         t = self.t
 
         def unique(items: Iterable[tuple[str, str, str]], what: str, scope: str = "") -> None:

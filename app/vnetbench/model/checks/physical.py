@@ -21,6 +21,7 @@ class PhysicalChecks(ValueChecks):
     """Physical switches, routers and hosts, and the links between sockets."""
 
     def check_physical(self) -> None:
+        """Physical switch ports, routers (interfaces and routes) and physical hosts' NICs."""
         for i, ps in enumerate(self.t.physical_switches):
             for j, port in enumerate(ps.ports):
                 path = f"physical_switches[{i}].ports[{j}]"
@@ -58,6 +59,7 @@ class PhysicalChecks(ValueChecks):
                 self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label)
 
     def check_links(self) -> None:
+        """Cables: both ends exist, can be cabled together, and each socket takes one cable."""
         used: dict[str, str] = {}
         for i, link in enumerate(self.t.links):
             path = f"links[{i}]"
@@ -92,6 +94,7 @@ class PhysicalChecks(ValueChecks):
                 used.setdefault(ref, link.id)
 
     def check_patch(self, path: str, link_id: str, a: Switch, b: Switch) -> None:
+        """A link between two virtual switches, which only OVS and Linux bridges on one KVM host allow."""
         if patchable(a, b):
             host = self.index.get(a.host)
             if host is not None and host.kind == HostKind.KVM:

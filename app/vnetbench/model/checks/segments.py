@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from ..objects import VmRole
+from ..objects import HostNic, VNic, VmRole
 from .values import ValueChecks
 
 
@@ -12,6 +12,7 @@ class SegmentChecks(ValueChecks):
     """NSX objects, duplicate addresses within a segment, and gateways."""
 
     def check_nsx(self) -> None:
+        """DLR interfaces and DFW rules: their networks, targets, matches and ports."""
         for i, dlr in enumerate(self.t.nsx.dlrs):
             for j, itf in enumerate(dlr.interfaces):
                 path = f"nsx.dlrs[{i}].interfaces[{j}]"
@@ -69,7 +70,7 @@ class SegmentChecks(ValueChecks):
         hosts |= {_address(p.ip): self.name(p.id) for h in self.t.hosts for p in h.pnics if p.ip}
         others = {_address(n.ip): self.name(n.id) for vm in self.t.vms if vm.role is VmRole.VM for n in vm.vnics}
         others |= {_address(n.ip): self.name(n.id) for ph in self.t.physical_hosts for n in ph.nics}
-        nics = [(f"vms[{i}].vnics[{j}]", n, f"{vm.name}/{n.name}") for i, vm in enumerate(self.t.vms)
+        nics: list[tuple[str, VNic | HostNic, str]] = [(f"vms[{i}].vnics[{j}]", n, f"{vm.name}/{n.name}") for i, vm in enumerate(self.t.vms)
                 for j, n in enumerate(vm.vnics)]
         nics += [(f"physical_hosts[{i}].nics[{j}]", n, f"{ph.name}/{n.name}")
                  for i, ph in enumerate(self.t.physical_hosts) for j, n in enumerate(ph.nics)]

@@ -26,6 +26,7 @@ class SwitchChecks(ValueChecks):
     """Hosts and their pNICs, virtual switches, their uplinks and portgroups."""
 
     def check_hosts(self) -> None:
+        """Hosts' CPUs and their pNICs' speed, MTU and host OS addresses."""
         for i, host in enumerate(self.t.hosts):
             if host.cpus < 1:
                 self.error(f"hosts[{i}].cpus", host.id, f"{host.name} has {host.cpus} CPUs", "give it at least 1 CPU")
@@ -43,6 +44,7 @@ class SwitchChecks(ValueChecks):
                 self.check_ip_and_gateway(path, pnic.id, pnic.ip, pnic.gateway, f"the host OS on {self.name(pnic.id)}")
 
     def check_switches(self) -> None:
+        """Each virtual switch: kind-specific fields, uplinks (shared, foreign, all standby) and portgroups."""
         uplink_users: dict[tuple[str, int | None], str] = {}
         for i, sw in enumerate(self.t.switches):
             path = f"switches[{i}]"
@@ -134,7 +136,7 @@ class SwitchChecks(ValueChecks):
             return
         for host in sw.members:
             wire = self.fabric.transport(host) if self.index.kind(host) == "host" else None
-            if wire is None or wire.pnic is None:
+            if wire is None or wire.pnic is None or wire.port is None:
                 continue
             pnic = self.fabric.pnic[wire.pnic]
             mtu, where = min((pnic.mtu, self.name(pnic.id)), (wire.port.mtu, self.fabric.port_label(wire.port)))
@@ -177,6 +179,7 @@ class SwitchChecks(ValueChecks):
                       + ", or put the portgroup in a VLAN the port carries")
 
     def check_switch_placement(self, path: str, sw: Switch) -> None:
+        """A switch on the right kind of host: one host, or member hosts for a spanning switch."""
         want = SWITCH_HOST_KIND[sw.kind]
         if sw.kind in MULTI_HOST_SWITCHES:
             if sw.host is not None:
@@ -202,10 +205,11 @@ class SwitchChecks(ValueChecks):
                            f"{sw.kind} switches live on {want} hosts; pick a switch kind that host has")
 
     def check_portgroup(self, path: str, sw: Switch, pg: Portgroup, uplinks: set[str]) -> None:
+        """A portgroup's VLAN for its switch kind, its native VLAN, and its uplink overrides."""
         label = f"{self.name(sw.id)}/{pg.name}"
         vlan = self.pg_vlan(sw, pg)
-        if vlan is None:
-            exc = pg.vlan.problem(sw.kind)
+        exc = pg.vlan.problem(sw.kind)
+        if exc is not None:       # (then vlan is None)
             self.error(f"{path}.vlan", pg.id, f"{label} has VLAN {pg.vlan.text}: {exc.message}", exc.hint)
         if pg.native_vlan is not None:
             self.check_vlan_id(f"{path}.native_vlan", pg.id, pg.native_vlan, label)

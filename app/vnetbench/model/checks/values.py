@@ -14,16 +14,19 @@ class ValueChecks(CheckerBase):
     """Checks of one field's value, called by the checks of every part of the design."""
 
     def check_mtu(self, path: str, obj_id: str, value: int, label: str) -> None:
+        """An MTU the platforms accept."""
         if not MIN_MTU <= value <= MAX_MTU:
             self.error(path, obj_id, f"{label} has MTU {value}, which is out of range",
                        f"use an MTU from {MIN_MTU} to {MAX_MTU} (1500 standard, 9000 jumbo)")
 
     def check_vlan_id(self, path: str, obj_id: str, value: int | None, label: str) -> None:
+        """A VLAN id from 1 to 4094."""
         if value is not None and not 1 <= value <= MAX_VLAN:
             self.error(path, obj_id, f"{label} has VLAN {value}, which is out of range",
                        f"use a VLAN id from 1 to {MAX_VLAN}")
 
     def check_address(self, path: str, obj_id: str | None, value: str, label: str) -> bool:
+        """A plain IPv4 address (no prefix); report and return False otherwise."""
         try:
             ipaddress.IPv4Address(value)
         except ValueError:
@@ -51,6 +54,7 @@ class ValueChecks(CheckerBase):
         return True
 
     def check_ip_and_gateway(self, path: str, obj_id: str, ip: str | None, gateway: str | None, label: str) -> None:
+        """An interface address and a gateway inside its subnet that is not the address itself."""
         ok = ip is not None and self.check_interface_address(f"{path}.ip", obj_id, ip, label)
         if gateway is None or not self.check_address(f"{path}.gateway", obj_id, gateway, f"{label}'s gateway"):
             return
@@ -66,7 +70,8 @@ class ValueChecks(CheckerBase):
             self.warn(f"{path}.gateway", obj_id, f"{label} has a gateway but no address",
                       "give it an address/prefix in the gateway's subnet")
 
-    def check_rule_match(self, path: str, owner: str, value: str, label: str) -> None:
+    def check_rule_match(self, path: str, owner: str | None, value: str, label: str) -> None:
+        """A rule's source or destination: any, an address, a network or an object id."""
         if value.strip().lower() == "any" or value in self.index:
             return
         try:

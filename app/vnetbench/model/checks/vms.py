@@ -29,6 +29,7 @@ class VmChecks(ValueChecks):
     """VMs, their vNICs and the rules of firewall and router VMs."""
 
     def check_vms(self) -> None:
+        """Each VM: its host, CPUs, hardware version, guest OS, vNICs, addresses and forwarding."""
         for i, vm in enumerate(self.t.vms):
             path = f"vms[{i}]"
             host = None
@@ -54,6 +55,7 @@ class VmChecks(ValueChecks):
             self.check_forwarding(path, vm)
 
     def check_vnic(self, path: str, vm: VM, host: Host | None, nic) -> None:
+        """One vNIC: adapter type, MTU, network on the VM's host, passthrough and SR-IOV limits, guest VLAN."""
         label = f"{vm.name}/{nic.name}"
         if host is not None:
             self.check_nic_type(f"{path}.type", vm, host, nic, label)
@@ -98,7 +100,7 @@ class VmChecks(ValueChecks):
                 self.error(f"{path}.guest_vlan", nic.id, f"{label} tags VLAN {nic.guest_vlan} itself, but is on a "
                            "network without VLAN trunking", "remove guest_vlan, or use a trunk portgroup "
                            "(vSS VLAN 4095, vDS/OVS trunk)")
-            elif self.pg_vlan(sw, pg) is not None and 1 <= nic.guest_vlan <= MAX_VLAN:
+            elif sw is not None and self.pg_vlan(sw, pg) is not None and 1 <= nic.guest_vlan <= MAX_VLAN:
                 _, problem = self.fabric.frame_vlan(sw, pg, nic.guest_vlan, label)
                 if problem:
                     self.error(f"{path}.guest_vlan", nic.id, problem, "remove guest_vlan, or use a trunk portgroup "
@@ -106,6 +108,7 @@ class VmChecks(ValueChecks):
         self.check_vnic_addresses(path, nic, label)
 
     def check_vnic_addresses(self, path: str, nic, label: str) -> None:
+        """A vNIC's MAC (six hex pairs, unicast), address and gateway."""
         if nic.mac is not None and not _MAC.match(nic.mac.lower()):
             self.error(f"{path}.mac", nic.id, f"{label} has MAC {nic.mac!r}, which is not a MAC address",
                        "write six hex pairs, like 00:50:56:01:02:03")
@@ -141,6 +144,7 @@ class VmChecks(ValueChecks):
                        "a DirectPath pNIC belongs to one guest alone; give it its own pNIC")
 
     def check_nic_type(self, path: str, vm: VM, host: Host, nic, label: str) -> None:
+        """An adapter type the host's platform offers, the guest can use, and the hardware version has."""
         platform = PLATFORM_NIC_TYPES[host.kind]
         if nic.type not in platform:
             self.error(path, nic.id, f"{label} uses the adapter type {nic.type}, which a {host.kind} host "
@@ -158,6 +162,7 @@ class VmChecks(ValueChecks):
                        f"upgrade {vm.name} to hardware version {need} or later, or use e1000")
 
     def check_forwarding(self, path: str, vm: VM) -> None:
+        """A firewall or router VM: vNICs to forward between, rule matches, and a bridged firewall's security policy."""
         if vm.role == VmRole.VM:
             return
         fw = vm.forwarding
