@@ -4,8 +4,9 @@
     python scripts/mypy_ratchet.py --update   # after fixing some: write the lower counts (never raises one)
 
 A folder is a room of the package (``app/vnetbench/gui``), a plugin (``plugins/kvm``), or the package's own top-level
-modules (``app/vnetbench``). A folder at 0 must stay at 0; a new folder starts at 0. Counting per folder lets several
-people add code at once: a merge only conflicts on the lines of the folders both touched.
+modules (``app/vnetbench``). A folder at 0 must stay at 0; a new folder starts at 0. The core rooms (``ZERO``) must
+have none whatever the file says. Counting per folder lets several people add code at once: a merge only conflicts on
+the lines of the folders both touched.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RATCHET = ROOT / "scripts" / "mypy-ratchet.txt"
 TARGETS = ["app/vnetbench", "plugins/local/vnetbench_local", "plugins/kvm/vnetbench_kvm",
            "plugins/vsphere/vnetbench_vsphere"]
+#: the core rooms: no type errors at all (issue 31), so the file may not allow them any
+ZERO = ("app/vnetbench/model", "app/vnetbench/predict", "app/vnetbench/backends", "app/vnetbench/measure")
 ERROR = re.compile(r"^(?P<path>[^:\s]+\.py):\d+: error:")
 
 
@@ -37,14 +40,14 @@ def count(output: str) -> Counter[str]:
 
 
 def read(path: Path = RATCHET) -> dict[str, int]:
-    """The allowed counts: ``folder count`` per line; # starts a comment."""
+    """The allowed counts: ``folder count`` per line; # starts a comment. The core rooms (``ZERO``) are always 0."""
     allowed = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             name, number = line.split()
             allowed[name] = int(number)
-    return allowed
+    return allowed | {name: 0 for name in ZERO}
 
 
 def write(allowed: dict[str, int], path: Path = RATCHET) -> None:

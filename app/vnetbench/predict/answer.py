@@ -15,6 +15,7 @@ class AnsweringWalker(WalkerBase):
     """Traces from walks, and the mirrored walk of a NATed flow's replies."""
 
     def trace(self, walk: Walk) -> Trace:
+        """One direction's answer: verdict, hops, reasons, the estimate and the largest packet."""
         verdict = walk.verdict
         mtu, limit = None, ""
         if walk.delivered and not walk.blocked:
@@ -77,7 +78,7 @@ def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, ne
     if why == decide.ONE_SIDED_STATE:
         one_way = sorted(fwd_state ^ rev_state)
         names = ", ".join(net.name_of(i) for i in one_way)
-        asym = (f"stateful firewall {names} sees only one direction of the conversation (asymmetric "
+        asym: tuple[str, ...] = (f"stateful firewall {names} sees only one direction of the conversation (asymmetric "
                 f"return path), so it drops it",)
         if fwd.events is not None:
             asym = (asymmetry(net, fwd, rev, one_way), asym[0][:1].upper() + asym[0][1:] + ".")

@@ -23,6 +23,8 @@ class CalibrationError(ValueError):
 
 @dataclass(frozen=True)
 class Calibration:
+    """The figures estimates are made from (vNIC rates, latencies, packet rates), with their sources."""
+
     name: str
     vnic_mbps: dict[str, float]
     pnic_efficiency: float
@@ -36,6 +38,7 @@ class Calibration:
     spreads: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def vnic(self, nic_type: str | None) -> float:
+        """The rate (Mbit/s) a vNIC type carries; vmxnet3's when the type is unknown."""
         return self.vnic_mbps.get(nic_type or "vmxnet3", self.vnic_mbps.get("vmxnet3", 10000.0))
 
     def vnic_spread(self, nic_type: str | None) -> tuple[float, float] | None:
@@ -44,10 +47,12 @@ class Calibration:
         return self.spreads.get(f"vnic_mbps/{key}")
 
     def latency(self, kind: str) -> float:
+        """The latency (µs) one kind of hop adds; 0 for a kind the profile does not name."""
         return self.latency_us.get(kind, 0.0)
 
     @property
     def source(self) -> str:
+        """Where the figures come from, for the estimate's provenance."""
         return f"{self.name} ({', '.join(self.sources) or 'no sources named'})"
 
 
@@ -83,6 +88,7 @@ def _path(name: str) -> Path:
 
 @cache
 def load_profile(name: str = DEFAULT_PROFILE) -> Calibration:
+    """A calibration profile by name or path, read once; a missing figure is a ``CalibrationError``."""
     path = _path(name)
     try:
         # libyaml's parser when PyYAML has it: the pure-Python one costs every command that predicts ~15 ms

@@ -42,6 +42,7 @@ class Edit:
 
     @property
     def endpoints(self) -> frozenset[str]:
+        """The ids of the endpoints the edit moved."""
         return frozenset(i for i, _ in self.moved)
 
     def about(self, *endpoints: str) -> str:
@@ -59,7 +60,7 @@ class Edit:
 def describe(change: Change, topology: Topology) -> Edit | None:
     """An edit in words ("app01 moved from VLAN 300 to 301", "DFW rule 'web-in' added"), from a document
     change just made (its old value is in the change)."""
-    obj, field = change.obj, change.field
+    obj, field = change.obj, change.field or ""   # (only a reset names no field)
     if change.op == "reset":
         return Edit("a new design was opened")
     if isinstance(obj, Portgroup) and field in ("vlan", "native_vlan"):

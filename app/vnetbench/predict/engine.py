@@ -36,6 +36,8 @@ _RULE_FIELDS = frozenset({"action", "src", "dst", "proto", "port", "applied_to"}
 
 
 class Engine:
+    """One design's prediction: the pair walk, the matrix and what-if, kept up to date with the design's edits."""
+
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
         self._matrix: Matrix | None = None        # numpy and the matrix code load with the first matrix
@@ -48,7 +50,8 @@ class Engine:
     def _compile(self) -> None:
         self._network = Network(self.topology)
         self.calibration = self._profile()
-        self._walker = self._explainer = Walker(self._network, self.calibration)
+        self._walker = Walker(self._network, self.calibration)
+        self._explainer: Walker | None = self._walker   # None: renamed since, the story compiles anew
         self._stale = False
 
     @property
@@ -62,6 +65,7 @@ class Engine:
 
     @property
     def network(self) -> Network:
+        """The compiled network the walker reads."""
         return self.walker.net
 
     def _profile(self) -> Calibration:
@@ -81,6 +85,7 @@ class Engine:
         return self.network.index.endpoint(name_or_id).id
 
     def predict(self, src: str, dst: str, proto: str | None = None, port: int | None = None) -> Prediction:
+        """One pair's prediction with its story, by name or id; proto "any" means any protocol."""
         proto = proto.lower() if proto else None
         if proto == "any":
             proto = None
@@ -192,7 +197,7 @@ class Engine:
         if live:
             dfw = isinstance(owner, Dfw)
             self._affected |= self._builder.named(live, dfw=dfw)
-            self._rules.setdefault("dfw" if dfw else vm.id, []).extend(live)
+            self._rules.setdefault("dfw" if dfw or vm is None else vm.id, []).extend(live)
             self._matrix = None
         return True
 
@@ -207,7 +212,7 @@ class Engine:
         net = self._network
         if isinstance(owner, Dfw):
             return judging == net.dfw_active
-        device = next((d for d in net.devices if d.id == vm.id), None)
+        device = next((d for d in net.devices if vm is not None and d.id == vm.id), None)
         if device is not None:
             return judging == bool(device.rules or device.default_policy is Action.DENY)
         return any(b.vm is vm for b in net.bridges)

@@ -3,16 +3,7 @@
 The walker records its decisions as small events only when a person asks about one pair
 (``Walker.flow(explain=True)``); the matrix and what-if never pay for the wording. The narrator turns them
 into sentences afterwards, so a sentence can look ahead (a router that sends a frame back out of the port
-it came in on is only known once the next leg is walked). Events:
-
-- ``("l3", src_point, dst_point, inside)``: the sender's L3 decision;
-- ``("leg", leg, sender, receiver)``: an L2 delivery; sender ``("vm", point)`` or ``("device",)``,
-  receiver ``("gateway", device, point, address, first)`` or ``("dest", point)``;
-- ``("route", device, in_point, in_seg, out_point, out_seg, next_hop, check, prefix)``: a gateway routed it
-  (``check``: how its rules judged it, a ``result.FilterDetail``, None without rules; ``prefix``: the static
-  route that chose the next hop);
-- ``("own", device, point)``: addressed to the gateway itself;
-- ``("dfw", point, check)``: the NSX distributed firewall at a vNIC (``check`` a ``result.FilterDetail``).
+it came in on is only known once the next leg is walked). The events are ``events``' dataclasses.
 """
 
 from __future__ import annotations
@@ -22,6 +13,9 @@ from typing import Any
 from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, uplink_tag
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
+from .events import (DfwChecked, Event, FromEndpoint, FromGateway, L3Choice, LegWalked, Received, Routed,
+                     ToDestination, ToGateway)
+from .kinds import DeviceKind, EdgeKind
 from .network import Network, Point, Segment
 from .result import FilterDetail
 
@@ -59,6 +53,8 @@ def _rule(check: FilterDetail | None) -> str:
 
 
 class Narrator:
+    """Turns the events of one walk into sentences that name objects as a person does."""
+
     def __init__(self, net: Network) -> None:
         self.net = net
         self.entered: str | None = None   # the physical port the frame last entered the physical network on
@@ -66,6 +62,7 @@ class Narrator:
     # --- names ------------------------------------------------------------------------------------------
 
     def who(self, point: Point) -> str:
+        """The endpoint's name (its VM or host)."""
         return self.net.name_of(point.owner)
 
     def owner(self, point: Point) -> str:
@@ -73,9 +70,11 @@ class Narrator:
         return point.name if len(self.net.points.get(point.owner, ())) > 1 else self.who(point)
 
     def itf(self, point: Point) -> str:
+        """The interface's own name, without its owner (eth0)."""
         return point.name.split("/", 1)[-1]
 
     def sw(self, seg: Segment) -> str:
+        """The switch a segment lives in, by name (an SR-IOV pNIC's embedded switch named by its pNIC)."""
         if self.embedded(seg):
             return f"{self.net.fabric.pnic_label(seg.object_id)}'s embedded switch"
         return self.net.name_of(seg.object_id)
@@ -85,63 +84,69 @@ class Narrator:
         return not seg.physical and seg.object_id in self.net.pnic
 
     def host(self, seg: Segment) -> str:
+        """The name of a segment's host."""
         return self.net.host_name(seg.host)
 
     def pnic(self, pnic_id: str) -> str:
+        """A pNIC's name (its id when unknown)."""
         pnic = self.net.pnic.get(pnic_id)
         return pnic.name if pnic is not None else pnic_id
 
     def port(self, port_id: str) -> str:
+        """A physical switch port in words: ``port Gi1/0/1 of core-sw1``."""
         return f"port {self.net.port[port_id].name} of {self.net.port_switch[port_id].name}"
 
     def kind(self, seg: Segment) -> SwitchKind | None:
+        """The switch kind of a segment's virtual switch (None for a physical switch)."""
         sw = self.net.typed(seg.object_id, "switch")
         return sw.kind if sw is not None else None
 
     def vlan(self, seg: Segment) -> str:
+        """A segment's VLAN in words ("VLAN none (untagged)" where switches tag)."""
         if seg.vlan is not None:
             return f"VLAN {seg.vlan}"
         return "VLAN none (untagged)" if self.kind(seg) in TAGGING_SWITCHES else ""
 
     def portgroup(self, point: Point) -> str | None:
+        """The name of the portgroup an interface sits on, if any."""
         if point.portgroup and self.net.index.kind(point.portgroup) == "portgroup":
             return self.net.index.get(point.portgroup).name
         return None
 
     # --- the story ----------------------------------------------------------------------------------------
 
-    def tell(self, events: list[tuple]) -> list[str]:
+    def tell(self, events: list[Event]) -> list[str]:
+        """The story of one direction: a sentence per event, in order."""
         out: list[str] = []
         shared: tuple[Point, Point] | None = None
         for i, event in enumerate(events):
-            kind = event[0]
             ahead = events[i + 1] if i + 1 < len(events) else None
-            if kind == "l3":
-                _, src, dst, inside = event
-                if inside and ahead is not None and ahead[0] == "leg" and ahead[1].ok and not ahead[1].blocked:
+            if isinstance(event, L3Choice):
+                src, dst, inside = event.src, event.dst, event.inside
+                if inside and isinstance(ahead, LegWalked) and ahead.leg.ok and not ahead.leg.blocked:
                     shared = (src, dst)  # told together with the delivery
-                elif inside or (src.gateway is not None and src.gateway in src.iface.network):
+                elif inside or (src.gateway is not None and src.gateway in src.subnet):
                     out.append(self.l3(src, dst, inside))  # (a missing or foreign gateway is the failure)
-            elif kind == "leg":
-                _, leg, sender, receiver = event
-                if leg.ok and not leg.blocked:
-                    out += self.leg(leg, sender, receiver, shared)
+            elif isinstance(event, LegWalked):
+                if event.leg.ok and not event.leg.blocked:
+                    out += self.leg(event.leg, event.sender, event.receiver, shared)
                 shared = None
-            elif kind == "route":
+            elif isinstance(event, Routed):
                 out.append(self.route(event, ahead))
-            elif kind == "own":
-                _, device, point = event
+            elif isinstance(event, Received):
+                device, point = event.device, event.point
                 out.append(f"{point.ip} is {device.name}'s own address ({self.itf(point)}), so {device.name} "
                            f"receives it itself")
-            elif kind == "dfw":
-                _, point, check = event
+            elif isinstance(event, DfwChecked):
+                point, check = event.point, event.check
                 if check.permitted:
                     way = "on the way out" if check.at == "out" else "on the way in"
                     out.append(f"the NSX distributed firewall checks {point.name} {way}: {_rule(check)}")
         return [_sentence(s) for s in out]
 
     def l3(self, src: Point, dst: Point, inside: bool) -> str:
-        a, b, network = self.who(src), self.who(dst), src.iface.network
+        """The sender's L3 decision: deliver directly in its subnet, or send to its gateway."""
+        a, b, network = self.who(src), self.who(dst), src.subnet
         if inside:
             return (f"{b} ({dst.ip}) is inside {self.owner(src)}'s subnet {network}, so {a} sends it directly, "
                     f"without a router")
@@ -150,29 +155,31 @@ class Narrator:
 
     # --- L2 legs ------------------------------------------------------------------------------------------
 
-    def leg(self, leg: Any, sender: tuple, receiver: tuple, shared: tuple[Point, Point] | None) -> list[str]:
+    def leg(self, leg: Any, sender: FromEndpoint | FromGateway, receiver: ToGateway | ToDestination,
+            shared: tuple[Point, Point] | None) -> list[str]:
+        """The sentences for one delivered L2 leg: what carried the frame and who took it."""
         net = self.net
         first, last = net.segments[leg.path[0]], net.segments[leg.path[-1]]
         pre, groups = self.movement(leg)
-        if sender[0] == "vm":
-            pre = self.trunk_guest(sender[1], first) + pre
+        if isinstance(sender, FromEndpoint):
+            pre = self.trunk_guest(sender.point, first) + pre
         groups.append([c for c in [self.delivery(leg, receiver)] if c])
         moves = "; ".join(_and(g) for g in groups if g)
         one = len(leg.path) == 1
         if shared is not None:
             return pre + [self.shared(shared[0], shared[1], leg, moves)]
-        if receiver[0] == "gateway":
-            _, device, point, address, is_first = receiver
+        if isinstance(receiver, ToGateway):
+            device, point, address, is_first = receiver.device, receiver.point, receiver.address, receiver.first
             what = f"{'the gateway' if is_first else 'the next hop'} {address} is {device.name}'s"
-            if device.kind == "dlr":
+            if device.kind is DeviceKind.DLR:
                 return pre + [f"{what} interface {self.itf(point)}, and {device.name} has an instance in "
                               f"{self.host(last)}'s kernel, so the frame reaches it without leaving {self.host(last)}"]
-            if device.kind == "router":
+            if device.kind is DeviceKind.ROUTER:
                 where = ", outside the host" if not first.physical else ""
                 if first.physical and one:
                     where = f", in the same VLAN {first.vlan} of {self.sw(first)}"
                 return pre + [f"{what} interface {self.itf(point)}{where}" + (f": {moves}" if moves else "")]
-            if device.kind == "nat":
+            if device.kind is DeviceKind.NAT:
                 return pre + [f"{what} address on {self.sw(last)} in {self.host(last)}: {self.sw(last)} hands it to "
                               f"the NAT service without leaving the host"]
             if one:
@@ -180,10 +187,10 @@ class Narrator:
                               f"hands the frame to {device.name} without leaving {self.host(first)}"]
             return pre + [f"{what} leg {self.itf(point)} on {self.host(last)}: {moves}"]
         if one and first.physical:
-            return pre + [f"{self.sw(first)} delivers it to {self.who(receiver[1])}{self.wire_port(receiver[1])} in "
+            return pre + [f"{self.sw(first)} delivers it to {self.who(receiver.point)}{self.wire_port(receiver.point)} in "
                           f"VLAN {first.vlan}"]
         if one:
-            dst = receiver[1]
+            dst = receiver.point
             pg = self.portgroup(dst)
             on = f" on portgroup {pg}" if pg else ""
             return pre + [f"{self.sw(first)} delivers it to {self.who(dst)}{on} without leaving {self.host(first)}"]
@@ -204,8 +211,8 @@ class Narrator:
         """The first leg of two endpoints in one subnet: why the frame stays in the host or leaves it."""
         net = self.net
         a, b = self.who(src), self.who(dst)
-        sa, sb = net.segments[src.segment], net.segments[dst.segment]
-        both = f"{a} and {b} share subnet {src.iface.network}"
+        sa, sb = net.segment_of(src), net.segment_of(dst)
+        both = f"{a} and {b} share subnet {src.subnet}"
         if len(leg.path) == 1 and sa.physical:
             return f"{both} and sit in VLAN {sa.vlan} of {self.sw(sa)}: one segment, so {self.sw(sa)} delivers it"
         if len(leg.path) == 1 and self.embedded(sa):
@@ -257,13 +264,13 @@ class Narrator:
             data = net.graph.edges[x, y]
             kind = data["kind"]
             sx, sy = net.segments[x], net.segments[y]
-            if kind == "uplink" and not sx.physical:
+            if kind is EdgeKind.UPLINK and not sx.physical:
                 pre += self.teaming(sx, data["pnic"])
                 groups[-1].append(self.exit(sx, sy, data))
                 exit_port, exit_host = data["port"], sx.host
                 self.entered = data["port"]
                 phys, trunks = [y], []
-            elif kind == "uplink":
+            elif kind is EdgeKind.UPLINK:
                 pnic = self.pnic(data["pnic"])
                 if data["port"] == exit_port:
                     if len({net.segments[p].object_id for p in phys}) > 1:
@@ -280,11 +287,11 @@ class Narrator:
                     groups[-1].append(f"comes back in through {pnic}" if sy.host == exit_host
                                       else f"enters {self.host(sy)} through {pnic}")
                 exit_port, exit_host, phys = None, None, []
-            elif kind == "trunk":
+            elif kind is EdgeKind.TRUNK:
                 pa, pb = (net.port[p] for p in data["ports"])
                 trunks.append(f"{pa.name}/{pb.name}")
                 phys.append(y)
-            elif kind == "overlay":
+            elif kind is EdgeKind.OVERLAY:
                 if sy.name.endswith("overlay"):
                     sw = net.typed(sx.object_id, "switch")
                     enc = (sw.encapsulation or Encapsulation.GENEVE).label
@@ -295,16 +302,16 @@ class Narrator:
                                       f"{self.pnic(data['pnic'])}{tag}")
                 else:
                     groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it")
-            elif kind == "bridge":
+            elif kind is EdgeKind.BRIDGE:
                 bridge = net.bridges[data["bridge"]]
                 text = (f"bridged firewall {bridge.vm.name} joins {sx.name} and {sy.name} at L2 (promiscuous mode "
                         f"and forged transmits are accepted on its portgroups)")
                 rule = _rule(leg.checks.get(data["bridge"]))
                 groups.append([text + (f", and {rule}" if rule else "")])
                 groups.append([])
-            elif kind == "patch":
+            elif kind is EdgeKind.PATCH:
                 groups[-1].append(f"the patch between {self.sw(sx)} and {self.sw(sy)} joins them")
-            elif kind == "embedded":
+            elif kind is EdgeKind.EMBEDDED:
                 vf, other = (sx, sy) if self.embedded(sx) else (sy, sx)
                 groups[-1].append(f"{self.sw(vf)} (SR-IOV) passes it between its virtual function and "
                                   f"{self.sw(other)}'s {self.vlan(other) or 'traffic'} inside the NIC, without the wire")
@@ -319,6 +326,7 @@ class Narrator:
         return pre, groups
 
     def crossing(self, phys: list[int], trunks: list[str]) -> str:
+        """How a frame crossed the physical network: the switches and the trunks between them."""
         segs = [self.net.segments[p] for p in phys]
         names = list(dict.fromkeys(self.sw(s) for s in segs))
         vlans = {s.vlan for s in segs}
@@ -388,20 +396,20 @@ class Narrator:
         role = "standby" if chosen.standby else "next active"
         return [_sentence(f"{_and(what)}, so {sw.name} uses its {role} uplink {self.pnic(pnic_id)}")]
 
-    def delivery(self, leg: Any, receiver: tuple) -> str:
+    def delivery(self, leg: Any, receiver: ToGateway | ToDestination) -> str:
         """Who takes the frame at the end of a leg that moved."""
         net = self.net
         if len(leg.path) == 1:
             return ""
         last = net.segments[leg.path[-1]]
-        if receiver[0] == "dest":
-            point = receiver[1]
+        if isinstance(receiver, ToDestination):
+            point = receiver.point
             if last.physical:
                 return f"{self.sw(last)} delivers it to {self.who(point)}{self.wire_port(point)}"
             pg = self.portgroup(point)
             return f"{'portgroup ' + pg if pg else self.sw(last)} delivers it to {self.who(point)}"
-        _, device, point, _, _ = receiver
-        if device.kind in ("router", "dlr"):
+        device, point = receiver.device, receiver.point
+        if device.kind in (DeviceKind.ROUTER, DeviceKind.DLR):
             return ""
         pg = self.portgroup(point)
         return f"{'portgroup ' + pg if pg else self.sw(last)} delivers it to {device.name}"
@@ -413,33 +421,36 @@ class Narrator:
 
     # --- routing -------------------------------------------------------------------------------------------
 
-    def route(self, event: tuple, ahead: tuple | None) -> str:
+    def route(self, event: Routed, ahead: Event | None) -> str:
+        """One gateway routing the packet: where, between what, to which next hop, and its rules' say."""
         net = self.net
-        _, device, in_point, in_seg, out_point, out_seg, next_hop, check, prefix = event
+        device, in_point, in_seg, out_point, out_seg = (event.device, event.in_point, event.in_seg, event.out_point,
+                                                        event.out_seg)
+        next_hop, check, prefix = event.next_hop, event.check, event.prefix
         a, b = net.segments[in_seg], net.segments[out_seg]
         host = self.host(a)
         between = self.between(a, b, in_point, out_point)
-        if device.kind == "router":
+        if device.kind is DeviceKind.ROUTER:
             text = f"{device.name} routes it {between}"
-            if ahead is not None and ahead[0] == "leg" and ahead[1].ok and len(ahead[1].path) > 1:
-                x, y = ahead[1].path[:2]
+            if isinstance(ahead, LegWalked) and ahead.leg.ok and len(ahead.leg.path) > 1:
+                x, y = ahead.leg.path[:2]
                 data = net.graph.edges[x, y]
-                if net.segments[x].physical and data["kind"] == "uplink":
+                if net.segments[x].physical and data["kind"] is EdgeKind.UPLINK:
                     back = data["port"] == self.entered
                     text += (f"; {net.port_switch[data['port']].name} sends the routed frame {'back ' if back else ''}"
                              f"out of {net.port[data['port']].name}" + (f", {_ROUTED_BACK}" if back else ""))
-        elif device.kind == "dlr":
+        elif device.kind is DeviceKind.DLR:
             text = (f"{device.name} routes it {between} in {host}'s kernel (a DLR has an instance on every member "
                     f"host), so routing does not leave {host}")
-        elif device.kind == "nat":
+        elif device.kind is DeviceKind.NAT:
             if out_point is device.points[0]:
-                text = f"{device.name} routes it into {out_point.iface.network}"
+                text = f"{device.name} routes it into {out_point.subnet}"
             else:
                 text = (f"{device.name} on {host} translates the source address to the host's own and sends it out "
                         f"on {host}'s network")
         elif not a.physical and not b.physical and a.host == b.host == device.host:
             legs = f"{self.vlan(a)} and {self.vlan(b)}" if a.vlan is not None and b.vlan is not None \
-                and a.vlan != b.vlan else f"{in_point.iface.network} and {out_point.iface.network}"
+                and a.vlan != b.vlan else f"{in_point.subnet} and {out_point.subnet}"
             text = f"{device.name} has legs in {legs} on {host} and routes between them inside the host"
         else:
             text = f"{device.name} (a VM on {self.net.host_name(device.host)}) routes it {between}"
@@ -450,6 +461,7 @@ class Narrator:
         return text + (f"; {rule}" if rule else "")
 
     def between(self, a: Segment, b: Segment, pa: Point, pb: Point) -> str:
+        """What a route joins: two VLANs, else two subnets, else two switches."""
         if a.vlan is not None and b.vlan is not None and a.vlan != b.vlan:
             return f"from VLAN {a.vlan} to VLAN {b.vlan}"
         if pa.iface is not None and pb.iface is not None and pa.iface.network != pb.iface.network:

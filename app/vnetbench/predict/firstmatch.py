@@ -64,7 +64,7 @@ class FirstMatch:
     action; ``enforced`` marks the keys the list applies at (the others are always allowed), None for all.
     """
 
-    def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool],
+    def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool] | np.ndarray,
                  default_allow: bool, enforced: np.ndarray | None = None) -> None:
         self.n = n
         rules = len(keys)
@@ -190,7 +190,7 @@ class RuleSets:
     point's rules (found in the concatenated sides) are painted over the other side in reverse order, so
     the first match stays. An edit then costs no table build; a full matrix uses ``FirstMatch``."""
 
-    def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool],
+    def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool] | np.ndarray,
                  default_allow: bool, enforced: np.ndarray | None = None) -> None:
         self.n, self.keys, self.others = n, keys, others
         self.allow, self.default = np.asarray(allow, dtype=bool), default_allow
@@ -205,16 +205,16 @@ class RuleSets:
         if side not in self._flat:
             distinct: dict[int, int] = {}
             arrays: list[np.ndarray] = []
-            users: list[list[int]] = []
+            holders: list[list[int]] = []
             for r, points in enumerate(self.keys if side == 0 else self.others):
                 d = distinct.setdefault(id(points), len(arrays))
                 if d == len(arrays):
                     arrays.append(points)
-                    users.append([])
-                users[d].append(r)
+                    holders.append([])
+                holders[d].append(r)
             flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
             owner = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
-            self._flat[side] = (flat, owner, [np.array(u, dtype=np.int64) for u in users])
+            self._flat[side] = (flat, owner, [np.array(u, dtype=np.int64) for u in holders])
         flat, owner, users = self._flat[side]
         found = [users[d] for d in owner[flat == point]]
         return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)

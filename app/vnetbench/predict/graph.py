@@ -51,17 +51,22 @@ class _Edges:
 
 
 class Graph:
+    """An undirected graph with data on its edges: the part of networkx's ``Graph`` the compiled network uses."""
+
     def __init__(self) -> None:
         self.adj: dict[Node, dict[Node, dict[str, Any]]] = {}
 
     def add_node(self, node: Node) -> None:
+        """Add a node (nothing when it is there)."""
         self.adj.setdefault(node, {})
 
     def add_nodes_from(self, nodes: Iterable[Node]) -> None:
+        """Add every node given."""
         for node in nodes:
             self.add_node(node)
 
     def add_edge(self, u: Node, v: Node, **attrs: Any) -> None:
+        """Join two nodes (adding them), merging ``attrs`` into the edge's data."""
         data = self.adj.setdefault(u, {}).get(v, {})
         data.update(attrs)
         self.adj[u][v] = data
@@ -69,6 +74,7 @@ class Graph:
 
     @property
     def edges(self) -> _Edges:
+        """The edges, as networkx reads them: ``edges(nodes, data=True)`` and ``edges[u, v]``."""
         return _Edges(self.adj)
 
     def subgraph(self, nodes: Iterable[Node]) -> Graph:
@@ -140,6 +146,7 @@ shortest_path = bidirectional_shortest_path
 
 
 def node_connected_component(g: Graph, node: Node) -> set[Node]:
+    """The nodes reachable from ``node`` (itself included)."""
     seen = {node}
     level = [node]
     while level:

@@ -8,6 +8,7 @@ from ..model.objects import MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
 from . import decide
 from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
+from .kinds import EdgeKind
 from .network import Point
 from .walkbase import WalkerBase
 
@@ -36,7 +37,8 @@ class L2Reasons(WalkerBase):
         if problems:
             return "; ".join(problems)
         sw = net.typed(sa.object_id, "switch")
-        if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT and sa.object_id == sb.object_id:
+        if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT and sa.object_id == sb.object_id \
+                and sa.host is not None and sb.host is not None:
             return self._overlay_reason(sw, sa.host, sb.host)
         missing = self._missing_trunks(a, b)
         if missing:
@@ -49,16 +51,18 @@ class L2Reasons(WalkerBase):
         if net.segments[seg_id].physical:
             return seg_id
         for _, peer, data in net.graph.edges(seg_id, data=True):
-            if data["kind"] == "uplink":
+            if data["kind"] is EdgeKind.UPLINK:
                 return peer
         return None
 
-    def _overlay_reason(self, sw, host_a: str | None, host_b: str | None) -> str:
+    def _overlay_reason(self, sw, host_a: str, host_b: str) -> str:
         """Why two hosts' instances of an NSX segment are not joined: their tunnel endpoints do not reach each
         other, because the physical network does not carry the transport VLAN between their transport pNICs."""
         net = self.net
         wa, wb = net.transports[host_a], net.transports[host_b]
         ta, tb = net.tep_segment(host_a), net.tep_segment(host_b)
+        # instances without a problem sit on hosts with a working tunnel endpoint (else their problems are the reason)
+        assert ta is not None and tb is not None and wa.pnic is not None and wb.pnic is not None
         why = self._missing_trunks(ta, tb) or [f"no L2 path joins {net.segments[ta].name} and {net.segments[tb].name}"]
         vlan = f"VLAN {wa.vlan}" if wa.tag is not None else f"untagged frames (VLAN {wa.vlan} on the wire)"
         return (f"{sw.name} joins {net.host_name(host_a)} and {net.host_name(host_b)} through the NSX overlay, but "
@@ -74,7 +78,7 @@ class L2Reasons(WalkerBase):
         if wa is None or wb is None:
             return []
         pa, pb = net.segments[wa], net.segments[wb]
-        if pa.vlan != pb.vlan:
+        if pa.vlan != pb.vlan or pa.vlan is None:   # (physical segments have their VLAN)
             return [f"{net.segments[a].name} reaches {pa.name} but {net.segments[b].name} reaches {pb.name}"]
         try:
             path = nx.shortest_path(net.switch_graph, pa.object_id, pb.object_id)
@@ -98,7 +102,7 @@ class L2Reasons(WalkerBase):
         nic = net.index.get(point.nic)
         if pg is None or pg.vlan.mode is not VlanMode.TRUNK or getattr(nic, "guest_vlan", 1) is not None:
             return []
-        seg = net.segments[point.segment]
+        seg = net.segment_of(point)
         here = f"VLAN {seg.vlan}" if seg.vlan is not None else "VLAN none (untagged)"
         there = net.segments[target].vlan if target is not None else None
         other = f", not in VLAN {there} where the other end is" if there is not None and there != seg.vlan else ""

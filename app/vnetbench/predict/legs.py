@@ -8,6 +8,7 @@ from ..model.objects import Encapsulation
 from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
 from .capacity import CapacityWalker
 from .decide import IN_HOST, PHYSICAL, judges
+from .kinds import EdgeKind
 from .l2reasons import L2Reasons
 from .result import Hop, HopKind
 from .rules import Party
@@ -19,6 +20,7 @@ class LegWalker(L2Reasons, CapacityWalker):
 
     def leg(self, a: int, b: int, src: Party, dst: Party, proto: str | None, port: int | None,
             reply: bool = False) -> Leg:
+        """L2 delivery from segment ``a`` to ``b``: the shortest way over the segment graph, with what it crosses."""
         net = self.net
         sa = net.segments[a]
         code = self.l2_code(a, b)
@@ -45,7 +47,7 @@ class LegWalker(L2Reasons, CapacityWalker):
             nxt = path[i + 1]
             data = net.graph.edges[node, nxt]
             kind = data["kind"]
-            if kind == "uplink":
+            if kind is EdgeKind.UPLINK:
                 pnic = net.pnic[data["pnic"]]
                 port_obj = net.port[data["port"]]
                 pnic_hop = Hop(HopKind.PNIC, pnic.id, f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}",
@@ -66,7 +68,7 @@ class LegWalker(L2Reasons, CapacityWalker):
                     leg.reason = (f"{port_obj.name} of {net.port_switch[port_obj.id].name} would have to send the "
                                   f"frame back out of the port it came in on, and it has no hairpin")
                     return leg
-            elif kind == "trunk":
+            elif kind is EdgeKind.TRUNK:
                 pa, pb = (net.port[p] for p in data["ports"])
                 if net.port_switch[pa.id].id != seg.object_id:
                     pa, pb = pb, pa
@@ -76,7 +78,7 @@ class LegWalker(L2Reasons, CapacityWalker):
                 if data.get("speed"):
                     leg.capacity.append((data["speed"] * self.cal.pnic_efficiency, f"trunk {pa.name}/{pb.name}", None,
                                          pa.id))
-            elif kind == "overlay":
+            elif kind is EdgeKind.OVERLAY:
                 pnic = net.pnic[data["pnic"]]
                 name = f"{net.host_name(net.host_of_pnic[pnic.id])}/{pnic.name}"
                 leg.hops.append(Hop(HopKind.PNIC, pnic.id, name, "overlay transport"))
@@ -89,7 +91,7 @@ class LegWalker(L2Reasons, CapacityWalker):
                 leg.pnics.append(pnic.id)
                 leg.capacity.append((pnic.speed_mbps * self.cal.pnic_efficiency, name, None, pnic.id))
                 leg.latency += self.cal.latency("pnic") + self.cal.latency("overlay")
-            elif kind == "bridge":
+            elif kind is EdgeKind.BRIDGE:
                 bridge = net.bridges[data["bridge"]]
                 vm = bridge.vm
                 leg.hops.append(Hop(HopKind.FIREWALL, vm.id, vm.name, "bridged"))

@@ -21,6 +21,7 @@ from ..model.forwarding import STANDARD_MTU
 from ..model.objects import Topology, VmRole
 from ..model.validate import ERROR, WARNING, Problem, run_alone, validate
 from .engine import Engine
+from .kinds import DeviceKind
 from .network import Network, Point
 
 #: At most this many groups of endpoints (same domain, subnet and gateway) are walked pairwise for asymmetry.
@@ -40,6 +41,7 @@ def check(topology: Topology) -> list[Problem]:
 
 
 def lint(topology: Topology) -> list[Problem]:
+    """The prediction's warnings about a design: colliding addresses, odd subnets, next hops, asymmetry, jumbo frames."""
     return _Linter(Engine(topology)).run()
 
 
@@ -51,7 +53,7 @@ class _Linter:
 
     def run(self) -> list[Problem]:
         points = [p for pts in self.net.points.values() for p in pts if p.segment is not None and p.iface]
-        points += [p for d in self.net.devices if d.kind == "router" for p in d.points
+        points += [p for d in self.net.devices if d.kind is DeviceKind.ROUTER for p in d.points
                    if p.segment is not None and p.iface]
         for what, lint_check in (("addresses colliding", lambda: self.collisions(points)),
                                  ("subnets in a layer-2 domain", lambda: self.subnets(points)),
@@ -67,16 +69,16 @@ class _Linter:
         self.problems.append(Problem(severity, path, obj_id, message, hint))
 
     def domain(self, point: Point) -> int:
-        return self.net.segments[point.segment].domain
+        return self.net.segment_of(point).domain
 
     def collisions(self, points: list[Point]) -> None:
-        seen: dict[tuple[int, ipaddress.IPv4Address], Point] = {}
+        seen: dict[tuple[int, ipaddress.IPv4Address | None], Point] = {}
         for p in points:
             first = seen.setdefault((self.domain(p), p.ip), p)
             if first is not p and first.segment != p.segment:  # one segment: validation says so already
                 self.add(ERROR, p, "ip", f"{p.name} has the address {p.ip}, which {first.name} has too, in the "
-                         f"same layer-2 domain ({self.net.segments[first.segment].name} and "
-                         f"{self.net.segments[p.segment].name} are joined)",
+                         f"same layer-2 domain ({self.net.segment_of(first).name} and "
+                         f"{self.net.segment_of(p).name} are joined)",
                          "give each interface in a layer-2 domain its own address")
 
     def subnets(self, points: list[Point]) -> None:
@@ -84,25 +86,25 @@ class _Linter:
         for p in points:
             by_domain.setdefault(self.domain(p), []).append(p)
         for members in by_domain.values():
-            counts = Counter(p.iface.network for p in members)
+            counts = Counter(p.subnet for p in members)
             if len(counts) < 2:
                 continue
             (usual, n), (_, runner_up) = counts.most_common(2)
             if n == runner_up:
                 continue  # no clear majority: several subnets on one VLAN may be on purpose
             for p in members:
-                if p.iface.network != usual and self.net.typed(p.owner, "vm") is not None:
-                    self.add(WARNING, p, "ip", f"{p.name} is in {p.iface.network}, but the rest of its layer-2 "
-                             f"domain ({self.net.segments[p.segment].name}) is in {usual}, so it reaches them only "
+                if p.subnet != usual and self.net.typed(p.owner, "vm") is not None:
+                    self.add(WARNING, p, "ip", f"{p.name} is in {p.subnet}, but the rest of its layer-2 "
+                             f"domain ({self.net.segment_of(p).name}) is in {usual}, so it reaches them only "
                              f"through a router", f"give it an address in {usual}, or move it to the VLAN of "
-                             f"{p.iface.network}")
+                             f"{p.subnet}")
 
     def next_hops(self) -> None:
         """A router's route must point at an address it reaches on one of its own networks. A router VM's
         one route is its vNIC gateway: a gateway nothing owns (an upstream router not drawn yet, a normal
         sketch) is validation's to report; one that is owned but out of reach is reported on the vNIC."""
         for device in self.net.devices:
-            if device.kind != "router":
+            if device.kind is not DeviceKind.ROUTER:
                 continue
             router = self.net.typed(device.id, "physical_router")
             for k, (prefix, via) in enumerate(device.routes):
@@ -169,10 +171,10 @@ class _Linter:
         walker = self.engine.walker
         for vm in self.net.topology.vms:
             for nic in self.net.points.get(vm.id, ()):
-                if nic.segment is None or nic.iface is None or (nic.mtu or 0) <= STANDARD_MTU:
+                if nic.segment is None or nic.iface is None or nic.mtu is None or nic.mtu <= STANDARD_MTU:
                     continue
                 for host_id, host in hosts:
-                    if host.iface.network != nic.iface.network or self.domain(host) != self.domain(nic):
+                    if host.subnet != nic.iface.network or self.domain(host) != self.domain(nic):
                         continue
                     mtu, at = walker.flow(vm.id, host_id, "icmp", None).mtu
                     if mtu is not None and mtu < nic.mtu:

@@ -26,6 +26,8 @@ T = TypeVar("T")
 
 
 class LiveMatrix:
+    """A matrix that follows a document: edits are collected and applied to the engine when the matrix is asked for."""
+
     def __init__(self, document: Document) -> None:
         self.document = document
         self._engine: Engine | None = None

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.objects import VmRole
+from .kinds import DeviceKind
 from .network import Point
 from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
@@ -74,15 +75,18 @@ class Matrix:
         return cached
 
     def verdict(self, src_id: str, dst_id: str) -> Verdict:
+        """The verdict from one endpoint to another (the classes' cell)."""
         i, j = self._pos(src_id), self._pos(dst_id)
         ci, cj = self.classes[i], self.classes[j]
         return VERDICTS[self.self_table[ci] if i == j else self.table[ci, cj]]
 
     def prediction(self, src_id: str, dst_id: str) -> Prediction:
+        """One pair's full prediction with its story, walked on demand."""
         self._pos(src_id), self._pos(dst_id)
         return self.engine_walker.flow(src_id, dst_id, explain=True)
 
     def rows(self) -> Iterator[tuple[str, str, Verdict]]:
+        """Every ordered pair with its verdict, row by row."""
         for i, src in enumerate(self.endpoints):
             row = self.table[self.classes[i]][self.classes]
             for j, dst in enumerate(self.endpoints):
@@ -135,7 +139,7 @@ class _Keys:
         for rule in rules:
             for spec in (rule.src, rule.dst):
                 parsed = parse_spec(spec)
-                if parsed.lo is not None:
+                if parsed.lo is not None and parsed.hi is not None:
                     self.networks.add((parsed.lo, 32 - (parsed.hi - parsed.lo).bit_length()))
                 elif not parsed.everything:
                     self.names.add(parsed.name)
@@ -176,6 +180,7 @@ class MatrixBuilder:
     # --- full build ------------------------------------------------------------------------------
 
     def build(self) -> Matrix:
+        """The whole matrix from scratch: endpoints, their classes and every cell."""
         net = self.net
         self.endpoints = [vm.id for vm in net.topology.vms] + [ph.id for ph in net.topology.physical_hosts]
         self.position = {e: i for i, e in enumerate(self.endpoints)}
@@ -287,9 +292,9 @@ class MatrixBuilder:
         usable = [p for p in net.points.get(eid, ()) if p.segment is not None and p.iface is not None]
         if not usable:
             return DEAD
-        nat = {p.segment for d in net.devices if d.kind == "nat" for p in d.points}
-        nat_gw = {p.ip for d in net.devices if d.kind == "nat" for p in d.points if p.ip}
-        if any(net.segments[p.segment].has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable):
+        nat = {p.segment for d in net.devices if d.kind is DeviceKind.NAT for p in d.points}
+        nat_gw = {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip}
+        if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable):
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 
@@ -435,7 +440,7 @@ class MatrixBuilder:
             if len(sel):
                 (f, s), (r, rs) = vec.flows(np.array([x]), pts[sel], False), vec.flows(pts[sel], np.array([x]), True)
                 out_f[sel], back_f[sel] = f[0], r[:, 0]
-                if s is not None:
+                if s is not None and rs is not None:
                     out_s[sel], back_s[sel] = s[0], rs[:, 0]
         # c as destination: the sender tries c's interfaces in a subnet it shares first, the first that delivers
         cand = np.full((len(idx), n), UNREACH, dtype=np.int8)
@@ -522,15 +527,15 @@ class MatrixBuilder:
         np.subtract.at(untouched, self.members[list(touched)], 1)
         moving, into = [], []
         for key, idx in groups.items():
-            c = self.class_of.get(key)
-            if c is None or untouched[c] == 0:   # else its cells hold for every endpoint with that key
-                c = self._new_class(key, idx[0], self._kind(self.endpoints[idx[0]]))
-                fresh.append(c)
+            found = self.class_of.get(key)
+            if found is None or untouched[found] == 0:   # else its cells hold for every endpoint with that key
+                found = self._new_class(key, idx[0], self._kind(self.endpoints[idx[0]]))
+                fresh.append(found)
             moving += idx
-            into += [c] * len(idx)
+            into += [found] * len(idx)
         self._assign(moving, np.array(into, dtype=np.int32))
-        for c in np.flatnonzero((self.count[:self.k] > 0) & (self.members[self.reps[:self.k]] != np.arange(self.k))):
-            self.reps[c] = int(np.flatnonzero(self.members == c)[0])   # the representative left
+        for left in np.flatnonzero((self.count[:self.k] > 0) & (self.members[self.reps[:self.k]] != np.arange(self.k))):
+            self.reps[left] = int(np.flatnonzero(self.members == left)[0])   # the representative left
         live = np.flatnonzero(self.count[:self.k] > 0).tolist()
         fresh = [c for c in fresh if self.count[c]]
         self._fill_singles([c for c in fresh if self.kinds[c] == SINGLE], [c for c in live if self.kinds[c] == SINGLE])

@@ -34,6 +34,7 @@ from ..model.forwarding import (
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 from . import graph
+from .kinds import IN_HOST_EDGES, DeviceKind, EdgeKind
 
 
 
@@ -53,6 +54,7 @@ _NETWORKS: dict[tuple[int, int], ipaddress.IPv4Network] = {}
 
 
 def make_iface(value: int, prefix: int) -> Iface:
+    """An interface from an address as a number and a prefix length, shared between equal ones (big designs hold many)."""
     mask = (0xFFFFFFFF << (32 - prefix)) & 0xFFFFFFFF
     key = (value & mask, prefix)
     network = _NETWORKS.get(key)
@@ -69,7 +71,7 @@ class Segment:
     name: str
     host: str | None
     physical: bool
-    object_id: str | None          # the switch (virtual) or physical switch it lives in
+    object_id: str                 # the switch (virtual) or physical switch it lives in (a host: its tunnel endpoint)
     vlan: int | None = None
     local: int = -1                # in-host group id
     domain: int = -1               # L2 domain id
@@ -98,6 +100,13 @@ class Point:
     def __post_init__(self) -> None:
         self.ip = self.iface.ip if self.iface is not None else None
 
+    @property
+    def subnet(self) -> ipaddress.IPv4Network:
+        """The subnet of an interface with an address; asking a point without one is a bug (ValueError)."""
+        if self.iface is None:
+            raise ValueError(f"{self.name} has no IPv4 address")
+        return self.iface.network
+
 
 @dataclass
 class Device:
@@ -105,7 +114,7 @@ class Device:
 
     id: str
     name: str
-    kind: str                                   # "router", "firewall", "dlr", "nat"
+    kind: DeviceKind
     points: list[Point] = field(default_factory=list)
     routes: list[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
@@ -150,6 +159,7 @@ def parse_if(text: str | None) -> Iface | None:
 
 
 def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
+    """The address of ``a.b.c.d`` or ``a.b.c.d/len``; None for no text."""
     if not text:
         return None
     value = _quad(text.strip().split("/")[0])
@@ -190,8 +200,9 @@ class Network:
 
     # --- segments ----------------------------------------------------------------------------------
 
-    def segment(self, key: Any, name: str, host: str | None, physical: bool, object_id: str | None,
+    def segment(self, key: Any, name: str, host: str | None, physical: bool, object_id: str,
                 vlan: int | None) -> int:
+        """The id of the segment with this key, made on first use."""
         seg_id = self._seg_by_key.get(key)
         if seg_id is None:
             seg_id = len(self.segments)
@@ -200,7 +211,14 @@ class Network:
             self.graph.add_node(seg_id)
         return seg_id
 
+    def segment_of(self, point: Point) -> Segment:
+        """The segment a point sits on; asking for a point on none (it has a ``problem``) is a bug (ValueError)."""
+        if point.segment is None:
+            raise ValueError(f"{point.name} sits on no segment")
+        return self.segments[point.segment]
+
     def phys_segment(self, ps: PhysicalSwitch, vlan: int) -> int:
+        """The segment of one VLAN of a physical switch."""
         return self.segment(("phys", ps.id, vlan), f"{ps.name} VLAN {vlan}", None, True, ps.id, vlan)
 
     def typed(self, obj_id: str | None, kind: str) -> Any:
@@ -208,9 +226,11 @@ class Network:
         return self.index.get(obj_id) if self.index.kind(obj_id) == kind else None
 
     def name_of(self, obj_id: str | None) -> str:
+        """What a person calls an object: its name, else its id."""
         return self.fabric.name_of(obj_id)
 
     def host_name(self, host_id: str | None) -> str:
+        """A host's name."""
         return self.name_of(host_id)
 
     def switch_segment(self, key: SegmentKey, extra_label: str = "") -> int:
@@ -241,7 +261,7 @@ class Network:
 
     def _attach(self, seg_id: int, wire: Wire, key: SegmentKey | None = None) -> None:
         """Join a segment to the physical switch VLAN its wire lands in (or record why it does not)."""
-        if wire.pnic is None:
+        if wire.pnic is None or wire.port is None or wire.vlan is None:   # (a wire with a pNIC has both)
             self.segments[seg_id].problems.extend(wire.problems)
             return
         port = wire.port
@@ -252,7 +272,7 @@ class Network:
         att = self._att_ids.setdefault((port.id, wire.vlan), len(self._att_ids))
         if att == len(self.attachments):
             self.attachments.append((port.id, wire.vlan))
-        self.graph.add_edge(seg_id, phys, kind="uplink", pnic=wire.pnic, port=port.id, attachment=att,
+        self.graph.add_edge(seg_id, phys, kind=EdgeKind.UPLINK, pnic=wire.pnic, port=port.id, attachment=att,
                             tag=wire.tag, hairpin=returns_through(port) and reflect)
 
     # --- compile -----------------------------------------------------------------------------------
@@ -320,11 +340,11 @@ class Network:
     def _add_device(self, device: Device) -> None:
         self.devices.append(device)
         for point in device.points:
-            if point.iface is not None:
+            if point.ip is not None:
                 self.by_address.setdefault(point.ip, []).append((device, point))
 
     def _router(self, router: PhysicalRouter) -> None:
-        device = Device(router.id, router.name, "router")
+        device = Device(router.id, router.name, DeviceKind.ROUTER)
         l3sw = self.typed(router.switch, "physical_switch")
         for itf in router.interfaces:
             name = f"{router.name}/{itf.name}"
@@ -344,19 +364,20 @@ class Network:
         fwd = vm.forwarding
         points = self.points[vm.id]
         if fwd.mode is ForwardMode.BRIDGED:
-            legs = [p for p in points if p.segment is not None]
+            legs = [(p.nic, p.segment) for p in points if p.segment is not None]
             if len(legs) < 2:
                 return
-            a, b = legs[0], legs[1]
-            problems = [p for leg in (a, b) for p in self.fabric.bridging_problems(vm, self.index.get(leg.nic))]
+            (a_nic, a), (b_nic, b) = legs[0], legs[1]
+            problems = [p for nic in (a_nic, b_nic) for p in self.fabric.bridging_problems(vm, self.index.get(nic))]
             why = (f"security policy: {'; '.join(problems)}, so bridged {vm.name} cannot pass frames between "
                    f"its legs" if problems else "")
-            bridge = Bridge(vm, a.segment, b.segment, not problems, why)
+            bridge = Bridge(vm, a, b, not problems, why)
             self.bridges.append(bridge)
-            if a.segment != b.segment:
-                self.graph.add_edge(a.segment, b.segment, kind="bridge", bridge=len(self.bridges) - 1)
+            if a != b:
+                self.graph.add_edge(a, b, kind=EdgeKind.BRIDGE, bridge=len(self.bridges) - 1)
             return
-        kind = "firewall" if vm.role is VmRole.FIREWALL else ("edge" if vm.role is VmRole.NSX_EDGE else "router")
+        kind = DeviceKind.FIREWALL if vm.role is VmRole.FIREWALL else \
+            DeviceKind.EDGE if vm.role is VmRole.NSX_EDGE else DeviceKind.ROUTER
         device = Device(vm.id, vm.name, kind, points=list(points), rules=list(fwd.rules),
                         default_policy=fwd.default_policy, stateful=fwd.stateful, host=vm.host,
                         nic_types=tuple(p.nic_type or "" for p in points))
@@ -368,7 +389,7 @@ class Network:
 
     def _dlr(self, dlr: Any) -> None:
         """A DLR's interfaces sit on every member host; the walk picks the instance on the frame's host."""
-        device = Device(dlr.id, dlr.name, "dlr")
+        device = Device(dlr.id, dlr.name, DeviceKind.DLR)
         for itf in dlr.interfaces:
             obj, kind = self.index.get(itf.network), self.index.kind(itf.network)
             sw = self.index.parent(itf.network) if kind == "portgroup" else obj
@@ -405,7 +426,7 @@ class Network:
                 if p.segment == inside_seg and p.iface is not None and inside_ip in p.iface.network:
                     net = p.iface.network
         iface = make_iface(int(inside_ip), net.prefixlen if net else 24)
-        device = Device(f"{sw.id}", f"{sw.name} NAT", "nat", host=host)
+        device = Device(f"{sw.id}", f"{sw.name} NAT", DeviceKind.NAT, host=host)
         device.points.append(Point(inside_seg, iface, None, sw.id, sw.id, f"{sw.name} NAT inside"))
         wire = self.fabric.nat_wire(sw)
         pnic = self.pnic.get(wire.pnic) if wire.pnic else None
@@ -427,7 +448,7 @@ class Network:
         for ka, kb in self.fabric.patched_segments(list(self._key_of.values())):
             patched.add_edge(self.switch_segment(ka), self.switch_segment(kb))
         for a, b in patched.edges():
-            self.graph.add_edge(a, b, kind="patch")
+            self.graph.add_edge(a, b, kind=EdgeKind.PATCH)
         for group in graph.connected_components(patched):   # why frames do not leave, whichever bridge holds the uplink
             problems = list(dict.fromkeys(p for s in sorted(group) for p in self.segments[s].problems))
             for s in group:
@@ -440,7 +461,7 @@ class Network:
                 continue
             for other, wire in self.wires.items():
                 if self._key_of[other].switching is Switching.VIRTUAL and shares_embedded_switch(vf_wire, wire):
-                    self.graph.add_edge(vf, other, kind="embedded", pnic=vf_wire.pnic)
+                    self.graph.add_edge(vf, other, kind=EdgeKind.EMBEDDED, pnic=vf_wire.pnic)
 
     def _trunks(self) -> None:
         """Cables between physical switches extend the VLANs that cross them both ways (``trunk_vlan``),
@@ -460,7 +481,7 @@ class Network:
 
     def _follow_trunks(self, starts: list[Segment]) -> None:
         """Join the physical VLANs of ``starts`` to the switches beyond their trunks, and those onwards."""
-        todo = [(s.object_id, s.vlan) for s in starts if s.physical]
+        todo = [(s.object_id, s.vlan) for s in starts if s.physical and s.vlan is not None]   # (physical: always)
         while todo:
             ps_id, vlan = todo.pop()
             for here, there, speed in self._cables.get(ps_id, ()):
@@ -470,7 +491,7 @@ class Network:
                 far = self.port_switch[there.id]
                 known = ("phys", far.id, other) in self._seg_by_key   # then followed already, or to be
                 self.graph.add_edge(self.phys_segment(self.port_switch[here.id], vlan), self.phys_segment(far, other),
-                                    kind="trunk", ports=(here.id, there.id), speed=speed)
+                                    kind=EdgeKind.TRUNK, ports=(here.id, there.id), speed=speed)
                 if not known:
                     todo.append((far.id, other))
 
@@ -488,6 +509,7 @@ class Network:
                 self._attach(tep, wire)
 
     def tep_segment(self, host: str | None) -> int | None:
+        """The segment of a host's NSX tunnel endpoint, if it has one."""
         return self._seg_by_key.get(("tep", host))
 
     def transport_mtu(self, host_a: str | None, host_b: str | None) -> tuple[int, str]:
@@ -497,11 +519,11 @@ class Network:
         limits: list[tuple[int, str]] = []
         for x, y in zip(path, path[1:]):
             data = self.graph.edges[x, y]
-            if data["kind"] == "uplink":
+            if data["kind"] is EdgeKind.UPLINK:
                 port = self.port[data["port"]]
                 limits += [(self.pnic[data["pnic"]].mtu, self.fabric.pnic_label(data["pnic"])),
                            (port.mtu, self.fabric.port_label(port))]
-            elif data["kind"] == "trunk":
+            elif data["kind"] is EdgeKind.TRUNK:
                 limits += [(self.port[p].mtu, self.fabric.port_label(self.port[p])) for p in data["ports"]]
         return min(limits, key=lambda m: m[0])
 
@@ -515,17 +537,17 @@ class Network:
             for s in list(self.segments):
                 if s.object_id != sw.id or s.physical:
                     continue
-                wire = self.transports.get(s.host)
-                if wire is None or wire.pnic is None:
+                wire = self.transports.get(s.host) if s.host is not None else None
+                tep = self.tep_segment(s.host)
+                if wire is None or wire.pnic is None or tep is None:   # (a host's wire comes with its endpoint)
                     s.problems.extend(wire.problems if wire else ())
                     continue
-                tep = self.tep_segment(s.host)
                 if tep not in component:
                     nodes = graph.node_connected_component(self.graph, tep)
                     first = min(nodes)
                     component.update((n, first) for n in nodes)
                 hub = self.segment(("overlay", sw.id, component[tep]), f"{sw.name} overlay", None, False, sw.id, None)
-                self.graph.add_edge(s.id, hub, kind="overlay", pnic=wire.pnic)
+                self.graph.add_edge(s.id, hub, kind=EdgeKind.OVERLAY, pnic=wire.pnic)
 
     def refresh(self, vm_ids: set[str]) -> bool:
         """Recompute these VMs' interfaces after an edit that moved only them (a portgroup's VLAN, a vNIC's
@@ -569,7 +591,7 @@ class Network:
         for seg_id in new:
             seg = self.segments[seg_id]
             seg.local, next_label = next_label, next_label + 1
-            uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] == "uplink"]
+            uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] is EdgeKind.UPLINK]
             seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
         for group in graph.connected_components(self.graph.subgraph(new)):
             old = {self.segments[peer].id for s in group for peer in self.graph[s] if peer < before}
@@ -590,7 +612,7 @@ class Network:
         local_graph = graph.Graph()
         local_graph.add_nodes_from(range(len(self.segments)))
         for a, b, data in self.graph.edges(data=True):
-            if data["kind"] in ("bridge", "patch", "embedded"):
+            if data["kind"] in IN_HOST_EDGES:
                 local_graph.add_edge(a, b)
         for gid, comp in enumerate(graph.connected_components(local_graph)):
             atts = set()
@@ -600,14 +622,14 @@ class Network:
                 if self.segments[s].physical:
                     hairpin = True  # a physical segment is the switch itself, not something behind a port
                 for _, peer, data in self.graph.edges(s, data=True):
-                    if data["kind"] == "uplink":
+                    if data["kind"] is EdgeKind.UPLINK:
                         atts.add(data["attachment"])
                         hairpin |= data["hairpin"]
             att = next(iter(atts)) if len(atts) == 1 and not hairpin else -1
             for s in comp:
                 self.segments[s].attachment = att
         for did, comp in enumerate(graph.connected_components(self.graph)):
-            bridged = any(d["kind"] == "bridge" for _, _, d in self.graph.edges(comp, data=True))
+            bridged = any(d["kind"] is EdgeKind.BRIDGE for _, _, d in self.graph.edges(comp, data=True))
             for s in comp:
                 self.segments[s].domain = did
                 self.segments[s].has_bridge = bridged

@@ -39,6 +39,7 @@ def pnic_names(trace: Trace) -> list[str]:
 
 
 def largest_packet(mtu: int | None, where: str) -> str:
+    """The largest packet in words, and where one byte more is dropped."""
     if mtu is None:
         return ""
     return f"{mtu} bytes" + (f"; one byte more is dropped at {where}" if where else "")
@@ -50,6 +51,7 @@ SENDERS = {"physical": "physical host", "tap_bridge": "qemu guest on tap + bridg
 
 
 def estimate(trace: Trace) -> str:
+    """A trace's estimate in words: throughput, latency, packet rate and where the figures come from."""
     est = trace.estimate
     parts = []
     if est.throughput_mbps is not None:

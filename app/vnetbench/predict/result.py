@@ -27,6 +27,7 @@ class Verdict(StrEnum):
 
     @property
     def delivered(self) -> bool:
+        """Whether the traffic gets there (every verdict but blocked and unreachable)."""
         return self not in (Verdict.BLOCKED, Verdict.UNREACHABLE)
 
 
@@ -64,6 +65,7 @@ class Hop:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Hop:
+        """A hop read back from ``to_dict``'s data (stored predictions)."""
         return cls(HopKind(data["kind"]), data["object_id"], data["name"], data.get("detail", ""))
 
 
@@ -114,10 +116,12 @@ class Step:
     detail: FilterDetail | RouteDetail
 
     def to_dict(self) -> dict[str, Any]:
+        """The step as JSON-ready data."""
         return {"kind": str(self.kind), "object_id": self.object_id, "name": self.name, "detail": asdict(self.detail)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Step:
+        """A step read back from ``to_dict``'s data."""
         kind = StepKind(data["kind"])
         detail = (FilterDetail if kind is StepKind.FILTER else RouteDetail)(**data["detail"])
         return cls(kind, data["object_id"], data["name"], detail)
@@ -125,6 +129,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Estimate:
+    """What one direction probably carries: throughput, latency, packet rate, the bottleneck and the sources."""
+
     throughput_mbps: float | None
     latency_us: float | None
     bottleneck: str
@@ -190,13 +196,16 @@ class Trace:
 
     @property
     def crosses_pnic(self) -> bool:
+        """Whether the direction leaves a host through a pNIC."""
         return bool(self.pnics)
 
     @property
     def routed(self) -> bool:
+        """Whether a gateway routed the direction."""
         return bool(self.routed_by)
 
     def to_dict(self) -> dict[str, Any]:
+        """The trace as JSON-ready data."""
         data = asdict(self)
         data["verdict"] = str(self.verdict)
         data["hops"] = [{**h, "kind": str(h["kind"])} for h in data["hops"]]
@@ -207,6 +216,7 @@ class Trace:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """A trace read back from ``to_dict``'s data (older files without steps too)."""
         return cls(data["src"], data["dst"], Verdict(data["verdict"]), tuple(Hop.from_dict(h) for h in data["hops"]),
                    tuple(data["pnics"]), tuple(data["routed_by"]), tuple(data["rules"]), tuple(data["segments"]),
                    tuple(data["reasons"]), Estimate.from_dict(data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""),
@@ -234,6 +244,7 @@ class Prediction:
         return min(limits, key=lambda m: m[0]) if limits else (None, "")
 
     def to_dict(self) -> dict[str, Any]:
+        """The prediction as JSON-ready data (the CLI's --json and the run store)."""
         return {
             "src": self.forward.src,
             "dst": self.forward.dst,
@@ -246,6 +257,7 @@ class Prediction:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Prediction:
+        """A prediction read back from ``to_dict``'s data."""
         flow = data.get("flow") or {"src": data["src"], "dst": data["dst"]}
         return cls(Trace.from_dict(data["forward"]), Trace.from_dict(data["reverse"]), Verdict(data["verdict"]),
                    tuple(data["reasons"]), Flow(**flow))
@@ -283,6 +295,7 @@ class PairChange:
     what: tuple[str, ...]
 
     def to_dict(self) -> dict:
+        """The change of one pair as JSON-ready data."""
         return {"src": self.src, "dst": self.dst,
                 "before": str(self.before) if self.before else None,
                 "after": str(self.after) if self.after else None,

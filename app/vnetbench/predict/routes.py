@@ -23,6 +23,7 @@ import numpy as np
 
 from . import decide
 from .decide import IN_HOST, PHYSICAL, Prefixes
+from .kinds import DeviceKind
 from .network import Device, Point
 from .rules import Decision, Party
 from .walk import Leg, Walk, Walker
@@ -33,6 +34,7 @@ LOST, STOPPED, DELIVERED = 0, 1, 2
 
 
 def network_key(network: ipaddress.IPv4Network) -> tuple[int, int]:
+    """A network as (first address, prefix length): the key route tables sort and compare."""
     return int(network.network_address), network.prefixlen
 
 
@@ -41,7 +43,7 @@ def routed_networks(devices: list[Device]) -> set[tuple[int, int]]:
     out: set[tuple[int, int]] = set()
     for device in devices:
         out.update(network_key(p.iface.network) for p in device.points if p.iface is not None)
-        out.update((int(p.ip), 32) for p in device.points if p.iface is not None)
+        out.update((int(p.ip), 32) for p in device.points if p.ip is not None)
         out.update(network_key(prefix) for prefix, _ in device.routes)
     return out
 
@@ -128,7 +130,8 @@ class RoutedWay:
     def start(self, point: Point) -> tuple[int, int]:
         """(start, whether the leg to the gateway crosses a pNIC) for a point sending off its subnet; start -1
         when it has no usable gateway (no gateway, outside its subnet, nobody has it, no L2 way to it)."""
-        if point.gateway is None or point.iface is None or point.gateway not in point.iface.network:
+        if point.gateway is None or point.iface is None or point.segment is None \
+                or point.gateway not in point.iface.network:
             return -1, 0
         cached = self._entries.get((point.segment, point.gateway))
         if cached is not None:
@@ -136,11 +139,11 @@ class RoutedWay:
         walker = self.walker
         entry = walker.gateway_entry(Walk("", ""), point.segment, point.gateway)
         found = (-1, 0)
-        if entry is not None and entry[0].kind != "nat":   # NAT users are walked pair by pair (scalar)
+        if entry is not None and entry[0].kind is not DeviceKind.NAT:   # NAT users are walked pair by pair (scalar)
             device, gateway_point, in_seg = entry
             leg = walker.l2_code(point.segment, in_seg)
             if leg:
-                key = (device.id, walker.net.segments[in_seg].host if device.kind == "dlr" else None)
+                key = (device.id, walker.net.segments[in_seg].host if device.kind is DeviceKind.DLR else None)
                 if key not in self.starts:
                     self.starts[key] = len(self.start_rep)
                     self.start_rep.append((device, gateway_point, in_seg))
@@ -199,7 +202,7 @@ class RoutedWay:
 
     # --- what the matrix reads ----------------------------------------------------------------------------
 
-    def codes(self, reply: bool, start: int, phys0: np.ndarray, keys: np.ndarray, segs: np.ndarray,
+    def codes(self, reply: bool, start: int | np.ndarray, phys0: np.ndarray | np.bool_, keys: np.ndarray, segs: np.ndarray,
               l2) -> np.ndarray:  # noqa: ANN001 - l2 is Vector.l2
         """Verdict codes of the routed way from ``start`` (before any firewall judges) to points with route
         ``keys`` on segments ``segs``; ``phys0`` says whether the leg to the gateway crossed a pNIC."""

@@ -8,6 +8,8 @@ import ipaddress
 from ..model.objects import Action
 from . import decide
 from .decide import judges
+from .events import FromGateway, LegWalked, Received, Routed, ToGateway
+from .kinds import DeviceKind
 from .legs import LegWalker
 from .network import Device, Point
 from .result import Hop, HopKind, RouteDetail, Step, StepKind
@@ -24,7 +26,7 @@ class RoutingWalker(LegWalker):
     @property
     def _nat_inside(self) -> dict[str, str]:
         """Hosted NAT switches (their device id is the switch id) by the NAT service's name."""
-        return {d.id: d.name for d in self.net.devices if d.kind == "nat"}
+        return {d.id: d.name for d in self.net.devices if d.kind is DeviceKind.NAT}
 
     def gateway_entry(self, walk: Walk, seg: int, gateway: ipaddress.IPv4Address) -> tuple[Device, Point, int] | None:
         """The device owning ``gateway`` and the segment a frame from ``seg`` reaches it on (a DLR: its
@@ -40,7 +42,7 @@ class RoutingWalker(LegWalker):
             return None
         device, point = owners[0]
         host = net.segments[seg].host
-        in_seg = net.dlr_segment(point, host) if device.kind == "dlr" else point.segment
+        in_seg = net.dlr_segment(point, host) if device.kind is DeviceKind.DLR else point.segment
         if in_seg is None:
             walk.reasons.append(point.problem or (f"{device.name} has no instance on "
                                                   f"{net.host_name(host) if host else 'the physical network'}"))
@@ -60,20 +62,20 @@ class RoutingWalker(LegWalker):
             seen.add(device.id)
             host = net.segments[in_seg].host
             own = next((p for p in device.points if p.ip == dst_ip and p.segment is not None), None)
-            if own is not None and device.kind in ("firewall", "router", "edge"):
+            if own is not None and device.kind.appliance:
                 walk.steps.append(Step(StepKind.ROUTE, device.id, device.name,
                                        RouteDetail(point.nic, own.nic, received=True)))
-                walk.note("own", device, own)
+                walk.note(Received(device, own))
                 return own.segment  # addressed to the gateway itself: received, not forwarded
-            kind = {"router": "router", "firewall": "firewall", "edge": "router", "dlr": "dlr", "nat": "nat"}[device.kind]
+            kind = device.kind.role
             walk.hops += [Hop(HopKind.ROUTER_INTERFACE, point.nic, point.name, str(point.iface)),
                           Hop(HopKind(kind), device.id, device.name, "routes")]
             walk.limits += mtu_of(point)
             walk.routed_by.append(device.name)
             walk.latency += self.cal.latency(kind)
-            if device.kind in ("firewall", "router", "edge") and device.host is not None:
+            if device.kind.appliance and device.host is not None:
                 walk.capacity.append((self._forwarding_capacity(device.nic_types), device.name, None, device.id))
-            stateful = device.stateful and device.kind in ("firewall", "router", "edge")
+            stateful = device.stateful and device.kind.appliance
             if stateful:
                 walk.stateful.append(device.id)
             check = None
@@ -95,7 +97,7 @@ class RoutingWalker(LegWalker):
             walk.steps.append(Step(StepKind.ROUTE, device.id, device.name, RouteDetail(
                 point.nic, out_point.nic, str(next_hop) if next_hop is not None else None,
                 str(prefix) if prefix is not None else None)))
-            walk.note("route", device, point, in_seg, out_point, seg, next_hop, check, prefix)
+            walk.note(Routed(device, point, in_seg, out_point, seg, next_hop, check, prefix))
             if next_hop is None:
                 return seg
             entry = self.gateway_entry(walk, seg, next_hop)
@@ -104,7 +106,7 @@ class RoutingWalker(LegWalker):
             device, point, in_seg = entry
             leg = self.leg(seg, in_seg, src, dst, proto, port, reply)
             walk.add_leg(leg)
-            walk.note("leg", leg, ("device",), ("gateway", device, point, next_hop, False))
+            walk.note(LegWalked(leg, FromGateway(), ToGateway(device, point, next_hop, False)))
             if leg.blocked or not leg.ok:
                 walk.blocked = leg.blocked
                 walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {next_hop})")
@@ -113,19 +115,19 @@ class RoutingWalker(LegWalker):
         return None
 
     def _out(self, walk: Walk, device: Device, host: str | None,
-             dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None,
+             dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network | None, ipaddress.IPv4Address | None,
                                                      Point, ipaddress.IPv4Network | None] | None:
         """Where ``device`` sends the packet: (segment, its network, next hop or None, the interface, the
         static route that chose it or None)."""
         net = self.net
 
         def seg_of(p: Point) -> int | None:
-            return net.dlr_segment(p, host) if device.kind == "dlr" else p.segment
+            return net.dlr_segment(p, host) if device.kind is DeviceKind.DLR else p.segment
 
-        if device.kind == "nat":
+        if device.kind is DeviceKind.NAT:
             walk.nat = True
             inside, outside = device.points[0], device.points[1]
-            if inside.iface is not None and decide.inside_net(dst_ip, inside.iface.network):
+            if inside.iface is not None and inside.segment is not None and decide.inside_net(dst_ip, inside.iface.network):
                 return inside.segment, inside.iface.network, None, inside, None
             if outside.segment is None:
                 walk.reasons.append(outside.problem or f"{device.name} has no way out of the host")
@@ -136,10 +138,11 @@ class RoutingWalker(LegWalker):
         table = self.route_table(device)
         i, r = table.lookup(int(dst_ip), lambda i: seg_of(device.points[i]) is not None)
         if i >= 0:
-            p = device.points[i]
+            p, seg = device.points[i], seg_of(device.points[i])
+            assert seg is not None and p.iface is not None   # the lookup answers only such interfaces
             walk.hops.append(Hop(HopKind.ROUTER_INTERFACE, p.nic, p.name, str(p.iface)))
             walk.limits += mtu_of(p)
-            return (seg_of(p), p.iface.network, table.routes[r][1] if r >= 0 else None, p,
+            return (seg, p.iface.network, table.routes[r][1] if r >= 0 else None, p,
                     table.routes[r][0] if r >= 0 else None)
         if r >= 0:
             prefix, via = table.routes[r]
@@ -158,22 +161,25 @@ class RoutingWalker(LegWalker):
         return table
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,
-                 dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network, ipaddress.IPv4Address | None] | None:
+                 dst_ip: ipaddress.IPv4Address) -> tuple[int, ipaddress.IPv4Network | None,
+                                                         ipaddress.IPv4Address | None] | None:
         """The host sends the translated packet on its own LAN: directly when the target is there, else to its
         default gateway (the host OS's, when the design gives its address; else a router on that LAN)."""
         net = self.net
+        seg = outside.segment
+        assert seg is not None   # (_out said why there is no way out)
         if outside.gateway is not None and not (outside.iface is not None and decide.inside_net(dst_ip, outside.iface.network)):
-            return outside.segment, outside.iface.network if outside.iface else None, outside.gateway
+            return seg, outside.iface.network if outside.iface else None, outside.gateway
         for pts in net.points.values():
             for p in pts:
                 if p.iface is not None and p.ip == dst_ip and p.segment is not None \
-                        and self.l2_code(outside.segment, p.segment):
-                    return outside.segment, p.iface.network, None
+                        and self.l2_code(seg, p.segment):
+                    return seg, p.iface.network, None
         for dev in net.devices:
-            if dev.kind != "router":
+            if dev.kind is not DeviceKind.ROUTER:
                 continue
             for p in dev.points:
-                if p.segment is not None and p.iface is not None and self.l2_code(outside.segment, p.segment):
-                    return outside.segment, p.iface.network, p.iface.ip
+                if p.segment is not None and p.iface is not None and self.l2_code(seg, p.segment):
+                    return seg, p.iface.network, p.iface.ip
         walk.reasons.append(f"{dst_ip} is neither on {device.name}'s host network nor behind a router there")
         return None

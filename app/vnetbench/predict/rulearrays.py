@@ -37,6 +37,7 @@ class CompiledRules:
         return everything, lo, hi, names
 
     def matching(self, side: int, party: Party) -> np.ndarray:
+        """Which rules' side (0 source, 1 destination) names the party: by address range or by id."""
         everything, lo, hi, names = self.sides[side]
         hit = everything.copy()
         if party.ip is not None:
@@ -47,6 +48,7 @@ class CompiledRules:
         return hit
 
     def flow_mask(self, proto: str | None, port: int | None) -> np.ndarray:
+        """Which rules match the protocol and port (cached per value)."""
         if proto not in self._protos:
             self._protos[proto] = np.array([_proto_matches(r, proto) for r in self.rules], dtype=bool)
         if port not in self._ports:

@@ -54,6 +54,7 @@ class Spec:
 
 @lru_cache(maxsize=1 << 16)
 def parse_spec(spec: str | None) -> Spec:
+    """A rule's source or destination read once: any, an IPv4 network (its address range), or a name."""
     text = (spec or "any").strip()
     if text.lower() in ("any", "*", ""):
         return Spec(True, text)
@@ -67,10 +68,12 @@ def parse_spec(spec: str | None) -> Spec:
 
 
 def spec_matches(spec: str | None, party: Party) -> bool:
+    """Whether a rule's source or destination names the party."""
     parsed = parse_spec(spec)
     if parsed.everything or parsed.name in party.ids:
         return True
-    return party.ip is not None and parsed.lo is not None and parsed.lo <= int(party.ip) <= parsed.hi
+    return party.ip is not None and parsed.lo is not None and parsed.hi is not None \
+        and parsed.lo <= int(party.ip) <= parsed.hi
 
 
 @lru_cache(maxsize=1 << 12)
@@ -105,12 +108,14 @@ def generic(rule: Any) -> bool:
 
 
 def rule_matches(rule: Any, src: Party, dst: Party, proto: str | None, port: int | None) -> bool:
+    """Whether a rule matches a packet: protocol, port, source and destination."""
     if not _proto_matches(rule, proto) or not _port_matches(rule.port, port):
         return False
     return spec_matches(rule.src, src) and spec_matches(rule.dst, dst)
 
 
 def describe(rule: Any, index: int) -> str:
+    """A rule in words for reasons: ``rule 'web-in' (allow tcp/443 any -> web01)``."""
     name = rule.name or f"#{index + 1}"
     what = str(rule.proto) + (f"/{rule.port}" if rule.port not in (None, "") else "")
     return f"rule '{name}' ({rule.action} {what} {rule.src} -> {rule.dst})"
@@ -156,6 +161,7 @@ class RuleBook:
         self.forget()
 
     def forget(self) -> None:
+        """Drop the compiled rule lists (the rules changed in place)."""
         self._compiled: dict[int, Any] = {}
         self._applied: Any = None
 

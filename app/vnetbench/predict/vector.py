@@ -78,9 +78,9 @@ class PointSets:
     def move(self, i: int, before: tuple[str | None, str | None], after: tuple[str | None, str | None]) -> None:
         """Point i's portgroup and switch changed from ``before`` to ``after`` (moving keeps its address)."""
         for names, old, new in ((self.by_name, before[:1], after[:1]), (self.by_target, before, after)):
-            for name in set(old) - set(new) - {None}:
+            for name in {n for n in old if n is not None} - set(new):
                 names[name] = [j for j in names.get(name, ()) if j != i]
-            for name in set(new) - set(old) - {None}:
+            for name in {n for n in new if n is not None} - set(old):
                 names.setdefault(name, []).append(i)
                 names[name].sort()
 
@@ -91,6 +91,7 @@ class PointSets:
         self._both = {k: v for k, v in self._both.items() if k[0] not in names and not set(k[1]) & names}
 
     def match(self, spec: str | None) -> np.ndarray:
+        """The points a rule's source or destination names (cached per text)."""
         key = spec or ""
         found = self._match.get(key)
         if found is None:
@@ -99,7 +100,7 @@ class PointSets:
                 found = self.everything
             else:
                 parts = [np.array(self.by_name.get(parsed.name, ()), dtype=np.int64)]
-                if parsed.lo is not None:
+                if parsed.lo is not None and parsed.hi is not None:
                     lo, hi = np.searchsorted(self.sorted_ips, [parsed.lo, parsed.hi + 1])
                     parts.append(self.order[lo:hi])
                 found = np.unique(np.concatenate(parts))
@@ -125,6 +126,7 @@ class PointSets:
         return found
 
     def applied(self, targets: list[str]) -> np.ndarray:
+        """The points a DFW rule is applied to (cached per target list)."""
         key = tuple(targets)
         found = self._applied.get(key)
         if found is None:
@@ -207,7 +209,7 @@ class Vector:
         net = self.net
         if net.dfw_active and net.topology.nsx.dfw.stateful:
             return True
-        return any(d.stateful and d.kind in ("firewall", "router", "edge") for d in net.devices) or \
+        return any(d.stateful and d.kind.appliance for d in net.devices) or \
             any(b.vm.forwarding.stateful for b in net.bridges)
 
     # --- the routed way as tables over the points -----------------------------------------------------------
@@ -268,6 +270,7 @@ class Vector:
 
     @property
     def sets(self) -> PointSets:
+        """The point sets rules are matched against, made on first use."""
         if self._sets is None:
             self._sets = PointSets(self.points, self.ip, [self._switch_of(p) for p in self.points])
         return self._sets
@@ -368,7 +371,7 @@ class Vector:
         Read per distinct subnet of the sources, not per pair: a large query has few subnets."""
         nets, which = np.unique(self.net_of[src], return_inverse=True)
         holds = take(self.inside, nets, dst)
-        hit = holds.any(axis=1)
+        hit = np.asarray(holds.any(axis=1))
         if not hit.any():
             return None
         rows = np.flatnonzero(hit[which.ravel()])
@@ -422,7 +425,7 @@ class Vector:
             self.start[i], self.phys0[i] = self.routes.start(p) if self.usable[i] else (-1, 0)
             before, after = (old.portgroup, self._switch_of(old)), (p.portgroup, self._switch_of(p))
             if before != after:
-                renamed.update(before + after)
+                renamed.update(n for n in before + after if n is not None)
                 if self._sets is not None:
                     self._sets.move(i, before, after)
         points = np.array(sorted(moved), dtype=np.int64)

@@ -13,6 +13,7 @@ import ipaddress
 from . import decide
 from .answer import AnsweringWalker, combine
 from .decide import judges
+from .events import DfwChecked, FromEndpoint, FromGateway, L3Choice, LegWalked, ToDestination, ToGateway
 from .network import Point
 from .result import Flow, Hop, HopKind, Prediction
 from .routing import MAX_ROUTED, RoutingWalker
@@ -26,6 +27,7 @@ class Walker(RoutingWalker, AnsweringWalker):
     """The walk of one flow: its endpoints, its directions, and their answer (``flow``)."""
 
     def party(self, point: Point) -> Party:
+        """An interface as the rules see it: its address and every id that names it."""
         ids = {point.owner, point.nic}
         if point.portgroup:
             ids.add(point.portgroup)
@@ -39,7 +41,7 @@ class Walker(RoutingWalker, AnsweringWalker):
         decision, count = self.rulebook.dfw_evaluate(ids, src, dst, proto, port)
         text = f"DFW at {point.name} ({where}): {decision.which}"
         walk.rules.append(text)
-        walk.note("dfw", point, filtered(walk.steps, point.nic, point.name, "dfw", decision, where))
+        walk.note(DfwChecked(point, filtered(walk.steps, point.nic, point.name, "dfw", decision, where)))
         walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
         if not decision.allowed:
             walk.blocked = True
@@ -53,7 +55,7 @@ class Walker(RoutingWalker, AnsweringWalker):
         ranks = []
         for p in points:
             usable = p.segment is not None and p.iface is not None
-            near = usable and decide.inside_net(dst_ip, p.iface.network)
+            near = usable and p.iface is not None and decide.inside_net(dst_ip, p.iface.network)
             ranks.append(decide.source_rank(usable, p.gateway is not None, near))
         return points[decide.first_of_lowest(ranks)]
 
@@ -87,7 +89,7 @@ class Walker(RoutingWalker, AnsweringWalker):
         if dst_point is None or dst_point.iface is None:
             walk.reasons.append(f"{dst_name} has no IPv4 address to send to")
             return walk, None, dst_point
-        dst_ip = dst_point.ip
+        dst_ip = dst_point.iface.ip
         src_point = self.choose_source(src_points, dst_ip)
         if src_point is None:
             walk.reasons.append(f"{src_name} has no network adapter")
@@ -113,16 +115,17 @@ class Walker(RoutingWalker, AnsweringWalker):
         dfw_here = dfw_on and behind_dfw(src_point)
         if dfw_here and not self.dfw_check(walk, src_point, src_party, dst_party, proto, port, "out"):
             return walk, src_point, dst_point
-        dst_seg = net.segments[dst_point.segment]
+        dst_seg = net.segment_of(dst_point)
         if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment:
             walk.reasons.append(f"{dst_name} sits behind {self._nat_inside[dst_seg.object_id]}, which hides it "
                                 f"from outside (no port forwarding is modelled)")
             return walk, src_point, dst_point
 
-        seg, network = src_point.segment, src_point.iface.network
+        seg, network, dst_seg_id = src_point.segment, src_point.iface.network, dst_point.segment
+        assert seg is not None and dst_seg_id is not None   # a point on no segment has a problem, told above
         near = decide.inside_net(dst_ip, network)
-        walk.note("l3", src_point, dst_point, near)
-        sender: tuple = ("vm", src_point)
+        walk.note(L3Choice(src_point, dst_point, near))
+        sender: FromEndpoint | FromGateway = FromEndpoint(src_point)
         if not near:
             if src_point.gateway is None:
                 walk.reasons.append(f"{dst_name} ({dst_ip}) is outside {src_point.name}'s subnet {network} and "
@@ -138,7 +141,7 @@ class Walker(RoutingWalker, AnsweringWalker):
             device, point, in_seg = entry
             leg = self.leg(seg, in_seg, src_party, dst_party, proto, port, reply)
             walk.add_leg(leg)
-            walk.note("leg", leg, sender, ("gateway", device, point, src_point.gateway, True))
+            walk.note(LegWalked(leg, sender, ToGateway(device, point, src_point.gateway, True)))
             if leg.blocked or not leg.ok:
                 walk.blocked = leg.blocked
                 walk.reasons += self._untagged_on_trunk(src_point, in_seg) + [
@@ -147,13 +150,13 @@ class Walker(RoutingWalker, AnsweringWalker):
             seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
             if seg is None:
                 return walk, src_point, dst_point
-            sender = ("device",)
-        leg = self.leg(seg, dst_point.segment, src_party, dst_party, proto, port, reply)
+            sender = FromGateway()
+        leg = self.leg(seg, dst_seg_id, src_party, dst_party, proto, port, reply)
         walk.add_leg(leg)
-        walk.note("leg", leg, sender, ("dest", dst_point))
+        walk.note(LegWalked(leg, sender, ToDestination(dst_point)))
         if leg.blocked or not leg.ok:
             walk.blocked = leg.blocked
-            walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if sender[0] == "vm" else []) + \
+            walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if isinstance(sender, FromEndpoint) else []) + \
                 self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point
         if dfw_on and behind_dfw(dst_point) and \

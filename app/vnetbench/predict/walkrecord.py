@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import decide
+from .events import Event
 from .network import Point
 from .result import VERDICTS, FilterDetail, Hop, Step, StepKind, Verdict
 from .rules import Decision
@@ -54,13 +55,15 @@ class Walk:
     blocked: bool = False
     nat: bool = False
     steps: list[Step] = field(default_factory=list)
-    events: list[tuple] | None = None   # the walk's decisions, recorded only to explain a single pair
+    events: list[Event] | None = None   # the walk's decisions, recorded only to explain a single pair
 
-    def note(self, *event) -> None:
+    def note(self, event: Event) -> None:
+        """Record one decision, when the walk is explained."""
         if self.events is not None:
             self.events.append(event)
 
     def add_leg(self, leg: Leg) -> None:
+        """Take what one L2 leg collected."""
         self.hops += leg.hops
         self.pnics += leg.pnics
         self.segments += [s for s in leg.segments if not self.segments or self.segments[-1] != s]
@@ -78,6 +81,7 @@ class Walk:
 
     @property
     def verdict(self) -> Verdict:
+        """The direction's verdict."""
         return VERDICTS[self.code]
 
 
@@ -100,4 +104,5 @@ def limit(mtu: int, where: str) -> tuple[int, str]:
 
 
 def mtu_of(point: Point) -> list[tuple[int, str]]:
+    """The limit an interface's own MTU sets, if it has one."""
     return [limit(point.mtu, point.mtu_at or point.name)] if point.mtu is not None else []
