@@ -303,7 +303,8 @@ class MatrixBuilder:
         stranded = self._stranded(new)
         if stranded:
             self._fill_stranded(stranded, live)
-        self._fill_block([c for c in new if c not in set(stranded)], live)
+        apart = set(stranded)
+        self._fill_block([c for c in new if c not in apart], live)
 
     def _fill_block(self, new: list[int], live: list[int]) -> None:
         """``_fill_singles`` by computing every cell, a block of columns at a time (blocks of about ``TILE``
@@ -382,10 +383,8 @@ class MatrixBuilder:
         new_singles = [c for c in new if kinds[c] == SINGLE]
         special_new = [c for c in new if kinds[c] != SINGLE]
         special_live = [c for c in live if kinds[c] != SINGLE and c not in new_set]
-        for c in special_new + special_live:
-            targets = live_singles if c in new_set else new_singles
-            if kinds[c] == COMPOUND and targets:
-                self._compound(c, np.array(targets, dtype=np.int64))
+        self._compounds([c for c in special_new if kinds[c] == COMPOUND], live_singles)
+        self._compounds([c for c in special_live if kinds[c] == COMPOUND], new_singles)
         walked: set[tuple[int, int]] = set()
         for c in special_new + special_live:
             others = live if c in new_set else new
@@ -417,51 +416,58 @@ class MatrixBuilder:
         others = [self.endpoints[i] for i in members[:2] if i != self.reps[c]]
         return others[0] if others else None
 
-    def _compound(self, c: int, singles: np.ndarray) -> None:
-        """A multi-interface class against single classes, choosing interfaces as ``Walker.direction`` does."""
-        vec = self.vec
-        idx = [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]]
-        usable = [x for x in idx if x >= 0]
+    def _compounds(self, classes: list[int], targets: list[int]) -> None:
+        """Multi-interface classes against single classes, choosing interfaces as ``Walker.direction`` does.
+        The flows of every interface of a group of classes with every single class are computed in four
+        blocks (not per class and interface: a hundred such classes made a thousand small queries); each
+        class then picks its cells from them."""
+        if not classes or not targets:
+            return
+        singles = np.array(targets, dtype=np.int64)
         pts = self._points(singles)
-        n = len(pts)
-        # as source: the interface ``decide.source_rank`` puts first for each destination
-        ranks = np.array([source_rank(vec.usable[x], vec.points[x].gateway is not None, vec.inside[vec.net_of[x], pts])
-                          if x >= 0 else np.full(n, 3) for x in idx])
-        ch = np.array(idx, dtype=np.int64)[ranks.argmin(axis=0)]
-        out_f, out_s = np.empty(n, np.int8), np.zeros(n, np.int64)
-        back_f, back_s = np.empty(n, np.int8), np.zeros(n, np.int64)   # the replies of flows towards c
-        for x in usable:
-            sel = np.flatnonzero(ch == x)
-            if len(sel):
-                (f, s), (r, rs) = vec.flows(np.array([x]), pts[sel], False), vec.flows(pts[sel], np.array([x]), True)
-                out_f[sel], back_f[sel] = f[0], r[:, 0]
-                if s is not None:
-                    out_s[sel], back_s[sel] = s[0], rs[:, 0]
-        # c as destination: the sender tries c's interfaces in a subnet it shares first, the first that delivers
-        cand = np.full((len(idx), n), UNREACH, dtype=np.int8)
-        cand_s = np.zeros((len(idx), n), dtype=np.int64)
-        same = np.zeros((len(idx), n), dtype=bool)
-        for j, x in enumerate(idx):
-            if x >= 0:
-                f, s = vec.flows(pts, np.array([x]), False)
-                cand[j], same[j] = f[:, 0], vec.inside[vec.net_of[pts], x]
-                if s is not None:
-                    cand_s[j] = s[:, 0]
-        sel = destination_rank(cand < BLOCKED, same).argmin(axis=0)
-        cols = np.arange(n)
-        # the reply from c goes out of the interface c chooses for that source
-        reply_f, reply_s = np.empty(n, np.int8), np.zeros(n, np.int64)
-        for x in usable:
-            pick = np.flatnonzero(ch == x)
-            if len(pick):
-                r, rs = vec.flows(np.array([x]), pts[pick], True)
-                reply_f[pick] = r[0]
-                if rs is not None:
-                    reply_s[pick] = rs[0]
+        group: list[int] = []
+        width = 0
+        for c in classes:
+            group.append(c)
+            width += len(self.points_of[self._rep(c)])
+            if width * len(pts) >= TILE * TILE:
+                self._compound_group(group, singles, pts)
+                group, width = [], 0
+        self._compound_group(group, singles, pts)
+
+    def _compound_group(self, classes: list[int], singles: np.ndarray, pts: np.ndarray) -> None:
+        if not classes:
+            return
+        vec = self.vec
+        idx_of = {c: [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]] for c in classes}
+        xs = np.array(sorted({x for idx in idx_of.values() for x in idx if x >= 0}), dtype=np.int64)
+        row = {int(x): r for r, x in enumerate(xs)}
+        # per interface x (rows) and single (columns): x's flow out and its reply, the flow in and its reply
+        out_f, out_s = vec.flows(xs, pts, False)
+        back_f, back_s = vec.flows(pts, xs, True, by_dst=True)
+        in_f, in_s = vec.flows(pts, xs, False, by_dst=True)
+        reply_f, reply_s = vec.flows(xs, pts, True)
         stateful = vec.stateful
-        self.table[c, singles] = combine(out_f, out_s if stateful else None, back_f, back_s if stateful else None)
-        self.table[singles, c] = combine(cand[sel, cols], cand_s[sel, cols] if stateful else None, reply_f,
-                                         reply_s if stateful else None)
+        n = len(pts)
+        cols = np.arange(n)
+        nets = vec.net_of[pts]
+        for c in classes:
+            idx = idx_of[c]
+            # as source: the interface ``decide.source_rank`` puts first for each destination
+            ranks = np.array([source_rank(vec.usable[x], vec.points[x].gateway is not None, vec.inside[vec.net_of[x], pts])
+                              if x >= 0 else np.full(n, 3) for x in idx])
+            ch = np.array([row.get(x, -1) for x in idx], dtype=np.int64)[ranks.argmin(axis=0)]
+            # c as destination: the sender tries c's interfaces in a subnet it shares first, the first that delivers
+            rows = np.array([row.get(x, 0) for x in idx], dtype=np.int64)
+            dead = np.array([x < 0 for x in idx])[:, None]
+            cand = np.where(dead, UNREACH, in_f[rows]).astype(np.int8)
+            same = ~dead & vec.inside[nets[None, :], np.maximum(idx, 0)[:, None]]
+            sel = destination_rank(cand < BLOCKED, same).argmin(axis=0)
+            # the reply from c goes out of the interface c chooses for that source
+            self.table[c, singles] = combine(out_f[ch, cols], out_s[ch, cols] if stateful else None,
+                                             back_f[ch, cols], back_s[ch, cols] if stateful else None)
+            self.table[singles, c] = combine(cand[sel, cols], np.where(dead, 0, in_s[rows])[sel, cols] if stateful
+                                             else None, reply_f[ch, cols], reply_s[ch, cols] if stateful else None)
 
     # --- incremental ---------------------------------------------------------------------------------
 

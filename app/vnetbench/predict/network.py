@@ -20,6 +20,7 @@ vectorised matrix agree by construction:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from dataclasses import dataclass, field
@@ -134,6 +135,11 @@ def _quad(text: str) -> int | None:
         return None
 
 
+#: Parsed addresses are remembered: an edit that moves a thousand VMs parses their unchanged addresses again.
+_PARSED = 1 << 17
+
+
+@functools.lru_cache(maxsize=_PARSED)
 def parse_if(text: str | None) -> Iface | None:
     """``address/prefix`` (prefix 32 when absent); None when it is not an IPv4 interface."""
     if not text:
@@ -149,6 +155,7 @@ def parse_if(text: str | None) -> Iface | None:
     return None
 
 
+@functools.lru_cache(maxsize=_PARSED)
 def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
     if not text:
         return None
