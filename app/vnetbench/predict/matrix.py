@@ -319,19 +319,29 @@ class MatrixBuilder:
         for lo in range(0, len(live), width):
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
-            forward = combine(*vec.flows(pn, pc, False), *vec.flows(pc, pn, differ, True))
-            backward = combine(*vec.flows(pc, pn, False), *vec.flows(pn, pc, differ, True))
+            if differ:
+                forward = combine(*vec.flows(pn, pc, False), *vec.flows(pc, pn, True, True))
+                backward = combine(*vec.flows(pc, pn, False), *vec.flows(pn, pc, True, True))
+            else:   # a reply is judged as a new flow: each direction's flows serve both cells ([n, c] both)
+                out, back = vec.flows(pn, pc, False), vec.flows(pc, pn, False, True)
+                forward, backward = combine(*out, *back), combine(*back, *out).T
             self._put(rows, cols, forward, backward)
         self.self_table[rows] = self.table[rows, rows]
 
-    def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray, backward: np.ndarray) -> None:
+    def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray | None, backward: np.ndarray) -> None:
         """Write cells [rows, cols] and [cols, rows] (rows ascending), a run of consecutive rows at a time: a
-        slice of rows and columns is written several times faster than cell by cell."""
-        starts = np.flatnonzero(np.diff(rows) != 1) + 1
-        for a, b in zip([0, *starts.tolist()], [*starts.tolist(), len(rows)]):
-            run = slice(int(rows[a]), int(rows[b - 1]) + 1)
-            self.table[run, cols] = forward[a:b]
+        slice of rows and columns is written several times faster than cell by cell. ``forward`` None: the
+        rows are written already (``_unreach_rows``)."""
+        for a, b, run in _runs(rows):
+            if forward is not None:
+                self.table[run, cols] = forward[a:b]
             self.table[cols, run] = backward[:, a:b]
+
+    def _unreach_rows(self, rows: np.ndarray) -> None:
+        """Rows of new classes that reach nothing, written whole: cells with classes that have no members
+        are never read (a class number taken again gets its row and column anew)."""
+        for _, _, run in _runs(rows):
+            self.table[run, :self.k] = UNREACH
 
     def _stranded(self, new: list[int]) -> list[int]:
         """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable), in a design
@@ -348,13 +358,13 @@ class MatrixBuilder:
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
         rows = np.array(new)
+        self._unreach_rows(rows)
         width = max(64, TILE * TILE // len(new))
         for lo in range(0, len(live), width):
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
             towards, _ = vec.flows(pc, pn, False)
-            backward = np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8)
-            self._put(rows, cols, np.full(backward.shape[::-1], UNREACH, dtype=np.int8), backward)
+            self._put(rows, cols, None, np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8))
         self._fill_block(new, self._near(np.array(new), np.array(live)))
 
     def _near(self, new: np.ndarray, live: np.ndarray) -> list[int]:
@@ -642,6 +652,13 @@ class MatrixBuilder:
         for c, key in enumerate(self.class_keys):
             self.class_of.setdefault(key, c)
         self._shown, self._emptied, self._free = [], {}, []   # the matrices handed out keep the old table
+
+
+def _runs(rows: np.ndarray) -> Iterator[tuple[int, int, slice]]:
+    """The runs of consecutive numbers in ascending ``rows``: (first position, end position, their slice)."""
+    starts = np.flatnonzero(np.diff(rows) != 1) + 1
+    for a, b in zip([0, *starts.tolist()], [*starts.tolist(), len(rows)]):
+        yield a, b, slice(int(rows[a]), int(rows[b - 1]) + 1)
 
 
 def _spare(k: int) -> int:
