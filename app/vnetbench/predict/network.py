@@ -47,7 +47,12 @@ class Iface:
     network: ipaddress.IPv4Network
 
     def __str__(self) -> str:
-        return f"{self.ip}/{self.network.prefixlen}"
+        """``address/prefix``, worded once (the walk names an interface on every hop it routes)."""
+        text = self.__dict__.get("_text")
+        if text is None:
+            text = f"{self.ip}/{self.network.prefixlen}"
+            object.__setattr__(self, "_text", text)
+        return text
 
 
 _NETWORKS: dict[tuple[int, int], ipaddress.IPv4Network] = {}
