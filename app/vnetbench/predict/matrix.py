@@ -34,7 +34,7 @@ from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
 from .routes import network_key, routed_networks
 from .rules import parse_spec
-from .decide import combine, destination_rank, source_rank
+from .decide import combine, destination_rank, judges, source_rank
 from .vector import Vector
 from .walk import Walker
 
@@ -172,6 +172,7 @@ class MatrixBuilder:
         self._born: list[int] = []
         self._emptied: dict[int, int] = {}
         self._free: list[int] = []
+        self._nat: tuple[set, set] | None = None
 
     # --- full build ------------------------------------------------------------------------------
 
@@ -287,8 +288,10 @@ class MatrixBuilder:
         usable = [p for p in net.points.get(eid, ()) if p.segment is not None and p.iface is not None]
         if not usable:
             return DEAD
-        nat = {p.segment for d in net.devices if d.kind == "nat" for p in d.points}
-        nat_gw = {p.ip for d in net.devices if d.kind == "nat" for p in d.points if p.ip}
+        if self._nat is None:   # the hosted NAT services' segments and gateways (devices change only on a build)
+            self._nat = ({p.segment for d in net.devices if d.kind == "nat" for p in d.points},
+                         {p.ip for d in net.devices if d.kind == "nat" for p in d.points if p.ip})
+        nat, nat_gw = self._nat
         if any(net.segments[p.segment].has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable):
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
@@ -344,27 +347,32 @@ class MatrixBuilder:
             self.table[run, :self.k] = UNREACH
 
     def _stranded(self, new: list[int]) -> list[int]:
-        """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable), in a design
-        without the NSX DFW (which could block before the gateway is missed)."""
-        if self.net.dfw_active:
-            return []
+        """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable)."""
         return np.array(new)[self.vec.start[self._points(new)] < 0].tolist()
 
     def _fill_stranded(self, new: list[int], live: list[int]) -> None:
         """``_fill_singles`` for stranded classes (``_stranded``), which only talk within subnets they share.
-        A conversation with anything else fails: theirs never leaves their subnet (UNREACH), and one towards
-        them fails on the way (BLOCKED where a firewall drops it first) or has no way back (UNREACH). So
-        only the flows towards them are computed, and the cells with classes sharing a subnet in full."""
+        A conversation with anything else fails: theirs never leaves their subnet (UNREACH, or BLOCKED where
+        the NSX DFW at their vNIC drops it first), and one towards them fails on the way (BLOCKED where a
+        firewall drops it first) or has no way back (UNREACH, or BLOCKED where the DFW judges replies and
+        drops it). So only the flows towards them (and with the DFW, the flows and replies the DFW at their
+        vNICs judges) are computed, and the cells with classes sharing a subnet in full."""
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
         rows = np.array(new)
-        self._unreach_rows(rows)
+        dfw = bool(self.net.dfw_active)
+        replies = dfw and bool(judges(True, bool(self.net.topology.nsx.dfw.stateful), True))
+        if not dfw:
+            self._unreach_rows(rows)
         width = max(64, TILE * TILE // len(new))
         for lo in range(0, len(live), width):
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
             towards, _ = vec.flows(pc, pn, False)
-            self._put(rows, cols, None, np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8))
+            back = np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8)
+            if replies:
+                back = np.where(towards < BLOCKED, vec.flows(pn, pc, True, True)[0], back)
+            self._put(rows, cols, vec.flows(pn, pc, False)[0] if dfw else None, back)
         self._fill_block(new, self._near(np.array(new), np.array(live)))
 
     def _near(self, new: np.ndarray, live: np.ndarray) -> list[int]:
@@ -515,6 +523,7 @@ class MatrixBuilder:
 
     def _use(self, walker: Walker) -> None:
         self.walker, self.net = walker, walker.net
+        self._nat = None
         self.vec.walker, self.vec.net = walker, walker.net
 
     def _reclass(self, affected: set[str], rekey: bool) -> Matrix:
