@@ -465,7 +465,6 @@ class MatrixBuilder:
         back_f, back_s = vec.flows(pts, xs, True, by_dst=True)
         in_f, in_s = vec.flows(pts, xs, False, by_dst=True)
         reply_f, reply_s = vec.flows(xs, pts, True)
-        stateful = vec.stateful
         n = len(pts)
         cols = np.arange(n)
         nets = vec.net_of[pts]
@@ -482,10 +481,11 @@ class MatrixBuilder:
             same = ~dead & vec.inside[nets[None, :], np.maximum(idx, 0)[:, None]]
             sel = destination_rank(cand < BLOCKED, same).argmin(axis=0)
             # the reply from c goes out of the interface c chooses for that source
-            self.table[c, singles] = combine(out_f[ch, cols], out_s[ch, cols] if stateful else None,
-                                             back_f[ch, cols], back_s[ch, cols] if stateful else None)
-            self.table[singles, c] = combine(cand[sel, cols], np.where(dead, 0, in_s[rows])[sel, cols] if stateful
-                                             else None, reply_f[ch, cols], reply_s[ch, cols] if stateful else None)
+            cand_s = np.where(dead, 0, in_s[rows]) if in_s is not None else None
+            self.table[c, singles] = combine(out_f[ch, cols], _cells_at(out_s, ch, cols), back_f[ch, cols],
+                                             _cells_at(back_s, ch, cols))
+            self.table[singles, c] = combine(cand[sel, cols], _cells_at(cand_s, sel, cols), reply_f[ch, cols],
+                                             _cells_at(reply_s, ch, cols))
 
     # --- incremental ---------------------------------------------------------------------------------
 
@@ -661,6 +661,11 @@ class MatrixBuilder:
         for c, key in enumerate(self.class_keys):
             self.class_of.setdefault(key, c)
         self._shown, self._emptied, self._free = [], {}, []   # the matrices handed out keep the old table
+
+
+def _cells_at(states: np.ndarray | None, rows: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
+    """The stateful-firewall set ids at (rows[i], cols[i]), or None where no way passes one."""
+    return states[rows, cols] if states is not None else None
 
 
 def _runs(rows: np.ndarray) -> Iterator[tuple[int, int, slice]]:
