@@ -266,6 +266,7 @@ class Fabric:
             self.switch.setdefault(sw.id, sw)
         self.peers: dict[str, list[str]] = {}
         self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
+        self._members: dict[str, frozenset[str]] = {}
         self._patches: list[tuple[Switch, Switch]] | None = None
         self._chain: dict[str, str] | None = None
         for host in topology.hosts:
@@ -307,6 +308,13 @@ class Fabric:
         """The pNICs of a host (none when the id is no host)."""
         host = self.index.get(host_id) if self.index.kind(host_id) == "host" else None
         return list(host.pnics) if host is not None else []
+
+    def members(self, sw: Switch) -> frozenset[str]:
+        """A multi-host switch's member hosts as a set (a vDS spans hundreds: placing each vNIC scanned them)."""
+        found = self._members.get(sw.id)
+        if found is None:
+            found = self._members[sw.id] = frozenset(sw.members)
+        return found
 
     def switch_hosts(self, sw: Switch) -> list[str]:
         """The hosts a switch lives on: its members when it spans hosts, else its one host."""
@@ -384,7 +392,7 @@ class Fabric:
         else:
             return Place(problem=f"{name} is not connected to a portgroup or switch", invalid=nic.network is not None)
         host = vm.host
-        if host is None or (host not in sw.members if sw.kind in MULTI_HOST_SWITCHES else sw.host not in (None, host)):
+        if host is None or (host not in self.members(sw) if sw.kind in MULTI_HOST_SWITCHES else sw.host not in (None, host)):
             return Place(problem=f"{vm.name} runs on {self.name_of(host)}, where {sw.name} does not exist",
                          invalid=True)
         pg_id = pg.id if pg is not None else None

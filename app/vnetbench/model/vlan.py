@@ -12,6 +12,7 @@ as well: the fields are ``VlanField`` descriptors.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from enum import StrEnum
 from typing import Any, Callable, Generic, TypeVar
 
@@ -93,7 +94,11 @@ class _Spelled:
         return str(self.spelling)
 
     def carries(self, vlan: int) -> bool:
-        return any(lo <= vlan <= hi for lo, hi in self.ranges)  # type: ignore[attr-defined]
+        """Whether ``vlan`` is in the ranges (sorted and merged by ``parse_ranges``: a binary search, since a
+        trunk may list thousands of VLANs one by one)."""
+        ranges = self.ranges  # type: ignore[attr-defined]
+        at = bisect_right(ranges, (vlan, MAX_VLAN + 1)) - 1
+        return at >= 0 and ranges[at][0] <= vlan <= ranges[at][1]
 
 
 class Vlan(_Spelled):

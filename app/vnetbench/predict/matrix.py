@@ -35,7 +35,7 @@ from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
 from .routes import network_key, routed_networks
 from .rules import parse_spec
-from .decide import combine, destination_rank, source_rank
+from .decide import combine, destination_rank, judges, source_rank
 from .vector import Vector
 from .walk import Walker
 
@@ -176,6 +176,7 @@ class MatrixBuilder:
         self._born: list[int] = []
         self._emptied: dict[int, int] = {}
         self._free: list[int] = []
+        self._nat: tuple[set, set] | None = None
 
     # --- full build ------------------------------------------------------------------------------
 
@@ -292,8 +293,10 @@ class MatrixBuilder:
         usable = [p for p in net.points.get(eid, ()) if p.segment is not None and p.iface is not None]
         if not usable:
             return DEAD
-        nat = {p.segment for d in net.devices if d.kind is DeviceKind.NAT for p in d.points}
-        nat_gw = {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip}
+        if self._nat is None:   # the hosted NAT services' segments and gateways (devices change only on a build)
+            self._nat = ({p.segment for d in net.devices if d.kind is DeviceKind.NAT for p in d.points},
+                         {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip})
+        nat, nat_gw = self._nat
         if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable):
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
@@ -308,7 +311,8 @@ class MatrixBuilder:
         stranded = self._stranded(new)
         if stranded:
             self._fill_stranded(stranded, live)
-        self._fill_block([c for c in new if c not in set(stranded)], live)
+        apart = set(stranded)
+        self._fill_block([c for c in new if c not in apart], live)
 
     def _fill_block(self, new: list[int], live: list[int]) -> None:
         """``_fill_singles`` by computing every cell, a block of columns at a time (blocks of about ``TILE``
@@ -323,42 +327,57 @@ class MatrixBuilder:
         for lo in range(0, len(live), width):
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
-            forward = combine(*vec.flows(pn, pc, False), *vec.flows(pc, pn, differ, True))
-            backward = combine(*vec.flows(pc, pn, False), *vec.flows(pn, pc, differ, True))
+            if differ:
+                forward = combine(*vec.flows(pn, pc, False), *vec.flows(pc, pn, True, True))
+                backward = combine(*vec.flows(pc, pn, False), *vec.flows(pn, pc, True, True))
+            else:   # a reply is judged as a new flow: each direction's flows serve both cells ([n, c] both)
+                out, back = vec.flows(pn, pc, False), vec.flows(pc, pn, False, True)
+                forward, backward = combine(*out, *back), combine(*back, *out).T
             self._put(rows, cols, forward, backward)
         self.self_table[rows] = self.table[rows, rows]
 
-    def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray, backward: np.ndarray) -> None:
+    def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray | None, backward: np.ndarray) -> None:
         """Write cells [rows, cols] and [cols, rows] (rows ascending), a run of consecutive rows at a time: a
-        slice of rows and columns is written several times faster than cell by cell."""
-        starts = np.flatnonzero(np.diff(rows) != 1) + 1
-        for a, b in zip([0, *starts.tolist()], [*starts.tolist(), len(rows)]):
-            run = slice(int(rows[a]), int(rows[b - 1]) + 1)
-            self.table[run, cols] = forward[a:b]
+        slice of rows and columns is written several times faster than cell by cell. ``forward`` None: the
+        rows are written already (``_unreach_rows``)."""
+        for a, b, run in _runs(rows):
+            if forward is not None:
+                self.table[run, cols] = forward[a:b]
             self.table[cols, run] = backward[:, a:b]
 
+    def _unreach_rows(self, rows: np.ndarray) -> None:
+        """Rows of new classes that reach nothing, written whole: cells with classes that have no members
+        are never read (a class number taken again gets its row and column anew)."""
+        for _, _, run in _runs(rows):
+            self.table[run, :self.k] = UNREACH
+
     def _stranded(self, new: list[int]) -> list[int]:
-        """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable), in a design
-        without the NSX DFW (which could block before the gateway is missed)."""
-        if self.net.dfw_active:
-            return []
+        """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable)."""
         return np.array(new)[self.vec.start[self._points(new)] < 0].tolist()
 
     def _fill_stranded(self, new: list[int], live: list[int]) -> None:
         """``_fill_singles`` for stranded classes (``_stranded``), which only talk within subnets they share.
-        A conversation with anything else fails: theirs never leaves their subnet (UNREACH), and one towards
-        them fails on the way (BLOCKED where a firewall drops it first) or has no way back (UNREACH). So
-        only the flows towards them are computed, and the cells with classes sharing a subnet in full."""
+        A conversation with anything else fails: theirs never leaves their subnet (UNREACH, or BLOCKED where
+        the NSX DFW at their vNIC drops it first), and one towards them fails on the way (BLOCKED where a
+        firewall drops it first) or has no way back (UNREACH, or BLOCKED where the DFW judges replies and
+        drops it). So only the flows towards them (and with the DFW, the flows and replies the DFW at their
+        vNICs judges) are computed, and the cells with classes sharing a subnet in full."""
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
         rows = np.array(new)
+        dfw = bool(self.net.dfw_active)
+        replies = dfw and bool(judges(True, bool(self.net.topology.nsx.dfw.stateful), True))
+        if not dfw:
+            self._unreach_rows(rows)
         width = max(64, TILE * TILE // len(new))
         for lo in range(0, len(live), width):
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
             towards, _ = vec.flows(pc, pn, False)
-            backward = np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8)
-            self._put(rows, cols, np.full(backward.shape[::-1], UNREACH, dtype=np.int8), backward)
+            back = np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8)
+            if replies:
+                back = np.where(towards < BLOCKED, vec.flows(pn, pc, True, True)[0], back)
+            self._put(rows, cols, vec.flows(pn, pc, False)[0] if dfw else None, back)
         self._fill_block(new, self._near(np.array(new), np.array(live)))
 
     def _near(self, new: np.ndarray, live: np.ndarray) -> list[int]:
@@ -387,10 +406,8 @@ class MatrixBuilder:
         new_singles = [c for c in new if kinds[c] == SINGLE]
         special_new = [c for c in new if kinds[c] != SINGLE]
         special_live = [c for c in live if kinds[c] != SINGLE and c not in new_set]
-        for c in special_new + special_live:
-            targets = live_singles if c in new_set else new_singles
-            if kinds[c] == COMPOUND and targets:
-                self._compound(c, np.array(targets, dtype=np.int64))
+        self._compounds([c for c in special_new if kinds[c] == COMPOUND], live_singles)
+        self._compounds([c for c in special_live if kinds[c] == COMPOUND], new_singles)
         walked: set[tuple[int, int]] = set()
         for c in special_new + special_live:
             others = live if c in new_set else new
@@ -422,51 +439,58 @@ class MatrixBuilder:
         others = [self.endpoints[i] for i in members[:2] if i != self.reps[c]]
         return others[0] if others else None
 
-    def _compound(self, c: int, singles: np.ndarray) -> None:
-        """A multi-interface class against single classes, choosing interfaces as ``Walker.direction`` does."""
-        vec = self.vec
-        idx = [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]]
-        usable = [x for x in idx if x >= 0]
+    def _compounds(self, classes: list[int], targets: list[int]) -> None:
+        """Multi-interface classes against single classes, choosing interfaces as ``Walker.direction`` does.
+        The flows of every interface of a group of classes with every single class are computed in four
+        blocks (not per class and interface: a hundred such classes made a thousand small queries); each
+        class then picks its cells from them."""
+        if not classes or not targets:
+            return
+        singles = np.array(targets, dtype=np.int64)
         pts = self._points(singles)
+        group: list[int] = []
+        width = 0
+        for c in classes:
+            group.append(c)
+            width += len(self.points_of[self._rep(c)])
+            if width * len(pts) >= TILE * TILE:
+                self._compound_group(group, singles, pts)
+                group, width = [], 0
+        self._compound_group(group, singles, pts)
+
+    def _compound_group(self, classes: list[int], singles: np.ndarray, pts: np.ndarray) -> None:
+        if not classes:
+            return
+        vec = self.vec
+        idx_of = {c: [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]] for c in classes}
+        xs = np.array(sorted({x for idx in idx_of.values() for x in idx if x >= 0}), dtype=np.int64)
+        row = {int(x): r for r, x in enumerate(xs)}
+        # per interface x (rows) and single (columns): x's flow out and its reply, the flow in and its reply
+        out_f, out_s = vec.flows(xs, pts, False)
+        back_f, back_s = vec.flows(pts, xs, True, by_dst=True)
+        in_f, in_s = vec.flows(pts, xs, False, by_dst=True)
+        reply_f, reply_s = vec.flows(xs, pts, True)
         n = len(pts)
-        # as source: the interface ``decide.source_rank`` puts first for each destination
-        ranks = np.array([source_rank(vec.usable[x], vec.points[x].gateway is not None, vec.inside[vec.net_of[x], pts])
-                          if x >= 0 else np.full(n, 3) for x in idx])
-        ch = np.array(idx, dtype=np.int64)[ranks.argmin(axis=0)]
-        out_f, out_s = np.empty(n, np.int8), np.zeros(n, np.int64)
-        back_f, back_s = np.empty(n, np.int8), np.zeros(n, np.int64)   # the replies of flows towards c
-        for x in usable:
-            sel = np.flatnonzero(ch == x)
-            if len(sel):
-                (f, s), (r, rs) = vec.flows(np.array([x]), pts[sel], False), vec.flows(pts[sel], np.array([x]), True)
-                out_f[sel], back_f[sel] = f[0], r[:, 0]
-                if s is not None and rs is not None:
-                    out_s[sel], back_s[sel] = s[0], rs[:, 0]
-        # c as destination: the sender tries c's interfaces in a subnet it shares first, the first that delivers
-        cand = np.full((len(idx), n), UNREACH, dtype=np.int8)
-        cand_s = np.zeros((len(idx), n), dtype=np.int64)
-        same = np.zeros((len(idx), n), dtype=bool)
-        for j, x in enumerate(idx):
-            if x >= 0:
-                f, s = vec.flows(pts, np.array([x]), False)
-                cand[j], same[j] = f[:, 0], vec.inside[vec.net_of[pts], x]
-                if s is not None:
-                    cand_s[j] = s[:, 0]
-        sel = destination_rank(cand < BLOCKED, same).argmin(axis=0)
         cols = np.arange(n)
-        # the reply from c goes out of the interface c chooses for that source
-        reply_f, reply_s = np.empty(n, np.int8), np.zeros(n, np.int64)
-        for x in usable:
-            pick = np.flatnonzero(ch == x)
-            if len(pick):
-                r, rs = vec.flows(np.array([x]), pts[pick], True)
-                reply_f[pick] = r[0]
-                if rs is not None:
-                    reply_s[pick] = rs[0]
-        stateful = vec.stateful
-        self.table[c, singles] = combine(out_f, out_s if stateful else None, back_f, back_s if stateful else None)
-        self.table[singles, c] = combine(cand[sel, cols], cand_s[sel, cols] if stateful else None, reply_f,
-                                         reply_s if stateful else None)
+        nets = vec.net_of[pts]
+        for c in classes:
+            idx = idx_of[c]
+            # as source: the interface ``decide.source_rank`` puts first for each destination
+            ranks = np.array([source_rank(vec.usable[x], vec.points[x].gateway is not None, vec.inside[vec.net_of[x], pts])
+                              if x >= 0 else np.full(n, 3) for x in idx])
+            ch = np.array([row.get(x, -1) for x in idx], dtype=np.int64)[ranks.argmin(axis=0)]
+            # c as destination: the sender tries c's interfaces in a subnet it shares first, the first that delivers
+            rows = np.array([row.get(x, 0) for x in idx], dtype=np.int64)
+            dead = np.array([x < 0 for x in idx])[:, None]
+            cand = np.where(dead, UNREACH, in_f[rows]).astype(np.int8)
+            same = ~dead & vec.inside[nets[None, :], np.maximum(idx, 0)[:, None]]
+            sel = destination_rank(cand < BLOCKED, same).argmin(axis=0)
+            # the reply from c goes out of the interface c chooses for that source
+            cand_s = np.where(dead, 0, in_s[rows]) if in_s is not None else None
+            self.table[c, singles] = combine(out_f[ch, cols], _cells_at(out_s, ch, cols), back_f[ch, cols],
+                                             _cells_at(back_s, ch, cols))
+            self.table[singles, c] = combine(cand[sel, cols], _cells_at(cand_s, sel, cols), reply_f[ch, cols],
+                                             _cells_at(reply_s, ch, cols))
 
     # --- incremental ---------------------------------------------------------------------------------
 
@@ -504,6 +528,7 @@ class MatrixBuilder:
 
     def _use(self, walker: Walker) -> None:
         self.walker, self.net = walker, walker.net
+        self._nat = None
         self.vec.walker, self.vec.net = walker, walker.net
 
     def _reclass(self, affected: set[str], rekey: bool) -> Matrix:
@@ -641,6 +666,18 @@ class MatrixBuilder:
         for c, key in enumerate(self.class_keys):
             self.class_of.setdefault(key, c)
         self._shown, self._emptied, self._free = [], {}, []   # the matrices handed out keep the old table
+
+
+def _cells_at(states: np.ndarray | None, rows: np.ndarray, cols: np.ndarray) -> np.ndarray | None:
+    """The stateful-firewall set ids at (rows[i], cols[i]), or None where no way passes one."""
+    return states[rows, cols] if states is not None else None
+
+
+def _runs(rows: np.ndarray) -> Iterator[tuple[int, int, slice]]:
+    """The runs of consecutive numbers in ascending ``rows``: (first position, end position, their slice)."""
+    starts = np.flatnonzero(np.diff(rows) != 1) + 1
+    for a, b in zip([0, *starts.tolist()], [*starts.tolist(), len(rows)]):
+        yield a, b, slice(int(rows[a]), int(rows[b - 1]) + 1)
 
 
 def _spare(k: int) -> int:

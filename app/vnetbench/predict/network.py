@@ -20,6 +20,7 @@ vectorised matrix agree by construction:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from dataclasses import dataclass, field
@@ -47,7 +48,12 @@ class Iface:
     network: ipaddress.IPv4Network
 
     def __str__(self) -> str:
-        return f"{self.ip}/{self.network.prefixlen}"
+        """``address/prefix``, worded once (the walk names an interface on every hop it routes)."""
+        text = self.__dict__.get("_text")
+        if text is None:
+            text = f"{self.ip}/{self.network.prefixlen}"
+            object.__setattr__(self, "_text", text)
+        return text
 
 
 _NETWORKS: dict[tuple[int, int], ipaddress.IPv4Network] = {}
@@ -143,6 +149,11 @@ def _quad(text: str) -> int | None:
         return None
 
 
+#: Parsed addresses are remembered: an edit that moves a thousand VMs parses their unchanged addresses again.
+_PARSED = 1 << 17
+
+
+@functools.lru_cache(maxsize=_PARSED)
 def parse_if(text: str | None) -> Iface | None:
     """``address/prefix`` (prefix 32 when absent); None when it is not an IPv4 interface."""
     if not text:
@@ -158,6 +169,7 @@ def parse_if(text: str | None) -> Iface | None:
     return None
 
 
+@functools.lru_cache(maxsize=_PARSED)
 def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
     """The address of ``a.b.c.d`` or ``a.b.c.d/len``; None for no text."""
     if not text:
