@@ -9,21 +9,35 @@ Closing the window (Ctrl+Q) during an open quits at once: the worker is a daemon
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRectF, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from ..backends import Cancelled
-from ..model import TopologyFileError, load
-from .canvas.layout import fill_layout
+from ..model import Index, TopologyFileError, load
+from .canvas.layout import fill_layout, remembered
+from .collector import settle
 from .worker import Task, background_hold
 
 #: Files at least this large open in the background.
 BACKGROUND_BYTES = 512 * 1024
-#: Items drawn per turn of the event loop (about 40 ms on a desktop).
-SLICE = 1500
+#: Seconds of drawing per turn of the event loop: the window answers between slices.
+SLICE = 0.03
+
+
+def planned_rect(topology) -> QRectF:
+    """The rectangle the laid-out design will cover: its top-level boxes' places (what they hold is inside)."""
+    diagram = remembered(topology)
+    places = topology.layout.places
+    tops = [places[b.id] for b in diagram.boxes if b.parent is None and b.id in places] if diagram else []
+    if not tops:
+        return QRectF()
+    left, top = min(p.x for p in tops), min(p.y for p in tops)
+    right, bottom = max(p.x + (p.w or 0) for p in tops), max(p.y + (p.h or 0) for p in tops)
+    return QRectF(left, top, right - left, bottom - top)
 
 
 class Opener(QObject):
@@ -74,7 +88,7 @@ class Opener(QObject):
             progress(1, 3, f"Opening {name}: laying out {len(topology.vms):,} VMs\u2026")
             fill_layout(topology)
             cancel.check()
-            return topology
+            return topology, planned_rect(topology), pickle.dumps(topology, pickle.HIGHEST_PROTOCOL), Index(topology)
 
         self.pending = (path, example, started)
         task = Task(work)
@@ -96,7 +110,8 @@ class Opener(QObject):
     def _failed(self, exc: BaseException) -> None:
         self._fail(str(exc) if not isinstance(exc, Cancelled) else "Cancelled", self.pending[1])
 
-    def _draw(self, topology) -> None:
+    def _draw(self, laid_out: tuple) -> None:
+        topology, rect, data, index = laid_out
         path, example, started = self.pending
         if self.task is not None and self.task.token.cancelled or not self.window.isVisible():
             self._fail("Cancelled", example)
@@ -112,13 +127,18 @@ class Opener(QObject):
             self.busy = False
             self._hide()
             self.window.view.fit()
+            settle()  # full collections skip the design from now on (``collector``)
             self.opened.emit(path, time.perf_counter() - started)
             QTimer.singleShot(100, background_hold().release)   # after the fitted view's first paint
 
         scene.gradually = (SLICE, progress)
         scene.drawn.connect(drawn)
         background_hold().hold()     # the docks' recomputations start once the design is drawn
+        self.window.workbench.captured(topology, data, index)
         self.window.finish_open(topology, path, example)
+        # Zoomed to where the design will be before a box is drawn: far out, the boxes inside hosts are made
+        # hidden, rather than made and then hidden all at once when the drawing is fitted.
+        self.window.view.fit_rect(rect)
 
     def _show(self, text: str, done: int, total: int) -> None:
         """The progress in the status bar (its widgets are there only while an open is under way)."""
