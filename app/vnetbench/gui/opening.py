@@ -120,6 +120,7 @@ class Opener(QObject):
         scene = self.window.scene
 
         def progress(done: int, total: int) -> None:
+            settle()  # what this slice made is left out of later collections too
             self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total)
 
         def drawn() -> None:
@@ -133,6 +134,7 @@ class Opener(QObject):
 
         scene.gradually = (SLICE, progress)
         scene.drawn.connect(drawn)
+        settle()  # the design just read is left out of the collections while it is drawn
         background_hold().hold()     # the docks' recomputations start once the design is drawn
         self.window.workbench.captured(topology, data, index)
         self.window.finish_open(topology, path, example)

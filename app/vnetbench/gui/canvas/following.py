@@ -223,6 +223,9 @@ class Following:
         self._place_of = {id(p): oid for oid, p in places.items()}
         self.spans = members(topo)
         wanted = drawn(topo)
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
         gone = [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o].kind]
         if len(gone) > 2000:  # thousands of items go (another design replaces this one): unindexed, it is quick
             self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -243,6 +246,9 @@ class Following:
         arranged = remembered(topo)
         self.arranged = arranged.by_id() if arranged is not None else {}
         self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
         total, made = len(wanted), 0
         bulk = total - len(self.nodes) > 2000 or len(gone) > 2000
         if bulk:  # thousands of new items: index them once at the end, not one by one
@@ -277,9 +283,15 @@ class Following:
         yield from self._sync_links(clock)
         if bulk:
             self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        if clock.budget:  # what is left takes tens of milliseconds on a large design: a turn of its own
+            yield made, total
         self.overlay.refresh()
         if self.overview:
+            if clock.budget:
+                yield made, total
             self.bundles.refresh()
+        if clock.budget:
+            yield made, total
         if self.deploy_states:
             self.show_deploy_states(self.deploy_states)
         self._select_ids(self.workbench.selection)

@@ -29,12 +29,16 @@ class Routing:
         return [[hid for _, hid in sorted(row, key=lambda r: r[0].left())] for row in rows]
 
     def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
-        return links(self.topology, lambda oid: self.anchor_item(oid) is not None, self.spans, self.host_rows())
+        handles, nodes = self.handles, self.nodes
+        return links(self.topology, lambda oid: oid in handles or oid in nodes, self.spans, self.host_rows())
 
     def _sync_links(self, clock: Slices | None = None):
         """Make the link items match the model, yielding (done, total) whenever ``clock``'s slice is used up."""
         clock = clock or Slices()
         wanted = self._wanted_links()
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
         for key in [k for k in self.links if k not in wanted or
                     (self.links[k].style, self.links[k].a, self.links[k].b) != wanted[k]]:
             self.removeItem(self.links.pop(key))
