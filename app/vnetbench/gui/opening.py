@@ -2,7 +2,10 @@
 
 A small file (most hand-made designs) opens at once, as before. A large one is read, checked and laid out in a
 worker thread (``Task``) while the status bar shows what is happening and how far along; then the canvas draws
-it a slice at a time (``DesignScene.sync_gradually``), so the window repaints and takes input between slices.
+it in slices of a few tens of milliseconds (``DesignScene.sync_gradually``), so the window repaints and takes
+input between slices; a large design being replaced goes the same way, whatever the size of the new one. The
+worker also makes what the docks would otherwise make on the GUI thread: the design's pickle (their snapshots)
+and its id index. The design is left out of later full collections once read and drawn (``collector.settle``).
 Closing the window (Ctrl+Q) during an open quits at once: the worker is a daemon thread and nothing waits on it.
 """
 
@@ -24,6 +27,9 @@ from .worker import Task, background_hold
 
 #: Files at least this large open in the background.
 BACKGROUND_BYTES = 512 * 1024
+#: A design drawn with this many items is replaced in the background too, whatever the new file's size: the
+#: canvas removes its items a slice at a time.
+LARGE_SCENE = 2000
 #: Seconds of drawing per turn of the event loop: the window answers between slices.
 SLICE = 0.03
 
@@ -64,7 +70,7 @@ class Opener(QObject):
             size = os.path.getsize(path)
         except OSError:
             size = 0
-        if size < BACKGROUND_BYTES:
+        if size < BACKGROUND_BYTES and len(self.window.scene.nodes) < LARGE_SCENE:
             try:
                 topology = load(path)
             except TopologyFileError as exc:
