@@ -26,7 +26,7 @@ class Bundles(QGraphicsItem):
         self._scene = scene
         self.lines: list[tuple[QPainterPath, float]] = []
         self._bounds = QRectF()
-        self.setZValue(2)
+        self.setZValue(-1)  # under the tiles: the bundles show between boxes, never across a name
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setVisible(False)
 
