@@ -20,6 +20,8 @@ import gc
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 
+from .worker import background_hold
+
 
 class GuiThreadCollector(QObject):
     def __init__(self, parent: QObject | None = None, interval_ms: int = 250) -> None:
@@ -42,6 +44,9 @@ class GuiThreadCollector(QObject):
                 due = generation
             else:
                 break
+        if due and background_hold().held:
+            due = 0  # a large design is being read or drawn: its objects are settled (``settle``) before
+            # the older generations are collected again, so those collections do not walk them
         if due is not None:
             gc.collect(due)
         return due

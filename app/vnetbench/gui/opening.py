@@ -86,6 +86,7 @@ class Opener(QObject):
         started = time.perf_counter()
         name = Path(path).name
         self.busy = True
+        background_hold().hold()  # the docks wait for the new design (and the collector for it to settle)
         self._show(f"Opening {name}: reading\u2026", 0, 0)
 
         def work(progress, cancel):
