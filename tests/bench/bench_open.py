@@ -8,7 +8,7 @@ code path (``MainWindow.open_file``): 2,000 VMs, 10,000 VMs, then 2,000 again ri
 - usable: seconds from the open until the whole design is drawn and fitted (``Opener.opened``), and the CPU
   seconds the process (all threads: reading, laying out, the docks' prediction) and the GUI thread used for it;
 - stall: the longest the event loop went without running a 10 ms timer, as wall time and as GUI-thread CPU
-  time, while opening and in the ``SETTLE`` seconds after it (the docks' results arriving);
+  time, while opening and after it, until the matrix dock shows the matrix (the docks' results arriving);
 - matrix: the longest GUI-thread CPU time of one matrix-dock call (taking a result, showing it).
 
 Targets (issues 29 and 32), judged on CPU because the machine is shared: no GUI-thread stall over 100 ms, no
@@ -34,7 +34,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from generate import generate  # noqa: E402
 from vnetbench.model import save  # noqa: E402
 
-SETTLE = 5.0   # seconds watched after the design is drawn: the docks' results arrive then
+SETTLE = 5.0   # seconds watched at least after the design is drawn: the docks' results arrive then
+SETTLE_LIMIT = 120.0   # and until the matrix is shown, within this
 STALL_TARGET, MATRIX_TARGET, USABLE_CPU_TARGET = 0.100, 0.050, 10.0
 
 
@@ -100,7 +101,9 @@ def measure(app: QApplication, window, path: Path, matrix_calls: list[float]) ->
     cpu, gui = time.process_time() - cpu, time.thread_time() - gui
     open_wall, open_cpu = ticks.worst()
     ticks.start()
-    wait(app, lambda: False, SETTLE)
+    from vnetbench.gui.panels.matrix import LivePrediction
+    prediction, settled = LivePrediction.of(window.workbench), time.perf_counter() + SETTLE
+    wait(app, lambda: time.perf_counter() > settled and not prediction.busy and prediction.latest is not None, SETTLE_LIMIT)
     ticks.timer.stop()
     settle_wall, settle_cpu = ticks.worst()
     window.opener.opened.disconnect()
