@@ -109,6 +109,9 @@ class Opener(QObject):
     def eventFilter(self, watched, event) -> bool:
         if watched is self.window and event.type() == QEvent.Type.Close and self.task is not None:
             self.task.cancel()  # closing during an open: the worker stops at its next step, nothing is drawn
+            if self.busy:  # (and nothing of this window will release the hold once it is gone)
+                self.busy = False
+                background_hold().release()
         return False
 
     def _progressed(self, done: int, total: int, text: str) -> None:
