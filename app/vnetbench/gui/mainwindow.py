@@ -492,7 +492,8 @@ class MainWindow(QMainWindow):
 
     def _fit(self) -> None:
         self._fit_when_shown = False
-        self.view.fit()
+        if not self.opener.busy:  # a design being drawn is fitted when it is (``Opener``)
+            self.view.fit()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -2,28 +2,48 @@
 
 A small file (most hand-made designs) opens at once, as before. A large one is read, checked and laid out in a
 worker thread (``Task``) while the status bar shows what is happening and how far along; then the canvas draws
-it a slice at a time (``DesignScene.sync_gradually``), so the window repaints and takes input between slices.
+it in slices of a few tens of milliseconds (``DesignScene.sync_gradually``), so the window repaints and takes
+input between slices; a large design being replaced goes the same way, whatever the size of the new one. The
+worker also makes what the docks would otherwise make on the GUI thread: the design's pickle (their snapshots)
+and its id index. The design is left out of later full collections once read and drawn (``collector.settle``).
 Closing the window (Ctrl+Q) during an open quits at once: the worker is a daemon thread and nothing waits on it.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRectF, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from ..backends import Cancelled
-from ..model import TopologyFileError, load
-from .canvas.layout import fill_layout
+from ..model import Index, TopologyFileError, load
+from .canvas.layout import fill_layout, remembered
+from .collector import settle
 from .worker import Task, background_hold
 
 #: Files at least this large open in the background.
 BACKGROUND_BYTES = 512 * 1024
-#: Items drawn per turn of the event loop (about 40 ms on a desktop).
-SLICE = 1500
+#: A design drawn with this many items is replaced in the background too, whatever the new file's size: the
+#: canvas removes its items a slice at a time.
+LARGE_SCENE = 2000
+#: Seconds of drawing per turn of the event loop: the window answers between slices.
+SLICE = 0.03
+
+
+def planned_rect(topology) -> QRectF:
+    """The rectangle the laid-out design will cover: its top-level boxes' places (what they hold is inside)."""
+    diagram = remembered(topology)
+    places = topology.layout.places
+    tops = [places[b.id] for b in diagram.boxes if b.parent is None and b.id in places] if diagram else []
+    if not tops:
+        return QRectF()
+    left, top = min(p.x for p in tops), min(p.y for p in tops)
+    right, bottom = max(p.x + (p.w or 0) for p in tops), max(p.y + (p.h or 0) for p in tops)
+    return QRectF(left, top, right - left, bottom - top)
 
 
 class Opener(QObject):
@@ -50,7 +70,7 @@ class Opener(QObject):
             size = os.path.getsize(path)
         except OSError:
             size = 0
-        if size < BACKGROUND_BYTES:
+        if size < BACKGROUND_BYTES and len(self.window.scene.nodes) < LARGE_SCENE:
             try:
                 topology = load(path)
             except TopologyFileError as exc:
@@ -66,6 +86,7 @@ class Opener(QObject):
         started = time.perf_counter()
         name = Path(path).name
         self.busy = True
+        background_hold().hold()  # the docks wait for the new design (and the collector for it to settle)
         self._show(f"Opening {name}: reading\u2026", 0, 0)
 
         def work(progress, cancel):
@@ -74,7 +95,7 @@ class Opener(QObject):
             progress(1, 3, f"Opening {name}: laying out {len(topology.vms):,} VMs\u2026")
             fill_layout(topology)
             cancel.check()
-            return topology
+            return topology, planned_rect(topology), pickle.dumps(topology, pickle.HIGHEST_PROTOCOL), Index(topology)
 
         self.pending = (path, example, started)
         task = Task(work)
@@ -88,6 +109,9 @@ class Opener(QObject):
     def eventFilter(self, watched, event) -> bool:
         if watched is self.window and event.type() == QEvent.Type.Close and self.task is not None:
             self.task.cancel()  # closing during an open: the worker stops at its next step, nothing is drawn
+            if self.busy:  # (and nothing of this window will release the hold once it is gone)
+                self.busy = False
+                background_hold().release()
         return False
 
     def _progressed(self, done: int, total: int, text: str) -> None:
@@ -96,7 +120,8 @@ class Opener(QObject):
     def _failed(self, exc: BaseException) -> None:
         self._fail(str(exc) if not isinstance(exc, Cancelled) else "Cancelled", self.pending[1])
 
-    def _draw(self, topology) -> None:
+    def _draw(self, laid_out: tuple) -> None:
+        topology, rect, data, index = laid_out
         path, example, started = self.pending
         if self.task is not None and self.task.token.cancelled or not self.window.isVisible():
             self._fail("Cancelled", example)
@@ -105,6 +130,7 @@ class Opener(QObject):
         scene = self.window.scene
 
         def progress(done: int, total: int) -> None:
+            settle()  # what this slice made is left out of later collections too
             self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total)
 
         def drawn() -> None:
@@ -112,13 +138,19 @@ class Opener(QObject):
             self.busy = False
             self._hide()
             self.window.view.fit()
+            settle()  # full collections skip the design from now on (``collector``)
             self.opened.emit(path, time.perf_counter() - started)
             QTimer.singleShot(100, background_hold().release)   # after the fitted view's first paint
 
         scene.gradually = (SLICE, progress)
         scene.drawn.connect(drawn)
+        settle()  # the design just read is left out of the collections while it is drawn
         background_hold().hold()     # the docks' recomputations start once the design is drawn
+        self.window.workbench.captured(topology, data, index)
         self.window.finish_open(topology, path, example)
+        # Zoomed to where the design will be before a box is drawn: far out, the boxes inside hosts are made
+        # hidden, rather than made and then hidden all at once when the drawing is fitted.
+        self.window.view.fit_rect(rect)
 
     def _show(self, text: str, done: int, total: int) -> None:
         """The progress in the status bar (its widgets are there only while an open is under way)."""

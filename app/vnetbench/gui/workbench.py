@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from ..model import Change, Document, Note, Place, Topology
+from ..model import Change, Document, Index, Note, Place, Topology
 from ..predict import Engine
 
 
@@ -55,6 +55,7 @@ class Workbench(QObject):
         self._engine: Engine | None = None
         self._pending: list[Change] = []
         self._snapshot: tuple[int, bytes] | None = None
+        self._captured: tuple[Topology, bytes, Index] | None = None
         #: The backend the deploy dock is connected to (through its connect dialog), for the measure dock to
         #: probe the guests it deployed without asking for the connection again.
         self.connected_backend: Any = None
@@ -101,6 +102,10 @@ class Workbench(QObject):
     def _changed(self, change: Change) -> None:
         if change.op == "reset":
             self._engine, self._pending = None, []
+            if self._captured is not None and self._captured[0] is self.topology:
+                self._snapshot = (self.document.revision, self._captured[1])
+                self.document.adopt_index(self._captured[2])
+            self._captured = None
         elif self._engine is not None and affects_traffic(change):
             self._pending.append(change)
         self.designChanged.emit(change)
@@ -114,6 +119,12 @@ class Workbench(QObject):
         if ids != self._selection:
             self._selection = list(ids)
             self.selectionChanged.emit(list(ids))
+
+    def captured(self, topology: Topology, data: bytes, index: Index) -> None:
+        """A capture of ``topology`` (its pickle) and its id index, made off the GUI thread by the worker that
+        read it: when it becomes this window's design, the docks' first snapshot and the document use them,
+        rather than pickling and indexing a design of 10,000 VMs on the GUI thread (about half a second)."""
+        self._captured = (topology, data, index)
 
     def highlight_path(self, prediction: Any) -> None:
         self.path = prediction

@@ -46,6 +46,12 @@ class Document:
             self._index = Index(self.topology)
         return self._index
 
+    def adopt_index(self, index: Index) -> None:
+        """Use ``index``, built off the GUI thread for the current design (by the worker that read it), rather
+        than building it again when it is first asked for."""
+        if index.topology is self.topology:
+            self._index = index
+
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener`` with each ``Change`` from now on (how views follow the model)."""
         self._listeners.append(listener)

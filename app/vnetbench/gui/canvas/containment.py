@@ -84,7 +84,8 @@ class Containment:
     def design_rect(self) -> QRectF:
         """The bounding box of every object drawn (empty for an empty design)."""
         self.flush()
-        rects = [item.sceneBoundingRect() for item in self.nodes.values()]
+        inner = self.inner  # (inside their frames, which hold them: 10,000 VMs need not be asked)
+        rects = [item.sceneBoundingRect() for key, item in self.nodes.items() if key not in inner]
         if not rects:
             return QRectF()
         left, top = min(r.left() for r in rects), min(r.top() for r in rects)

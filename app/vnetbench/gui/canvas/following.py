@@ -31,6 +31,7 @@ from .drawn import Drawn, drawn, members, part_words, words
 from .items import HandleItem, NodeItem, NoteItem
 from .layout import remembered
 from .framing import CHIP_GAP
+from .slicing import Slices
 
 #: Fields whose change may add, remove, re-parent or re-link items: those redraw everything (``sync``).
 STRUCTURE = frozenset({"id", "host", "network", "members", "uplinks", "portgroups", "pnics", "vnics", "ports",
@@ -83,9 +84,9 @@ class Following:
             self._dirty = True
         if change.op == "reset":
             if self.gradually is not None:  # a large design being opened: drawn a slice at a time
-                batch, progress = self.gradually
+                budget, progress = self.gradually
                 self.gradually = None
-                self.sync_gradually(batch, progress)
+                self.sync_gradually(budget, progress)
             else:
                 self.sync()
         elif not self._sync_timer.isActive():
@@ -183,14 +184,14 @@ class Following:
         for _ in self._sync_steps():
             pass
 
-    def sync_gradually(self, batch: int, progress=None) -> None:
-        """Like ``sync``, a slice of ``batch`` items per turn of the event loop, so the window paints and
-        answers while a large design is drawn; ``progress(done, total)`` after each slice, ``drawn`` at the end.
-        An edit meanwhile is drawn once this finishes."""
+    def sync_gradually(self, budget: float, progress=None) -> None:
+        """Like ``sync``, in slices of ``budget`` seconds, one per turn of the event loop, so the window paints
+        and answers while a large design is drawn (or replaced); ``progress(done, total)`` after each slice,
+        ``drawn`` at the end. An edit meanwhile is drawn once this finishes."""
         if self._syncing:
             return
         self._syncing = True
-        steps = self._sync_steps(batch)
+        steps = self._sync_steps(Slices(budget))
 
         def step() -> None:
             try:
@@ -213,16 +214,26 @@ class Following:
         self._dirty_meanwhile = False
         QTimer.singleShot(0, step)
 
-    def _sync_steps(self, batch: int = 0):
-        """``_sync`` in steps: yields (done, total) after every ``batch`` items made (never when 0), so a large
-        design can be drawn a slice at a time while the window keeps answering."""
+    def _sync_steps(self, clock: Slices | None = None):
+        """``_sync`` in steps: yields (done, total) whenever ``clock``'s slice is used up (never without one), so
+        a large design can be drawn, or replaced, a slice at a time while the window keeps answering."""
+        clock = clock or Slices()
         topo = self.topology
         places = topo.layout.places
         self._place_of = {id(p): oid for oid, p in places.items()}
         self.spans = members(topo)
         wanted = drawn(topo)
-        for oid in [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o].kind]:
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
+        gone = [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o].kind]
+        if len(gone) > 2000:  # thousands of items go (another design replaces this one): unindexed, it is quick
+            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        for oid in gone:
             self._remove_node(oid)
+            if clock.due():
+                yield 0, len(wanted)
+                clock.restart()
         switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups}
         self.inner = {key for key, d in wanted.items() if d.parent}
         self.parent_of = {key: d.parent for key, d in wanted.items() if d.parent}
@@ -235,8 +246,11 @@ class Following:
         arranged = remembered(topo)
         self.arranged = arranged.by_id() if arranged is not None else {}
         self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
         total, made = len(wanted), 0
-        bulk = total - len(self.nodes) > 2000
+        bulk = total - len(self.nodes) > 2000 or len(gone) > 2000
         if bulk:  # thousands of new items: index them once at the end, not one by one
             self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         for oid, d in wanted.items():
@@ -262,15 +276,22 @@ class Following:
             if new:  # added once drawn and sized: the scene indexes it once
                 self.addItem(item)
                 made += 1
-                if batch and made % batch == 0:
-                    yield made, total
-        self._fit_frames()
-        yield from self._sync_links(batch)
+            if clock.due():
+                yield made, total
+                clock.restart()
+        yield from self._fit_frames_steps(clock)
+        yield from self._sync_links(clock)
         if bulk:
             self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        if clock.budget:  # what is left takes tens of milliseconds on a large design: a turn of its own
+            yield made, total
         self.overlay.refresh()
         if self.overview:
+            if clock.budget:
+                yield made, total
             self.bundles.refresh()
+        if clock.budget:
+            yield made, total
         if self.deploy_states:
             self.show_deploy_states(self.deploy_states)
         self._select_ids(self.workbench.selection)

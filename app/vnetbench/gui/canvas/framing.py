@@ -9,6 +9,7 @@ from ...layout.parts import BAR_PAD
 from ...layout.parts import PAD as LAYOUT_PAD
 from .geometry import HOST_MIN, PAD, SWITCH_MIN
 from .items import NodeItem
+from .slicing import Slices
 
 #: Room between connection chips placed by the canvas (not by the automatic layout).
 CHIP_GAP = 6.0
@@ -82,16 +83,29 @@ class Framing:
 
     def _fit_frames(self) -> None:
         """Size each frame to hold its children (switches first, then hosts), then put their handles on."""
+        for _ in self._fit_frames_steps():
+            pass
+
+    def _fit_frames_steps(self, clock: Slices | None = None):
+        """``_fit_frames``, yielding (done, total) whenever ``clock``'s slice is used up (see ``sync_gradually``)."""
+        clock = clock or Slices()
         places = self.topology.layout.places
         held = self.held
-        for oid, item in self.nodes.items():
-            if item.kind == "switch":
-                self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
-        for host in self.topology.hosts:
+        switches = [oid for oid, item in self.nodes.items() if item.kind == "switch"]
+        total = len(switches) + len(self.topology.hosts)
+        for done, oid in enumerate(switches):
+            self._fit(oid, held.get(oid, []), SWITCH_MIN, places)
+            if clock.due():
+                yield done, total
+                clock.restart()
+        for done, host in enumerate(self.topology.hosts, len(switches)):
             chips = self.chips_of(self.nodes[host.id])  # a row of pNIC chips along the bottom, under what it holds
             room = max((c.h for c in chips), default=0.0) + 2 * CHIP_GAP if chips else 22.0
             self._fit(host.id, held.get(host.id, []), HOST_MIN, places, extra_bottom=room)
             self._place_handles(self.nodes[host.id])
+            if clock.due():
+                yield done, total
+                clock.restart()
 
     def _fit(self, oid: str, children: list[str], minimum: tuple[float, float], places, extra_bottom: float = 0) -> None:
         """A frame's size: the one its place asks for, grown to hold its children. A frame the automatic layout

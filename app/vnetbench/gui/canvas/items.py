@@ -291,7 +291,7 @@ class NodeItem(QGraphicsItem):
         if not self.parentItem() and detail > 0 and (self.kind == "host" or self.label_w):
             px = min(13.0 / detail, rect.height() * 0.8)  # 13 screen pixels, or as much as a thin bar holds
             wide = _metrics(100, True).horizontalAdvance(self.title) / 100  # the name's width at 1 px
-            px = min(px, rect.width() * 0.9 / wide) if wide else px
+            px = min(px, rect.width() * 0.9 / (wide + 0.8)) if wide else px  # the name and its margins
             if px * detail < 6:
                 return
             theme = canvas_theme()

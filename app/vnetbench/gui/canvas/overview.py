@@ -26,7 +26,7 @@ class Bundles(QGraphicsItem):
         self._scene = scene
         self.lines: list[tuple[QPainterPath, float]] = []
         self._bounds = QRectF()
-        self.setZValue(2)
+        self.setZValue(-1)  # under the tiles: the bundles show between boxes, never across a name
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setVisible(False)
 
@@ -46,8 +46,10 @@ class Bundles(QGraphicsItem):
     def refresh(self) -> None:
         scene = self._scene
         pairs: dict[tuple[str, str], list] = {}
+        tops: dict[str, str] = {}  # (ten thousand links share a few thousand ends)
         for link in scene.links.values():
-            a, b = self._top(link.a), self._top(link.b)
+            a = tops.get(link.a) or tops.setdefault(link.a, self._top(link.a))
+            b = tops.get(link.b) or tops.setdefault(link.b, self._top(link.b))
             if a != b and a in scene.nodes and b in scene.nodes and link.points:
                 pairs.setdefault(tuple(sorted((a, b))), []).append(link)
         self.prepareGeometryChange()

@@ -8,6 +8,7 @@ from PySide6.QtCore import QPointF, QRectF
 from .drawn import layout_edge_id, links
 from .items import LinkItem, HandleItem
 from .framing import same_box
+from .slicing import Slices
 
 
 class Routing:
@@ -28,17 +29,31 @@ class Routing:
         return [[hid for _, hid in sorted(row, key=lambda r: r[0].left())] for row in rows]
 
     def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
-        return links(self.topology, lambda oid: self.anchor_item(oid) is not None, self.spans, self.host_rows())
+        handles, nodes = self.handles, self.nodes
+        return links(self.topology, lambda oid: oid in handles or oid in nodes, self.spans, self.host_rows())
 
-    def _sync_links(self, batch: int = 0):
+    def _sync_links(self, clock: Slices | None = None):
+        """Make the link items match the model, yielding (done, total) whenever ``clock``'s slice is used up."""
+        clock = clock or Slices()
         wanted = self._wanted_links()
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
         for key in [k for k in self.links if k not in wanted or
                     (self.links[k].style, self.links[k].a, self.links[k].b) != wanted[k]]:
             self.removeItem(self.links.pop(key))
+            if clock.due():
+                yield 0, len(wanted)
+                clock.restart()
         self.touching = {}
         made = 0
-        still = {key for key, item in self.nodes.items() if key in self.arranged
-                 and same_box(item.mapRectToScene(item.size), self.arranged[key])}
+        still = set()
+        for key, item in self.nodes.items():
+            if key in self.arranged and same_box(item.mapRectToScene(item.size), self.arranged[key]):
+                still.add(key)
+            if clock.due():
+                yield 0, len(wanted)
+                clock.restart()
         for key, (style, a, b) in wanted.items():
             item = self.links.get(key)
             new = item is None
@@ -51,15 +66,16 @@ class Routing:
             self._route(item, still)
             if new:
                 self.addItem(item)
-                made += 1
-                if batch and made % batch == 0:
-                    yield made, len(wanted)
-        for handle in self.handles.values():
-            handle.connected = False
-        for item in self.links.values():
-            for end in (item.a, item.b):
-                if end in self.handles:
-                    self.handles[end].connected = True
+            made += 1
+            if clock.due():
+                yield made, len(wanted)
+                clock.restart()
+        connected = {end for item in self.links.values() for end in (item.a, item.b)}
+        for hid, handle in self.handles.items():
+            handle.connected = hid in connected
+            if clock.due():
+                yield made, len(wanted)
+                clock.restart()
 
     def node_of(self, oid: str) -> str:
         handle = self.handles.get(oid)

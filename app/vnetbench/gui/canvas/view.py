@@ -65,7 +65,10 @@ class DesignView(QGraphicsView):
 
     def fit(self) -> None:
         """Show the whole design (Ctrl+0)."""
-        rect = self.design.design_rect()
+        self.fit_rect(self.design.design_rect())
+
+    def fit_rect(self, rect: QRectF) -> None:
+        """Show ``rect`` of the scene whole (at most at 100%), with the level of detail of that zoom."""
         if rect.isEmpty():
             self.resetTransform()
             self.centerOn(0, 0)
