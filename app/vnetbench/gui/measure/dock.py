@@ -193,7 +193,10 @@ class MeasureDock(QDockWidget):
         if name is None:
             raise BackendError("no backend plugin is available", "install one (the local lab comes with vnetbench)")
         if self.backend is None or self.backend.name != name:
-            cls = backend_class(name)
+            try:
+                cls = backend_class(name)  # imported now, when it is first used
+            except LookupError as exc:
+                raise BackendError(str(exc), "choose another backend, or install what it needs") from None
             if any(f.required for f in cls.settings_fields):
                 raise BackendError(f"{cls.title} is not connected",
                                    "connect it in the Deploy dock (choose it there and Plan), then measure")
