@@ -19,9 +19,10 @@ from .backend_import import BackendImporter
 from .canvas.layout import auto_layout
 from .files import clear_recent, recent_files
 from .icons import action_icon
+from .window_part import WindowPart
 
 
-class WindowActions:
+class WindowActions(WindowPart):
     """The actions, menus, toolbar and status bar of ``MainWindow``."""
 
     def _action(self, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False,

@@ -13,11 +13,12 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMenu
 
 from .endpoints import selected_endpoints
+from .window_part import WindowPart
 
 CLIPBOARD_MIME = "application/x-vnetbench-objects"
 
 
-class WindowEdits:
+class WindowEdits(WindowPart):
     """The edit commands of ``MainWindow``."""
 
     def drop_in_view(self, key: str) -> str | None:

@@ -20,6 +20,7 @@ from .canvas.layout import fill_layout, remember_as_saved
 from .dialogs import remember
 from .files import Autosave, add_recent
 from .worker import Task
+from .window_part import WindowPart
 
 AUTOSAVE_INTERVAL_MS = 30_000
 AUTOSAVE_AFTER_EDIT_MS = 2_000
@@ -41,8 +42,10 @@ def file_stem(path: str) -> str:
     return name
 
 
-class WindowFiles:
+class WindowFiles(WindowPart):
     """The file life cycle and title of ``MainWindow``."""
+
+    _autosaving: Task | None  # the autosave being written, if one is
 
     def maybe_save(self) -> bool:
         """True when it is fine to drop the current design (saved, or the person said so)."""

@@ -19,6 +19,7 @@ from ..backends import discover
 from .dialogs import open_path, save_path
 from .files import Autosaved
 from .window_files import OPEN_FILTER, SAVE_FILTER
+from .window_part import WindowPart
 
 
 def plugin_versions() -> list[str]:
@@ -30,7 +31,7 @@ def plugin_versions() -> list[str]:
     return lines
 
 
-class WindowQuestions:
+class WindowQuestions(WindowPart):
     """The questions, errors and About box of ``MainWindow``."""
 
     def ask_unsaved(self) -> QMessageBox.StandardButton:

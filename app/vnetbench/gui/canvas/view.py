@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -176,7 +176,7 @@ class DesignView(QGraphicsView):
         """Where the shown path's verdict badge is in the viewport (always inside it), or None."""
         return self.design.overlay.badge_rect(QRectF(self.viewport().rect()), lambda p: QPointF(self.mapFromScene(p)))
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         super().drawForeground(painter, rect)
         box = self.path_badge()
         if box is not None:
