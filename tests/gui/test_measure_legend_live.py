@@ -24,7 +24,7 @@ def dock(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("VNETBENCH_DATA_DIR", str(tmp_path / "data"))
     design = load(resources_dir() / "examples" / "esx-four-cases.vnet.yaml")
     made = MeasureDock(Workbench(design), store=RunStore(tmp_path / "runs.sqlite"))
-    made.workbench.set_connected_backend(LoopbackBackend({}))  # as the deploy dock shares its connection
+    made.connection_available(LoopbackBackend({}))  # what the window hands it from the deploy dock
     qtbot.addWidget(made)
     made.resize(1500, 700)
     made.show()

@@ -27,6 +27,7 @@ from .files import Autosave
 from .find import FindBar
 from .inspector import Inspector
 from .measure import MeasureDock
+from .needs import hand_over
 from .opening import Opener
 from .palette import Palette
 from .panels import DeployDock, MatrixDock, PathDock, ProblemsDock, WhatIfDock
@@ -124,6 +125,7 @@ class MainWindow(WindowActions, WindowFiles, WindowEdits, WindowQuestions, QMain
         self.problems_dock.counted.connect(self._problems_counted)
         self.problems_dock.checking.connect(self._problems_checking)
         self.docking = Docking(self, self.docks, self.problems_dock)
+        hand_over(self.workbench, self.docks.values())  # each dock gets what it declared it needs
 
     def _show_status(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
