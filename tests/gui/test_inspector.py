@@ -91,14 +91,16 @@ def test_vnic_fields_addresses_references_and_enums(window):
     assert win.workbench.undo_stack.undoText() == "Set vm1/eth0 connected to no"
 
 
-def test_a_vm_shows_each_vnic_as_a_form_with_address_prefix_and_gateway_in_one_row(window):
+def test_a_vm_shows_each_vnic_as_a_form_with_address_and_prefix_in_one_row_and_the_gateway_below(window):
     win = window
     vm = win.editor.add("vm", 300, 0)
     win.workbench.select([vm])
     fields = win.inspector.fields
     address, prefix, gateway = fields["vnics.0.ip"], fields["vnics.0.prefix"], fields["vnics.0.gateway"]
-    assert address.parent() is prefix.parent() is gateway.parent()  # one row
-    assert abs(address.mapToGlobal(address.rect().center()).y() - gateway.mapToGlobal(gateway.rect().center()).y()) < 4
+    assert address.parent() is prefix.parent()  # one row: address / prefix
+    assert abs(address.mapToGlobal(address.rect().center()).y() - prefix.mapToGlobal(prefix.rect().center()).y()) < 4
+    # the gateway on the row below, as wide as the address (both fit 255.255.255.255: test_inspector_addresses)
+    assert gateway.mapToGlobal(gateway.rect().topLeft()).y() > address.mapToGlobal(address.rect().bottomLeft()).y()
     type_into(win, "vnics.0.ip", "192.168.1.10/24")
     assert win.workbench.document.index.get(vm).vnics[0].ip == "192.168.1.10/24"
     assert "list-vnics" not in [w.objectName() for w in win.inspector.fields.values()]  # not a table

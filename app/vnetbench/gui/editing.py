@@ -15,6 +15,7 @@ from typing import Any
 
 from ..model import Host, Index, Link, Note, Place, PNic, Switch, SwitchKind, Topology, Uplink
 from ..model.codec import decode, encode
+from ..model.addressing import readdress, used_addresses
 from ..model.forwarding import patchable
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from .catalog import KINDS, Namer, make
@@ -517,7 +518,8 @@ class Editor:
         return data
 
     def paste(self, data: dict[str, Any], dx: float = 30.0, dy: float = 30.0, text: str = "Paste") -> list[str]:
-        """Insert copies with fresh ids, shifted by (dx, dy); references among the copies follow them."""
+        """Insert copies with fresh ids, shifted by (dx, dy); references among the copies follow them, and each
+        address becomes the next free one in its subnet (a copy never clashes with its original)."""
         from ..model import objects as model
 
         classes = {"host": model.Host, "switch": model.Switch, "vm": model.VM, "physical_switch": model.PhysicalSwitch,
@@ -548,6 +550,7 @@ class Editor:
 
         objects = data.get("objects", [])
         collect([o["data"] for o in objects])
+        used = used_addresses(self.index)  # each copy takes the next free address in its subnet
         group = Group(text)
         new_ids: list[str] = []
         places: dict[str, Place | None] = {}
@@ -558,6 +561,7 @@ class Editor:
                 obj.x, obj.y = obj.x + dx, obj.y + dy
             if hasattr(obj, "name") and kind != "note":
                 obj.name = namer.name(obj.name.replace("{", "{{").replace("}", "}}") + "-{n}", 2)
+            readdress(obj, used)
             if kind == "portgroup":
                 owner = self.index.get(mapping.get(parent, parent))
                 if owner is None:

@@ -14,9 +14,10 @@ import ipaddress
 import typing
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, QSize, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QPushButton, QSpinBox, QStyle, QStyleOptionFrame, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from ..model import SwitchKind
 from ..model.vlan import VlanError, VlanMode, parse_vlan
@@ -27,6 +28,8 @@ from .plain import plain
 if TYPE_CHECKING:
     from .inspector import Inspector
 
+#: The longest IPv4 address, which an address field shows whole.
+WIDEST_IPV4 = "255.255.255.255"
 ERROR_STYLE = "QLineEdit { border: 2px solid #d23b3b; border-radius: 3px; background: #fff5f5; color: #1d2433; }"
 Choices = list[tuple[Any, str]]
 
@@ -150,14 +153,25 @@ class CheckEditor:
             self.inspector.commit(self.obj, self.field, checked, self.where)
 
 
+def fit_address(edit: QLineEdit) -> None:
+    """Make ``edit`` wide enough to show the longest IPv4 address whole, in its font (so at any scale)."""
+    option = QStyleOptionFrame()
+    edit.initStyleOption(option)
+    metrics = edit.fontMetrics()
+    margins = edit.textMargins()
+    # + 4: the two pixels QLineEdit keeps inside its frame on each side, besides the text margins
+    text = QSize(metrics.horizontalAdvance(WIDEST_IPV4) + margins.left() + margins.right() + 4, metrics.height())
+    edit.setMinimumWidth(edit.style().sizeFromContents(QStyle.ContentsType.CT_LineEdit, option, text, edit).width())
+
+
 class AddressEditor(TextEditor):
-    """Address, prefix length and gateway in one row: ``[10.0.0.5] / [24]  gateway [10.0.0.1]``.
+    """Address and prefix length in one row: ``[10.0.0.5] / [24]``, the address wide enough for any IPv4 one.
 
     The model keeps ``ip`` as ``address/prefix``; typing ``10.0.0.5/24`` into the address works too. The
-    gateway (when the object has one) is its own ``TextEditor``, so each is its own undo step.
+    gateway (when the object has one) is its own ``TextEditor`` on the row below, so each is its own undo step.
     """
 
-    def __init__(self, inspector: Inspector, obj: Any, where: str, gateway: TextEditor | None) -> None:
+    def __init__(self, inspector: Inspector, obj: Any, where: str) -> None:
         self.prefix = QSpinBox()
         self.prefix.setObjectName("field-prefix")
         self.prefix.setRange(0, 32)
@@ -166,20 +180,14 @@ class AddressEditor(TextEditor):
         super().__init__(inspector, obj, "ip", str | None, where)
         self.address = self.widget
         self.address.setPlaceholderText("address")
-        self.address.setMinimumWidth(56)
-        self.gateway = gateway
+        fit_address(self.address)
         self.row = QWidget()
         layout = QHBoxLayout(self.row)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addWidget(self.address, 3)
+        layout.addWidget(self.address, 1)
         layout.addWidget(QLabel("/"))
         layout.addWidget(self.prefix)
-        if gateway is not None:
-            gateway.widget.setPlaceholderText("gateway")
-            gateway.widget.setMinimumWidth(56)
-            layout.addWidget(QLabel("gw"))
-            layout.addWidget(gateway.widget, 3)
         self.prefix.valueChanged.connect(self._prefix_changed)
 
     def load(self) -> None:

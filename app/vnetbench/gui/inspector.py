@@ -27,7 +27,8 @@ from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
 from ..model.text import one_line
 from ..model.vlan import VlanError, VlanMode, parse_vlan
 from .editing import Editor, describe, field_label, heading
-from .editors import AddressEditor, CheckEditor, Choices, ComboEditor, ListEditor, TextEditor, VlanEditor
+from .editors import (AddressEditor, CheckEditor, Choices, ComboEditor, ListEditor, TextEditor, VlanEditor,
+                      fit_address)
 from .fields import FieldError, format_value, optional, parse
 from .plain import plain
 from .signals import connect_weakly
@@ -252,17 +253,15 @@ class Inspector(QWidget):
         form.addRow(label, column)
 
     def _address_row(self, form: QFormLayout, obj: Any, prefix: str, where: str, hints: dict) -> None:
-        gateway = None
-        if hasattr(obj, "gateway"):
-            gateway = TextEditor(self, obj, "gateway", hints["gateway"], where)
-            self.editors.append(gateway)
-            self.fields[f"{prefix}gateway"] = gateway.widget
-            self.messages[f"{prefix}gateway"] = gateway.message
-        editor = AddressEditor(self, obj, where, gateway)
+        """``address [10.0.0.5] / [24]``, and below it ``gateway [10.0.0.1]`` when the object has one."""
+        editor = AddressEditor(self, obj, where)
         self.fields[f"{prefix}prefix"] = editor.prefix
         self._add_row(form, f"{prefix}ip", "address", editor, editor.row)
-        if gateway is not None:
-            form.addRow("", gateway.message)
+        if hasattr(obj, "gateway"):
+            gateway = TextEditor(self, obj, "gateway", hints["gateway"], where)
+            gateway.widget.setPlaceholderText("none")
+            fit_address(gateway.widget)
+            self._add_row(form, f"{prefix}gateway", "gateway", gateway, gateway.widget)
 
     def _vnic_forms(self, form: QFormLayout, vm: VM, prefix: str, where: str) -> None:
         """A VM's vNICs: a small form each (name, type, network, address row), not a half-hidden table."""

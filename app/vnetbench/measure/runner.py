@@ -202,7 +202,7 @@ class Runner:
                 elapsed[0] += act.seconds
                 self._sample(Sample(elapsed[0], act.rtt_us, "rtt"))
 
-        self._follow_until_done(client, on_line, spec.duration + 3.0)
+        self._follow_until_done(client, on_line, spec.duration + 3.0, started=sockperf.is_started)
         summary = sockperf.parse_summary(client.text)
         if summary is None:
             raise classify(client.output() + "\n" + server.output(), "sockperf", self.src.name, self.dst.name,
@@ -262,9 +262,13 @@ class Runner:
                                       f"{READY_TIMEOUT_S:g} s")
 
     def _follow_until_done(self, client: _Watched, on_line: Callable[[_Watched, str], None],
-                           planned_s: float) -> None:
-        start = time.monotonic()
-        deadline = start + planned_s + OVERRUN_S
+                           planned_s: float, started: Callable[[str], bool] | None = None) -> None:
+        """Feed the lines to ``on_line`` until ``client`` ends, reporting progress on the probe's own clock: from
+        the client's line ``started`` accepts (sockperf warms up for 2 s before it, and a bar timed from the
+        launch ran 2 s ahead of the live curve), or from the launch when ``started`` is None."""
+        launched = time.monotonic()
+        start = launched if started is None else None
+        deadline = launched + planned_s + OVERRUN_S
         last_progress = 0.0
         while not client.done:
             self._check_cancel()
@@ -274,9 +278,11 @@ class Runner:
                                               f"finish within {planned_s + OVERRUN_S:g} s")
             if self.progress and now - last_progress >= 0.2:
                 last_progress = now
-                self._report(min(now - start, planned_s))
+                self._report(min(now - start, planned_s) if start is not None else 0.0, warming=start is None)
             item = self._next(0.1)
             if item and item[1] is not None:
+                if start is None and started is not None and item[0] is client and started(item[1]):
+                    start = time.monotonic()
                 on_line(item[0], item[1])
 
     def _drain(self, cmd: _Watched, on_line: Callable[[_Watched, str], None], seconds: float) -> None:
@@ -292,13 +298,14 @@ class Runner:
         if self.on_sample:
             self.on_sample(sample)
 
-    def _report(self, step_elapsed: float) -> None:
+    def _report(self, step_elapsed: float, warming: bool = False) -> None:
         total = self.spec.total_seconds
         done = min(self._done_s + step_elapsed, total)
         last = self.samples[-1] if self.samples else None
         figure = f", {last.value:.6g} {self.spec.kind.unit}" if last else ""
         assert self.progress is not None
-        self.progress(int(1000 * done / total), 1000, f"{done:.1f} s of {total:g} s{figure}")
+        self.progress(int(1000 * done / total), 1000,
+                      "warming up…" if warming else f"{done:.1f} s of {total:g} s{figure}")
 
     def _check_cancel(self) -> None:
         if self.cancel.cancelled:

@@ -1,16 +1,24 @@
 """The predicted path drawn over the canvas: a thick line in the verdict's colour through the objects it
-passes, those objects outlined, the pNICs it crosses ringed and labelled, and the verdict in a badge."""
+passes, those objects outlined, the pNICs it crosses labelled, and the verdict in a badge.
+
+The line runs along the links drawn between hops; where none is drawn (a portgroup to its switch's pNIC, a
+port to an SVI of the next switch) it leaves the object straight down or up to the edge of the frame that
+holds it, runs along that edge to the link between the frames, and comes in the same way, so it never cuts
+diagonally through labels. It stops at an object's outline and starts again on its far side. The badge is
+drawn by the view (``badge_rect``, ``paint_badge``), kept inside it however the canvas is scrolled or zoomed.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsObject, QStyleOptionGraphicsItem, QWidget
 
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
-from .items import font
+from .items import HandleItem, font
 
 if TYPE_CHECKING:
     from .scene import DesignScene
@@ -26,14 +34,25 @@ def _throughput(mbps: float | None) -> str:
     return f"{mbps / 1000:.1f} Gbit/s" if mbps >= 1000 else f"{mbps:.0f} Mbit/s"
 
 
-class PathOverlay(QGraphicsItem):
+#: The least room between the badge and the view's edge, in pixels.
+BADGE_MARGIN = 8
+#: How far below (or above) two boxes side by side the line runs between them.
+ELBOW = 10
+
+
+class PathOverlay(QGraphicsObject):
+    #: The path was drawn again (shown, cleared or moved): views redraw its badge.
+    moved = Signal()
+
     def __init__(self, scene: DesignScene) -> None:
         super().__init__()
         self._scene = scene
         self.prediction: Any = None
-        self.points: list[QPointF] = []
+        self.points: list[QPointF] = []  # every point the line passes, in order
+        self.lines: list[list[QPointF]] = []  # the line's pieces: it stops at an outlined object's edge
         self.rects: list[QRectF] = []
-        self.pnics: list[tuple[QPointF, str]] = []
+        self.pnics: list[tuple[QPointF, str]] = []  # where each pNIC's label starts, and its name
+        self.rings: list[QPointF] = []  # pNICs drawn as a dot (no box to outline): ringed
         self.badge_at = QPointF()
         self.label = ""
         self.colour = QColor("#6f7782")
@@ -56,12 +75,15 @@ class PathOverlay(QGraphicsItem):
 
     def refresh(self) -> None:
         self.prepareGeometryChange()
-        self.points, self.rects, self.pnics = [], [], []
+        was_shown = bool(self.points)
+        self.points, self.lines, self.rects, self.pnics, self.rings = [], [], [], [], []
         self.label = ""
         prediction = self.prediction
         if prediction is None:
             self._bounds = QRectF()
             self.update()
+            if was_shown:
+                self.moved.emit()
             return
         scene = self._scene
         trace = prediction.forward
@@ -86,23 +108,33 @@ class PathOverlay(QGraphicsItem):
             if scene.nodes[node].frame and item_id == node:
                 continue  # a host or switch frame: the line runs from its portgroup to its pNIC
             point = scene.anchor(item_id)
-            route = self._route(previous, item_id) if previous is not None else None
+            if previous is None:
+                self._extend([point] if point is not None else [])
+            elif previous != item_id:
+                self._extend(self._route(previous, item_id) or self._around(previous, item_id))
             previous = item_id
-            for p in route or [point]:  # along the drawn link between two hops when there is one
-                if not self.points or (self.points[-1] - p).manhattanLength() > 1:
-                    self.points.append(p)
             rect = scene.node_rect(node)
             if rect is not None and node not in seen_nodes and not scene.nodes[node].frame:
                 seen_nodes.add(node)
                 self.rects.append(rect.adjusted(-5, -5, 5, 5))
-            if oid in pnics:
-                self.pnics.append((point, getattr(index.get(oid), "name", "pNIC")))
+            chip = self._chip(item_id)
+            if chip is not None and item_id not in seen_nodes:  # a port, pNIC or interface drawn as a box
+                seen_nodes.add(item_id)
+                self.rects.append(chip.adjusted(-3, -3, 3, 3))
+            if oid in pnics and point is not None:
+                name = getattr(index.get(oid), "name", "pNIC")
+                box = chip if chip is not None else rect if item_id == node else None
+                if box is not None:  # outlined: its label beside it, over nothing it names
+                    self.pnics.append((QPointF(box.right() + 9, box.center().y()), name))
+                else:
+                    self.rings.append(point)
+                    self.pnics.append((QPointF(point.x() + 16, point.y()), name))
         for end in (trace.src, trace.dst):  # no path at all: still mark both ends and say so
             rect = scene.node_rect(end)
             if not self.points and rect is not None:
                 self.rects.append(rect.adjusted(-5, -5, 5, 5))
         if not self.points and self.rects:
-            self.points.append(self.rects[0].center())
+            self._extend([self.rects[0].center()])
         estimate = getattr(trace, "estimate", None)
         speed = _throughput(getattr(estimate, "throughput_mbps", None))
         verdict = str(prediction.verdict)
@@ -119,10 +151,12 @@ class PathOverlay(QGraphicsItem):
             bounds = bounds.united(QRectF(p, p).adjusted(-40, -40, 40, 40))
         for r in self.rects:
             bounds = bounds.united(r.adjusted(-6, -6, 6, 6))
-        width = QFontMetricsF(font(13, True)).horizontalAdvance(self.label) + 30
-        bounds = bounds.united(QRectF(self.badge_at, self.badge_at + QPointF(width, 30)))
+        for at, name in self.pnics:
+            width = QFontMetricsF(font(11, True)).horizontalAdvance(f"pNIC {name}") + 14
+            bounds = bounds.united(QRectF(at.x(), at.y() - 10, width, 20))
         self._bounds = bounds
         self.update()
+        self.moved.emit()
 
     def _drawn(self, oid: str, host: str | None) -> str | None:
         """The item drawn for ``oid``: itself, or its instance in ``host`` (a vDS proxy or its portgroup)."""
@@ -138,6 +172,96 @@ class PathOverlay(QGraphicsItem):
         while key in scene.parent_of:
             key = scene.parent_of[key]
         return key if scene.nodes.get(key) is not None and scene.nodes[key].kind == "host" else None
+
+    def _extend(self, route: list[QPointF]) -> None:
+        """Add ``route`` to the line: continued where it starts at the line's end, else a new piece (the line
+        stopped at one side of an outlined object and goes on from another)."""
+        if not route:
+            return
+        if not self.lines or (self.lines[-1][-1] - route[0]).manhattanLength() > 1:
+            self.lines.append([route[0]])
+        line = self.lines[-1]
+        for p in route:
+            if (line[-1] - p).manhattanLength() > 1:
+                line.append(p)
+            if not self.points or (self.points[-1] - p).manhattanLength() > 1:
+                self.points.append(p)
+
+    def _holders(self, key: str) -> list[str]:
+        """``key``, the node it is a handle of, and the frames around that node, innermost first."""
+        scene = self._scene
+        chain = [key]
+        node = scene.node_of(key)
+        while node not in chain:
+            chain.append(node)
+            node = scene.parent_of.get(node, node)
+        return chain
+
+    def _around(self, a: str, b: str) -> list[QPointF]:
+        """No link drawn between hops ``a`` and ``b``: through the nearest link between what holds them,
+        leaving and entering each frame by its edge; else a right-angled elbow, never a diagonal."""
+        scene = self._scene
+        ups_a, ups_b = self._holders(a), self._holders(b)
+        pairs = sorted(((i, j) for i in range(len(ups_a)) for j in range(len(ups_b))), key=sum)
+        for i, j in pairs:
+            link = self._route(ups_a[i], ups_b[j]) if ups_a[i] != ups_b[j] else None
+            if link:
+                return self._to_edge(a, link[0]) + link + self._to_edge(b, link[-1])[::-1]
+        start, end = scene.anchor(a), scene.anchor(b)
+        if start is None or end is None:
+            return []
+        start, end = self._edge(a, end) or start, self._edge(b, start) or end
+        if abs(start.y() - end.y()) < 1:  # side by side: under (or over) both, not along their edges
+            below = start.y() >= (self._chip(a) or QRectF(start, start)).center().y()
+            middle = start.y() + (ELBOW if below else -ELBOW)
+        else:
+            middle = (start.y() + end.y()) / 2
+        return [start, QPointF(start.x(), middle), QPointF(end.x(), middle), end]
+
+    def _chip(self, key: str) -> QRectF | None:
+        """The box a handle is drawn as (a port, a pNIC, an interface), in the scene; None for a dot or a node."""
+        item = self._scene.anchor_item(key)
+        if isinstance(item, HandleItem) and item.chip is not None:
+            return item.mapRectToScene(item.chip)
+        return None
+
+    def _edge(self, key: str, toward: QPointF) -> QPointF | None:
+        """Where a line toward ``toward`` leaves ``key``: the middle of the top or bottom edge of its box."""
+        chip = self._chip(key)
+        if chip is not None:
+            return QPointF(chip.center().x(), chip.top() if toward.y() < chip.center().y() else chip.bottom())
+        return self._scene.anchor(key, toward)
+
+    def _to_edge(self, key: str, joint: QPointF) -> list[QPointF]:
+        """From ``key``'s edge facing ``joint`` (a link's end on the edge of a frame around it) straight across
+        to that edge's line; the link goes on from ``joint``."""
+        start = self._edge(key, joint)
+        if start is None or (start - joint).manhattanLength() <= 1:
+            return []
+        return [start, QPointF(start.x(), joint.y())]
+
+    def badge_rect(self, viewport: QRectF, to_view: Callable[[QPointF], QPointF]) -> QRectF | None:
+        """Where the verdict's badge goes in the view (``to_view`` maps a scene point into it): above the
+        path's first object, moved inside ``viewport`` when that is out of sight."""
+        if self.prediction is None or not self.points:
+            return None
+        width = QFontMetricsF(font(13, True)).horizontalAdvance(self.label) + 24
+        at = to_view(self.badge_at)
+        box = QRectF(at.x(), at.y(), width, 26)
+        inside = viewport.adjusted(BADGE_MARGIN, BADGE_MARGIN, -BADGE_MARGIN, -BADGE_MARGIN)
+        box.moveLeft(max(inside.left(), min(box.left(), inside.right() - box.width())))
+        box.moveTop(max(inside.top(), min(box.top(), inside.bottom() - box.height())))
+        return box
+
+    def paint_badge(self, painter: QPainter, box: QRectF) -> None:
+        """The verdict (and the estimated throughput) in a pill of the verdict's colour."""
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setFont(font(13, True))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.colour)
+        painter.drawRoundedRect(box, 13, 13)
+        painter.setPen(self.text_colour)
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.label)
 
     def _route(self, a: str, b: str) -> list[QPointF] | None:
         """The points of the link drawn between two hops, from ``a``'s end to ``b``'s."""
@@ -165,36 +289,30 @@ class PathOverlay(QGraphicsItem):
             painter.drawRoundedRect(rect, 9, 9)
             painter.setPen(QPen(self.colour, 2.5))
             painter.drawRoundedRect(rect, 9, 9)
-        path = QPainterPath(self.points[0])
-        for p in self.points[1:]:
-            path.lineTo(p)
-        line = QColor(self.colour)
-        line.setAlpha(200)
-        pen = QPen(line, 6, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin)
-        painter.setPen(pen)
+        path = QPainterPath()
+        for line in self.lines:
+            path.moveTo(line[0])
+            for p in line[1:]:
+                path.lineTo(p)
+        colour = QColor(self.colour)
+        colour.setAlpha(200)
+        painter.setPen(QPen(colour, 6, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
         painter.drawPath(path)
         painter.setPen(QPen(QColor("white"), 1.5))
         painter.setBrush(self.colour)
-        for p in self.points:
-            painter.drawEllipse(p, 5, 5)
-        for p, name in self.pnics:
-            painter.setPen(QPen(self.colour, 3))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
+        for line in self.lines:  # a dot where the line meets an object
+            painter.drawEllipse(line[0], 5, 5)
+            painter.drawEllipse(line[-1], 5, 5)
+        painter.setPen(QPen(self.colour, 3))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for p in self.rings:
             painter.drawEllipse(p, 13, 13)
+        painter.setFont(font(11, True))
+        for at, name in self.pnics:
             text = f"pNIC {name}"
-            painter.setFont(font(11, True))
-            w = QFontMetricsF(font(11, True)).horizontalAdvance(text) + 12
-            box = QRectF(p.x() + 16, p.y() - 9, w, 18)
+            box = QRectF(at.x(), at.y() - 9, QFontMetricsF(font(11, True)).horizontalAdvance(text) + 12, 18)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(self.colour)
             painter.drawRoundedRect(box, 9, 9)
             painter.setPen(self.text_colour)
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
-        painter.setFont(font(13, True))
-        w = QFontMetricsF(font(13, True)).horizontalAdvance(self.label) + 24
-        box = QRectF(self.badge_at, self.badge_at + QPointF(w, 26))
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self.colour)
-        painter.drawRoundedRect(box, 13, 13)
-        painter.setPen(self.text_colour)
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.label)

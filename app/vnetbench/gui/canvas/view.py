@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -40,6 +40,9 @@ class DesignView(QGraphicsView):
         self.setMouseTracking(True)
         self.setSceneRect(QRectF(-4000, -4000, 10000, 8000))
         scene.focusRequested.connect(self.show_rect)
+        scene.overlay.moved.connect(self.viewport().update)  # the badge is the view's: drawn again with the path
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.valueChanged.connect(self._scrolled)
 
     # --- zoom ------------------------------------------------------------------------------------------
 
@@ -169,6 +172,26 @@ class DesignView(QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    # --- the path's verdict badge ----------------------------------------------------------------------------
+
+    def path_badge(self) -> QRectF | None:
+        """Where the shown path's verdict badge is in the viewport (always inside it), or None."""
+        return self.design.overlay.badge_rect(QRectF(self.viewport().rect()), lambda p: QPointF(self.mapFromScene(p)))
+
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        super().drawForeground(painter, rect)
+        box = self.path_badge()
+        if box is not None:
+            painter.save()
+            painter.resetTransform()  # view pixels: the badge stays readable at any zoom
+            self.design.overlay.paint_badge(painter, box)
+            painter.restore()
+
+    def _scrolled(self) -> None:
+        """A scroll only redraws what came into sight; the badge, held inside the view, moved everywhere."""
+        if self.design.overlay.prediction is not None:
+            self.viewport().update()
 
     # --- grid ----------------------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from ...measure import Run, RunStatus, RunStore, Sample, Scenario, TestSpec, Var
 from ...measure.runner import measure_locks
 from ...model import Change, TopologyFileError, load
 from ...predict import Prediction
+from ..needs import UsesConnection
 from ..workbench import Workbench
 from ..worker import Task
 from .ab import ABControls, ABTable, ab_work
@@ -53,7 +54,7 @@ def scrolling(widget: QWidget) -> QScrollArea:
     return area
 
 
-class MeasureDock(QDockWidget):
+class MeasureDock(UsesConnection, QDockWidget):
     """See the module docstring. ``backend`` may be set (tests, a connected backend); else the chosen plugin."""
 
     #: A run finished (stored or not), on the GUI thread.
@@ -142,7 +143,6 @@ class MeasureDock(QDockWidget):
         self.runs.told.connect(self.result.setText)
         workbench.pairRequested.connect(self.set_pair)
         workbench.designChanged.connect(self._design_changed)
-        workbench.backendConnected.connect(self._connection_changed)
         self._set_busy(False)
         self.refresh_history()
 
@@ -172,12 +172,14 @@ class MeasureDock(QDockWidget):
         super().showEvent(event)
         self.follow_deploy()
 
-    def _connection_changed(self, _backend: object) -> None:
+    def connection_available(self, backend: Backend | None) -> None:
+        """The deploy dock's connection (``needs.UsesConnection``): measured through, and shown in the box."""
+        super().connection_available(backend)
         self.follow_deploy()
 
     def follow_deploy(self) -> None:
         """Show the deploy dock's backend in the backend box once it is connected (a tab coming to the front)."""
-        shared = self.workbench.connected_backend
+        shared = self.connection
         box = self.controls.backend_box
         if shared is not None and box.currentData() != shared.name and box.findData(shared.name) >= 0:
             box.setCurrentIndex(box.findData(shared.name))
@@ -185,7 +187,7 @@ class MeasureDock(QDockWidget):
     def _backend(self) -> Backend:
         """The deploy dock's backend and connection whenever it has one (what was deployed is measured where
         it was deployed; the backend box follows it), else the chosen plugin, which must need no settings."""
-        shared = self.workbench.connected_backend
+        shared = self.connection
         if shared is not None:
             self.follow_deploy()
             return shared
@@ -193,7 +195,10 @@ class MeasureDock(QDockWidget):
         if name is None:
             raise BackendError("no backend plugin is available", "install one (the local lab comes with vnetbench)")
         if self.backend is None or self.backend.name != name:
-            cls = backend_class(name)
+            try:
+                cls = backend_class(name)  # imported now, when it is first used
+            except LookupError as exc:
+                raise BackendError(str(exc), "choose another backend, or install what it needs") from None
             if any(f.required for f in cls.settings_fields):
                 raise BackendError(f"{cls.title} is not connected",
                                    "connect it in the Deploy dock (choose it there and Plan), then measure")

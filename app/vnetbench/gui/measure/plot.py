@@ -23,11 +23,22 @@ COLORS = series_colors(8)
 MIN_SIZE = (300, 180)
 
 
+def legend_name(run: Run) -> str:
+    """``#3 web01→db01``, with its label when it has one, naming the pair once: an A/B run's label
+    (``A web01→db01``) already names it, so its entry reads ``#3 A web01→db01``."""
+    pair = f"{run.src_name}→{run.dst_name}"
+    if not run.label:
+        return f"#{run.id} {pair}"
+    return f"#{run.id} {run.label}" if pair in run.label else f"#{run.id} {pair} {run.label}"
+
+
 class RunPlot(pg.PlotWidget):
     def __init__(self) -> None:
         super().__init__(background="w")
         self.setMinimumSize(*MIN_SIZE)
         self.showGrid(x=True, y=True, alpha=0.3)
+        for side in ("bottom", "left"):  # ticks in the unit the label names: never "time (s) (x0.001)"
+            self.getAxis(side).enableAutoSIPrefix(False)
         self.addLegend(offset=(-10, 10))
         self.live_curve: Any = None
         self.estimate: float | None = None
@@ -75,7 +86,7 @@ class RunPlot(pg.PlotWidget):
         title = "overlay of " + ", ".join(f"#{r.id}" for r, _ in drawn) if len(drawn) > 1 else drawn[0][0].title
         self.setTitle(title + (f" ({skipped} of other kinds not shown)" if skipped else ""))
         for (run, chart), color in zip(drawn, series_colors(len(drawn))):
-            label = f"#{run.id} {run.src_name}→{run.dst_name}" + (f" {run.label}" if run.label else "")
+            label = legend_name(run)
             for curve in chart.curves:
                 if curve.band:
                     xs = [x for x, _, _ in curve.band]

@@ -39,9 +39,9 @@ class RunControls(QWidget):
         self.size = QSpinBox(minimum=14, maximum=65000, value=1024, suffix=" B")
         self.reverse = QCheckBox("Reverse (B sends)")
         self.backend_box = QComboBox()
-        for info in discover():
-            if info.ok:
-                self.backend_box.addItem(info.backend.title, info.name)
+        for info in discover():  # by the manifest's title: no plugin is imported until it measures
+            if info.exception is None:
+                self.backend_box.addItem(info.title, info.name)
         self.measure_button = QPushButton("Measure")
         self.cancel_button = QPushButton("Cancel")
         self.progress = QProgressBar(maximum=1000)

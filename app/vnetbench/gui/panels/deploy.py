@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QStandardItemModel
+from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -200,28 +200,38 @@ class DeployDock(QDockWidget):
     # --- the backend list ---------------------------------------------------------------------------
 
     def _fill_backends(self) -> None:
-        model = self.backend_box.model()
-        assert isinstance(model, QStandardItemModel)
+        """Every plugin by its manifest's title, none imported: a plugin is imported when it is chosen."""
         for info in self.plugins:
-            title = info.backend.title if info.backend is not None else f"{info.name} (failed to load)"
-            self.backend_box.addItem(title, info.name)
-            item = model.item(self.backend_box.count() - 1)
-            if info.ok:
-                item.setToolTip(f"{info.name} from {info.distribution or 'this installation'}")
+            self.backend_box.addItem(info.title, info.name)
+            if info.exception is None:
+                self._item(info).setToolTip(f"{info.name} from {info.distribution or 'this installation'}")
             else:
-                item.setEnabled(False)
-                item.setToolTip(info.error or "failed to load")
-        first_ok = next((i for i, info in enumerate(self.plugins) if info.ok), -1)
+                self._grey_out(info)
+        first_ok = next((i for i, info in enumerate(self.plugins) if info.exception is None), -1)
         self.backend_box.setCurrentIndex(first_ok)
         self._describe_settings()
         if first_ok < 0:
             self.message.setText("No backend is available: install a backend plugin (the local lab comes "
                                  "with vnetbench's 'local' extra).")
 
+    def _item(self, info: PluginInfo) -> QStandardItem:
+        model = self.backend_box.model()
+        assert isinstance(model, QStandardItemModel)
+        return model.item(self.plugins.index(info))
+
+    def _grey_out(self, info: PluginInfo) -> None:
+        """A plugin that cannot be used: named as such, not choosable, the reason in its tooltip."""
+        item = self._item(info)
+        item.setText(f"{info.name} (failed to load)")
+        item.setEnabled(False)
+        item.setToolTip(info.error or "failed to load")
+
     @property
     def info(self) -> PluginInfo | None:
+        """The chosen plugin while it can be used (choosing it imported it)."""
         index = self.backend_box.currentIndex()
-        return self.plugins[index] if 0 <= index < len(self.plugins) and self.plugins[index].ok else None
+        return self.plugins[index] if 0 <= index < len(self.plugins) and self.plugins[index].exception is None \
+            else None
 
     @property
     def backend(self) -> Backend | None:
@@ -243,6 +253,10 @@ class DeployDock(QDockWidget):
         self.settings.setToolTip("Connection settings for the backend, comma separated; never a password.")
 
     def _backend_chosen(self) -> None:
+        info = self.info
+        if info is not None and info.backend is None:  # chosen, so imported now: and it failed
+            self._grey_out(info)
+            self.message.setText(f"The backend {info.name!r} failed to load: {info.error}")
         self._describe_settings()
         self._close_backend()
         self.plan = None

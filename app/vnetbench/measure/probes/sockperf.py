@@ -103,6 +103,11 @@ def error_of(text: str) -> str | None:
     return None
 
 
+def is_started(line: str) -> bool:
+    """The client prints this when its measured run begins, after about 2 s of warm-up messages."""
+    return "Starting test" in line
+
+
 def is_ready(line: str) -> bool:
     """The server prints this once its socket listens."""
     return "block on socket" in line
