@@ -67,9 +67,13 @@ def main() -> None:
         sys.exit("run as root: the benchmark deploys a lab in root mode")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parallel", type=int, default=PARALLEL)
+    parser.add_argument("--labs", default="50,200", help="which labs to run: 50, 200 or both (50,200)")
     args = parser.parse_args()
-    bench(50, 50, args.parallel, 30)
-    bench(200, 0, args.parallel, 60)
+    labs = args.labs.split(",")
+    if "50" in labs:
+        bench(50, 50, args.parallel, 30)
+    if "200" in labs:
+        bench(200, 0, args.parallel, 60)
 
 
 if __name__ == "__main__":
