@@ -613,8 +613,8 @@ class KvmBackend(Backend):
 
     def pnic_counters(self, design: Topology) -> dict[str, int]:
         """Bytes each design pNIC carried, both ways: the host-side ends of its wires (an emulated pNIC's veths,
-        or the real device and its VLAN devices), read from the KVM host's ``/sys/class/net/DEV/statistics``
-        in one command per host. Whatever Linux bridge or Open vSwitch port a wire is attached to, the kernel
+        or the real device and its VLAN devices), read from the KVM host's ``/proc/net/dev`` in one command
+        per host. Whatever Linux bridge or Open vSwitch port a wire is attached to, the kernel
         counts every frame that crosses it there."""
         sites: dict[int, tuple[Site, list[tuple[str, list[str]]]]] = {}
         for w in self.desired(design).wants.values():
@@ -632,18 +632,18 @@ class KvmBackend(Backend):
         return out
 
 
-#: One shell on the KVM host prints ``DEV RX TX`` per device (nothing after DEV for one that is gone).
-COUNTERS_SCRIPT = 'for d; do s=/sys/class/net/$d/statistics; echo "$d" $(cat "$s/rx_bytes" "$s/tx_bytes" 2>/dev/null); done'
-
-
 def _read_counters(shell: Any, devs: list[str]) -> dict[str, int]:
-    """rx + tx bytes of each of ``devs`` on the host behind ``shell`` (a device that is gone counts 0)."""
+    """rx + tx bytes of each of ``devs`` on the host behind ``shell`` (a device that is gone counts 0), from
+    ``/proc/net/dev``: it follows the network namespace of whoever reads it, where ``/sys/class/net`` shows the
+    namespace its sysfs was mounted in (a ``host_exec`` of ``nsenter -n`` keeps the outer one's)."""
     if not devs:
         return {}
-    out = {}
-    for line in shell.run(["sh", "-c", COUNTERS_SCRIPT, "sh", *devs]).stdout.splitlines():
-        dev, *numbers = line.split()
-        out[dev] = sum(int(n) for n in numbers if n.isdigit())
+    wanted, out = set(devs), {}
+    for line in shell.run(["cat", "/proc/net/dev"]).stdout.splitlines():
+        name, colon, numbers = line.partition(":")
+        fields = numbers.split()
+        if colon and name.strip() in wanted and len(fields) >= 9:
+            out[name.strip()] = int(fields[0]) + int(fields[8])     # receive bytes, transmit bytes
     return out
 
 
