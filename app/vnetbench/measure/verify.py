@@ -770,11 +770,12 @@ class Verifier:
             name = self._pnic_words([hop.object_id])[0]
             if last is None:
                 return f"{what} never left {self._host_name(p.flow.src)} through {name}"
-            ports = [h.name for h in hops[last + 1:i] if h.kind is HopKind.PORT]
-            between = f" (lost between {ports[0]} and {ports[-1]})" if len(ports) > 1 else \
-                (f" (lost after {ports[0]})" if ports else "")
-            return (f"{what} left through {self._pnic_words([hops[last].object_id or ''])[0]} but never came back in "
-                    f"through {name}{between}")
+            out = self._pnic_words([hops[last].object_id or ""])[0]
+            segment = next((h.name for h in hops[last + 1:i] if h.kind is HopKind.PHYSICAL_SWITCH), "")
+            if what.startswith("the address lookup") and segment:
+                # the lookup is for the next hop, so it is answered (or not) in the first segment past the pNIC
+                return f"{what} left through {out} and got no answer in {segment}"
+            return f"{what} left through {out} but never came back in through {name}{_lost_between(hops[last + 1:i])}"
         extra = sorted(k for k, n in left.items() if n > 0)
         if extra:
             return f"{_and(self._pnic_words(extra))} counted {what}, which the prediction does not cross"
@@ -813,6 +814,18 @@ class Verifier:
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
+
+def _lost_between(hops: Sequence[Any]) -> str:
+    """Where between two pNIC crossings the frames stopped: the physical switch segment (its VLAN) that should
+    have sent them out of the port before the pNIC that never counted them, else the ports in between."""
+    ports = [h for h in hops if h.kind is HopKind.PORT]
+    segments = [h for h in hops if h.kind is HopKind.PHYSICAL_SWITCH]
+    if ports and segments:
+        return f": {segments[-1].name} did not send them out of {ports[-1].name.split()[-1]}"
+    names = [h.name for h in ports]
+    return f" (lost between {names[0]} and {names[-1]})" if len(names) > 1 else \
+        (f" (lost after {names[0]})" if names else "")
+
 
 def _limit(p: Prediction) -> tuple[int | None, str]:
     """The largest IP packet an echo and its reply both get through, and where one byte more is dropped."""
