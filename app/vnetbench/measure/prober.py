@@ -238,7 +238,7 @@ class Probers:
                     pending[ident], self._owner[ident] = nxt, id(endpoint)
                     sending.add(ident)
                 except BackendError as exc:
-                    results[nxt] = f"the prober stopped: {exc.message}"
+                    results[nxt] = self._why(id(endpoint), f"the prober stopped: {exc.message}")
                 nxt = next(todo, None)
             if cancel.cancelled:
                 nxt = None
@@ -252,10 +252,7 @@ class Probers:
                 pending.clear()
                 break
             if line is None:                          # a prober ended: what it had is lost
-                why = "the prober ended"
-                cmd = self._sessions.get(key)
-                if cmd is not None:
-                    why = (cmd.stderr().strip().splitlines() or [why])[-1]
+                why = self._why(key, "the prober ended")
                 self._sessions[key] = None
                 for ident in [i for i in pending if self._owner.get(i) == key]:
                     results[pending.pop(ident)] = why
@@ -275,6 +272,19 @@ class Probers:
                 if done:
                     done(finished)
         return results
+
+    def _why(self, key: int, fallback: str) -> str:
+        """Why a prober failed: the last line it wrote to stderr (its own words), else ``fallback``."""
+        cmd = self._sessions.get(key)
+        if cmd is not None:
+            try:
+                cmd.wait(2)
+            except TimeoutError:
+                pass
+            lines = cmd.stderr().strip().splitlines()
+            if lines:
+                return lines[-1]
+        return fallback
 
     def close(self) -> None:
         """End every prober: its stdin closes, so it ends once its probes are done; stopped if it does not."""
