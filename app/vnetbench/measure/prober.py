@@ -195,13 +195,16 @@ class Probers:
         key = id(endpoint)
         if key not in self._sessions:
             self._sessions[key] = None
-            if endpoint.has_program("python3"):
-                try:
-                    cmd = endpoint.start_session(["python3", "-I", "-S", "-u", "-c", PROBER])
-                except BackendError:
+            if type(endpoint).start_session is Endpoint.start_session:
+                return False               # its backend keeps no helper running: not worth asking for python3
+            try:
+                if not endpoint.has_program("python3"):
                     return False
-                self._sessions[key] = cmd
-                threading.Thread(target=self._read, args=(key, cmd), daemon=True).start()
+                cmd = endpoint.start_session(["python3", "-I", "-S", "-u", "-c", PROBER])
+            except BackendError:
+                return False               # unreachable or refused: its probes run (and fail) the ping way
+            self._sessions[key] = cmd
+            threading.Thread(target=self._read, args=(key, cmd), daemon=True).start()
         return self._sessions[key] is not None
 
     def start(self, endpoints: Sequence[Endpoint]) -> None:
