@@ -149,3 +149,36 @@ def test_verify_command_exits_1_on_a_contradiction_and_stores_the_run(lab, tmp_p
     stored = RunStore(tmp_path / "data" / "runs.sqlite").verifications()
     assert [v.contradictions for v in stored] == [8, 0]
     assert stored[0].cell("vm-bak01", "vm-web01").verdict is Verdict.VIA_PHYSICAL   # the prediction at the time
+
+
+def test_a_vlan_removed_from_a_physical_port_contradicts_exactly_the_pairs_that_cross_it(lab):
+    """VLAN 301 pruned from core-sw1 Gi1/0/1 (vmnic0's port) behind the lab's back, as an admin editing the
+    trunk would: db01 (the only VM in VLAN 301, behind vmnic0) loses every pair, and nothing else changes."""
+    design = load(FOUR_CASES)
+    lab.up(design)
+    from vnetbench_local.desired import desired_lab
+    from vnetbench_local.names import ifname
+
+    switch_end = ifname("p", "pnic-esx01-vmnic0", 301)        # VLAN 301 of vmnic0, on the switch's side
+    ends = [r.spec["b"] for r in desired_lab(design).resources.values()
+            if r.kind == "veth" and r.spec["b"].get("name") == switch_end]
+    assert len(ends) == 1, "the lab carries VLAN 301 on vmnic0's port"
+    subprocess.run(["ip", "-n", ends[0]["ns"], "link", "set", switch_end, "nomaster"], check=True)
+    result = _verify(lab, design)
+    wrong = {(c.src_name, c.dst_name): c for c in result.cells if c.outcome is Outcome.CONTRADICTED}
+    names = ("web01", "web02", "app01", "db01", "bak01")
+    assert set(wrong) == {(a, b) for a in names for b in names if a != b and "db01" in (a, b)}, sorted(wrong)
+    for pair, cell in wrong.items():
+        detail = cell.contradictions[0].detail
+        assert f"{pair[1]} did not answer {pair[0]}" in detail, detail
+        assert "vmnic0 (core-sw1 Gi1/0/1)" in detail, detail
+    print("\n".join(f"{a} -> {b}: {c.contradictions[0].detail}" for (a, b), c in sorted(wrong.items())))
+    # the echoes routed into VLAN 301 stop where core-sw1 should send them out of Gi1/0/1 to db01
+    to_db = wrong[("web01", "db01")].contradictions[0].detail
+    assert to_db.endswith("the echoes left through vmnic0 (core-sw1 Gi1/0/1) but never came back in through vmnic0 "
+                          "(core-sw1 Gi1/0/1): core-sw1 VLAN 301 did not send them out of Gi1/0/1"), to_db
+    # db01's own lookup of its gateway gets no answer in VLAN 301 (or, already failed, is not sent again)
+    from_db = wrong[("db01", "web01")].contradictions[0].detail
+    assert from_db.endswith(("the address lookup (ARP) left through vmnic0 (core-sw1 Gi1/0/1) and got no answer in "
+                             "core-sw1 VLAN 301", "never left esx01 through vmnic0 (core-sw1 Gi1/0/1)")), from_db
+    assert all(c.outcome is Outcome.CONFIRMED for c in result.cells if "db01" not in (c.src_name, c.dst_name))

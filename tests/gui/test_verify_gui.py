@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 
 from vnetbench.gui.panels.deploy import DeployDock
 from vnetbench.gui.panels.matrix import MatrixDock
+from vnetbench.gui.panels.path import PathDock
 from vnetbench.gui.panels.verify import OUTCOME_COLORS
 from vnetbench.gui.workbench import Workbench
 from vnetbench.measure.verify import Outcome
@@ -47,8 +48,10 @@ def test_verify_colours_the_matrix_confirmed_and_contradicted(qtbot, tmp_path, m
         wb = Workbench(design)
         dock = MatrixDock(wb)
         deploy = DeployDock(wb)
+        path = PathDock(wb)
         qtbot.addWidget(dock)
         qtbot.addWidget(deploy)
+        qtbot.addWidget(path)
         qtbot.waitUntil(lambda: dock.result is not None and not dock.computing, timeout=10000)
         QTest.mouseClick(dock.verify_button, Qt.MouseButton.LeftButton)
         assert not dock.verify_button.isEnabled()       # one verification at a time
@@ -66,3 +69,36 @@ def test_verify_colours_the_matrix_confirmed_and_contradicted(qtbot, tmp_path, m
     assert "verified: contradicted" in tip and "never left esx01 through vmnic1" in tip
     assert dock.summary.text().endswith("20 pairs, 8 contradictions")
     assert deploy.message.text() == dock.summary.text()   # the deploy dock's Verify shares the result
+    _check_the_path_dock_shows_the_observed_pnics(path)
+
+
+def _hop_marks(path):
+    """(direction, hop name, Observed column) of every pNIC hop the path dock lists."""
+    out = []
+    for i in range(path.hops.topLevelItemCount()):
+        top = path.hops.topLevelItem(i)
+        for j in range(top.childCount()):
+            hop = top.child(j)
+            if hop.text(2) == "pnic":
+                out.append((top.text(1)[0], hop.text(1), hop.text(4)))
+    return out
+
+
+def _check_the_path_dock_shows_the_observed_pnics(path):
+    """After the verification, the path dock shows beside the predicted path which pNICs counted the pair's
+    burst: every predicted pNIC of a confirmed via-physical pair, none of bak01's cut uplink."""
+    path.show_pair("vm-web01", "vm-db01")
+    latest = path.verifier.latest
+    cell = latest.cell("vm-web01", "vm-db01")
+    assert cell.outcome is Outcome.CONFIRMED and cell.predicted_pnics, cell
+    text = path.observed.text()
+    assert path.observed.isVisibleTo(path) and "<b>confirmed</b>" in text
+    assert f"pNICs that counted the burst: {', '.join(cell.observed_pnics)}" in text
+    marks = _hop_marks(path)
+    assert marks and all(mark == "counted" for _, _, mark in marks), marks
+
+    path.show_pair("vm-db01", "vm-bak01")
+    text = path.observed.text()
+    assert "<b>contradicted</b>" in text and "never came back in through vmnic1" in text, text
+    marks = _hop_marks(path)
+    assert ("→", "esx01/vmnic1", "not counted") in marks and ("→", "esx01/vmnic0", "counted") in marks, marks

@@ -290,6 +290,13 @@ class RunningCommand(ABC):
     def terminate(self) -> None:
         """Stop the command (and only it)."""
 
+    def send(self, text: str) -> None:
+        """Write ``text`` to the command's stdin (one started by ``Endpoint.start_session``)."""
+        raise BackendError(f"{self.argv[0]} takes no input", "start it with Endpoint.start_session")
+
+    def close_input(self) -> None:
+        """Close the command's stdin, so a helper reading it ends."""
+
 
 class Endpoint(ABC):
     """A deployed VM (or physical host) that can run probe programs, by whatever means the backend has."""
@@ -303,6 +310,11 @@ class Endpoint(ABC):
     @abstractmethod
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         """Start ``argv`` inside the endpoint, pinned to ``cpu`` when given (latency tests pin both ends)."""
+
+    def start_session(self, argv: list[str]) -> RunningCommand:
+        """Start ``argv`` inside the endpoint with its stdin open to ``RunningCommand.send``: a helper that
+        lives as long as a verification (verify's prober); a backend that cannot keep one says so."""
+        raise BackendError(f"{self.name} cannot keep a helper running", "probes run one command each there")
 
     @abstractmethod
     def has_program(self, program: str) -> bool:

@@ -58,6 +58,25 @@ class ProcessCommand(RunningCommand):
         self._reader.join(1 if self._proc.poll() is not None else 0)
         return "".join(self._err)
 
+    def send(self, text: str) -> None:
+        """Write ``text`` to its stdin (started with ``stdin=subprocess.PIPE``)."""
+        if self._proc.stdin is None:
+            super().send(text)
+            return
+        try:
+            self._proc.stdin.write(text)
+            self._proc.stdin.flush()
+        except (OSError, ValueError) as exc:
+            raise BackendError(f"{self.argv[0]} no longer reads its input: {exc}", "start it again") from None
+
+    def close_input(self) -> None:
+        """Close its stdin (a helper reading it then ends)."""
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
+
     def terminate(self) -> None:
         """SIGTERM, then SIGKILL after two seconds; only this process, which we started."""
         if self._proc.poll() is None:

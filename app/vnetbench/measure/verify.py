@@ -35,6 +35,7 @@ from ..model import Index, Topology
 from ..model.forwarding import Fabric
 from ..predict.result import HopKind, Prediction, Trace, Verdict
 from .context import design_digest
+from .prober import Ping, Probers
 
 #: Echoes per burst, the gap between them, and how long a probe waits for replies.
 BURST = 5
@@ -285,14 +286,34 @@ class _Probe:
     #: False when the probe never ran there (the endpoint could not be reached): nothing was checked
     ran: bool = True
     addr: str = ""
+    #: the pings it is made of, one after the other (``argv`` runs them where no prober runs)
+    pings: tuple[Ping, ...] = ()
+
+
+def _ping_probe(endpoint: Endpoint, pings: Sequence[Ping], key: Any, addr: str = "") -> _Probe:
+    """A probe of ``pings``: one ``ping`` command, or a shell running them one after the other."""
+    argv = pings[0].argv() if len(pings) == 1 else ["sh", "-c", "; ".join(shlex.join(p.argv()) for p in pings)]
+    return _Probe(endpoint, argv, key, addr=addr, pings=tuple(pings))
 
 
 def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
-               done: Callable[[int], None] | None = None) -> None:
+               done: Callable[[int], None] | None = None, probers: Probers | None = None,
+               spread: float = BURST_GAP_S) -> None:
     """Run every probe, at most ``parallel`` at once; each gets its exit code and output (None: not started).
 
-    The probes of one endpoint in a round go out as one ``sh`` there that starts them side by side and prints
-    each one's status and output as one line, so a round costs one command per endpoint, not per probe."""
+    Pings go to the endpoint's prober where it runs one (``probers``): no process per probe. The others of
+    one endpoint in a round go out as one ``sh`` there that starts them side by side and prints each one's
+    status and output as one line, so a round costs one command per endpoint, not per probe."""
+    if probers is not None:
+        batched = [p for p in probes if p.pings and probers.usable(p.endpoint)]
+        results = probers.run([(p.endpoint, p.pings) for p in batched], parallel, cancel or CancelToken(), done,
+                              spread)
+        for p, result in zip(batched, results):
+            if isinstance(result, tuple):
+                p.code, p.out = result
+            elif result is not None:
+                p.code, p.err, p.ran = -1, result, False
+        probes = [p for p in probes if not (p.pings and probers.usable(p.endpoint))]
     finished = 0
     for start in range(0, len(probes), parallel):
         if cancel and cancel.cancelled:
@@ -339,13 +360,10 @@ def _echoes(p: _Probe) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
-def ping_argv(addr: str, size: int, count: int = BURST, df: bool = True, gap: float = BURST_GAP_S,
-              wait: float = WAIT_S) -> list[str]:
-    """``ping`` for ``count`` echoes of ``size``-byte IP packets (don't fragment), quiet, waiting ``wait`` s
-    for a reply after the last."""
-    argv = ["ping", "-n", "-q", "-c", str(count), "-i", f"{gap:g}", "-W", f"{wait:g}",
-            "-s", str(max(size - ICMP_IP_HEADER, 0))]
-    return argv + (["-M", "do"] if df else []) + [addr]
+def ping(addr: str, size: int, count: int = BURST, df: bool = True, gap: float = BURST_GAP_S,
+         wait: float = WAIT_S) -> Ping:
+    """``count`` echoes of ``size``-byte IP packets (don't fragment), waiting ``wait`` s for a reply after the last."""
+    return Ping(addr, size, count, gap, wait, df)
 
 
 #: A TCP connect (exit 0: a listener; "refused": a reset came back) and a UDP send that waits for the port's
@@ -388,6 +406,7 @@ class Verifier:
                                    limits=list(limits))
         self._endpoints: dict[str, Endpoint | str] = {}
         self._df: dict[int, bool] = {}            # id(endpoint) -> its ping can set don't-fragment
+        self.probers = Probers()
         self._steps = 0
         self._total = 0
 
@@ -395,6 +414,12 @@ class Verifier:
 
     def run(self) -> Verification:
         """Probe every planned pair and return the observed matrix (cancellable, with progress)."""
+        try:
+            return self._run()
+        finally:
+            self.probers.close()
+
+    def _run(self) -> Verification:
         cells: dict[tuple[str, str], Cell] = {}
         live: list[tuple[PairPlan, Cell, Endpoint, str]] = []
         for plan in self.pairs:
@@ -456,13 +481,15 @@ class Verifier:
         batch's smallest predicted limit), so one pair's bytes on a pNIC where they do not belong cannot be
         made up by another's missing there."""
         queue = self._batches(pairs)
+        after: dict[str, int] | None = None
         while queue and not self.cancel.cancelled:
             batch = queue.pop(0)
             top = min(_limit(plan.icmp)[0] or 1500 for plan, *_ in batch)
-            before = self._counters()
-            probes = [_Probe(src, ping_argv(addr, top - SIZE_STEP * slot, df=self._df.get(id(src), True)),
-                             (plan, cell, top - SIZE_STEP * slot)) for slot, (plan, cell, src, addr) in enumerate(batch)]
-            run_probes(probes, self.parallel, self.cancel)
+            before = after if after is not None else self._counters()   # nothing was sent since the last read
+            probes = [_ping_probe(src, [ping(addr, top - SIZE_STEP * slot, df=self._df.get(id(src), True))],
+                                  (plan, cell, top - SIZE_STEP * slot))
+                      for slot, (plan, cell, src, addr) in enumerate(batch)]
+            run_probes(probes, self.parallel, self.cancel, probers=self.probers)
             after = self._counters()
             answered = [(p, _echoes(p)) for p in probes]
             if before is None or after is None or self.cancel.cancelled:
@@ -489,9 +516,15 @@ class Verifier:
         self._say("bursts done")
 
     def _batches(self, pairs: list[tuple[PairPlan, Cell, Endpoint, str]]) -> list[list]:
-        """Pairs in batches of at most ``parallel``, few enough that their sizes stay above ``MIN_BURST_SIZE``."""
+        """Pairs in batches of at most ``parallel``, few enough that their sizes stay above ``MIN_BURST_SIZE``;
+        the sources take turns, so a batch spreads over many endpoints instead of one sending to all at once."""
         out: list[list] = []
-        for item in sorted(pairs, key=lambda x: -(_limit(x[0].icmp)[0] or 1500)):
+        turn: Counter[str] = Counter()
+        ranked = []
+        for item in pairs:
+            ranked.append((-(_limit(item[0].icmp)[0] or 1500), turn[item[0].src], item))
+            turn[item[0].src] += 1
+        for *_, item in sorted(ranked, key=lambda r: r[:2]):
             limit = _limit(item[0].icmp)[0] or 1500
             if out and len(out[-1]) < self.parallel and limit - SIZE_STEP * len(out[-1]) >= MIN_BURST_SIZE:
                 out[-1].append(item)
@@ -585,10 +618,13 @@ class Verifier:
         return getattr(host, "name", "its host")
 
     def _check_df(self, endpoints: dict[int, Endpoint]) -> None:
-        """Which endpoints' ping sets don't-fragment (busybox's cannot): one echo to their own loopback."""
+        """Which endpoints' ping sets don't-fragment (busybox's cannot): one echo to their own loopback. A
+        prober always can, so only the endpoints without one are asked."""
+        self.probers.start(list(endpoints.values()))
+        endpoints = {key: ep for key, ep in endpoints.items() if not self.probers.usable(ep)}
         probes = [_Probe(ep, ["ping", "-n", "-q", "-c", "1", "-W", "1", "-M", "do", "127.0.0.1"], key)
                   for key, ep in endpoints.items()]
-        run_probes(probes, self.parallel, self.cancel)
+        run_probes(probes, self.parallel, self.cancel, probers=self.probers)
         for p in probes:
             text = p.out.lower()
             self._df[p.key] = not p.ran or not any(w in text for w in ("invalid", "unrecognized", "usage"))
@@ -601,18 +637,17 @@ class Verifier:
             p = plan.icmp
             size, _ = _limit(p)
             if not p.verdict.delivered:
-                probes.append(_Probe(src, ping_argv(addr, 84, 2, df=False, gap=0.1, wait=SILENCE_S),
-                                     (plan, cell, "silent")))
+                probes.append(_ping_probe(src, [ping(addr, 84, 2, df=False, gap=0.1, wait=SILENCE_S)],
+                                          (plan, cell, "silent")))
             elif size and self.caps.mtu and not self._df.get(id(src), True):
                 cell.checks.append(Check("largest packet", Outcome.NOT_CHECKED, f"{size} bytes", "",
                                          f"the ping in {cell.src_name} cannot set don't-fragment"))
             elif size and self.caps.mtu:
                 # two echoes at the limit, given the full wait (a busy machine is slow, not a smaller MTU)
-                script = "; ".join((shlex.join(ping_argv(addr, size, 2, gap=0.1)),
-                                    shlex.join(ping_argv(addr, size + 1, 1, wait=SILENCE_S))))
-                probes.append(_Probe(src, ["sh", "-c", script], (plan, cell, "limit"), addr=addr))
+                probes.append(_ping_probe(src, [ping(addr, size, 2, gap=0.1), ping(addr, size + 1, 1, wait=SILENCE_S)],
+                                          (plan, cell, "limit"), addr=addr))
         self._say("probing what must not get through")
-        run_probes(probes, self.parallel, self.cancel)
+        run_probes(probes, self.parallel, self.cancel, probers=self.probers)
         return probes
 
     def _judge_negatives(self, probes: list[_Probe]) -> None:
@@ -652,8 +687,8 @@ class Verifier:
             if kind == "limit" and probe.ran and first == [0] and any(
                     c.what == "icmp" and c.outcome is Outcome.CONFIRMED for c in cell.checks):
                 size = _limit(plan.icmp)[0] or 0
-                again.append((probe, _Probe(probe.endpoint, ping_argv(probe.addr, size, 2, gap=0.1), None)))
-        run_probes([retry for _, retry in again], self.parallel, self.cancel)
+                again.append((probe, _ping_probe(probe.endpoint, [ping(probe.addr, size, 2, gap=0.1)], None)))
+        run_probes([retry for _, retry in again], self.parallel, self.cancel, probers=self.probers)
         return {id(probe): _echoes(retry) for probe, retry in again if retry.ran}
 
     def _judge_limit(self, probe: _Probe, cell: Cell, size: int, where: str,
@@ -678,7 +713,9 @@ class Verifier:
         don't-fragment tells a smaller largest packet (it is answered) from a lost path, and the counters
         around it show how far the echoes got."""
         lost = [x for x in live if x[0].icmp.verdict.delivered and not _has(x[1], "icmp")]
-        for item in lost:   # alone first: a burst among many can lose echoes in a busy pNIC's queue
+        self._bursts(lost)   # again, together: a burst among many can lose echoes in a busy pNIC's queue
+        lost = [x for x in lost if not _has(x[1], "icmp")]
+        for item in lost:    # then alone
             self._bursts([item])
         lost = [x for x in lost if not _has(x[1], "icmp")]
         for plan, cell, src, addr in lost:
@@ -688,12 +725,17 @@ class Verifier:
             size, _ = _limit(p)
             probe_size = min(PROBE_SIZE, size or PROBE_SIZE)
             before = self._counters()
-            probe = _Probe(src, ping_argv(addr, probe_size, 3, df=False, gap=0.1), None)
-            run_probes([probe], 1, self.cancel)
+            probe = _ping_probe(src, [ping(addr, probe_size, 3, df=False, gap=0.1)], None)
+            run_probes([probe], 1, self.cancel, probers=self.probers)
             after = self._counters()
             sent, got = _echoes(probe)
             self._say(f"{cell.src_name} -> {cell.dst_name}", 1)
             if got:
+                # the smaller echoes got through: once more at the limit before a smaller limit is claimed (the
+                # first echoes after a pause can be lost while the sender looks its neighbour up again)
+                self._bursts([(plan, cell, src, addr)])
+                if _has(cell, "icmp"):
+                    continue
                 cell.checks.append(Check("icmp", Outcome.CONFIRMED, str(p.verdict), f"{got}/{sent} echoes answered"))
                 cell.checks.append(Check("largest packet", Outcome.CONTRADICTED, f"{size} bytes", "smaller",
                                          f"predicted {size}-byte packets with don't-fragment to reach "
@@ -733,11 +775,12 @@ class Verifier:
             name = self._pnic_words([hop.object_id])[0]
             if last is None:
                 return f"{what} never left {self._host_name(p.flow.src)} through {name}"
-            ports = [h.name for h in hops[last + 1:i] if h.kind is HopKind.PORT]
-            between = f" (lost between {ports[0]} and {ports[-1]})" if len(ports) > 1 else \
-                (f" (lost after {ports[0]})" if ports else "")
-            return (f"{what} left through {self._pnic_words([hops[last].object_id or ''])[0]} but never came back in "
-                    f"through {name}{between}")
+            out = self._pnic_words([hops[last].object_id or ""])[0]
+            segment = next((h.name for h in hops[last + 1:i] if h.kind is HopKind.PHYSICAL_SWITCH), "")
+            if what.startswith("the address lookup") and segment:
+                # the lookup is for the next hop, so it is answered (or not) in the first segment past the pNIC
+                return f"{what} left through {out} and got no answer in {segment}"
+            return f"{what} left through {out} but never came back in through {name}{_lost_between(hops[last + 1:i])}"
         extra = sorted(k for k, n in left.items() if n > 0)
         if extra:
             return f"{_and(self._pnic_words(extra))} counted {what}, which the prediction does not cross"
@@ -754,7 +797,8 @@ class Verifier:
                 probes.append(_Probe(src, flow_argv(proto, addr, port), (plan, cell, proto, port, p)))
         self.result.limits += sorted(missing)
         self._say("probing the rules' TCP/UDP flows")
-        run_probes(probes, self.parallel, self.cancel, lambda n: self._say("probing the rules' TCP/UDP flows", 1))
+        run_probes(probes, self.parallel, self.cancel, lambda n: self._say("probing the rules' TCP/UDP flows", 1),
+                   probers=self.probers)
         for probe in probes:
             if probe.code is None:
                 continue
@@ -775,6 +819,18 @@ class Verifier:
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
+
+def _lost_between(hops: Sequence[Any]) -> str:
+    """Where between two pNIC crossings the frames stopped: the physical switch segment (its VLAN) that should
+    have sent them out of the port before the pNIC that never counted them, else the ports in between."""
+    ports = [h for h in hops if h.kind is HopKind.PORT]
+    segments = [h for h in hops if h.kind is HopKind.PHYSICAL_SWITCH]
+    if ports and segments:
+        return f": {segments[-1].name} did not send them out of {ports[-1].name.split()[-1]}"
+    names = [h.name for h in ports]
+    return f" (lost between {names[0]} and {names[-1]})" if len(names) > 1 else \
+        (f" (lost after {names[0]})" if names else "")
+
 
 def _limit(p: Prediction) -> tuple[int | None, str]:
     """The largest IP packet an echo and its reply both get through, and where one byte more is dropped."""

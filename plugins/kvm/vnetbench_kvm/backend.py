@@ -611,6 +611,41 @@ class KvmBackend(Backend):
                                "run `vnetbench deploy FILE --backend kvm` first")
         return channel.GuestEndpoint(self.opener(site), obj.name, guest.domain, guest.addresses, guest.cpus)
 
+    def pnic_counters(self, design: Topology) -> dict[str, int]:
+        """Bytes each design pNIC carried, both ways: the host-side ends of its wires (an emulated pNIC's veths,
+        or the real device and its VLAN devices), read from the KVM host's ``/proc/net/dev`` in one command
+        per host. Whatever Linux bridge or Open vSwitch port a wire is attached to, the kernel
+        counts every frame that crosses it there."""
+        sites: dict[int, tuple[Site, list[tuple[str, list[str]]]]] = {}
+        for w in self.desired(design).wants.values():
+            if w.kind == "pnic" and w.object_id:
+                site = self._host_site(design, w.host)
+                sites.setdefault(id(site), (site, []))[1].append((w.object_id, [x["host_if"] for x in w.spec["wires"]]))
+        out: dict[str, int] = {}
+        for site, pnics in sites.values():
+            if site.test_driver:
+                raise BackendError(f"{site.uri} is libvirt's test driver: it has no host whose counters could be read",
+                                   "verify checks reachability and MTU only there")
+            counted = _read_counters(site.shell, sorted({dev for _, devs in pnics for dev in devs}))
+            for pnic_id, devs in pnics:
+                out[pnic_id] = sum(counted.get(dev, 0) for dev in devs)
+        return out
+
+
+def _read_counters(shell: Any, devs: list[str]) -> dict[str, int]:
+    """rx + tx bytes of each of ``devs`` on the host behind ``shell`` (a device that is gone counts 0), from
+    ``/proc/net/dev``: it follows the network namespace of whoever reads it, where ``/sys/class/net`` shows the
+    namespace its sysfs was mounted in (a ``host_exec`` of ``nsenter -n`` keeps the outer one's)."""
+    if not devs:
+        return {}
+    wanted, out = set(devs), {}
+    for line in shell.run(["cat", "/proc/net/dev"]).stdout.splitlines():
+        name, colon, numbers = line.partition(":")
+        fields = numbers.split()
+        if colon and name.strip() in wanted and len(fields) >= 9:
+            out[name.strip()] = int(fields[0]) + int(fields[8])     # receive bytes, transmit bytes
+    return out
+
 
 def _batches(changes: tuple[PlannedChange, ...]) -> list[list[int]]:
     """Indexes of the changes in the order they run; guests (independent of each other) run side by side."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
@@ -20,8 +21,9 @@ class LabCommand(ProcessCommand):
     with SIGKILL does not leave it running for good: the next measure or ``lab status`` stops it.
     """
 
-    def __init__(self, argv: list[str], full_argv: list[str], ctx: Context) -> None:
-        super().__init__(argv, full_argv)
+    def __init__(self, argv: list[str], full_argv: list[str], ctx: Context,
+                 stdin: int = subprocess.DEVNULL) -> None:
+        super().__init__(argv, full_argv, stdin)
         self._wait_until_inside()
         self._record = ctx.record_probe(self.pid)
 
@@ -73,6 +75,10 @@ class LabEndpoint(Endpoint):
         if not argv:
             raise BackendError("no command to run", "name a program")
         return LabCommand(list(argv), self.argv(argv, cpu), self.ctx)
+
+    def start_session(self, argv: list[str]) -> RunningCommand:
+        """A helper in the namespace whose stdin stays open (verify's prober)."""
+        return LabCommand(list(argv), self.argv(argv), self.ctx, stdin=subprocess.PIPE)
 
     def has_program(self, program: str) -> bool:
         return shutil.which(program) is not None

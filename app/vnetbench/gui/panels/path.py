@@ -18,13 +18,17 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLab
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...model import Change, Index
+from ...measure.verify import Cell
 from ...predict import Prediction, Trace
+from ...predict.result import HopKind
 from ...predict.printer import details
 from ..colors import VERDICT_TEXT_COLORS, verdict_color, verdict_text
 from ..editing import heading
 from ..endpoints import EndpointPicker
 from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench, affects_traffic
+from .observed import counted, observed_html
+from .verify import VerifyRunner
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 PROTOCOLS = ["any", "tcp", "udp", "icmp"]
@@ -53,8 +57,13 @@ class PathDock(QDockWidget):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        #: what the last verification observed for the pair (the pNICs that counted its burst), when it ran
+        self.observed = QLabel()
+        self.observed.setWordWrap(True)
+        self.observed.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.observed.hide()
         self.hops = QTreeWidget()
-        self.hops.setHeaderLabels(["#", "Hop", "Kind", "Detail"])
+        self.hops.setHeaderLabels(["#", "Hop", "Kind", "Detail", "Observed"])
         self.hops.setUniformRowHeights(True)
         self.hops.setMinimumHeight(140)
 
@@ -73,6 +82,7 @@ class PathDock(QDockWidget):
         layout.addLayout(flow)
         layout.addWidget(self.badge)
         layout.addWidget(self.details)
+        layout.addWidget(self.observed)
         layout.addWidget(self.hops, 1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -86,6 +96,8 @@ class PathDock(QDockWidget):
         self.hops.itemClicked.connect(self._hop_clicked)
         workbench.designChanged.connect(self._design_changed)
         workbench.pairRequested.connect(self.show_pair)
+        self.verifier = VerifyRunner.of(workbench)
+        self.verifier.verified.connect(self.recompute)
         self.recompute()
 
     # --- choosing the pair -------------------------------------------------------------------------
@@ -124,6 +136,7 @@ class PathDock(QDockWidget):
         self.badge.setStyleSheet("")
         self.hops.clear()
         self.details.clear()
+        self.observed.hide()
         if self.workbench.path is not None:
             self.workbench.highlight_path(None)
 
@@ -135,14 +148,21 @@ class PathDock(QDockWidget):
             f"QLabel {{ background: {verdict_color(verdict)}; color: {VERDICT_TEXT_COLORS.get(verdict, '#000')};"
             " font-weight: bold; border-radius: 4px; padding: 4px; }")
         self.hops.clear()
+        latest = self.verifier.latest
+        cell = latest.cell(prediction.flow.src, prediction.flow.dst) if latest is not None else None
         for arrow, trace in (("→", prediction.forward), ("←", prediction.reverse)):
-            self.hops.addTopLevelItem(self._trace_item(arrow, trace))
+            self.hops.addTopLevelItem(self._trace_item(arrow, trace, cell))
         self.hops.expandAll()
         for column in range(3):
             self.hops.resizeColumnToContents(column)
         self.details.setText(self._details_html(prediction))
+        text = observed_html(self.verifier.latest, prediction.flow.src, prediction.flow.dst)
+        self.observed.setText(text)
+        self.observed.setVisible(bool(text))
 
-    def _trace_item(self, arrow: str, trace: Trace) -> QTreeWidgetItem:
+    def _trace_item(self, arrow: str, trace: Trace, cell: Cell | None = None) -> QTreeWidgetItem:
+        """One direction's hops; a pNIC hop says whether the verification's burst of the pair (``cell``: both
+        ways, the echoes and their replies) was counted there."""
         names = self.workbench.document.index
         label = f"{arrow} {_name(names, trace.src)} to {_name(names, trace.dst)}"
         top = QTreeWidgetItem(["", label, "", verdict_text(trace.verdict)])
@@ -150,10 +170,11 @@ class PathDock(QDockWidget):
         bold.setBold(True)
         top.setFont(1, bold)
         for number, hop in enumerate(trace.hops, 1):
-            item = QTreeWidgetItem([str(number), hop.name, hop.kind, hop.detail])
+            mark = counted(cell, names, hop.object_id) if hop.kind is HopKind.PNIC else ""
+            item = QTreeWidgetItem([str(number), hop.name, hop.kind, hop.detail, mark])
             item.setData(0, ID_ROLE, hop.object_id)
             if hop.object_id is not None and hop.object_id == trace.estimate.bottleneck_id:
-                for column in range(4):
+                for column in range(5):
                     item.setFont(column, bold)
                 item.setToolTip(1, "the bottleneck of this direction")
             top.addChild(item)
