@@ -256,12 +256,15 @@ class Rule:
 
 @dataclass
 class Forwarding:
-    """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins."""
+    """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins. A routed VM
+    sends by its connected subnets, then by the longest of ``routes``, then to its first vNIC gateway (a
+    default route after the listed ones)."""
 
     mode: ForwardMode = ForwardMode.ROUTED
     stateful: bool = True
     default_policy: Action = Action.ALLOW
     rules: list[Rule] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
 
 
 @dataclass
@@ -319,10 +322,13 @@ class RouterInterface:
 
 @dataclass
 class Route:
-    """A static route of a physical router: traffic for ``prefix`` goes to ``via``."""
+    """A static route of a router (physical, a router/firewall/edge VM, an NSX DLR): traffic for ``prefix``
+    (a CIDR, or ``default`` for 0.0.0.0/0) goes to the next hop ``via``, out of ``interface`` (an interface
+    or vNIC of the router, by id or name) when given, else out of the interface whose subnet holds ``via``."""
 
     prefix: str
     via: str
+    interface: str | None = None
 
 
 @dataclass
@@ -392,6 +398,7 @@ class Dlr:
     id: str
     name: str
     interfaces: list[DlrInterface] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
 
 
 @dataclass

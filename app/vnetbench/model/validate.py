@@ -39,6 +39,7 @@ from .objects import (
     Topology,
     VmRole,
 )
+from .routing import route_owners, route_prefix
 from .text import one_line
 from .vlan import ALL_VLANS, MAX_VLAN, VlanMode
 
@@ -201,7 +202,7 @@ class _Checker:
     def run(self) -> list[Problem]:
         for check in (self.check_ids, self.check_lengths, self.check_names, self.check_hosts, self.check_switches,
                       self.check_vms, self.check_physical, self.check_links, self.check_nsx, self.check_segments,
-                      self.check_gateways, self.check_layout):
+                      self.check_gateways, self.check_layout, self.check_routes):
             run_alone(check, self.problems)
         return self.problems
 
@@ -669,20 +670,27 @@ class _Checker:
                 self.check_vlan_id(f"{path}.interfaces[{j}].vlan", itf.id, itf.vlan, label)
                 if itf.ip is not None:
                     self.check_interface_address(f"{path}.interfaces[{j}].ip", itf.id, itf.ip, label)
-            for j, route in enumerate(rt.routes):
-                rpath = f"{path}.routes[{j}]"
-                try:
-                    ipaddress.IPv4Network(route.prefix)
-                except ValueError:
-                    self.error(f"{rpath}.prefix", rt.id, f"{rt.name} has a route to {route.prefix!r}, which is "
-                               "not a network", "write the network like 10.20.0.0/16 (host bits zero)")
-                self.check_address(f"{rpath}.via", rt.id, route.via, f"{rt.name}'s next hop")
         for i, ph in enumerate(self.t.physical_hosts):
             for j, nic in enumerate(ph.nics):
                 path = f"physical_hosts[{i}].nics[{j}]"
                 label = f"{ph.name}/{nic.name}"
                 self.check_vlan_id(f"{path}.vlan", nic.id, nic.vlan, label)
                 self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label)
+
+    def check_routes(self) -> None:
+        """Every router's static routes: a network (or ``default``), a next-hop address, an interface it has."""
+        for owner in route_owners(self.t):
+            for j, route in enumerate(owner.routes):
+                rpath, oid = f"{owner.path}.routes[{j}]", owner.obj.id
+                if route_prefix(route.prefix) is None:
+                    self.error(f"{rpath}.prefix", oid, f"{owner.name} has a route to {route.prefix!r}, which is "
+                               "not a network", "write the network like 10.20.0.0/16 (host bits zero), or default")
+                self.check_address(f"{rpath}.via", oid, route.via, f"{owner.name}'s next hop")
+                if route.interface is not None and owner.interface(route.interface) is None:
+                    names = ", ".join(itf[1] for itf in owner.interfaces) or "none"
+                    self.error(f"{rpath}.interface", oid, f"{owner.name}'s route to {route.prefix} leaves by "
+                               f"{route.interface!r}, which is not one of its interfaces ({names})",
+                               "name one of its interfaces, or leave interface empty")
 
     def check_links(self) -> None:
         used: dict[str, str] = {}

@@ -23,6 +23,7 @@ from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
 from .result import (VERDICTS, Estimate, FilterDetail, Flow, Hop, HopKind, Prediction, RouteDetail, Step, StepKind,
                      Trace, Verdict)
+from .routetables import unusable_route
 from .rules import Decision, Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
@@ -627,8 +628,7 @@ class Walker:
                     table.routes[r][0] if r >= 0 else None)
         if r >= 0:
             prefix, via = table.routes[r]
-            walk.reasons.append(f"{device.name}'s route to {prefix} points at {via}, which is on none of its "
-                                f"interfaces")
+            walk.reasons.append(unusable_route(device, prefix, via, table.pinned[r]))
             return None
         walk.reasons.append(f"{device.name} has no interface in {dst_ip}'s network and no route to it")
         return None
@@ -638,7 +638,8 @@ class Walker:
         table = self._route_tables.get(device.id)
         if table is None:
             table = self._route_tables[device.id] = decide.RouteTable(
-                [p.iface.network if p.iface is not None else None for p in device.points], device.routes)
+                [p.iface.network if p.iface is not None else None for p in device.points], device.routes,
+                device.route_out)
         return table
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,

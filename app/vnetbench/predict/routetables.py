@@ -1,0 +1,81 @@
+"""Route tables seen as a whole: the words for a route that cannot be used, and the lint that finds a router
+with no route back to a network another router forwards to it.
+
+The lookup itself is ``decide.RouteTable`` (the walk and the matrix share it); this module only reads the
+tables the walk builds.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from typing import Any
+
+from .network import Device, Network, Point
+
+#: Devices whose route tables the lint follows (a hosted NAT service routes nothing back but its own side).
+ROUTERS = ("router", "firewall", "edge", "dlr")
+
+
+def unusable_route(device: Device, prefix: ipaddress.IPv4Network, via: ipaddress.IPv4Address,
+                   pinned: int | None) -> str:
+    """Why ``device`` cannot send by its route to ``prefix``: the next hop is on none of its interfaces (or
+    not on the one the route names)."""
+    if pinned is None:
+        return f"{device.name}'s route to {prefix} points at {via}, which is on none of its interfaces"
+    if pinned < 0:
+        return f"{device.name}'s route to {prefix} names an interface {device.name} does not have"
+    point = device.points[pinned]
+    return (f"{device.name}'s route to {prefix} points at {via} out of {point.name}, which is not in {via}'s "
+            f"subnet{'' if point.iface is None else f' ({point.iface.network})'} or is not connected")
+
+
+@dataclass
+class MissingRoute:
+    """``back`` has no route to ``network``, although ``device`` forwards traffic from there to it."""
+
+    device: Device
+    back: Device
+    network: ipaddress.IPv4Network
+    why: str            # which route of ``device`` sends to ``back``
+    via: ipaddress.IPv4Address | None    # ``device``'s own address on the way to ``back``, for the fix
+
+
+def missing_routes_back(net: Network, walker: Any) -> list[MissingRoute]:
+    """For each route of a router whose next hop is another router: the first router's connected networks
+    that the next hop cannot route (neither connected nor by a route), so replies to them are lost."""
+    out: list[MissingRoute] = []
+    seen: set[tuple[str, ipaddress.IPv4Network]] = set()
+    for device in net.devices:
+        if device.kind not in ROUTERS:
+            continue
+        for prefix, via in device.routes:
+            owners = [d for d, _ in net.by_address.get(via, []) if d.kind in ROUTERS and d.id != device.id]
+            if not owners:
+                continue
+            back = owners[0]
+            table = walker.route_table(back)
+            mine = next((p.ip for p in device.points if p.iface is not None and via in p.iface.network), None)
+            why = "its default route" if prefix.prefixlen == 0 else f"its route to {prefix}"
+            for p in device.points:
+                if p.iface is None or via in p.iface.network or (back.id, p.iface.network) in seen:
+                    continue
+                out_itf, _ = table.lookup(int(p.iface.network.network_address),
+                                          lambda i: back.points[i].iface is not None)
+                if out_itf < 0:
+                    seen.add((back.id, p.iface.network))
+                    out.append(MissingRoute(device, back, p.iface.network, why, mine))
+    return out
+
+
+def segments_of(net: Network, device: Device | None, point: Point) -> list[int]:
+    """The segments a device's interface sits on: a DLR's on every host it has an instance on."""
+    if device is not None and device.kind == "dlr":
+        found = (net.dlr_segment(point, host.id) for host in net.topology.hosts)
+        return [seg for seg in found if seg is not None]
+    return [point.segment] if point.segment is not None else []
+
+
+def route_field(net: Network, device: Device) -> str:
+    """Where a device's static routes sit in the file, relative to its own entry."""
+    return "forwarding.routes" if net.typed(device.id, "vm") is not None else "routes"
