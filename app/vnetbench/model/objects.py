@@ -97,10 +97,19 @@ class ForwardMode(StrEnum):
 
 
 class Action(StrEnum):
-    """What a firewall rule does with matching traffic."""
+    """What a firewall rule does with matching traffic: lets it pass, drops it silently (the sender times
+    out), or rejects it (the sender gets a TCP RST or an ICMP unreachable at once). Files written before
+    reject existed say ``deny``, which loads as ``drop``."""
 
     ALLOW = "allow"
-    DENY = "deny"
+    DROP = "drop"
+    REJECT = "reject"
+    DENY = "drop"   # the old name of drop, kept for code written against it
+
+    @classmethod
+    def legacy_spellings(cls) -> dict[str, Action]:
+        """Old spellings the file format still reads (the codec and the JSON Schema ask for them)."""
+        return {"deny": cls.DROP}
 
 
 class Proto(StrEnum):

@@ -70,6 +70,22 @@ def conversation_of(proto: str | None) -> bool:
     return proto not in ONE_WAY
 
 
+def refuses(action: Any) -> bool:
+    """Whether a firewall that blocks by this action answers the sender (reject: a TCP RST or an ICMP
+    unreachable) instead of staying silent (drop)."""
+    return str(action) == "reject"
+
+
+def symptom(refused: bool, proto: str | None) -> str:
+    """How a blocked flow fails, as the sender sees it: refused at once (the forward packet was rejected)
+    or a timeout (dropped, or the reply was lost on the way back)."""
+    if not refused:
+        return "a drop answers nothing, so the sender times out"
+    answer = {"tcp": "a TCP RST", "udp": "an ICMP port unreachable", "icmp": "an ICMP unreachable"}.get(
+        proto or "", "a TCP RST (an ICMP unreachable for UDP and ICMP)")
+    return f"a reject answers with {answer}, so the sender learns at once (no timeout)"
+
+
 # --- both directions ---------------------------------------------------------------------------------------
 
 

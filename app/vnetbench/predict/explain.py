@@ -5,7 +5,8 @@ The walker records its decisions as small events only when a person asks about o
 into sentences afterwards, so a sentence can look ahead (a router that sends a frame back out of the port
 it came in on is only known once the next leg is walked). Events:
 
-- ``("l3", src_point, dst_point, inside)``: the sender's L3 decision;
+- ``("l3", src_point, dst_point, inside, gateway)``: the sender's L3 decision (``gateway``: where it sends a
+  packet for another subnet, its vNIC gateway or, for a router with routes, its route's next hop);
 - ``("leg", leg, sender, receiver)``: an L2 delivery; sender ``("vm", point)`` or ``("device",)``,
   receiver ``("gateway", device, point, address, first)`` or ``("dest", point)``;
 - ``("route", device, in_point, in_seg, out_point, out_seg, next_hop, check, prefix)``: a gateway routed it
@@ -117,11 +118,11 @@ class Narrator:
             kind = event[0]
             ahead = events[i + 1] if i + 1 < len(events) else None
             if kind == "l3":
-                _, src, dst, inside = event
+                _, src, dst, inside, gateway = event
                 if inside and ahead is not None and ahead[0] == "leg" and ahead[1].ok and not ahead[1].blocked:
                     shared = (src, dst)  # told together with the delivery
-                elif inside or (src.gateway is not None and src.gateway in src.iface.network):
-                    out.append(self.l3(src, dst, inside))  # (a missing or foreign gateway is the failure)
+                elif inside or (gateway is not None and gateway in src.iface.network):
+                    out.append(self.l3(src, dst, inside, gateway))  # (a missing or foreign gateway is the failure)
             elif kind == "leg":
                 _, leg, sender, receiver = event
                 if leg.ok and not leg.blocked:
@@ -140,11 +141,14 @@ class Narrator:
                     out.append(f"the NSX distributed firewall checks {point.name} {way}: {_rule(check)}")
         return [_sentence(s) for s in out]
 
-    def l3(self, src: Point, dst: Point, inside: bool) -> str:
+    def l3(self, src: Point, dst: Point, inside: bool, gateway: Any = None) -> str:
         a, b, network = self.who(src), self.who(dst), src.iface.network
         if inside:
             return (f"{b} ({dst.ip}) is inside {self.owner(src)}'s subnet {network}, so {a} sends it directly, "
                     f"without a router")
+        if gateway != src.gateway:
+            return (f"{b} ({dst.ip}) is outside {self.owner(src)}'s subnet {network}, so {a} sends it by its route "
+                    f"table to the next hop {gateway}")
         return (f"{b} ({dst.ip}) is outside {self.owner(src)}'s subnet {network}, so {a} sends it to its gateway "
                 f"{src.gateway}")
 

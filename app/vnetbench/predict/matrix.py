@@ -12,8 +12,8 @@ Class pairs are answered three ways, all derived from the same walk:
   computed once and combined both ways);
 - endpoints with several interfaces, interface by interface from the same flows (choosing the interface the
   walk chooses);
-- classes behind a bridged firewall or a hosted NAT, and pairs of multi-interface endpoints, by walking one
-  representative pair.
+- classes behind a bridged firewall or a hosted NAT, routers that send by their own static routes, and pairs
+  of multi-interface endpoints, by walking one representative pair.
 
 After an edit (``update``) only the rows and columns of the classes whose inputs changed are computed; the
 others keep their cells. The property tests check every path against ``Engine.predict`` on random designs,
@@ -33,6 +33,7 @@ from .network import Point
 from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
 from .routes import network_key, routed_networks
+from .routetables import routes_itself
 from .rules import parse_spec
 from .decide import combine, destination_rank, source_rank
 from .vector import Vector
@@ -289,7 +290,8 @@ class MatrixBuilder:
             return DEAD
         nat = {p.segment for d in net.devices if d.kind == "nat" for p in d.points}
         nat_gw = {p.ip for d in net.devices if d.kind == "nat" for p in d.points if p.ip}
-        if any(net.segments[p.segment].has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable):
+        if any(net.segments[p.segment].has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable) \
+                or routes_itself(net, eid) is not None:   # a router picks its way per destination
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 

@@ -187,7 +187,7 @@ class Network:
         self._dlr_vlan: dict[str, int | None] = {}          # DLR interface id -> VLAN of its portgroup
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
-        self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is Action.DENY
+        self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
 
     # --- segments ----------------------------------------------------------------------------------

@@ -76,6 +76,26 @@ def segments_of(net: Network, device: Device | None, point: Point) -> list[int]:
     return [point.segment] if point.segment is not None else []
 
 
+def routes_itself(net: Network, endpoint_id: str) -> Device | None:
+    """The device of an endpoint that sends its own packets by a route table of static routes (a routed
+    router, firewall or edge VM with routes), else None: such a sender picks its interface and next hop
+    per destination, not by its first vNIC gateway, so the matrix walks its pairs one by one."""
+    vm = net.typed(endpoint_id, "vm")
+    if vm is None or not vm.forwarding.routes:
+        return None
+    return next((d for d in net.devices if d.id == endpoint_id and d.kind in ("router", "firewall", "edge")), None)
+
+
+def sender_route(walker: Any, device: Device, dst_ip: ipaddress.IPv4Address) -> tuple[Point, ipaddress.IPv4Address | None] | None:
+    """The interface a routing sender sends from towards ``dst_ip`` and the next hop (None: ``dst_ip`` is
+    on that interface's subnet), by its route table; None when it has no way there."""
+    table = walker.route_table(device)
+    i, r = table.lookup(int(dst_ip), lambda i: device.points[i].segment is not None)
+    if i < 0:
+        return None
+    return device.points[i], table.routes[r][1] if r >= 0 else None
+
+
 def route_field(net: Network, device: Device) -> str:
     """Where a device's static routes sit in the file, relative to its own entry."""
     return "forwarding.routes" if net.typed(device.id, "vm") is not None else "routes"

@@ -9,7 +9,7 @@ every decision on them is ``decide``'s, the same the matrix calls.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
 
@@ -23,7 +23,7 @@ from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
 from .result import (VERDICTS, Estimate, FilterDetail, Flow, Hop, HopKind, Prediction, RouteDetail, Step, StepKind,
                      Trace, Verdict)
-from .routetables import unusable_route
+from .routetables import routes_itself, sender_route, unusable_route
 from .rules import Decision, Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
@@ -37,6 +37,7 @@ class Leg:
     ok: bool
     code: int = 0                       # 0 none, IN_HOST, PHYSICAL
     blocked: bool = False
+    refused: bool = False               # blocked by a reject: the sender gets an answer
     hops: list[Hop] = field(default_factory=list)
     pnics: list[str] = field(default_factory=list)
     segments: list[str] = field(default_factory=list)
@@ -71,6 +72,7 @@ class Walk:
     latency: float = 0.0
     delivered: bool = False
     blocked: bool = False
+    refused: bool = False               # blocked by a reject (``decide.refuses``): the sender gets an answer
     nat: bool = False
     steps: list[Step] = field(default_factory=list)
     events: list[tuple] | None = None   # the walk's decisions, recorded only to explain a single pair
@@ -284,8 +286,8 @@ class Walker:
                 leg.rules.append(f"{vm.name}: {decision.which}")
                 leg.checks[data["bridge"]] = _filtered(leg.steps, vm.id, vm.name, "bridged", decision)
                 if not decision.allowed:
-                    leg.blocked = True
-                    leg.reason = f"bridged firewall {vm.name} drops it ({decision.which})"
+                    leg.blocked, leg.refused = True, decide.refuses(decision.action)
+                    leg.reason = f"bridged firewall {vm.name} {_blocks(decision)} it ({decision.which})"
                     return leg
         leg.code = PHYSICAL if leg.pnics else IN_HOST
         return leg
@@ -379,8 +381,8 @@ class Walker:
         walk.note("dfw", point, _filtered(walk.steps, point.nic, point.name, "dfw", decision, where))
         walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
         if not decision.allowed:
-            walk.blocked = True
-            walk.reasons.append(f"the NSX distributed firewall drops it at {point.name}: {text}")
+            walk.blocked, walk.refused = True, decide.refuses(decision.action)
+            walk.reasons.append(f"the NSX distributed firewall {_blocks(decision)} it at {point.name}: {text}")
         return decision.allowed
 
     def choose_source(self, points: list[Point], dst_ip: ipaddress.IPv4Address | None) -> Point | None:
@@ -428,6 +430,10 @@ class Walker:
             return walk, None, dst_point
         dst_ip = dst_point.ip
         src_point = self.choose_source(src_points, dst_ip)
+        gateway = src_point.gateway if src_point is not None else None
+        router = routes_itself(net, src_id)
+        if router is not None and (by_route := sender_route(self, router, dst_ip)) is not None:
+            src_point, gateway = by_route   # a router sends its own packets by its route table
         if src_point is None:
             walk.reasons.append(f"{src_name} has no network adapter")
             return walk, None, dst_point
@@ -460,28 +466,28 @@ class Walker:
 
         seg, network = src_point.segment, src_point.iface.network
         near = decide.inside_net(dst_ip, network)
-        walk.note("l3", src_point, dst_point, near)
+        walk.note("l3", src_point, dst_point, near, gateway)
         sender: tuple = ("vm", src_point)
         if not near:
-            if src_point.gateway is None:
+            if gateway is None:
                 walk.reasons.append(f"{dst_name} ({dst_ip}) is outside {src_point.name}'s subnet {network} and "
                                     f"{src_point.name} has no default gateway")
                 return walk, src_point, dst_point
-            if not decide.inside_net(src_point.gateway, network):
-                walk.reasons.append(f"{src_point.name}'s gateway {src_point.gateway} is outside its subnet "
+            if not decide.inside_net(gateway, network):
+                walk.reasons.append(f"{src_point.name}'s gateway {gateway} is outside its subnet "
                                     f"{network}, so it has no route to {dst_ip}")
                 return walk, src_point, dst_point
-            entry = self.gateway_entry(walk, seg, src_point.gateway)
+            entry = self.gateway_entry(walk, seg, gateway)
             if entry is None:
                 return walk, src_point, dst_point
             device, point, in_seg = entry
             leg = self.leg(seg, in_seg, src_party, dst_party, proto, port, reply)
             walk.add_leg(leg)
-            walk.note("leg", leg, sender, ("gateway", device, point, src_point.gateway, True))
+            walk.note("leg", leg, sender, ("gateway", device, point, gateway, True))
             if leg.blocked or not leg.ok:
-                walk.blocked = leg.blocked
+                walk.blocked, walk.refused = leg.blocked, leg.refused
                 walk.reasons += self._untagged_on_trunk(src_point, in_seg) + [
-                    f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})"]
+                    f"{leg.reason} (on the way to gateway {device.name} {gateway})"]
                 return walk, src_point, dst_point
             seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
             if seg is None:
@@ -491,7 +497,7 @@ class Walker:
         walk.add_leg(leg)
         walk.note("leg", leg, sender, ("dest", dst_point))
         if leg.blocked or not leg.ok:
-            walk.blocked = leg.blocked
+            walk.blocked, walk.refused = leg.blocked, leg.refused
             walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if sender[0] == "vm" else []) + \
                 self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point
@@ -562,14 +568,14 @@ class Walker:
             if stateful:
                 walk.stateful.append(device.id)
             check = None
-            active = bool(device.rules) or device.default_policy is Action.DENY
+            active = bool(device.rules) or device.default_policy is not Action.ALLOW
             if judges(active, stateful, reply):
                 decision = self.judge(device.id, device.rules, device.default_policy, src, dst, proto, port)
                 walk.rules.append(f"{device.name}: {decision.which}")
                 check = _filtered(walk.steps, device.id, device.name, "routed", decision)
                 if not decision.allowed:
-                    walk.blocked = True
-                    walk.reasons.append(f"{device.name} drops it ({decision.which})")
+                    walk.blocked, walk.refused = True, decide.refuses(decision.action)
+                    walk.reasons.append(f"{device.name} {_blocks(decision)} it ({decision.which})")
                     return None
             elif not judges(True, stateful, reply):
                 check = _filtered(walk.steps, device.id, device.name, "routed", None)
@@ -591,7 +597,7 @@ class Walker:
             walk.add_leg(leg)
             walk.note("leg", leg, ("device",), ("gateway", device, point, next_hop, False))
             if leg.blocked or not leg.ok:
-                walk.blocked = leg.blocked
+                walk.blocked, walk.refused = leg.blocked, leg.refused
                 walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {next_hop})")
                 return None
         walk.reasons.append(f"the packet to {dst_ip} passes more than {MAX_ROUTED} gateways: a routing loop")
@@ -687,7 +693,7 @@ class Walker:
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
                      tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
                      limit,
-                     tuple(walk.steps))
+                     tuple(walk.steps), walk.blocked and walk.refused)
 
     def _explain(self, walk: Walk) -> str:
         where = "inside the host" if not walk.pnics else f"through {len(walk.pnics)} pNIC crossing(s)"
@@ -734,6 +740,11 @@ def _filtered(steps: list[Step], owner: str, name: str, firewall: str, decision:
     return detail
 
 
+def _blocks(decision: Decision) -> str:
+    """The verb for a firewall that blocks: it rejects (answers the sender) or drops (silently)."""
+    return "rejects" if decide.refuses(decision.action) else "drops"
+
+
 def _limit(mtu: int, where: str) -> tuple[int, str]:
     """A limit on the way: its MTU and the words for where it sits, naming the MTU (``Trace.mtu_limit``)."""
     return mtu, f"{where} (MTU {mtu})"
@@ -749,6 +760,15 @@ def behind_dfw(point: Point) -> bool:
 
 
 def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
+    """``decided``, and for a blocked flow how it fails as the sender sees it (``decide.symptom``)."""
+    prediction = decided(forward, reverse, fwd, rev, flow, net)
+    if prediction.verdict is not Verdict.BLOCKED:
+        return prediction
+    words = decide.symptom(prediction.refused, flow.proto)
+    return replace(prediction, reasons=prediction.reasons + (words[:1].upper() + words[1:] + ".",))
+
+
+def decided(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
     """The flow's answer, decided by ``decide.combine`` (a one-way protocol takes the forward direction), with
     words for the branch that decided (``decide.cause``). An explained flow keeps the forward story in front
     of a failed reply's reason."""
