@@ -76,6 +76,11 @@ def refuses(action: Any) -> bool:
     return str(action) == "reject"
 
 
+def symptom_of(code: int, refused: bool, proto: str | None) -> str | None:
+    """``symptom`` for a flow whose verdict code is BLOCKED; None for any other verdict."""
+    return symptom(refused, proto) if code == BLOCKED else None
+
+
 def symptom(refused: bool, proto: str | None) -> str:
     """How a blocked flow fails, as the sender sees it: refused at once (the forward packet was rejected)
     or a timeout (dropped, or the reply was lost on the way back)."""

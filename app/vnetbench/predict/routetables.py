@@ -86,9 +86,12 @@ def routes_itself(net: Network, endpoint_id: str) -> Device | None:
     return next((d for d in net.devices if d.id == endpoint_id and d.kind in ("router", "firewall", "edge")), None)
 
 
-def sender_route(walker: Any, device: Device, dst_ip: ipaddress.IPv4Address) -> tuple[Point, ipaddress.IPv4Address | None] | None:
+def sender_route(walker: Any, device: Device,
+                 dst_ip: ipaddress.IPv4Address | None) -> tuple[Point, ipaddress.IPv4Address | None] | None:
     """The interface a routing sender sends from towards ``dst_ip`` and the next hop (None: ``dst_ip`` is
     on that interface's subnet), by its route table; None when it has no way there."""
+    if dst_ip is None:
+        return None
     table = walker.route_table(device)
     i, r = table.lookup(int(dst_ip), lambda i: device.points[i].segment is not None)
     if i < 0:

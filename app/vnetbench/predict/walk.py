@@ -762,9 +762,9 @@ def behind_dfw(point: Point) -> bool:
 def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
     """``decided``, and for a blocked flow how it fails as the sender sees it (``decide.symptom``)."""
     prediction = decided(forward, reverse, fwd, rev, flow, net)
-    if prediction.verdict is not Verdict.BLOCKED:
+    words = decide.symptom_of(VERDICTS.index(prediction.verdict), prediction.refused, flow.proto)
+    if words is None:
         return prediction
-    words = decide.symptom(prediction.refused, flow.proto)
     return replace(prediction, reasons=prediction.reasons + (words[:1].upper() + words[1:] + ".",))
 
 
