@@ -55,10 +55,11 @@ def test_a_reject_blocks_and_says_the_sender_is_refused_at_once():
     d, a, b = _firewalled(Action.REJECT)
     p = d.predict(a, b, "tcp", 22)
     assert p.verdict is Verdict.BLOCKED and p.refused and p.forward.refused
-    assert any("fw1 rejects it (rule 'a-to-b' (reject any" in r for r in p.reasons), p.reasons
-    assert p.reasons[-1] == "A reject answers with a TCP RST, so the sender learns at once (no timeout)."
+    assert p.reasons[-1] == ("fw1 rejects it (rule 'a-to-b' (reject any 10.0.10.0/24 -> 10.0.20.0/24)): a reject "
+                             "answers with a TCP RST, so the sender learns at once (no timeout).")
     udp = d.predict(a, b, "udp", 53)
-    assert udp.refused and udp.reasons[-1].startswith("A reject answers with an ICMP port unreachable")
+    assert udp.refused and udp.reasons[-1].endswith("a reject answers with an ICMP port unreachable, so the sender "
+                                                    "learns at once (no timeout).")
     assert Engine(d.t).matrix().verdict(a, b) is Verdict.BLOCKED     # still blocked in the matrix
 
 
@@ -66,8 +67,8 @@ def test_a_drop_blocks_and_says_the_sender_times_out():
     d, a, b = _firewalled(Action.DROP)
     p = d.predict(a, b, "tcp", 22)
     assert p.verdict is Verdict.BLOCKED and not p.refused
-    assert any("fw1 drops it" in r for r in p.reasons)
-    assert p.reasons[-1] == "A drop answers nothing, so the sender times out."
+    assert p.reasons[-1].startswith("fw1 drops it (rule 'a-to-b'")
+    assert p.reasons[-1].endswith(": nothing answers (a drop is silent), so the sender times out.")
 
 
 def test_a_rejected_reply_leaves_the_sender_waiting():
@@ -75,7 +76,8 @@ def test_a_rejected_reply_leaves_the_sender_waiting():
     d, a, b = _firewalled(Action.ALLOW, default=Action.REJECT)
     p = d.predict(a, b, "tcp", 22)
     assert p.verdict is Verdict.BLOCKED and p.reverse.refused and not p.refused
-    assert p.reasons[-1] == "A drop answers nothing, so the sender times out."
+    assert p.reasons[-1].startswith("the reply cannot come back: fw1 rejects it (default policy reject)")
+    assert p.reasons[-1].endswith("so the sender times out.")   # the reset goes to the server, not the client
     back = type(p).from_dict(p.to_dict())
     assert back.reverse.refused and not back.refused
 

@@ -85,7 +85,7 @@ def symptom(refused: bool, proto: str | None) -> str:
     """How a blocked flow fails, as the sender sees it: refused at once (the forward packet was rejected)
     or a timeout (dropped, or the reply was lost on the way back)."""
     if not refused:
-        return "a drop answers nothing, so the sender times out"
+        return "nothing answers (a drop is silent), so the sender times out"
     answer = {"tcp": "a TCP RST", "udp": "an ICMP port unreachable", "icmp": "an ICMP unreachable"}.get(
         proto or "", "a TCP RST (an ICMP unreachable for UDP and ICMP)")
     return f"a reject answers with {answer}, so the sender learns at once (no timeout)"

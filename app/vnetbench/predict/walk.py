@@ -760,12 +760,14 @@ def behind_dfw(point: Point) -> bool:
 
 
 def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
-    """``decided``, and for a blocked flow how it fails as the sender sees it (``decide.symptom``)."""
+    """``decided``, and for a blocked flow how it fails as the sender sees it (``decide.symptom``), told
+    after the reason that blocks it."""
     prediction = decided(forward, reverse, fwd, rev, flow, net)
     words = decide.symptom_of(VERDICTS.index(prediction.verdict), prediction.refused, flow.proto)
-    if words is None:
+    if words is None or not prediction.reasons:
         return prediction
-    return replace(prediction, reasons=prediction.reasons + (words[:1].upper() + words[1:] + ".",))
+    *story, last = prediction.reasons
+    return replace(prediction, reasons=(*story, f"{last.rstrip('.')}: {words}."))
 
 
 def decided(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
