@@ -2,8 +2,10 @@
 
 Together they cover the whole model: every switch kind (vSS, vDS, Linux bridge, OVS with patches, macvtap, raw
 socket, NSX segments, hosted bridged, host-only and NAT networks), SR-IOV and DirectPath, overlays in a transport
-VLAN, routers with static routes, routed and bridged firewalls (stateful or not) that some VMs use as gateway
-while others use the router (asymmetric paths), multi-homed VMs, DFW rules with protocols and ports.
+VLAN, routers with static routes, router / firewall / edge VMs with static routes (longest prefix, a route
+naming its interface, a forgotten route back) and rules that reject or drop, routed and bridged firewalls
+(stateful or not) that some VMs use as gateway while others use the router (asymmetric paths), multi-homed
+VMs, DFW rules with protocols and ports.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import json
 import random
 from pathlib import Path
 
-from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink
+from builders import (Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink,
+                      VmRole)
 
 
 from vnetbench.model.objects import Link, Proto, Route
 
 
-def random_design(seed: int | random.Random) -> Design:
-    """A design drawn from ``seed`` (or from a ``random.Random`` a property test hands over)."""
+def random_design(seed: int | random.Random, island: bool = True) -> Design:
+    """A design drawn from ``seed`` (or from a ``random.Random`` a property test hands over); ``island``: with
+    the router VMs of ``_router_island`` (drawn apart, so the rest stays as recorded before it existed)."""
     rnd = seed if isinstance(seed, random.Random) else random.Random(seed)
     seed = rnd.randrange(10**6) if isinstance(seed, random.Random) else seed
     d = Design(f"rnd{seed}")
@@ -115,7 +119,38 @@ def random_design(seed: int | random.Random) -> Design:
     _asymmetric_gateways(d, rnd, nets)
     _asymmetric_island(d, rnd, pss, seed)
     _dfw_ports(d, rnd, nets)
+    if island:
+        _router_island(d, seed)
     return d
+
+
+def _router_island(d: Design, seed: int) -> None:
+    """Router VMs with static routes inside one host: VLAN 70 - ra - transit VLAN 71 - rb - VLAN 72. ra reaches
+    VLAN 72 by a /16 route (sometimes naming its interface), sometimes with a longer /25 to a next hop nobody
+    has; rb comes back by a default route (or not, when it was forgotten); ra may reject or drop part of it."""
+    rnd = random.Random(seed + 7000)
+    if rnd.random() < 0.3:
+        return
+    base = f"10.{200 + seed % 50}"
+    net = {v: f"{base}.{v}" for v in (70, 71, 72)}
+    h = d.host("rt", pnics=1)
+    sw = d.switch(h, "vs", [])
+    pgs = {v: d.pg(sw, f"pg{v}", v) for v in (70, 71, 72)}
+    block = [Rule(rnd.choice([Action.REJECT, Action.DROP]), f"{net[70]}.0/28", f"{net[72]}.0/24",
+                  rnd.choice([Proto.ANY, Proto.TCP]), rnd.choice([None, 443]), name="ra-block")]
+    ra = d.fw("ra", h, [(pgs[70], f"{net[70]}.1/24"), (pgs[71], f"{net[71]}.1/29")], stateful=rnd.random() < 0.5,
+              role=rnd.choice([VmRole.ROUTER, VmRole.FIREWALL, VmRole.NSX_EDGE]),
+              rules=block if rnd.random() < 0.6 else [], default=rnd.choice([Action.ALLOW, Action.ALLOW, Action.REJECT]))
+    rb = d.fw("rb", h, [(pgs[71], f"{net[71]}.2/29"), (pgs[72], f"{net[72]}.1/24")], stateful=False,
+              role=VmRole.ROUTER)
+    ra.forwarding.routes = [Route(f"{base}.0.0/16", f"{net[71]}.2", rnd.choice([None, "eth1"]))]
+    if rnd.random() < 0.3:
+        ra.forwarding.routes.append(Route(f"{net[72]}.128/25", f"{net[71]}.6"))
+    rb.forwarding.routes = [Route("default", f"{net[71]}.1")] if rnd.random() < 0.8 else []
+    d.vm("x70", h, pgs[70], f"{net[70]}.10/24", f"{net[70]}.1")
+    d.vm("w70", h, pgs[70], f"{net[70]}.20/24", f"{net[70]}.1")
+    d.vm("y72", h, pgs[72], f"{net[72]}.10/24", f"{net[72]}.1")
+    d.vm("z72", h, pgs[72], f"{net[72]}.200/24", f"{net[72]}.1")
 
 
 def _asymmetric_island(d: Design, rnd: random.Random, pss, seed: int) -> None:
@@ -289,7 +324,7 @@ def random_rule(d: Design, rnd: random.Random, dfw: bool):
 
 def random_rule_design(seed: int) -> Design:
     """A random design with rules naming VMs one by one: a DFW rule per VM and /32 rules on its firewall."""
-    d = random_design(seed)
+    d = random_design(seed, island=False)
     rnd = random.Random(seed + 1000)
     if rnd.random() < 0.8:
         rules = [random_rule(d, rnd, dfw=True) for _ in range(len(d.t.vms) + rnd.randint(0, 6))]
@@ -298,6 +333,7 @@ def random_rule_design(seed: int) -> Design:
     for vm in d.t.vms:
         if vm.role.value != "vm" and vm.forwarding.mode is ForwardMode.ROUTED:
             vm.forwarding.rules += [random_rule(d, rnd, dfw=False) for _ in range(rnd.randint(1, 8))]
+    _router_island(d, seed)
     return d
 
 

@@ -224,7 +224,7 @@ def test_steps_are_typed_data_and_round_trip():
     p2 = Engine(d2.t).predict(a2, b2, "tcp", 80)
     assert p2.verdict is Verdict.BLOCKED
     (dropped,) = [s.detail for s in p2.forward.steps if s.kind is StepKind.FILTER]
-    assert not dropped.permitted and dropped.rule is None and dropped.default_policy == "deny"
+    assert not dropped.permitted and dropped.rule is None and dropped.default_policy == "drop"  # DENY is drop
 
 
 

@@ -38,7 +38,8 @@ def test_walk_and_matrix_answer_like_the_recorded_verdicts(seed: int | None):
 
 
 def test_the_random_designs_cover_the_whole_model():
-    """The agreement tests above only guard what the designs hold: every switch kind, patches, static routes,
+    """The agreement tests above only guard what the designs hold: every switch kind, patches, static routes (on
+    physical routers and router VMs, some naming their interface), rules that reject,
     stateful and stateless routed firewalls some VMs use as gateway, multi-homed VMs, SR-IOV, DirectPath,
     overlays in a transport VLAN and DFW rules with ports, each in some of the 60 seeds."""
     from vnetbench.model.objects import SwitchKind
@@ -53,6 +54,11 @@ def test_the_random_designs_cover_the_whole_model():
         seen |= {str(nic.type) for vm in t.vms for nic in vm.vnics}
         seen |= {"transport vlan" for sw in t.switches if any(u.vlan for u in sw.uplinks if sw.kind.value == "nsx-segment")}
         seen |= {"dfw port" for r in t.nsx.dfw.rules if r.port is not None}
+        seen |= {"router vm route" for vm in t.vms if vm.forwarding.routes}
+        seen |= {"route interface" for vm in t.vms for r in vm.forwarding.routes if r.interface}
+        seen |= {"reject" for vm in t.vms
+                 for action in [vm.forwarding.default_policy, *(r.action for r in vm.forwarding.rules)]
+                 if action == "reject"}
         for fw in (vm for vm in t.vms if vm.forwarding.mode.value == "routed" and vm.role.value == "firewall"):
             legs = {nic.ip.split("/")[0] for nic in fw.vnics if nic.ip}
             users = {vm.id for vm in t.vms for nic in vm.vnics if nic.gateway in legs}
@@ -60,7 +66,8 @@ def test_the_random_designs_cover_the_whole_model():
                 seen.add(f"asymmetric {'stateful' if fw.forwarding.stateful else 'stateless'}")
     wanted = {k.value for k in SwitchKind} | {"patch", "static route", "multi-homed", "sriov", "directpath",
                                               "transport vlan", "dfw port", "asymmetric stateful",
-                                              "asymmetric stateless"}
+                                              "asymmetric stateless", "router vm route", "route interface",
+                                              "reject"}
     assert wanted <= seen, wanted - seen
 
 

@@ -245,7 +245,7 @@ def test_firewall_rules_first_match_then_default_policy():
     assert d.verdict("a", "b", "tcp", 443) is Verdict.IN_HOST_ROUTED
     p = d.predict("a", "b", "tcp", 444)
     assert p.verdict is Verdict.BLOCKED
-    assert p.forward.rules == ("fw1: rule 'block-range' (deny tcp/400-500 any -> any)",)
+    assert p.forward.rules == ("fw1: rule 'block-range' (drop tcp/400-500 any -> any)",)   # an old deny is a drop
     assert d.verdict("a", "b") is Verdict.IN_HOST_ROUTED
 
 

@@ -86,11 +86,25 @@ def _match(rule: Rule, resolve: Resolver, where: str, reply: bool = False) -> st
     return " ".join(match)
 
 
-def rule_line(rule: Rule, resolve: Resolver, where: str) -> str:
-    """One model rule as one nft statement (``ip saddr ... tcp dport 22 drop``)."""
-    verdict = "accept" if rule.action is Action.ALLOW else "drop"
+def rule_lines(rule: Rule, resolve: Resolver, where: str, can_reject: bool = True) -> list[str]:
+    """One model rule as nft statements (``ip saddr ... tcp dport 22 drop``): a reject answers TCP with a
+    reset and everything else with an ICMP port unreachable, as ``decide.symptom`` predicts."""
     comment = (rule.name or where).replace('"', "'")[:120]
-    return f'{_match(rule, resolve, where)} {verdict} comment "{comment}"'
+    match = _match(rule, resolve, where)
+    return [f'{match} {verdict} comment "{comment}"' for verdict in refusal(rule.proto, rule.action, can_reject)]
+
+
+def refusal(proto: Proto, action: Action, can_reject: bool = True) -> list[str]:
+    """The verdict statements of an action for traffic of ``proto``: one each, but a reject of any protocol
+    sends TCP a reset first and the rest an ICMP port unreachable. Without ``can_reject`` (the bridge family,
+    whose reject needs the nft_reject_bridge module that many kernels lack) a reject is a drop."""
+    if action is Action.ALLOW:
+        return ["accept"]
+    if action is not Action.REJECT or not can_reject:
+        return ["drop"]
+    if proto is Proto.TCP:
+        return ["reject with tcp reset"]
+    return ["reject"] if proto in (Proto.UDP, Proto.ICMP) else ["meta l4proto tcp reject with tcp reset", "reject"]
 
 
 def design_resolver(design: Topology) -> Resolver:
@@ -128,6 +142,7 @@ def design_resolver(design: Topology) -> Resolver:
 
 
 def _policy(action: Action) -> str:
+    """A base chain's policy: accept or drop (nft has no reject policy: ``chain_body`` ends with the reject)."""
     return "accept" if action is Action.ALLOW else "drop"
 
 
@@ -135,7 +150,8 @@ def chain_body(fw: Forwarding, resolve: Resolver, owner: str, conntrack: bool = 
     """The statements of one filter chain: state tracking, then the rules in order (the policy is separate).
 
     Without connection tracking (the bridge family here has none), a stateful firewall is approximated by
-    accepting the replies of every allowed rule (addresses and ports swapped) before the rules themselves.
+    accepting the replies of every allowed rule (addresses and ports swapped) before the rules themselves,
+    and a reject is deployed as a drop (``refusal``).
     """
     body = []
     names = [f"{owner} rule {i}" + (f" {r.name!r}" if r.name else "") for i, r in enumerate(fw.rules, 1)]
@@ -145,7 +161,9 @@ def chain_body(fw: Forwarding, resolve: Resolver, owner: str, conntrack: bool = 
     elif fw.stateful:
         body += [f'{_match(r, resolve, w, reply=True)} accept comment "reply to {w}"'
                  for r, w in zip(fw.rules, names) if r.action is Action.ALLOW]
-    body += [rule_line(r, resolve, w) for r, w in zip(fw.rules, names)]
+    body += [line for r, w in zip(fw.rules, names) for line in rule_lines(r, resolve, w, conntrack)]
+    if fw.default_policy is Action.REJECT and conntrack:
+        body += [f'{verdict} comment "{owner} default reject"' for verdict in refusal(Proto.ANY, Action.REJECT)]
     return body
 
 

@@ -22,7 +22,8 @@ import jinja2
 from .. import __version__, resources_dir
 from ..layout.content import SWITCH_KINDS
 from ..model import Index, Topology
-from ..model.objects import PORTGROUP_SWITCHES, VmRole
+from ..model.objects import PORTGROUP_SWITCHES, Route, VmRole
+from ..model.routing import DEFAULT_PREFIX
 from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
@@ -156,8 +157,8 @@ def policy(topology: Topology) -> dict[str, Any]:
 
 
 def routing(topology: Topology) -> list[dict[str, Any]]:
-    """Everything that routes, with its interfaces and its routes: routed VMs (a default route through each
-    vNIC's gateway), NSX DLRs (their interfaces' subnets) and physical routers (theirs plus static routes)."""
+    """Everything that routes, with its interfaces and its routes: connected subnets, then static routes, then
+    for routed VMs a default route through each vNIC's gateway."""
     index = Index(topology)
     name = _names(index)
     out = []
@@ -166,6 +167,7 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
             continue
         interfaces = [{"name": n.name, "network": _network(index, n.network), "ip": n.ip or ""} for n in vm.vnics]
         routes = [{"prefix": net, "via": f"connected ({n.name})"} for n in vm.vnics if (net := _connected(n.ip))]
+        routes += _static(vm.forwarding.routes)
         routes += [{"prefix": "0.0.0.0/0 (default)", "via": f"{n.gateway} ({n.name})"} for n in vm.vnics
                    if n.gateway]
         out.append({"name": vm.name, "kind": f"{ROLES[vm.role]} VM on {name(vm.host)}", "interfaces": interfaces,
@@ -173,6 +175,7 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
     for dlr in topology.nsx.dlrs:
         interfaces = [{"name": i.name, "network": _network(index, i.network), "ip": i.ip} for i in dlr.interfaces]
         routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in dlr.interfaces if (net := _connected(i.ip))]
+        routes += _static(dlr.routes)
         out.append({"name": dlr.name, "kind": "NSX distributed logical router (routes on each source host)",
                     "interfaces": interfaces, "routes": routes})
     for router in topology.physical_routers:
@@ -180,12 +183,18 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
                       for i in router.interfaces]
         routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in router.interfaces
                   if (net := _connected(i.ip))]
-        routes += [{"prefix": r.prefix, "via": r.via} for r in router.routes]
+        routes += _static(router.routes)
         kind = f"L3 switch on {name(router.switch)}" if router.switch else "physical router"
         out.append({"name": router.name, "kind": kind, "interfaces": interfaces, "routes": routes})
     for n, device in enumerate(out, start=1):
         device["anchor"] = f"router-{n}"
     return out
+
+
+def _static(routes: list[Route]) -> list[dict[str, str]]:
+    """Static routes as the report's rows, in the order the router tries equal prefixes."""
+    return [{"prefix": "0.0.0.0/0 (default)" if r.prefix.strip().lower() == DEFAULT_PREFIX else r.prefix,
+             "via": r.via + (f" ({r.interface})" if r.interface else "")} for r in routes]
 
 
 def default_pairs(table: VerdictTable) -> list[tuple[str, str]]:

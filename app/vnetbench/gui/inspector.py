@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButt
 from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, NicType, PhysicalRouter, Port, PortMode,
                      Portgroup, RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
 from ..model.nictypes import GUESTS, allowed_nic_types
-from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES
+from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, Route
+from ..model.routing import route_owners
 from ..model.text import one_line
 from ..model.vlan import VlanError, VlanMode, parse_vlan
 from .editing import Editor, describe, field_label, heading
@@ -318,6 +319,9 @@ class Inspector(QWidget):
             return [(s.id, s.name) for s in topo.physical_switches]
         if isinstance(obj, Uplink) and field == "pnic":
             return pnics
+        if isinstance(obj, Route) and field == "interface":  # the router's own interfaces, by name
+            owner = next((o for o in route_owners(topo) if any(r is obj for r in o.routes)), None)
+            return [(name, name) for _, name, _ in owner.interfaces] if owner is not None else None
         if isinstance(obj, Link) and field in ("a", "b"):
             return (pnics + [(p.id, f"{s.name} / {p.name}") for s in topo.physical_switches for p in s.ports]
                     + [(i.id, f"{r.name} / {i.name}") for r in topo.physical_routers for i in r.interfaces]

@@ -81,6 +81,18 @@ class Comparison:
         return [f"{self.metric}: {self.figure()}", *(f"{f.severity.upper()}: {f.message}" for f in self.flags)]
 
 
+def _symptom_flags(refused: bool, failure: str) -> list[Flag]:
+    """A blocked flow fails as its firewall's action says: a reject is refused at once, a drop times out
+    (the probe's server listens, so a refusal comes from the firewall)."""
+    if refused and failure == "timeout":
+        return [Flag("contradiction", "predicted blocked by a reject (refused at once), but the probe timed out: "
+                                      "the firewall drops instead")]
+    if not refused and failure == "refused":
+        return [Flag("contradiction", "predicted blocked by a drop (a timeout), but the connection was refused at "
+                                      "once: the firewall rejects instead")]
+    return []
+
+
 def _fmt(v: float) -> str:
     return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
 
@@ -111,6 +123,8 @@ def compare(run: Run) -> Comparison:
     failure = run.summary.get("failure")
     if verdict and verdict not in NOT_DELIVERED and failure in ("refused", "no-route", "timeout"):
         flags.append(Flag("contradiction", f"predicted {verdict}, but the probe could not get through ({failure})"))
+    if verdict == "blocked" and p is not None and failure in ("refused", "timeout"):
+        flags += _symptom_flags(p.prediction.refused, failure)
     cap = p.pnic_cap_mbps if p is not None else None
     tcp_rate = kind is TestKind.THROUGHPUT and run.spec.protocol == "tcp" and run.status == RunStatus.OK
     if tcp_rate and measured is not None and cap:

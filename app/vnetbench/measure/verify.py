@@ -6,7 +6,8 @@ confirmed, what reality contradicted (with the hop where it differs, in the admi
 not check:
 
 - **reachability:** a burst of ICMP echoes, and the TCP/UDP flows the design's rules name (a TCP reset or an
-  ICMP port-unreachable counts as reached: the packets went through, nothing listened);
+  ICMP port-unreachable counts as reached: the packets went through, nothing listened; where a firewall's
+  reject is predicted, that refusal is what must come back, and silence means it drops instead);
 - **the observed path** (backends with ``counters``): the bytes each pNIC carried across the bursts. Pairs
   are burst in batches at once; when every pNIC's count matches what the predicted paths add up to, the whole
   batch is confirmed, else the batch is split and burst again until the pair that differs stands alone,
@@ -382,12 +383,21 @@ def flow_argv(proto: str, addr: str, port: int) -> list[str]:
     return ["python3", "-c", UDP_PROBE, addr, str(port), f"{WAIT_S / 2:g}"]
 
 
-def flow_reached(proto: str, p: _Probe) -> bool:
-    """Whether a flow probe got through, from its output."""
+def flow_answer(proto: str, p: _Probe) -> str:
+    """What a flow probe met: ``answered`` (a TCP listener, a UDP answer), ``refused`` (a TCP RST or an ICMP
+    unreachable: nothing listened, or a firewall rejected it) or ``no answer`` (a drop, a lost path)."""
     text = (p.out + " " + p.err).lower()   # a probe's stderr arrives in ``out``
-    if proto == "tcp":
-        return p.code == 0 or "refused" in text
-    return "refused" in text or "answered" in text
+    if (proto == "tcp" and p.code == 0) or (proto != "tcp" and "answered" in text):
+        return "answered"
+    return "refused" if "refused" in text else "no answer"
+
+
+def flow_expected(p: Prediction, answer: str) -> bool:
+    """Whether a flow probe's answer is what the prediction says the sender sees: a delivered flow is
+    answered or refused by the endpoint, a rejected one is refused at once, a dropped one meets silence."""
+    if p.verdict.delivered:
+        return answer != "no answer"
+    return answer == ("refused" if p.refused else "no answer")
 
 
 class Verifier:
@@ -807,15 +817,25 @@ class Verifier:
                 cell.checks.append(Check(f"{proto}/{port}", Outcome.NOT_CHECKED, str(p.verdict), "",
                                          f"could not run the probe in {cell.src_name}: {probe.err}"))
                 continue
-            reached = flow_reached(proto, probe)
-            expected = p.verdict.delivered
+            answer = flow_answer(proto, probe)
+            ok = flow_expected(p, answer)
             rules = f" ({', '.join(p.forward.rules)})" if p.forward.rules else ""
-            detail = "" if reached == expected else (
-                f"predicted {p.verdict}{rules}, but {proto}/{port} reached {cell.dst_name}" if reached else
-                f"predicted {p.verdict}{rules}, but {proto}/{port} did not reach {cell.dst_name}")
-            cell.checks.append(Check(f"{proto}/{port}", Outcome.CONFIRMED if reached == expected
-                                     else Outcome.CONTRADICTED, str(p.verdict),
-                                     "reached" if reached else "no answer", detail))
+            predicted = f"{p.verdict}, refused at once" if p.refused else str(p.verdict)
+            if ok:
+                detail = ""
+            elif p.verdict.delivered:
+                detail = f"predicted {p.verdict}{rules}, but {proto}/{port} did not reach {cell.dst_name}"
+            elif p.refused:
+                detail = (f"predicted {p.verdict} by a reject{rules}, so {proto}/{port} should be refused at once, "
+                          f"but it {'reached ' + cell.dst_name if answer == 'answered' else 'timed out (dropped)'}")
+            elif answer == "refused":
+                detail = (f"predicted {p.verdict}{rules} (a drop: silence), but {proto}/{port} was refused at once: "
+                          f"a firewall rejects it, or it reached {cell.dst_name} and nothing listened")
+            else:
+                detail = f"predicted {p.verdict}{rules}, but {proto}/{port} reached {cell.dst_name}"
+            observed = "reached" if answer == "answered" or (answer == "refused" and not p.refused) else answer
+            cell.checks.append(Check(f"{proto}/{port}", Outcome.CONFIRMED if ok else Outcome.CONTRADICTED,
+                                     predicted, observed, detail))
 
 
 # --- helpers ------------------------------------------------------------------------------------------------

@@ -204,9 +204,10 @@ def _typed_decoder(tp: Any) -> Decoder:
 
 def _enum_decoder(tp: type[Enum]) -> Decoder:
     members = {m.value: m for m in tp}
+    legacy = tp.legacy_spellings() if hasattr(tp, "legacy_spellings") else {}  # e.g. a rule's old "deny"
 
     def decode_enum(value: Any, where: Where) -> Enum:
-        member = members.get(value) if isinstance(value, str) else None
+        member = members.get(value, legacy.get(value)) if isinstance(value, str) else None
         if member is not None:
             return member
         choices = list(members)

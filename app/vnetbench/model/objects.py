@@ -97,10 +97,19 @@ class ForwardMode(StrEnum):
 
 
 class Action(StrEnum):
-    """What a firewall rule does with matching traffic."""
+    """What a firewall rule does with matching traffic: lets it pass, drops it silently (the sender times
+    out), or rejects it (the sender gets a TCP RST or an ICMP unreachable at once). Files written before
+    reject existed say ``deny``, which loads as ``drop``."""
 
     ALLOW = "allow"
-    DENY = "deny"
+    DROP = "drop"
+    REJECT = "reject"
+    DENY = "drop"   # the old name of drop, kept for code written against it
+
+    @classmethod
+    def legacy_spellings(cls) -> dict[str, Action]:
+        """Old spellings the file format still reads (the codec and the JSON Schema ask for them)."""
+        return {"deny": cls.DROP}
 
 
 class Proto(StrEnum):
@@ -256,12 +265,15 @@ class Rule:
 
 @dataclass
 class Forwarding:
-    """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins."""
+    """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins. A routed VM
+    sends by its connected subnets, then by the longest of ``routes``, then to its first vNIC gateway (a
+    default route after the listed ones)."""
 
     mode: ForwardMode = ForwardMode.ROUTED
     stateful: bool = True
     default_policy: Action = Action.ALLOW
     rules: list[Rule] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
 
 
 @dataclass
@@ -319,10 +331,13 @@ class RouterInterface:
 
 @dataclass
 class Route:
-    """A static route of a physical router: traffic for ``prefix`` goes to ``via``."""
+    """A static route of a router (physical, a router/firewall/edge VM, an NSX DLR): traffic for ``prefix``
+    (a CIDR, or ``default`` for 0.0.0.0/0) goes to the next hop ``via``, out of ``interface`` (an interface
+    or vNIC of the router, by id or name) when given, else out of the interface whose subnet holds ``via``."""
 
     prefix: str
     via: str
+    interface: str | None = None
 
 
 @dataclass
@@ -392,6 +407,7 @@ class Dlr:
     id: str
     name: str
     interfaces: list[DlrInterface] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
 
 
 @dataclass

@@ -76,7 +76,8 @@ def _type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
             _dataclass_schema(tp, defs)
         return {"$ref": f"#/$defs/{tp.__name__}"}
     if isinstance(tp, type) and issubclass(tp, Enum):
-        return {"enum": [m.value for m in tp]}
+        legacy = list(tp.legacy_spellings()) if hasattr(tp, "legacy_spellings") else []   # old files stay valid
+        return {"enum": [m.value for m in tp] + legacy}
     if tp is type(None):
         return {"type": "null"}
     if tp is bool:

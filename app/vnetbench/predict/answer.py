@@ -3,6 +3,8 @@ directions combined into the flow's ``Prediction``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import decide
 from .explain import Narrator, asymmetry
 from .network import Network
@@ -37,7 +39,7 @@ class AnsweringWalker(WalkerBase):
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
                      tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
                      limit,
-                     tuple(walk.steps))
+                     tuple(walk.steps), walk.blocked and walk.refused)
 
     def _explain(self, walk: Walk) -> str:
         where = "inside the host" if not walk.pnics else f"through {len(walk.pnics)} pNIC crossing(s)"
@@ -58,6 +60,17 @@ class AnsweringWalker(WalkerBase):
 
 
 def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
+    """``decided``, and for a blocked flow how it fails as the sender sees it (``decide.symptom``), told
+    after the reason that blocks it."""
+    prediction = decided(forward, reverse, fwd, rev, flow, net)
+    words = decide.symptom_of(VERDICTS.index(prediction.verdict), prediction.refused, flow.proto)
+    if words is None or not prediction.reasons:
+        return prediction
+    *story, last = prediction.reasons
+    return replace(prediction, reasons=(*story, f"{last.rstrip('.')}: {words}."))
+
+
+def decided(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:
     """The flow's answer, decided by ``decide.combine`` (a one-way protocol takes the forward direction), with
     words for the branch that decided (``decide.cause``). An explained flow keeps the forward story in front
     of a failed reply's reason."""

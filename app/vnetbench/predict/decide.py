@@ -70,6 +70,27 @@ def conversation_of(proto: str | None) -> bool:
     return proto not in ONE_WAY
 
 
+def refuses(action: Any) -> bool:
+    """Whether a firewall that blocks by this action answers the sender (reject: a TCP RST or an ICMP
+    unreachable) instead of staying silent (drop)."""
+    return str(action) == "reject"
+
+
+def symptom_of(code: int, refused: bool, proto: str | None) -> str | None:
+    """``symptom`` for a flow whose verdict code is BLOCKED; None for any other verdict."""
+    return symptom(refused, proto) if code == BLOCKED else None
+
+
+def symptom(refused: bool, proto: str | None) -> str:
+    """How a blocked flow fails, as the sender sees it: refused at once (the forward packet was rejected)
+    or a timeout (dropped, or the reply was lost on the way back)."""
+    if not refused:
+        return "nothing answers (a drop is silent), so the sender times out"
+    answer = {"tcp": "a TCP RST", "udp": "an ICMP port unreachable", "icmp": "an ICMP unreachable"}.get(
+        proto or "", "a TCP RST (an ICMP unreachable for UDP and ICMP)")
+    return f"a reject answers with {answer}, so the sender learns at once (no timeout)"
+
+
 # --- both directions ---------------------------------------------------------------------------------------
 
 
@@ -229,13 +250,16 @@ class Prefixes:
 class RouteTable:
     """How one router forwards: to the first of its interfaces whose subnet holds the destination (the
     subnet is connected), else by its longest static route holding it (the first listed among equal
-    prefixes) to the first interface whose subnet holds the route's next hop. Built once per router and
+    prefixes) to the first interface whose subnet holds the route's next hop (only the route's own
+    interface, where ``pinned`` names one: -1 for an interface the router lacks). Built once per router and
     looked up by prefix, so a router with thousands of routes and interfaces costs a few binary searches
     per packet."""
 
     def __init__(self, subnets: Sequence[ipaddress.IPv4Network | None],
-                 routes: Sequence[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]]) -> None:
+                 routes: Sequence[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]],
+                 pinned: Sequence[int | None] = ()) -> None:
         self.routes = list(routes)
+        self.pinned = list(pinned) + [None] * (len(self.routes) - len(pinned))
         self.subnets = Prefixes([(int(n.network_address), n.prefixlen) for n in subnets if n is not None])
         self.on_subnet: list[list[int]] = [[] for _ in self.subnets.networks]
         for i, n in enumerate(subnets):
@@ -262,7 +286,9 @@ class RouteTable:
         if not held:
             return -1, -1
         route = self.first_route[held[0]]
-        return self.interface(int(self.routes[route][1]), usable), route
+        pin = self.pinned[route]
+        via = self.routes[route][1]
+        return self.interface(int(via), usable if pin is None else (lambda i: i == pin and usable(i))), route
 
 
 # --- first match -------------------------------------------------------------------------------------------

@@ -208,13 +208,13 @@ class Engine:
 
     def _judging_unchanged(self, owner: Forwarding | Dfw, vm: VM | None) -> bool:
         """Whether the firewall judges traffic exactly when it did before (the walks recorded who judges)."""
-        judging = bool(owner.rules) or owner.default_policy is Action.DENY
+        judging = bool(owner.rules) or owner.default_policy is not Action.ALLOW
         net = self._network
         if isinstance(owner, Dfw):
             return judging == net.dfw_active
         device = next((d for d in net.devices if vm is not None and d.id == vm.id), None)
         if device is not None:
-            return judging == bool(device.rules or device.default_policy is Action.DENY)
+            return judging == bool(device.rules or device.default_policy is not Action.ALLOW)
         return any(b.vm is vm for b in net.bridges)
 
     def _network_rules_changed(self, vm: VM | None = None) -> None:

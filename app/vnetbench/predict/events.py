@@ -50,6 +50,8 @@ class L3Choice:
     src: Point
     dst: Point
     inside: bool
+    gateway: ipaddress.IPv4Address | None = None   # where a packet for another subnet goes: the vNIC gateway, or
+                                                   # for a router with routes, its route's next hop
 
 
 @dataclass(frozen=True)

@@ -122,11 +122,11 @@ class Narrator:
         for i, event in enumerate(events):
             ahead = events[i + 1] if i + 1 < len(events) else None
             if isinstance(event, L3Choice):
-                src, dst, inside = event.src, event.dst, event.inside
+                src, dst, inside, gateway = event.src, event.dst, event.inside, event.gateway
                 if inside and isinstance(ahead, LegWalked) and ahead.leg.ok and not ahead.leg.blocked:
                     shared = (src, dst)  # told together with the delivery
-                elif inside or (src.gateway is not None and src.gateway in src.subnet):
-                    out.append(self.l3(src, dst, inside))  # (a missing or foreign gateway is the failure)
+                elif inside or (gateway is not None and gateway in src.subnet):
+                    out.append(self.l3(src, dst, inside, gateway))  # (a missing or foreign gateway is the failure)
             elif isinstance(event, LegWalked):
                 if event.leg.ok and not event.leg.blocked:
                     out += self.leg(event.leg, event.sender, event.receiver, shared)
@@ -144,12 +144,16 @@ class Narrator:
                     out.append(f"the NSX distributed firewall checks {point.name} {way}: {_rule(check)}")
         return [_sentence(s) for s in out]
 
-    def l3(self, src: Point, dst: Point, inside: bool) -> str:
-        """The sender's L3 decision: deliver directly in its subnet, or send to its gateway."""
+    def l3(self, src: Point, dst: Point, inside: bool, gateway: Any = None) -> str:
+        """The sender's L3 decision: deliver directly in its subnet, or send to its gateway (a router with routes:
+        to its route's next hop)."""
         a, b, network = self.who(src), self.who(dst), src.subnet
         if inside:
             return (f"{b} ({dst.ip}) is inside {self.owner(src)}'s subnet {network}, so {a} sends it directly, "
                     f"without a router")
+        if gateway != src.gateway:
+            return (f"{b} ({dst.ip}) is outside {self.owner(src)}'s subnet {network}, so {a} sends it by its route "
+                    f"table to the next hop {gateway}")
         return (f"{b} ({dst.ip}) is outside {self.owner(src)}'s subnet {network}, so {a} sends it to its gateway "
                 f"{src.gateway}")
 

@@ -33,6 +33,9 @@ class DeviceKind(StrEnum):
 #: The devices that are boxes of their own (``DeviceKind.appliance``).
 APPLIANCES = frozenset({DeviceKind.ROUTER, DeviceKind.FIREWALL, DeviceKind.EDGE})
 
+#: The devices that may hold static routes of their own (a hosted NAT service has none).
+ROUTING_KINDS = APPLIANCES | {DeviceKind.DLR}
+
 
 class EdgeKind(StrEnum):
     """What joins two segments in ``Network.graph`` (an edge's ``kind``)."""

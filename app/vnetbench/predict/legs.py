@@ -6,13 +6,14 @@ from __future__ import annotations
 from ..model.forwarding import inner_mtu, overlay_overhead
 from ..model.objects import Encapsulation
 from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
+from . import decide
 from .capacity import CapacityWalker
 from .decide import IN_HOST, PHYSICAL, judges
 from .kinds import EdgeKind
 from .l2reasons import L2Reasons
 from .result import Hop, HopKind
 from .rules import Party
-from .walkrecord import Leg, filtered, limit
+from .walkrecord import Leg, blocks, filtered, limit
 
 
 class LegWalker(L2Reasons, CapacityWalker):
@@ -112,8 +113,8 @@ class LegWalker(L2Reasons, CapacityWalker):
                 leg.rules.append(f"{vm.name}: {decision.which}")
                 leg.checks[data["bridge"]] = filtered(leg.steps, vm.id, vm.name, "bridged", decision)
                 if not decision.allowed:
-                    leg.blocked = True
-                    leg.reason = f"bridged firewall {vm.name} drops it ({decision.which})"
+                    leg.blocked, leg.refused = True, decide.refuses(decision.action)
+                    leg.reason = f"bridged firewall {vm.name} {blocks(decision)} it ({decision.which})"
                     return leg
         leg.code = PHYSICAL if leg.pnics else IN_HOST
         return leg

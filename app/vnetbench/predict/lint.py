@@ -7,6 +7,7 @@ transport MTU...) plus these lints, each with its place in the file and its fix:
 - two addresses colliding in one L2 domain (validation already catches them within one segment);
 - a VM whose subnet differs from the rest of its L2 domain;
 - a route whose next hop is unreachable from the router;
+- a router with no route back to a network another router forwards to it (``routetables``);
 - a flow whose two directions pass different routers (asymmetric) when a stateful one sees only one of them,
   as a warning;
 - a jumbo VM and a physical host (a NAS) in one subnet with a smaller MTU on the way (its switch port).
@@ -21,8 +22,9 @@ from ..model.forwarding import STANDARD_MTU
 from ..model.objects import Topology, VmRole
 from ..model.validate import ERROR, WARNING, Problem, run_alone, validate
 from .engine import Engine
-from .kinds import DeviceKind
+from .kinds import ROUTING_KINDS, DeviceKind
 from .network import Network, Point
+from .routetables import missing_routes_back, route_field, segments_of
 
 #: At most this many groups of endpoints (same domain, subnet and gateway) are walked pairwise for asymmetry.
 MAX_ROUTE_GROUPS = 60
@@ -57,7 +59,8 @@ class _Linter:
                    if p.segment is not None and p.iface]
         for what, lint_check in (("addresses colliding", lambda: self.collisions(points)),
                                  ("subnets in a layer-2 domain", lambda: self.subnets(points)),
-                                 ("route next hops", self.next_hops), ("asymmetric paths", self.asymmetry),
+                                 ("route next hops", self.next_hops), ("routes back", self.routes_back),
+                                 ("asymmetric paths", self.asymmetry),
                                  ("jumbo packets", self.jumbo)):
             run_alone(lint_check, self.problems, f"the lint of {what}")
         return self.problems
@@ -104,25 +107,29 @@ class _Linter:
         one route is its vNIC gateway: a gateway nothing owns (an upstream router not drawn yet, a normal
         sketch) is validation's to report; one that is owned but out of reach is reported on the vNIC."""
         for device in self.net.devices:
-            if device.kind is not DeviceKind.ROUTER:
+            if device.kind not in ROUTING_KINDS:
                 continue
             router = self.net.typed(device.id, "physical_router")
+            static = len(device.routes) - (router is None and any(p.gateway for p in device.points))
             for k, (prefix, via) in enumerate(device.routes):
+                if k >= static and device.kind is not DeviceKind.ROUTER:
+                    continue  # a firewall's or edge's vNIC gateway: validation's (as before routes)
                 out = next((p for p in device.points if p.iface is not None and via in p.iface.network), None)
                 owners = self.net.by_address.get(via, []) + [
                     (None, p) for pts in self.net.points.values() for p in pts if p.ip == via]
-                reached = out is not None and out.segment is not None and any(
-                    p.segment is not None and self.engine.walker.l2_code(out.segment, p.segment) for _, p in owners)
+                reached = out is not None and any(
+                    self.engine.walker.l2_code(a, b) for a in segments_of(self.net, device, out)
+                    for owner, p in owners for b in segments_of(self.net, owner, p))
                 if reached:
                     continue
-                if router is None:
+                where: Point | str
+                if k < static:
+                    where, field = device.id, f"{route_field(self.net, device)}[{k}].via"
+                else:
                     nic = next((p for p in device.points if p.gateway == via), None)
                     if nic is None or not owners:
                         continue
-                    where: Point | str = nic
-                    field = "gateway"
-                else:
-                    where, field = router.id, f"routes[{k}].via"
+                    where, field = nic, "gateway"
                 if out is None:
                     why = f"none of {device.name}'s interfaces is in {via}'s subnet"
                 elif not owners:
@@ -132,6 +139,18 @@ class _Linter:
                 self.add(WARNING, where, field, f"{device.name}'s route to {prefix} points at "
                          f"{via}, which it cannot reach: {why}", f"point the route at a router {device.name} "
                          "reaches directly, or cable and address that next hop")
+
+    def routes_back(self) -> None:
+        """A router that another router forwards to must route the networks that traffic comes from, or
+        their replies are lost (the classic DLR/ESG mistake: the DLR's default route points at the edge,
+        but the edge has no route to the DLR's networks)."""
+        for miss in missing_routes_back(self.net, self.engine.walker):
+            back, device = miss.back, miss.device
+            fix = f" via {miss.via}" if miss.via is not None else ""
+            self.add(WARNING, back.id, route_field(self.net, back),
+                     f"{back.name} has no route back to {miss.network}: {device.name} forwards traffic from there "
+                     f"to {back.name} ({device.name}'s {miss.why.removeprefix('its ')}), and {back.name} cannot "
+                     "send the replies", f"add a route on {back.name} to {miss.network}{fix}")
 
     def asymmetry(self) -> None:
         """Pairs whose request and reply pass different routers: one per group of endpoints that sit alike."""

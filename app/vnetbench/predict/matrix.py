@@ -12,8 +12,8 @@ Class pairs are answered three ways, all derived from the same walk:
   computed once and combined both ways);
 - endpoints with several interfaces, interface by interface from the same flows (choosing the interface the
   walk chooses);
-- classes behind a bridged firewall or a hosted NAT, and pairs of multi-interface endpoints, by walking one
-  representative pair.
+- classes behind a bridged firewall or a hosted NAT, routers that send by their own static routes, and pairs
+  of multi-interface endpoints, by walking one representative pair.
 
 After an edit (``update``) only the rows and columns of the classes whose inputs changed are computed; the
 others keep their cells. The property tests check every path against ``Engine.predict`` on random designs,
@@ -34,6 +34,7 @@ from .network import Point
 from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
 from .routes import network_key, routed_networks
+from .routetables import routes_itself
 from .rules import parse_spec
 from .decide import combine, destination_rank, judges, source_rank
 from .vector import Vector
@@ -297,7 +298,8 @@ class MatrixBuilder:
             self._nat = ({p.segment for d in net.devices if d.kind is DeviceKind.NAT for p in d.points},
                          {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip})
         nat, nat_gw = self._nat
-        if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable):
+        if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable) \
+                or routes_itself(net, eid) is not None:   # a router picks its way per destination
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 

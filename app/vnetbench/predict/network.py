@@ -28,12 +28,13 @@ from typing import Any
 
 from ..model.index import Index
 from ..model.objects import (
-    VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Rule, SwitchKind, Topology, VmRole,
+    VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Route, Rule, SwitchKind, Topology, VmRole,
 )
 from ..model.forwarding import (
     LEAF_SWITCHES, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
+from ..model.routing import route_prefix
 from . import graph
 from .kinds import IN_HOST_EDGES, DeviceKind, EdgeKind
 
@@ -123,6 +124,7 @@ class Device:
     kind: DeviceKind
     points: list[Point] = field(default_factory=list)
     routes: list[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]] = field(default_factory=list)
+    route_out: list[int | None] = field(default_factory=list)   # per route: the point it must leave by, if named
     rules: list[Rule] = field(default_factory=list)
     default_policy: Action = Action.ALLOW
     stateful: bool = False
@@ -207,7 +209,7 @@ class Network:
         self._dlr_vlan: dict[str, int | None] = {}          # DLR interface id -> VLAN of its portgroup
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
-        self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is Action.DENY
+        self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
 
     # --- segments ----------------------------------------------------------------------------------
@@ -365,12 +367,23 @@ class Network:
             else:
                 point = Point(self.phys_segment(l3sw, itf.vlan or 1), parse_if(itf.ip), None, router.id, itf.id, name)
             device.points.append(point)
-        for route in router.routes:
-            try:
-                device.routes.append((ipaddress.IPv4Network(route.prefix, strict=False), ipaddress.IPv4Address(route.via)))
-            except ValueError:
-                continue
+        self._static_routes(device, router.routes)
         self._add_device(device)
+
+    @staticmethod
+    def _static_routes(device: Device, routes: list[Route]) -> None:
+        """A router's static routes, in order, each with the point its interface names (None: any); routes
+        whose prefix or next hop do not parse are validation's to report and route nothing."""
+        for route in routes:
+            prefix, via = route_prefix(route.prefix, strict=False), parse_addr(route.via)
+            if prefix is None or via is None:
+                continue
+            out = None
+            if route.interface is not None:
+                out = next((i for i, p in enumerate(device.points)
+                            if route.interface in (p.nic, p.name.removeprefix(f"{device.name}/"))), -1)
+            device.routes.append((prefix, via))
+            device.route_out.append(out)
 
     def _forwarding_vm(self, vm: VM) -> None:
         fwd = vm.forwarding
@@ -393,9 +406,11 @@ class Network:
         device = Device(vm.id, vm.name, kind, points=list(points), rules=list(fwd.rules),
                         default_policy=fwd.default_policy, stateful=fwd.stateful, host=vm.host,
                         nic_types=tuple(p.nic_type or "" for p in points))
+        self._static_routes(device, fwd.routes)
         for p in points:
             if p.gateway is not None:
                 device.routes.append((ipaddress.IPv4Network("0.0.0.0/0"), p.gateway))
+                device.route_out.append(None)
                 break
         self._add_device(device)
 
@@ -417,6 +432,7 @@ class Network:
                         self._dlr_vlan[itf.id] = key.vlan
                         self.switch_segment(key)
             device.points.append(point)
+        self._static_routes(device, dlr.routes)
         self._add_device(device)
 
     def dlr_segment(self, point: Point, host: str | None) -> int | None:

@@ -193,6 +193,7 @@ class Trace:
     mtu: int | None = None
     mtu_limit: str = ""
     steps: tuple[Step, ...] = ()
+    refused: bool = False       # blocked by a reject: the sender got a TCP RST or an ICMP unreachable
 
     @property
     def crosses_pnic(self) -> bool:
@@ -220,7 +221,7 @@ class Trace:
         return cls(data["src"], data["dst"], Verdict(data["verdict"]), tuple(Hop.from_dict(h) for h in data["hops"]),
                    tuple(data["pnics"]), tuple(data["routed_by"]), tuple(data["rules"]), tuple(data["segments"]),
                    tuple(data["reasons"]), Estimate.from_dict(data["estimate"]), data.get("mtu"), data.get("mtu_limit", ""),
-                   tuple(Step.from_dict(s) for s in data.get("steps", ())))
+                   tuple(Step.from_dict(s) for s in data.get("steps", ())), data.get("refused", False))
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,12 @@ class Prediction:
     verdict: Verdict
     reasons: tuple[str, ...]
     flow: Flow
+
+    @property
+    def refused(self) -> bool:
+        """Whether a blocked flow fails at once (a firewall rejected the forward packet: the sender gets a TCP
+        RST or an ICMP unreachable) rather than by a timeout (dropped, or the reply never came back)."""
+        return self.verdict is Verdict.BLOCKED and self.forward.verdict is Verdict.BLOCKED and self.forward.refused
 
     @property
     def mtu(self) -> tuple[int | None, str]:

@@ -14,7 +14,8 @@ from .legs import LegWalker
 from .network import Device, Point
 from .result import Hop, HopKind, RouteDetail, Step, StepKind
 from .rules import Party
-from .walkrecord import Walk, filtered, mtu_of
+from .routetables import unusable_route
+from .walkrecord import Walk, blocks, filtered, mtu_of
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
 MAX_ROUTED = 8
@@ -79,14 +80,14 @@ class RoutingWalker(LegWalker):
             if stateful:
                 walk.stateful.append(device.id)
             check = None
-            active = bool(device.rules) or device.default_policy is Action.DENY
+            active = bool(device.rules) or device.default_policy is not Action.ALLOW
             if judges(active, stateful, reply):
                 decision = self.judge(device.id, device.rules, device.default_policy, src, dst, proto, port)
                 walk.rules.append(f"{device.name}: {decision.which}")
                 check = filtered(walk.steps, device.id, device.name, "routed", decision)
                 if not decision.allowed:
-                    walk.blocked = True
-                    walk.reasons.append(f"{device.name} drops it ({decision.which})")
+                    walk.blocked, walk.refused = True, decide.refuses(decision.action)
+                    walk.reasons.append(f"{device.name} {blocks(decision)} it ({decision.which})")
                     return None
             elif not judges(True, stateful, reply):
                 check = filtered(walk.steps, device.id, device.name, "routed", None)
@@ -108,7 +109,7 @@ class RoutingWalker(LegWalker):
             walk.add_leg(leg)
             walk.note(LegWalked(leg, FromGateway(), ToGateway(device, point, next_hop, False)))
             if leg.blocked or not leg.ok:
-                walk.blocked = leg.blocked
+                walk.blocked, walk.refused = leg.blocked, leg.refused
                 walk.reasons.append(f"{leg.reason} (on the way to gateway {device.name} {next_hop})")
                 return None
         walk.reasons.append(f"the packet to {dst_ip} passes more than {MAX_ROUTED} gateways: a routing loop")
@@ -146,8 +147,7 @@ class RoutingWalker(LegWalker):
                     table.routes[r][0] if r >= 0 else None)
         if r >= 0:
             prefix, via = table.routes[r]
-            walk.reasons.append(f"{device.name}'s route to {prefix} points at {via}, which is on none of its "
-                                f"interfaces")
+            walk.reasons.append(unusable_route(device, prefix, via, table.pinned[r]))
             return None
         walk.reasons.append(f"{device.name} has no interface in {dst_ip}'s network and no route to it")
         return None
@@ -157,7 +157,8 @@ class RoutingWalker(LegWalker):
         table = self._route_tables.get(device.id)
         if table is None:
             table = self._route_tables[device.id] = decide.RouteTable(
-                [p.iface.network if p.iface is not None else None for p in device.points], device.routes)
+                [p.iface.network if p.iface is not None else None for p in device.points], device.routes,
+                device.route_out)
         return table
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,

@@ -40,6 +40,7 @@ class Decision(NamedTuple):
     rule: int | None
     which: str
     policy: Action
+    action: Action = Action.ALLOW     # what the deciding rule (or the policy) does: allow, drop or reject
 
 
 @dataclass(frozen=True)
@@ -132,9 +133,9 @@ def decided(rules: Sequence[Any], default: Action, i: int, number: int | None = 
     is the rule's index as the words count it, if not ``i``."""
     allowed = bool(permits(_Actions(rules, default), i))
     if i >= len(rules):
-        return Decision(allowed, None, f"default policy {default}", default)
+        return Decision(allowed, None, f"default policy {default}", default, default)
     number = i if number is None else number
-    return Decision(allowed, number, describe(rules[i], number), default)
+    return Decision(allowed, number, describe(rules[i], number), default, rules[i].action)
 
 
 class _Actions:

@@ -18,7 +18,8 @@ from .network import Point
 from .result import Flow, Hop, HopKind, Prediction
 from .routing import MAX_ROUTED, RoutingWalker
 from .rules import Party
-from .walkrecord import Leg, Walk, filtered, mtu_of
+from .routetables import routes_itself, sender_route
+from .walkrecord import Leg, Walk, blocks, filtered, mtu_of
 
 __all__ = ["MAX_ROUTED", "Leg", "Walk", "Walker", "behind_dfw", "combine"]
 
@@ -44,8 +45,8 @@ class Walker(RoutingWalker, AnsweringWalker):
         walk.note(DfwChecked(point, filtered(walk.steps, point.nic, point.name, "dfw", decision, where)))
         walk.latency += self.cal.latency("dfw_per_vnic") * max(count, 1) / 100
         if not decision.allowed:
-            walk.blocked = True
-            walk.reasons.append(f"the NSX distributed firewall drops it at {point.name}: {text}")
+            walk.blocked, walk.refused = True, decide.refuses(decision.action)
+            walk.reasons.append(f"the NSX distributed firewall {blocks(decision)} it at {point.name}: {text}")
         return decision.allowed
 
     def choose_source(self, points: list[Point], dst_ip: ipaddress.IPv4Address | None) -> Point | None:
@@ -91,6 +92,10 @@ class Walker(RoutingWalker, AnsweringWalker):
             return walk, None, dst_point
         dst_ip = dst_point.iface.ip
         src_point = self.choose_source(src_points, dst_ip)
+        gateway = src_point.gateway if src_point is not None else None
+        router = routes_itself(net, src_id)
+        if router is not None and (by_route := sender_route(self, router, dst_ip)) is not None:
+            src_point, gateway = by_route   # a router sends its own packets by its route table
         if src_point is None:
             walk.reasons.append(f"{src_name} has no network adapter")
             return walk, None, dst_point
@@ -124,28 +129,28 @@ class Walker(RoutingWalker, AnsweringWalker):
         seg, network, dst_seg_id = src_point.segment, src_point.iface.network, dst_point.segment
         assert seg is not None and dst_seg_id is not None   # a point on no segment has a problem, told above
         near = decide.inside_net(dst_ip, network)
-        walk.note(L3Choice(src_point, dst_point, near))
+        walk.note(L3Choice(src_point, dst_point, near, gateway))
         sender: FromEndpoint | FromGateway = FromEndpoint(src_point)
         if not near:
-            if src_point.gateway is None:
+            if gateway is None:
                 walk.reasons.append(f"{dst_name} ({dst_ip}) is outside {src_point.name}'s subnet {network} and "
                                     f"{src_point.name} has no default gateway")
                 return walk, src_point, dst_point
-            if not decide.inside_net(src_point.gateway, network):
-                walk.reasons.append(f"{src_point.name}'s gateway {src_point.gateway} is outside its subnet "
+            if not decide.inside_net(gateway, network):
+                walk.reasons.append(f"{src_point.name}'s gateway {gateway} is outside its subnet "
                                     f"{network}, so it has no route to {dst_ip}")
                 return walk, src_point, dst_point
-            entry = self.gateway_entry(walk, seg, src_point.gateway)
+            entry = self.gateway_entry(walk, seg, gateway)
             if entry is None:
                 return walk, src_point, dst_point
             device, point, in_seg = entry
             leg = self.leg(seg, in_seg, src_party, dst_party, proto, port, reply)
             walk.add_leg(leg)
-            walk.note(LegWalked(leg, sender, ToGateway(device, point, src_point.gateway, True)))
+            walk.note(LegWalked(leg, sender, ToGateway(device, point, gateway, True)))
             if leg.blocked or not leg.ok:
-                walk.blocked = leg.blocked
+                walk.blocked, walk.refused = leg.blocked, leg.refused
                 walk.reasons += self._untagged_on_trunk(src_point, in_seg) + [
-                    f"{leg.reason} (on the way to gateway {device.name} {src_point.gateway})"]
+                    f"{leg.reason} (on the way to gateway {device.name} {gateway})"]
                 return walk, src_point, dst_point
             seg = self.route(walk, device, point, in_seg, dst_ip, src_party, dst_party, proto, port, reply)
             if seg is None:
@@ -155,7 +160,7 @@ class Walker(RoutingWalker, AnsweringWalker):
         walk.add_leg(leg)
         walk.note(LegWalked(leg, sender, ToDestination(dst_point)))
         if leg.blocked or not leg.ok:
-            walk.blocked = leg.blocked
+            walk.blocked, walk.refused = leg.blocked, leg.refused
             walk.reasons += (self._untagged_on_trunk(src_point, dst_point.segment) if isinstance(sender, FromEndpoint) else []) + \
                 self._untagged_on_trunk(dst_point, seg) + [leg.reason]
             return walk, src_point, dst_point

@@ -19,6 +19,7 @@ class Leg:
     ok: bool
     code: int = 0                       # 0 none, IN_HOST, PHYSICAL
     blocked: bool = False
+    refused: bool = False               # blocked by a reject: the sender gets an answer
     hops: list[Hop] = field(default_factory=list)
     pnics: list[str] = field(default_factory=list)
     segments: list[str] = field(default_factory=list)
@@ -53,6 +54,7 @@ class Walk:
     latency: float = 0.0
     delivered: bool = False
     blocked: bool = False
+    refused: bool = False               # blocked by a reject (``decide.refuses``): the sender gets an answer
     nat: bool = False
     steps: list[Step] = field(default_factory=list)
     events: list[Event] | None = None   # the walk's decisions, recorded only to explain a single pair
@@ -106,3 +108,8 @@ def limit(mtu: int, where: str) -> tuple[int, str]:
 def mtu_of(point: Point) -> list[tuple[int, str]]:
     """The limit an interface's own MTU sets, if it has one."""
     return [limit(point.mtu, point.mtu_at or point.name)] if point.mtu is not None else []
+
+
+def blocks(decision: Decision) -> str:
+    """The verb for a firewall that blocks: it rejects (answers the sender) or drops (silently)."""
+    return "rejects" if decide.refuses(decision.action) else "drops"

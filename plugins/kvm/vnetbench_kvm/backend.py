@@ -11,6 +11,7 @@ channel, then loads firewall rules and marks the guest ready.
 from __future__ import annotations
 
 import base64
+import shlex
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -487,6 +488,12 @@ class KvmBackend(Backend):
                                                    f"echo {text} | base64 -d | nft -f -", 120)
                         if code != 0:
                             raise BackendError(f"the guest refused its nftables rules: {err.strip()}", "")
+                    for prefix, via in spec.get("routes", ()):   # a router guest's static routes
+                        code, _, err = channel.run(self.opener(site), spec["name"],
+                                                   f"ip route replace {shlex.quote(prefix)} via {shlex.quote(via)}", 60)
+                        if code != 0:
+                            raise BackendError(f"the guest refused its route to {prefix} via {via}: {err.strip()}",
+                                               "check that the next hop lies in one of its vNICs' subnets")
                 conn = self._open(site)
                 dom = conn.lookupByName(spec["name"])
                 mark = Mark(design_id, ch.key, ch.data["mark"], "ready", ch.data.get("role", ""),

@@ -35,6 +35,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
 from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, returns_through
+from vnetbench.model.routing import route_prefix
 from vnetbench.model.vlan import VlanMode
 
 from vnetbench.backends.planning import Want, design_tag, digest
@@ -370,6 +371,9 @@ class _Builder:
         spec = {"name": name, "vcpus": max(1, vm.cpus), "memory_mb": boot.memory_mb, "machine": boot.machine,
                 "type": boot.accel, "kernel": boot.kernel, "initrd": boot.initrd, "cmdline": " ".join(words),
                 "nics": nics, "nft": rules, "nft_family": family}
+        if forwards and not bridged and vm.forwarding.routes:   # loaded over the channel, after the rules
+            spec["routes"] = [[r.prefix.strip(), r.via.strip()] for r in vm.forwarding.routes
+                              if route_prefix(r.prefix) is not None]
         role = "" if vm.role is VmRole.VM else f"{vm.role.value}, "
         models = ", ".join(sorted({n["model"] for n in nics})) or "no NIC"
         self.add(Want("domain", f"domain/{name}", spec, f"guest {vm.name} ({role}{models})", vm.id,

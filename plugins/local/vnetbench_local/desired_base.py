@@ -4,6 +4,7 @@ segments and shapers every part of the design is built from (the parts are in th
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.backends.planning import Want, design_tag
 from vnetbench.model import VM, Index, SwitchKind, Topology
 from vnetbench.model.forwarding import PER_GUEST, Fabric, SegmentKey, Switching, ingress
+from vnetbench.model.routing import route_prefix
 
 from .names import ifname, mac_for, ns_name
 
@@ -52,6 +54,17 @@ def default_route(addr: str, gateway: str) -> list[list[str]]:
     except ValueError:
         inside = False
     return [["default", gateway]] if inside else []
+
+
+def static_routes(routes: list[Any], default: Sequence[Sequence[str]] = ()) -> list[list[str]]:
+    """A router's static routes as ``ip route`` takes them (``default`` stays ``default``), then ``default``
+    (its vNIC gateway) unless a static default route comes first: among equal prefixes the first listed
+    wins, as the prediction's ``decide.RouteTable`` decides. A route's interface is left to the kernel, which
+    picks the one whose subnet holds the next hop."""
+    out = [[r.prefix.strip(), r.via.strip()] for r in routes if route_prefix(r.prefix) is not None]
+    if not any(route_prefix(p) == route_prefix("default") for p, _ in out):
+        out += [list(r) for r in default]
+    return out
 
 
 @dataclass

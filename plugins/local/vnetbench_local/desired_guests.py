@@ -8,7 +8,7 @@ from vnetbench.backends.planning import Want
 from vnetbench.model import VM, Action, ForwardMode, MacvtapMode, SwitchKind, VmRole
 from vnetbench.model.forwarding import PER_GUEST, guests_meet_inside, reflection_reaches_guests
 
-from .desired_base import BuilderBase, EndpointInfo, default_route, veth_end
+from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
 from .names import guest_ifname, ifname, mac_for
 
 
@@ -55,6 +55,8 @@ class GuestParts(BuilderBase):
                 self.vm_ports.append((seg.ns, b["name"], vm, nic))
             if seg and addr and nic.gateway and ns not in self.routes:
                 self.routes[ns] = default_route(addr, nic.gateway)
+        if forwards and not bridged and fw.routes:
+            self.routes[ns] = static_routes(fw.routes, self.routes.get(ns, []))
         if bridged:
             self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
         self.endpoints[vm.id] = EndpointInfo(ns, addresses)

@@ -11,7 +11,7 @@ from vnetbench.backends.planning import Want
 from vnetbench.model import Action, Forwarding, ForwardMode
 from vnetbench.model.forwarding import BYPASS_TYPES, inner_mtu
 
-from .desired_base import VTEP_NET, BuilderBase, Segment, veth_end
+from .desired_base import VTEP_NET, BuilderBase, Segment, static_routes, veth_end
 from .names import guest_ifname, ifname, mac_for
 
 
@@ -43,6 +43,8 @@ class NsxParts(BuilderBase):
                           if self._iface(i.ip, f"DLR {dlr.name} interface {i.name} ip", [])})
         for host, items in per_host.items():
             ns = self.netns("d", dlr.id, f"DLR {dlr.name} on {self.ix.get(host).name}", True, host)
+            if dlr.routes:
+                self.routes[ns] = static_routes(dlr.routes)
             taken: set[str] = set()
             for i, (itf, seg) in enumerate(items):
                 addr = self._iface(itf.ip, f"DLR {dlr.name} interface {itf.name} ip", self.reasons)

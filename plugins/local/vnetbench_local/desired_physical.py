@@ -7,7 +7,7 @@ from typing import Any
 
 from vnetbench.model.forwarding import PER_GUEST, Switching, shares_embedded_switch, trunk_vlan
 
-from .desired_base import BuilderBase, EndpointInfo, default_route, veth_end
+from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
 from .names import guest_ifname, ifname
 
 
@@ -23,7 +23,7 @@ class PhysicalParts(BuilderBase):
             addr = self._iface(itf.ip, f"router {rt.name} interface {itf.name} ip", self.reasons)
             self.attach_to_port(ns, name, itf.id, itf.vlan, addr, rt.name, rt.id, rt.switch)
         if rt.routes:
-            self.routes[ns] = [[r.prefix, r.via] for r in rt.routes]
+            self.routes[ns] = static_routes(rt.routes)
 
     def physical_host(self, ph: Any) -> None:
         ns = self.netns("p", ph.id, f"physical host {ph.name}")

@@ -25,6 +25,7 @@ except ImportError:
 
 from vnetbench.backends import BadSetting, Op, Unsupported, discover
 from vnetbench.model import NicType, load
+from vnetbench.model.objects import Action, Proto, Route, Rule
 
 from vnetbench_kvm import KvmBackend
 from vnetbench_kvm.desired import Boot, desired
@@ -170,6 +171,19 @@ def test_domain_xml_carries_model_mac_addresses_and_the_mark():
     assert read_mark(xml) == Mark(design.id, "domain/vnb-496e5c-fw01", "abc", "building")
     assert NS in xml
     assert "drop" in spec["nft"] and spec["nft_family"] == "inet"
+
+
+def test_a_router_guest_carries_its_static_routes_and_a_reject():
+    design = _design()
+    fw = next(vm for vm in design.vms if vm.name == "fw01")
+    fw.forwarding.routes = [Route("10.99.0.0/16", "10.10.0.254"), Route("default", "10.20.0.254")]
+    fw.forwarding.rules.append(Rule(Action.REJECT, "any", "10.99.0.0/16", Proto.TCP, 22))
+    spec = desired(design, {h.id: Boot("/k", "/i") for h in design.hosts}).wants["domain/vnb-496e5c-fw01"].spec
+    assert spec["routes"] == [["10.99.0.0/16", "10.10.0.254"], ["default", "10.20.0.254"]]
+    assert "tcp dport 22 reject with tcp reset" in spec["nft"]
+    plain = next(vm for vm in design.vms if vm.role == "vm")
+    assert "routes" not in desired(design, {h.id: Boot("/k", "/i") for h in design.hosts}).wants[
+        f"domain/vnb-496e5c-{plain.name}"].spec
 
 
 def test_ovs_portgroups_carry_tag_trunk_and_native_vlan():

@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from ...model import Index, Topology
-from ...model.objects import PortMode
+from ...model.objects import PortMode, Route
 from ...model.text import one_line
 from ..common import load_design, print_json, say
 from ..main import EXIT_OK
@@ -78,7 +78,7 @@ def inventory(t: Topology) -> dict[str, Any]:
         if str(vm.role) != "vm":
             fw = vm.forwarding
             entry["forwarding"] = {"mode": str(fw.mode), "rules": len(fw.rules), "default": str(fw.default_policy),
-                                   "stateful": fw.stateful}
+                                   "stateful": fw.stateful, "routes": [_route(rt) for rt in fw.routes]}
         vms.append(entry)
     physical = {
         "switches": [{"id": ps.id, "name": ps.name, "ports": [
@@ -90,13 +90,14 @@ def inventory(t: Topology) -> dict[str, Any]:
         "routers": [{"id": r.id, "name": r.name, "on_switch": name(r.switch),
                      "interfaces": [{"name": i.name, "ip": i.ip, "vlan": i.vlan, "connected_to": name(peer.get(i.id))}
                                     for i in r.interfaces],
-                     "routes": [{"prefix": rt.prefix, "via": rt.via} for rt in r.routes]} for r in t.physical_routers],
+                     "routes": [_route(rt) for rt in r.routes]} for r in t.physical_routers],
         "hosts": [{"id": h.id, "name": h.name, "nics": [{"name": n.name, "ip": n.ip, "gateway": n.gateway,
                                                           "connected_to": name(peer.get(n.id))} for n in h.nics]}
                   for h in t.physical_hosts],
     }
     nsx = {"dlrs": [{"name": d.name, "interfaces": [{"name": i.name, "ip": i.ip, "network": name(i.network)}
-                                                     for i in d.interfaces]} for d in t.nsx.dlrs],
+                                                     for i in d.interfaces],
+                     "routes": [_route(rt) for rt in d.routes]} for d in t.nsx.dlrs],
            "dfw": {"rules": len(t.nsx.dfw.rules), "default": str(t.nsx.dfw.default_policy),
                    "stateful": t.nsx.dfw.stateful}}
     return {"id": t.id, "name": t.name, "format_version": t.format_version, "hosts": hosts, "switches": switches,
@@ -146,6 +147,7 @@ def render(inv: dict[str, Any]) -> list[str]:
             extra = "".join([f" gw {n['gateway']}" if n["gateway"] else "",
                              f" tags VLAN {n['guest_vlan']}" if n["guest_vlan"] else ""])
             out.append(f"    {n['name']}  {n['type']}  {where}  {n['ip'] or 'no address'}{extra}")
+        out += [f"    {_route_text(rt)}" for rt in vm.get("forwarding", {}).get("routes", [])]
     phys = inv["physical"]
     if any(phys.values()):
         out += ["", "Physical network"]
@@ -161,8 +163,7 @@ def render(inv: dict[str, Any]) -> list[str]:
                 vlan = f" VLAN {i['vlan']}" if i["vlan"] else ""
                 cable = f" <- {i['connected_to']}" if i["connected_to"] else ""
                 out.append(f"    {i['name']}  {i['ip'] or 'no address'}{vlan}{cable}")
-            for rt in r["routes"]:
-                out.append(f"    route {rt['prefix']} via {rt['via']}")
+            out += [f"    {_route_text(rt)}" for rt in r["routes"]]
         for h in phys["hosts"]:
             for n in h["nics"]:
                 out.append(f"  server {h['name']}/{n['name']}  {n['ip'] or 'no address'}"
@@ -173,6 +174,7 @@ def render(inv: dict[str, Any]) -> list[str]:
         for d in nsx["dlrs"]:
             lifs = ", ".join(f"{i['name']} {i['ip']} on {i['network']}" for i in d["interfaces"])
             out.append(f"  DLR {d['name']}: {lifs}")
+            out += [f"    {_route_text(rt)}" for rt in d["routes"]]
         dfw = nsx["dfw"]
         out.append(f"  DFW: {dfw['rules']} rule(s), default {dfw['default']}{', stateful' if dfw['stateful'] else ''}")
     return out
@@ -185,3 +187,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         say("\n".join(render(one_line_each(inv))))
     return EXIT_OK
+
+
+def _route(route: Route) -> dict[str, Any]:
+    """A static route as ``show --json`` lists it (``interface`` only where the route names one)."""
+    out: dict[str, Any] = {"prefix": route.prefix, "via": route.via}
+    return out | ({"interface": route.interface} if route.interface else {})
+
+
+def _route_text(route: dict[str, Any]) -> str:
+    return f"route {route['prefix']} via {route['via']}" + (f" out of {route['interface']}" if "interface" in route else "")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 
 from ..forwarding import patchable
 from ..objects import HostKind, PortMode, Switch
@@ -21,7 +20,7 @@ class PhysicalChecks(ValueChecks):
     """Physical switches, routers and hosts, and the links between sockets."""
 
     def check_physical(self) -> None:
-        """Physical switch ports, routers (interfaces and routes) and physical hosts' NICs."""
+        """Physical switch ports, routers' interfaces and physical hosts' NICs (routes: ``RouteChecks``)."""
         for i, ps in enumerate(self.t.physical_switches):
             for j, port in enumerate(ps.ports):
                 path = f"physical_switches[{i}].ports[{j}]"
@@ -43,14 +42,6 @@ class PhysicalChecks(ValueChecks):
                 self.check_vlan_id(f"{path}.interfaces[{j}].vlan", itf.id, itf.vlan, label)
                 if itf.ip is not None:
                     self.check_interface_address(f"{path}.interfaces[{j}].ip", itf.id, itf.ip, label)
-            for j, route in enumerate(rt.routes):
-                rpath = f"{path}.routes[{j}]"
-                try:
-                    ipaddress.IPv4Network(route.prefix)
-                except ValueError:
-                    self.error(f"{rpath}.prefix", rt.id, f"{rt.name} has a route to {route.prefix!r}, which is "
-                               "not a network", "write the network like 10.20.0.0/16 (host bits zero)")
-                self.check_address(f"{rpath}.via", rt.id, route.via, f"{rt.name}'s next hop")
         for i, ph in enumerate(self.t.physical_hosts):
             for j, nic in enumerate(ph.nics):
                 path = f"physical_hosts[{i}].nics[{j}]"
