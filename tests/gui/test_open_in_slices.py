@@ -8,7 +8,6 @@ Also: the generated design's host tiles, as laid out and drawn, do not overlap.
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from pathlib import Path
@@ -23,14 +22,6 @@ pytestmark = pytest.mark.gui
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
 from generate import generate  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def unfrozen():
-    """Opening a large design freezes what is alive (``collector.settle``): leave the test process as found."""
-    yield
-    gc.unfreeze()
-    gc.collect()
 
 
 @pytest.fixture(scope="module")

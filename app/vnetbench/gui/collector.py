@@ -23,6 +23,10 @@ from PySide6.QtGui import QGuiApplication
 from .worker import background_hold
 
 
+#: The collectors running now (their ids): ``settle`` freezes only while one runs the collections.
+_running: set[int] = set()
+
+
 class GuiThreadCollector(QObject):
     def __init__(self, parent: QObject | None = None, interval_ms: int = 250) -> None:
         super().__init__(parent)
@@ -33,6 +37,8 @@ class GuiThreadCollector(QObject):
         self._timer.timeout.connect(self.collect_if_due)
         self._timer.start()
         self.destroyed.connect(gc.enable)
+        _running.add(key := id(self))
+        self.destroyed.connect(lambda *_: _running.discard(key))
 
     def collect_if_due(self) -> int | None:
         """Collect the oldest generation whose count passed its threshold; returns it (None: nothing due)."""
@@ -53,5 +59,7 @@ class GuiThreadCollector(QObject):
 
 
 def settle() -> None:
-    """Leave what is alive now (a large design just drawn) out of every later collection (``gc.freeze``)."""
-    gc.freeze()
+    """Leave what is alive now (a large design just drawn) out of every later collection (``gc.freeze``), when
+    this collector runs them (the designer does; a test's window without one keeps Python's own collection)."""
+    if _running:
+        gc.freeze()
