@@ -312,7 +312,11 @@ class MatrixBuilder:
         new = sorted(new)     # rows in ascending order: a run of them is written as a slice
         stranded = self._stranded(new)
         if stranded:
-            self._fill_stranded(stranded, live)
+            near = self._near(np.array(stranded), np.array(live))
+            if 2 * len(near) < len(live):   # else their subnets hold most classes: every cell costs less
+                self._fill_stranded(stranded, live, near)
+            else:
+                stranded = []
         apart = set(stranded)
         self._fill_block([c for c in new if c not in apart], live)
 
@@ -357,13 +361,13 @@ class MatrixBuilder:
         """The ``new`` classes with no gateway to leave their subnet by (none, or none reachable)."""
         return np.array(new)[self.vec.start[self._points(new)] < 0].tolist()
 
-    def _fill_stranded(self, new: list[int], live: list[int]) -> None:
+    def _fill_stranded(self, new: list[int], live: list[int], near: list[int]) -> None:
         """``_fill_singles`` for stranded classes (``_stranded``), which only talk within subnets they share.
         A conversation with anything else fails: theirs never leaves their subnet (UNREACH, or BLOCKED where
         the NSX DFW at their vNIC drops it first), and one towards them fails on the way (BLOCKED where a
         firewall drops it first) or has no way back (UNREACH, or BLOCKED where the DFW judges replies and
         drops it). So only the flows towards them (and with the DFW, the flows and replies the DFW at their
-        vNICs judges) are computed, and the cells with classes sharing a subnet in full."""
+        vNICs judges) are computed, and the cells with the ``near`` classes (sharing a subnet) in full."""
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
         rows = np.array(new)
@@ -380,7 +384,7 @@ class MatrixBuilder:
             if replies:
                 back = np.where(towards < BLOCKED, vec.flows(pn, pc, True, True)[0], back)
             self._put(rows, cols, vec.flows(pn, pc, False)[0] if dfw else None, back)
-        self._fill_block(new, self._near(np.array(new), np.array(live)))
+        self._fill_block(new, near)
 
     def _near(self, new: np.ndarray, live: np.ndarray) -> list[int]:
         """The ``live`` single classes sharing a subnet with one of the ``new`` ones (either's address in the
