@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..model.forwarding import BYPASS_TYPES
+from ..model.forwarding import BYPASS_TYPES, PVLAN_SPAN
 from .result import VERDICTS, Verdict
 
 UNREACH, BLOCKED, HOST, HOST_R, PHYS, PHYS_R = (VERDICTS.index(v) for v in (
@@ -146,6 +146,36 @@ class Labels:
     def verdict(self, a: Any, b: Any) -> Any:
         """``l2_verdict`` between segment ids a and b (broadcasting)."""
         return l2_verdict(self.code(a, b), self.one)
+
+
+# --- teaming and private VLANs ------------------------------------------------------------------------------
+
+
+def across_uplinks(codes: Any, axis: int = 0) -> tuple[Any, Any]:
+    """The verdict of a pair whose uplink the platform chooses at run time, from its verdict codes through
+    each possible uplink (along ``axis``): the worst of them, so a pair is never shown as fine when one of
+    its uplinks cuts it off, and whether they differ (the pair "depends on the uplink chosen")."""
+    import numpy as np
+
+    codes = np.asarray(codes)
+    worst = codes.max(axis=axis)
+    return worst, codes.min(axis=axis) != worst
+
+
+def pvlan_allows(a: Any, b: Any) -> Any:
+    """Whether two segments' private VLAN labels (``forwarding.pvlan_label``; -1 outside any private VLAN)
+    let their ports exchange frames: anything outside a private VLAN is not limited here; inside one primary,
+    promiscuous ports talk to all, community ports to their own community, isolated ports to neither."""
+    free = (a < 0) | (b < 0)
+    same_primary = (a // PVLAN_SPAN) == (b // PVLAN_SPAN)
+    role_a, role_b = a % PVLAN_SPAN, b % PVLAN_SPAN
+    talk = same_primary & ((role_a == 0) | (role_b == 0) | ((a == b) & (role_a >= 2)))
+    return free | talk
+
+
+def pvlan_l2(code: Any, a: Any, b: Any) -> Any:
+    """An L2 code (``l2_code``) with the private VLAN rule applied: ``NO_L2`` where ``pvlan_allows`` forbids."""
+    return code * pvlan_allows(a, b)
 
 
 # --- L3 at the sender --------------------------------------------------------------------------------------
