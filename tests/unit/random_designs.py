@@ -15,11 +15,12 @@ from pathlib import Path
 from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink
 
 
-from vnetbench.model.objects import Link, Proto, Route
+from vnetbench.model.objects import Link, LoadBalancing, Proto, Route, Teaming
 
 
-def random_design(seed: int | random.Random) -> Design:
-    """A design drawn from ``seed`` (or from a ``random.Random`` a property test hands over)."""
+def random_design(seed: int | random.Random, teaming: bool = True) -> Design:
+    """A design drawn from ``seed`` (or from a ``random.Random`` a property test hands over); ``teaming`` False
+    leaves out the teaming policies and pins (for what does not emulate them yet)."""
     rnd = seed if isinstance(seed, random.Random) else random.Random(seed)
     seed = rnd.randrange(10**6) if isinstance(seed, random.Random) else seed
     d = Design(f"rnd{seed}")
@@ -115,7 +116,31 @@ def random_design(seed: int | random.Random) -> Design:
     _asymmetric_gateways(d, rnd, nets)
     _asymmetric_island(d, rnd, pss, seed)
     _dfw_ports(d, rnd, nets)
+    if teaming:
+        _teaming(d, rnd)
     return d
+
+
+def _teaming(d: Design, rnd: random.Random) -> None:
+    """Teaming policies on vSwitches with a second active uplink (the standby one made active, its port maybe
+    carrying other VLANs: "half my VMs lost the network"), a portgroup's override, and vNICs pinned to an uplink."""
+    if rnd.random() < 0.4:
+        return
+    policies = [LoadBalancing.PORT_ID, LoadBalancing.MAC_HASH, LoadBalancing.IP_HASH, LoadBalancing.FAILOVER_ORDER]
+    for sw in d.t.switches:
+        if sw.kind is not SwitchKind.VSS or not sw.uplinks or rnd.random() < 0.4:
+            continue
+        for up in sw.uplinks:
+            if rnd.random() < 0.7:
+                up.standby = False
+        sw.teaming = Teaming(rnd.choice(policies))
+        if sw.portgroups and rnd.random() < 0.3:
+            rnd.choice(sw.portgroups).teaming = Teaming(rnd.choice(policies))
+        on_switch = [nic for vm in d.t.vms for nic in vm.vnics
+                     if nic.network in {pg.id for pg in sw.portgroups} and str(nic.type) not in ("sriov", "directpath")]
+        for nic in on_switch:
+            if rnd.random() < 0.3:
+                nic.uplink = rnd.choice(sw.uplinks).pnic
 
 
 def _asymmetric_island(d: Design, rnd: random.Random, pss, seed: int) -> None:
@@ -287,9 +312,9 @@ def random_rule(d: Design, rnd: random.Random, dfw: bool):
     return rule
 
 
-def random_rule_design(seed: int) -> Design:
+def random_rule_design(seed: int, teaming: bool = True) -> Design:
     """A random design with rules naming VMs one by one: a DFW rule per VM and /32 rules on its firewall."""
-    d = random_design(seed)
+    d = random_design(seed, teaming)
     rnd = random.Random(seed + 1000)
     if rnd.random() < 0.8:
         rules = [random_rule(d, rnd, dfw=True) for _ in range(len(d.t.vms) + rnd.randint(0, 6))]

@@ -305,13 +305,19 @@ class Switching(StrEnum):
     DIRECT = "direct"        # nothing: a DirectPath guest owns the pNIC (the pNIC's id)
 
 
+#: ``SegmentKey.uplink`` of vNICs whose uplink the platform chooses among uplinks leading to different networks.
+RUN_TIME_UPLINK = "*"
+
+
 @dataclass(frozen=True)
 class SegmentKey:
     """One broadcast domain inside one switching instance (SEMANTICS §2).
 
     ``switch`` is the virtual switch's id, or a pNIC's (``switching`` says which). ``vlan`` is the VLAN the
     frames carry inside it (for DirectPath: the guest's own tag). ``guest`` is the vNIC that sits alone in the
-    segment (macvtap VEPA/private/passthrough, a raw socket, DirectPath).
+    segment (macvtap VEPA/private/passthrough, a raw socket, DirectPath). ``uplink`` is the pNIC the segment's
+    vNICs leave through when teaming puts them on one (a pin, or one of the uplinks the platform may choose),
+    ``RUN_TIME_UPLINK`` for vNICs whose possible uplinks lead to different networks; None: the failover order.
     """
 
     switch: str
@@ -319,6 +325,7 @@ class SegmentKey:
     vlan: int | None
     guest: str | None = None
     switching: Switching = Switching.VIRTUAL
+    uplink: str | None = None
 
 
 @dataclass(frozen=True)
@@ -683,18 +690,30 @@ class Fabric:
                 return working, problems
         return [], problems
 
+    def may_choose_uplink(self, vm: VM, nic: VNic, place: Place) -> bool:
+        """Whether ``vnic_uplinks`` can answer other than the failover order (a quick test, so designs without
+        teaming policies or pins cost nothing more)."""
+        if nic.uplink:
+            return True
+        key = place.segment
+        if key is None or key.switching is not Switching.VIRTUAL:
+            return False
+        sw = self.switch.get(key.switch)
+        pg = self.index.get(place.portgroup) if place.portgroup else None
+        return sw is not None and (sw.teaming is not None or pg is not None and pg.teaming is not None)
+
     def lag_of(self, sw: Switch, policy: Teaming) -> Lag | None:
         """The LAG of ``sw`` that ``policy`` sends traffic through, or None."""
         return next((lag for lag in sw.lags if lag.id == policy.lag), None) if policy.lag else None
 
-    def vnic_uplinks(self, vm: VM, nic: VNic) -> UplinkChoice:
+    def vnic_uplinks(self, vm: VM, nic: VNic, place: Place | None = None) -> UplinkChoice:
         """Which uplinks ``nic``'s traffic may leave its host through, and who chooses among them (SEMANTICS §3,
         forwarding-rules.md "Teaming"): a pin, the explicit failover order, a per-pair address hash (IP hash, a
         LAG hashing addresses), or the platform at run time (port ID, MAC hash, load-based, a LAG hashing ports).
         """
-        place = self.place(vm, nic)
+        place = place or self.place(vm, nic)
         key = place.segment
-        if key is None or key.switching is not Switching.VIRTUAL:
+        if key is None or key.switching is not Switching.VIRTUAL or key.guest is not None:
             return UplinkChoice()
         sw = self.switch[key.switch]
         pg = self.index.get(place.portgroup) if place.portgroup else None
@@ -748,11 +767,24 @@ class Fabric:
     def segment_wire(self, key: SegmentKey) -> Wire | None:
         """Where the segment ``key`` meets the physical network (see ``wire``). An SR-IOV embedded switch and a
         DirectPath guest leave through their one pNIC (no teaming), tagged with the segment's VLAN."""
+        if key.switching is Switching.VIRTUAL and key.uplink is not None:
+            return self.uplink_wire(self.switch[key.switch], key.vlan, key.uplink)
         if key.switching is Switching.VIRTUAL:
             return self.wire(self.switch[key.switch], key.host, key.vlan)
         up = Uplink(key.switch)
         problem = self.uplink_problem(up)
         return Wire(problems=(problem,)) if problem else self._into_port(up, key.vlan, [])
+
+    def uplink_wire(self, sw: Switch, vlan: int | None, pnic: str) -> Wire | None:
+        """Where a segment of ``sw`` in ``vlan`` meets the physical network through the one uplink ``pnic`` that
+        teaming puts its vNICs on; None for ``RUN_TIME_UPLINK`` (no one uplink: prediction says why)."""
+        if pnic == RUN_TIME_UPLINK:
+            return None
+        up = next((u for u in sw.uplinks if u.pnic == pnic), None) or Uplink(pnic)
+        problem = self.uplink_problem(up)
+        if problem:
+            return Wire(problems=(problem,))
+        return self._into_port(up, uplink_tag(sw, up, vlan), [])
 
     def _into_port(self, up: Any, tag: int | None, problems: list[str]) -> Wire:
         port = self.port_of(up.pnic)

@@ -107,13 +107,18 @@ def blend(code: Any, where: Any, value: Any) -> Any:
 # --- L2 --------------------------------------------------------------------------------------------------
 
 
-def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any, one: Any = 1) -> Any:
+def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any, one: Any = 1,
+            alt_a: Any = -1, alt_b: Any = -1) -> Any:
     """L2 reachability from segment labels (``network.Segment``): ``IN_HOST`` in one in-host group;
     ``PHYSICAL`` in one L2 domain unless both hang off the same non-reflecting (hairpin-less) attachment;
     else ``NO_L2``. Bridged firewalls are not in the labels: their legs are walked. (``one``: 1 of the
-    integer type wanted, so that blocks stay one byte a cell.)"""
+    integer type wanted, so that blocks stay one byte a cell.) ``alt_a``/``alt_b`` are a second lone attachment
+    a segment may reach the network through (teaming lets the platform choose): the worst case counts, so any
+    shared one cuts the pair off."""
     same = local_a == local_b
-    reach = (domain_a == domain_b) & ((att_a == -1) | (att_a != att_b))
+    apart = ((att_a == -1) | (att_a != att_b)) & ((alt_a == -1) | ((alt_a != att_b) & (alt_a != alt_b))) \
+        & ((alt_b == -1) | (alt_b != att_a))
+    reach = (domain_a == domain_b) & apart
     return same * (IN_HOST * one) + ((same ^ True) & reach) * (PHYSICAL * one)
 
 
@@ -124,7 +129,7 @@ def l2_verdict(code: Any, one: Any = 1) -> Any:
 
 def segment_l2(a: Any, b: Any) -> int:
     """``l2_code`` between two ``network.Segment`` objects."""
-    return int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment))
+    return int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment, 1, a.alternate, b.alternate))
 
 
 class Labels:
@@ -138,10 +143,16 @@ class Labels:
         self.local = np.array([s.local for s in segments] or [-1], dtype=np.int64)
         self.domain = np.array([s.domain for s in segments] or [-1], dtype=np.int64)
         self.att = np.array([s.attachment for s in segments] or [-1], dtype=np.int64)
+        alt = [s.alternate for s in segments]
+        self.alt = np.array(alt, dtype=np.int64) if any(a != -1 for a in alt) else None
 
     def code(self, a: Any, b: Any) -> Any:
         """``l2_code`` between segment ids a and b (broadcasting)."""
-        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b], self.one)
+        if self.alt is None:
+            return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
+                           self.one)
+        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
+                       self.one, self.alt[a], self.alt[b])
 
     def verdict(self, a: Any, b: Any) -> Any:
         """``l2_verdict`` between segment ids a and b (broadcasting)."""
@@ -149,6 +160,11 @@ class Labels:
 
 
 # --- teaming and private VLANs ------------------------------------------------------------------------------
+
+
+#: What a pair whose outcomes differ per uplink is shown as (``across_uplinks``), in words.
+RUN_TIME_WORDS = ("the platform puts each vNIC on one of its uplinks at run time, so the pair is shown as the worst "
+                  "of the outcomes below")
 
 
 def across_uplinks(codes: Any, axis: int = 0) -> tuple[Any, Any]:
@@ -160,6 +176,12 @@ def across_uplinks(codes: Any, axis: int = 0) -> tuple[Any, Any]:
     codes = np.asarray(codes)
     worst = codes.max(axis=axis)
     return worst, codes.min(axis=axis) != worst
+
+
+def uplink_matters(codes: Sequence[int]) -> bool:
+    """Whether the uplink a vNIC is on matters to a pair (its outcomes are worth telling per uplink): some
+    outcome is not delivered inside the host."""
+    return any(code > HOST_R for code in codes)
 
 
 def pvlan_allows(a: Any, b: Any) -> Any:

@@ -9,11 +9,11 @@ every decision on them is ``decide``'s, the same the matrix calls.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
 
-from ..model.forwarding import BYPASS_TYPES, egress, inner_mtu, overlay_overhead
+from ..model.forwarding import BYPASS_TYPES, UplinkChooser, egress, inner_mtu, overlay_overhead
 from ..model.objects import Action, Encapsulation, MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
 from . import decide
@@ -22,7 +22,7 @@ from .decide import IN_HOST, PHYSICAL, judges
 from .explain import Narrator, asymmetry
 from .network import Device, Network, Point
 from .result import (VERDICTS, Estimate, FilterDetail, Flow, Hop, HopKind, Prediction, RouteDetail, Step, StepKind,
-                     Trace, Verdict)
+                     Trace, UplinkOutcome, Verdict)
 from .rules import Decision, Party, RuleBook
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
@@ -708,7 +708,43 @@ class Walker:
                                             reply=decide.conversation_of(proto), explain=explain)
         forward, reverse = self.trace(fwd_walk), self.trace(rev_walk)
         flow = Flow(src_id, dst_id, proto, port, self.net.name_of(src_id), self.net.name_of(dst_id))
-        return combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
+        prediction = combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
+        if explain:
+            prediction = self._per_uplink(prediction, [p for p in (src_point, dst_point) if p is not None and p.variants])
+        return prediction
+
+    def _per_uplink(self, prediction: Prediction, teamed: list[Point]) -> Prediction:
+        """The answer through each uplink teaming may put the pair's vNICs on (``Point.variants``), walked
+        with the vNIC on that uplink's segment; the pair's own verdict stays the labels' (the worst of them,
+        ``decide.across_uplinks``), and the reasons say what each uplink gives."""
+        outcomes: list[UplinkOutcome] = []
+        flow = prediction.flow
+        for point in teamed:
+            kept = point.segment
+            try:
+                for up, variant in zip(point.choice.uplinks, point.variants):
+                    point.segment = variant
+                    p = self.flow(flow.src, flow.dst, flow.proto, flow.port)
+                    outcomes.append(UplinkOutcome(point.name, self.net.fabric.pnic_label(up.pnic), p.verdict,
+                                                  "" if p.verdict.delivered else (p.reasons[-1] if p.reasons else "")))
+            finally:
+                point.segment = kept
+        codes = [VERDICTS.index(o.verdict) for o in outcomes]
+        if not decide.uplink_matters(codes):
+            return prediction     # the pair stays in the host whichever uplink
+        lines = tuple(f"through {o.uplink}, {o.vnic}'s traffic is {o.verdict}" + (f": {o.reason}" if o.reason else "")
+                      for o in outcomes)
+        if bool(decide.across_uplinks(codes)[1]):
+            lines = (f"the answer depends on the uplink chosen: {decide.RUN_TIME_WORDS}",) + lines
+        src = self.net.points.get(flow.src, [])
+        for point in teamed:
+            hashed = point.choice.for_pair(*(int(p.ip) if p is not None and p.ip is not None else None for p in (
+                point, next((q for q in self.net.points.get(flow.dst if point in src else flow.src, [])
+                             if q.ip is not None), None))))
+            if hashed is not None and point.choice.chooser is UplinkChooser.ADDRESS_HASH:
+                lines += (f"IP hash sends this pair from {point.name} through {self.net.fabric.pnic_label(hashed.pnic)} "
+                          f"(last octets XOR, modulo {len(point.choice.uplinks)} uplinks)",)
+        return replace(prediction, reasons=prediction.reasons + lines, uplinks=tuple(outcomes))
 
     def _mirror(self, walk: Walk) -> Walk:
         """Replies to a NATed flow return through the NAT's connection tracking, along the same path."""
