@@ -201,9 +201,13 @@ class _Checker:
     def run(self) -> list[Problem]:
         for check in (self.check_ids, self.check_lengths, self.check_names, self.check_hosts, self.check_switches,
                       self.check_vms, self.check_physical, self.check_links, self.check_nsx, self.check_segments,
-                      self.check_gateways, self.check_layout):
+                      self.check_gateways, self.check_layout, self.check_teaming):
             run_alone(check, self.problems)
         return self.problems
+
+    def check_teaming(self) -> None:
+        from .teaming_checks import teaming_problems  # it builds on this module's Problem
+        self.problems.extend(teaming_problems(self.t, self.fabric))
 
     def check_ids(self) -> None:
         for entry in self.index.duplicates:
