@@ -15,7 +15,7 @@ from pathlib import Path
 from builders import Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMode, PNic, Rule, SwitchKind, Uplink
 
 
-from vnetbench.model.objects import Link, LoadBalancing, Proto, Route, Teaming
+from vnetbench.model.objects import BridgeVlans, Link, LoadBalancing, Proto, Route, Teaming
 
 
 def random_design(seed: int | random.Random, teaming: bool = True) -> Design:
@@ -118,7 +118,27 @@ def random_design(seed: int | random.Random, teaming: bool = True) -> Design:
     _dfw_ports(d, rnd, nets)
     if teaming:
         _teaming(d, rnd)
+    _filtering_bridge(d, rnd, pss, nets, gws)
     return d
+
+
+def _filtering_bridge(d: Design, rnd: random.Random, pss, nets: dict[int, str], gws: dict[int, str]) -> None:
+    """A KVM host's VLAN-filtering Linux bridge: guests on access ports (pvid untagged), one tagging itself on a
+    trunk port, and an uplink port that carries some VLANs tagged and maybe one untagged."""
+    if rnd.random() < 0.6:
+        return
+    k = d.host("vf", pnics=1, kind=HostKind.KVM)
+    br = d.switch(k, "brv", ["vf.vmnic0"], kind=SwitchKind.LINUX_BRIDGE, vlan_filtering=True)
+    native = rnd.choice([None, 10])
+    br.uplinks[0].bridge_vlans = BridgeVlans(rnd.choice(["10,20", "10,20,30", "20"]), native,
+                                             str(native) if native else "")
+    d.plug(rnd.choice(pss), "vf.vmnic0", trunk=True, allowed=rnd.choice(["all", "10,20"]), native=native or 1)
+    for i, v in enumerate(rnd.sample([10, 20, 30], 2)):
+        vm = d.vm(f"vb{i}", k, br, f"{nets[v]}.{170 + i}/24", gws.get(v), nic_type="virtio")
+        vm.vnics[0].bridge_vlans = BridgeVlans(v, v, v if rnd.random() < 0.9 else "")
+    if rnd.random() < 0.5:
+        vm = d.vm("vbt", k, br, f"{nets[20]}.179/24", gws.get(20), nic_type="virtio", guest_vlan=20)
+        vm.vnics[0].bridge_vlans = BridgeVlans("10,20", None, "")
 
 
 def _teaming(d: Design, rnd: random.Random) -> None:

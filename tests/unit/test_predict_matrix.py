@@ -56,6 +56,7 @@ def test_the_random_designs_cover_the_whole_model():
         seen |= {f"teaming {sw.teaming.load_balancing}" for sw in t.switches if sw.teaming is not None}
         seen |= {"teaming override" for sw in t.switches for pg in sw.portgroups if pg.teaming is not None}
         seen |= {"pinned vnic" for vm in t.vms for nic in vm.vnics if nic.uplink}
+        seen |= {"vlan filtering" for sw in t.switches if sw.vlan_filtering}
         for fw in (vm for vm in t.vms if vm.forwarding.mode.value == "routed" and vm.role.value == "firewall"):
             legs = {nic.ip.split("/")[0] for nic in fw.vnics if nic.ip}
             users = {vm.id for vm in t.vms for nic in vm.vnics if nic.gateway in legs}
@@ -65,7 +66,7 @@ def test_the_random_designs_cover_the_whole_model():
                                               "transport vlan", "dfw port", "asymmetric stateful",
                                               "asymmetric stateless", "teaming port-id", "teaming mac-hash",
                                               "teaming ip-hash", "teaming failover-order", "teaming override",
-                                              "pinned vnic"}
+                                              "pinned vnic", "vlan filtering"}
     assert wanted <= seen, wanted - seen
 
 

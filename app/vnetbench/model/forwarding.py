@@ -113,7 +113,10 @@ def trunk_vlan(a: Port, b: Port, vlan: int) -> int | None:
 
 def uplink_tag(sw: Switch, up: Uplink, vlan: int | None) -> int | None:
     """The tag a frame of ``sw``'s segment in ``vlan`` carries out of uplink ``up`` (None: untagged), §3: a
-    tagging switch sends the segment's VLAN, the others what the uplink says (a Linux bridge on eth0.10: 10)."""
+    tagging switch sends the segment's VLAN, a VLAN-filtering bridge as its uplink port's VLANs say, the others
+    what the uplink says (a Linux bridge on eth0.10: 10)."""
+    if sw.vlan_filtering and sw.kind is SwitchKind.LINUX_BRIDGE and vlan is not None:
+        return bridge_egress(up.bridge_vlans, vlan)[1]
     return vlan if sw.kind in TAGGING_SWITCHES else up.vlan
 
 
@@ -276,6 +279,33 @@ def bridge_ingress(vlans: BridgeVlans | None, tag: int | None) -> int | None:
     if tag is None:
         return vlans.pvid if vlans.pvid is not None and vlans.vlans.carries(vlans.pvid) else None
     return tag if vlans.vlans.carries(tag) else None
+
+
+def filtering_port_vlan(sw: Switch, nic: VNic, who: str) -> tuple[int | None, str]:
+    """The VLAN a guest's frames join on VLAN-filtering Linux bridge ``sw`` (its port's ``bridge_vlans``), or
+    why the bridge drops them, or why the guest cannot read what comes back (the port sends that VLAN tagged
+    to a guest that sends untagged, or the other way round)."""
+    vlan = bridge_ingress(nic.bridge_vlans, nic.guest_vlan)
+    sent = "untagged frames" if nic.guest_vlan is None else f"frames tagged VLAN {nic.guest_vlan}"
+    if vlan is None:
+        return None, f"{who}'s port on {sw.name} drops its {sent} (its bridge VLANs do not take them)"
+    back = bridge_egress(nic.bridge_vlans, vlan)
+    if back != (True, nic.guest_vlan):
+        how = "untagged" if back[1] is None else f"tagged VLAN {back[1]}"
+        return None, (f"{who}'s port on {sw.name} puts its {sent} in VLAN {vlan} but sends VLAN {vlan} back "
+                      f"{how}, which the guest does not read; set the port's untagged flag to match the guest")
+    return vlan, ""
+
+
+def filtering_uplink_problem(sw: Switch, up: Uplink, vlan: int | None) -> str | None:
+    """Why VLAN-filtering bridge ``sw`` does not carry ``vlan`` both ways through uplink ``up`` (its port's
+    ``bridge_vlans``), or None."""
+    if vlan is None:
+        return None
+    sent, tag = bridge_egress(up.bridge_vlans, vlan)
+    if not sent or bridge_ingress(up.bridge_vlans, tag) != vlan:
+        return f"{sw.name}'s port for {up.pnic} does not carry VLAN {vlan} both ways (its bridge VLANs)"
+    return None
 
 
 def bridge_egress(vlans: BridgeVlans | None, vlan: int) -> tuple[bool, int | None]:
@@ -525,6 +555,9 @@ class Fabric:
             return Place(problem=f"{vm.name} runs on {self.name_of(host)}, where {sw.name} does not exist",
                          invalid=True)
         pg_id = pg.id if pg is not None else None
+        if sw.kind is SwitchKind.LINUX_BRIDGE and sw.vlan_filtering:
+            vlan, problem = filtering_port_vlan(sw, nic, name)
+            return Place(SegmentKey(sw.id, host, vlan) if not problem else None, problem=problem)
         if pg is not None and pg.vlan.problem(sw.kind) is not None:
             return Place(portgroup=pg_id, problem=f"portgroup {pg.name} has an invalid VLAN: "
                                                   f"{pg.vlan.problem(sw.kind)}", invalid=True)
@@ -762,6 +795,9 @@ class Fabric:
         up, problems = self.active_uplink(uplinks)
         if up is None:
             return Wire(problems=(*problems, f"every uplink of {sw.name} is down, so its traffic stays in the host"))
+        filtered = filtering_uplink_problem(sw, up, vlan) if sw.vlan_filtering else None
+        if filtered:
+            return Wire(problems=(*problems, filtered))
         return self._into_port(up, uplink_tag(sw, up, vlan), problems)
 
     def segment_wire(self, key: SegmentKey) -> Wire | None:
@@ -781,7 +817,7 @@ class Fabric:
         if pnic == RUN_TIME_UPLINK:
             return None
         up = next((u for u in sw.uplinks if u.pnic == pnic), None) or Uplink(pnic)
-        problem = self.uplink_problem(up)
+        problem = self.uplink_problem(up) or (filtering_uplink_problem(sw, up, vlan) if sw.vlan_filtering else None)
         if problem:
             return Wire(problems=(problem,))
         return self._into_port(up, uplink_tag(sw, up, vlan), [])
