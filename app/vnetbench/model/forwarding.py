@@ -708,7 +708,7 @@ class Fabric:
     def working_uplinks(self, uplinks: list[Any]) -> tuple[list[Any], list[str]]:
         """The uplinks traffic may be spread over: every working active uplink (standby ones only when no
         active one works), and why the others cannot carry traffic."""
-        problems = []
+        problems: list[str] = []
         for standby in (False, True):
             working = []
             for up in uplinks:

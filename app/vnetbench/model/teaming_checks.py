@@ -18,7 +18,7 @@ explicit failover order it always meant, and keeps the findings it had.
 from __future__ import annotations
 
 from .forwarding import TAGGING_SWITCHES, Fabric, ingress, teaming_policy
-from .objects import FailureDetection, LoadBalancing, Port, Switch, Topology
+from .objects import FailureDetection, LoadBalancing, PhysicalSwitch, Port, Switch, Topology, Uplink
 from .validate import ERROR, WARNING, Problem
 from .vlan import VlanMode
 
@@ -31,8 +31,7 @@ def teaming_problems(topology: Topology, fabric: Fabric) -> list[Problem]:
         path = f"switches[{i}]"
         for host in fabric.switch_hosts(sw):
             team = [u for u in fabric.teaming(sw, host, None) if not u.standby] if sw.uplinks else []
-            ports = [(u.pnic, fabric.port_of(u.pnic)) for u in team]
-            ports = [(pnic, port) for pnic, port in ports if port is not None]
+            ports = [(u.pnic, port) for u in team if (port := fabric.port_of(u.pnic)) is not None]
             policies = [teaming_policy(sw)] + [pg.teaming for pg in sw.portgroups if pg.teaming is not None]
             stated = sw.teaming is not None or len(policies) > 1   # a design without a policy keeps its old lints
             if stated:
@@ -73,7 +72,7 @@ def _vlans_used(sw: Switch) -> list[int]:
 
 def _vlan_mismatch(fabric: Fabric, sw: Switch, path: str, host: str, ports: list[tuple[str, Port]]) -> list[Problem]:
     """Active uplinks whose ports do not carry the same VLANs of the switch."""
-    out = []
+    out: list[Problem] = []
     if len(ports) < 2:
         return out
     for vlan in _vlans_used(sw):
@@ -136,16 +135,15 @@ def _spread(fabric: Fabric, path: str, obj_id: str, what: str, ports: list[Port 
 def _unseen_upstream(topology: Topology, fabric: Fabric, sw: Switch, path: str, host: str, uplinks: list) -> list[Problem]:
     """Link status only sees the uplink's own cable: when an uplink's switch reaches the others' switches only
     through one cable (or a port that is down), a failure there leaves the uplink up and its traffic lost."""
-    landing = {}
+    landing: dict[str, tuple[PhysicalSwitch, Uplink]] = {}
     for up in uplinks:
         port = fabric.port_of(up.pnic)
         if port is not None:
-            landing.setdefault(fabric.port_switch[port.id].id, up)
+            landing.setdefault(fabric.port_switch[port.id].id, (fabric.port_switch[port.id], up))
     if len(landing) < 2:
         return []
     out = []
-    for ps_id, up in landing.items():
-        ps = fabric.port_switch[fabric.port_of(up.pnic).id]
+    for ps_id, (ps, up) in landing.items():
         cables = [port for port in ps.ports if any(peer in fabric.port and fabric.port_switch[peer].id != ps_id
                                                     for peer in fabric.peers.get(port.id, ()))]
         working = [port for port in cables if port.up]

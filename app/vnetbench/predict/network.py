@@ -607,6 +607,7 @@ class Network:
             return seg_id
         seg.domain = len(self.segments) + max((s.domain for s in self.segments), default=0) + 1
         choice = point.choice
+        assert choice is not None, "a vNIC with variants has its uplink choice"
         ways = "; ".join(f"through {self.fabric.pnic_label(u.pnic)} it reaches "
                          + (self._reach(v) if not v.problems else "nothing (" + "; ".join(v.problems) + ")")
                          for u, v in zip(choice.uplinks, variants))

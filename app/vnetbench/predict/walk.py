@@ -710,19 +710,21 @@ class Walker:
         flow = Flow(src_id, dst_id, proto, port, self.net.name_of(src_id), self.net.name_of(dst_id))
         prediction = combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
         if explain:
-            prediction = self._per_uplink(prediction, [p for p in (src_point, dst_point) if p is not None and p.variants])
+            prediction = self._per_uplink(prediction, src_point, dst_point)
         return prediction
 
-    def _per_uplink(self, prediction: Prediction, teamed: list[Point]) -> Prediction:
+    def _per_uplink(self, prediction: Prediction, src_point: Point | None, dst_point: Point | None) -> Prediction:
         """The answer through each uplink teaming may put the pair's vNICs on (``Point.variants``), walked
         with the vNIC on that uplink's segment; the pair's own verdict stays the labels' (the worst of them,
         ``decide.across_uplinks``), and the reasons say what each uplink gives."""
+        ends = [(src_point, dst_point), (dst_point, src_point)]
+        teamed = [(p, p.choice, other) for p, other in ends if p is not None and p.choice is not None]
         outcomes: list[UplinkOutcome] = []
         flow = prediction.flow
-        for point in teamed:
+        for point, choice, _ in teamed:
             kept = point.segment
             try:
-                for up, variant in zip(point.choice.uplinks, point.variants):
+                for up, variant in zip(choice.uplinks, point.variants):
                     point.segment = variant
                     p = self.flow(flow.src, flow.dst, flow.proto, flow.port)
                     outcomes.append(UplinkOutcome(point.name, self.net.fabric.pnic_label(up.pnic), p.verdict,
@@ -736,14 +738,13 @@ class Walker:
                       for o in outcomes)
         if bool(decide.across_uplinks(codes)[1]):
             lines = (f"the answer depends on the uplink chosen: {decide.RUN_TIME_WORDS}",) + lines
-        src = self.net.points.get(flow.src, [])
-        for point in teamed:
-            hashed = point.choice.for_pair(*(int(p.ip) if p is not None and p.ip is not None else None for p in (
-                point, next((q for q in self.net.points.get(flow.dst if point in src else flow.src, [])
-                             if q.ip is not None), None))))
-            if hashed is not None and point.choice.chooser is UplinkChooser.ADDRESS_HASH:
-                lines += (f"IP hash sends this pair from {point.name} through {self.net.fabric.pnic_label(hashed.pnic)} "
-                          f"(last octets XOR, modulo {len(point.choice.uplinks)} uplinks)",)
+        for point, choice, other in teamed:
+            if choice.chooser is not UplinkChooser.ADDRESS_HASH or point.ip is None or other is None \
+                    or other.ip is None:
+                continue
+            hashed = choice.for_pair(int(point.ip), int(other.ip))
+            lines += (f"IP hash sends this pair from {point.name} through {self.net.fabric.pnic_label(hashed.pnic)} "
+                      f"(last octets XOR, modulo {len(choice.uplinks)} uplinks)",)
         return replace(prediction, reasons=prediction.reasons + lines, uplinks=tuple(outcomes))
 
     def _mirror(self, walk: Walk) -> Walk:
