@@ -193,7 +193,7 @@ def test_random_designs_deployed_agree_with_the_prediction(tmp_path):
 
     rows, skipped = [], {}
     for seed in RANDOM_SEEDS:
-        design = random_design(seed).t
+        design = random_design(seed, teaming=False).t   # the lab does not emulate teaming policies and pins yet
         try:
             backend.plan(design)
         except Unsupported as exc:

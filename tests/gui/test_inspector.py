@@ -301,3 +301,24 @@ def test_a_vmxnet3_has_no_physical_function_and_adding_a_rule_keeps_the_scroll(w
     qtbot.waitUntil(lambda: len(win.inspector.fields["forwarding.rules"].parent().children()) > 0, timeout=3000)
     qtbot.wait(50)
     assert abs(bar.value() - kept) <= 2, (bar.value(), kept)
+
+
+def test_teaming_lacp_private_vlan_and_vlan_filtering_fields_follow_the_switch_kind(window):
+    """Issue 23's fields: a vSS or vDS takes a teaming policy, only a vDS LAGs and private VLANs, only a Linux
+    bridge VLAN filtering; a vNIC's pin appears on a teamed switch's portgroup."""
+    win = window
+    host = win.editor.add("host-esxi", 0, 0)
+    vss = win.editor.add("switch-vss", 20, 60, host)
+    win.workbench.select([vss])
+    shown = set(win.inspector.fields)
+    assert "teaming" in shown and not shown & {"lags", "pvlans", "vlan_filtering"}
+    vds = win.editor.add("switch-vds", 400, 60)
+    win.workbench.select([vds])
+    assert {"teaming", "lags", "pvlans"} <= set(win.inspector.fields)
+    assert "vlan_filtering" not in win.inspector.fields
+    pg = win.editor.add("portgroup", 40, 100, vss)
+    win.workbench.select([pg])
+    assert "teaming" in win.inspector.fields and "pvlan" not in win.inspector.fields
+    vm = win.editor.add("vm", 60, 60, host)
+    win.workbench.select([vm])
+    assert not any(name.endswith(".uplink") or name.endswith("bridge_vlans") for name in win.inspector.fields)

@@ -18,12 +18,13 @@ from builders import (Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMod
                       VmRole)
 
 
-from vnetbench.model.objects import Link, Proto, Route
+from vnetbench.model.objects import BridgeVlans, Link, LoadBalancing, Proto, Route, Teaming
 
 
-def random_design(seed: int | random.Random, island: bool = True) -> Design:
+def random_design(seed: int | random.Random, island: bool = True, teaming: bool = True) -> Design:
     """A design drawn from ``seed`` (or from a ``random.Random`` a property test hands over); ``island``: with
-    the router VMs of ``_router_island`` (drawn apart, so the rest stays as recorded before it existed)."""
+    the router VMs of ``_router_island`` (drawn apart, so the rest stays as recorded before it existed);
+    ``teaming`` False leaves out the teaming policies and pins (for what does not emulate them yet)."""
     rnd = seed if isinstance(seed, random.Random) else random.Random(seed)
     seed = rnd.randrange(10**6) if isinstance(seed, random.Random) else seed
     d = Design(f"rnd{seed}")
@@ -119,9 +120,53 @@ def random_design(seed: int | random.Random, island: bool = True) -> Design:
     _asymmetric_gateways(d, rnd, nets)
     _asymmetric_island(d, rnd, pss, seed)
     _dfw_ports(d, rnd, nets)
+    if teaming:
+        _teaming(d, rnd)
+    _filtering_bridge(d, rnd, pss, nets, gws)
     if island:
         _router_island(d, seed)
     return d
+
+
+def _filtering_bridge(d: Design, rnd: random.Random, pss, nets: dict[int, str], gws: dict[int, str]) -> None:
+    """A KVM host's VLAN-filtering Linux bridge: guests on access ports (pvid untagged), one tagging itself on a
+    trunk port, and an uplink port that carries some VLANs tagged and maybe one untagged."""
+    if rnd.random() < 0.6:
+        return
+    k = d.host("vf", pnics=1, kind=HostKind.KVM)
+    br = d.switch(k, "brv", ["vf.vmnic0"], kind=SwitchKind.LINUX_BRIDGE, vlan_filtering=True)
+    native = rnd.choice([None, 10])
+    br.uplinks[0].bridge_vlans = BridgeVlans(rnd.choice(["10,20", "10,20,30", "20"]), native,
+                                             str(native) if native else "")
+    d.plug(rnd.choice(pss), "vf.vmnic0", trunk=True, allowed=rnd.choice(["all", "10,20"]), native=native or 1)
+    for i, v in enumerate(rnd.sample([10, 20, 30], 2)):
+        vm = d.vm(f"vb{i}", k, br, f"{nets[v]}.{170 + i}/24", gws.get(v), nic_type="virtio")
+        vm.vnics[0].bridge_vlans = BridgeVlans(v, v, v if rnd.random() < 0.9 else "")
+    if rnd.random() < 0.5:
+        vm = d.vm("vbt", k, br, f"{nets[20]}.179/24", gws.get(20), nic_type="virtio", guest_vlan=20)
+        vm.vnics[0].bridge_vlans = BridgeVlans("10,20", None, "")
+
+
+def _teaming(d: Design, rnd: random.Random) -> None:
+    """Teaming policies on vSwitches with a second active uplink (the standby one made active, its port maybe
+    carrying other VLANs: "half my VMs lost the network"), a portgroup's override, and vNICs pinned to an uplink."""
+    if rnd.random() < 0.4:
+        return
+    policies = [LoadBalancing.PORT_ID, LoadBalancing.MAC_HASH, LoadBalancing.IP_HASH, LoadBalancing.FAILOVER_ORDER]
+    for sw in d.t.switches:
+        if sw.kind is not SwitchKind.VSS or not sw.uplinks or rnd.random() < 0.4:
+            continue
+        for up in sw.uplinks:
+            if rnd.random() < 0.7:
+                up.standby = False
+        sw.teaming = Teaming(rnd.choice(policies))
+        if sw.portgroups and rnd.random() < 0.3:
+            rnd.choice(sw.portgroups).teaming = Teaming(rnd.choice(policies))
+        on_switch = [nic for vm in d.t.vms for nic in vm.vnics
+                     if nic.network in {pg.id for pg in sw.portgroups} and str(nic.type) not in ("sriov", "directpath")]
+        for nic in on_switch:
+            if rnd.random() < 0.3:
+                nic.uplink = rnd.choice(sw.uplinks).pnic
 
 
 def _router_island(d: Design, seed: int) -> None:
@@ -322,9 +367,9 @@ def random_rule(d: Design, rnd: random.Random, dfw: bool):
     return rule
 
 
-def random_rule_design(seed: int) -> Design:
+def random_rule_design(seed: int, teaming: bool = True) -> Design:
     """A random design with rules naming VMs one by one: a DFW rule per VM and /32 rules on its firewall."""
-    d = random_design(seed, island=False)
+    d = random_design(seed, island=False, teaming=teaming)
     rnd = random.Random(seed + 1000)
     if rnd.random() < 0.8:
         rules = [random_rule(d, rnd, dfw=True) for _ in range(len(d.t.vms) + rnd.randint(0, 6))]

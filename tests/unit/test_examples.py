@@ -29,10 +29,17 @@ def test_one_example_per_seed_situation():
     assert cited == SEEDS
 
 
+#: Examples that show a mistake on purpose, with the words of the warnings they are there to show.
+TEACHING_WARNINGS = {"esx-teaming-half-lost": ("do not carry the same VLANs", "link status only")}
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=NAMES)
 def test_example_loads_validates_clean_and_round_trips(path):
     topology = load(path)
-    assert validate(topology) == []
+    taught = TEACHING_WARNINGS.get(path.name.removesuffix(".vnet.yaml"), ())
+    problems = validate(topology)
+    assert [p for p in problems if p.severity == "error" or not any(w in p.message for w in taught)] == []
+    assert all(any(w in p.message for p in problems) for w in taught)
     assert loads(dumps(topology)) == topology
     assert topology.description.strip() and topology.name != "untitled"
 
@@ -53,7 +60,7 @@ def test_example_has_a_tidy_layout(path):
     places = t.layout.places
     drawn = [b.id for b in arrange(t).boxes if b.kind not in ("pnic", "port", "router_interface", "host_nic")]
     assert [oid for oid in drawn if oid not in places] == [], "run scripts/layout-examples.py"
-    assert validate(t) == []  # no place is left over
+    assert [p for p in validate(t) if "layout" in p.path] == []  # no place is left over
     frames = [places[h.id] for h in t.hosts]
     assert all(f.w and f.h and f.w >= 300 and f.h >= 200 for f in frames)
     for i, a in enumerate(frames):  # host frames do not overlap

@@ -63,6 +63,25 @@ def _vlan_mode(value: Any, kind: SwitchKind) -> VlanMode | None:
         return None
 
 
+#: Switch kinds whose teaming policy the design may state (``Switch.teaming``).
+TEAMED = (SwitchKind.VSS, SwitchKind.VDS)
+
+
+def teaming_fields(kind: SwitchKind) -> dict[str, bool]:
+    """Which of a switch's teaming, LACP, private VLAN and VLAN filtering fields apply to its kind."""
+    return {"teaming": kind in TEAMED, "lags": kind is SwitchKind.VDS, "pvlans": kind is SwitchKind.VDS,
+            "vlan_filtering": kind is SwitchKind.LINUX_BRIDGE}
+
+
+def vnic_teaming_field(index: Any, nic: VNic, field: str) -> bool:
+    """A vNIC's pin applies on a teamed switch's portgroup; its bridge VLANs on a VLAN-filtering bridge."""
+    network = index.get(nic.network) if nic.network else None
+    switch = index.parent(nic.network) if isinstance(network, Portgroup) else network
+    if not isinstance(switch, Switch):
+        return False
+    return switch.kind in TEAMED if field == "uplink" else switch.vlan_filtering
+
+
 class Inspector(QWidget):
     def __init__(self, workbench: Workbench, editor: Editor, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -181,6 +200,7 @@ class Inspector(QWidget):
                     "host_address": kind in (SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT),
                     "nat_gateway": kind is SwitchKind.HOSTED_NAT, "vni": kind is SwitchKind.NSX_SEGMENT,
                     "uplinks": kind not in (SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT),
+                    **teaming_fields(kind),
                     "portgroups": False}.get(field, True)  # portgroups are objects of their own on the canvas
         if isinstance(obj, VM):
             host = self.index.get(obj.host) if obj.host else None
@@ -194,12 +214,15 @@ class Inspector(QWidget):
             kind = switch.kind if isinstance(switch, Switch) else SwitchKind.VSS
             trunk = _vlan_mode(obj.vlan, kind) is VlanMode.TRUNK
             return {"native_vlan": trunk and kind is not SwitchKind.VSS,
-                    "uplinks": kind in (SwitchKind.VSS, SwitchKind.VDS)}.get(field, True)
+                    "uplinks": kind in (SwitchKind.VSS, SwitchKind.VDS),
+                    "teaming": kind in TEAMED, "pvlan": kind is SwitchKind.VDS}.get(field, True)
         if isinstance(obj, VNic):
             if field == "guest_vlan":
                 return self._on_trunk(obj)
             if field == "physical_function":  # the pNIC of a passthrough adapter, never of a vmxnet3
                 return obj.type in (NicType.SRIOV, NicType.DIRECTPATH)
+            if field in ("uplink", "bridge_vlans"):
+                return vnic_teaming_field(self.index, obj, field)
         return True
 
     def _on_trunk(self, nic: VNic) -> bool:

@@ -8,7 +8,8 @@ from .objects import (FORMAT_VERSION, MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, H
                      MacvtapMode, NicType, VmRole, ForwardMode, Action, Proto, PortMode, PNic, Host, Uplink, Security,
                      Portgroup, Switch, VNic, Rule, Forwarding, VM, Port, PhysicalSwitch, RouterInterface, Route,
                      PhysicalRouter, HostNic, PhysicalHost, Link, DlrInterface, Dlr, DfwRule, Dfw, Nsx, Place, Note,
-                     Layout, Topology)
+                     Layout, Topology, LoadBalancing, FailureDetection, LacpMode, LagHash, PvlanType, Teaming, Lag,
+                     Pvlan, BridgeVlans, PortChannel)
 
 __all__ = ["Change", "Document", "FormatError", "Index", "TopologyFileError", "dumps", "load", "loads", "save",
            "FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostKind", "SwitchKind",
@@ -16,4 +17,5 @@ __all__ = ["Change", "Document", "FormatError", "Index", "TopologyFileError", "d
            "PortMode", "PNic", "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule",
            "Forwarding", "VM", "Port", "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter",
            "HostNic", "PhysicalHost", "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place",
-           "Note", "Layout", "Topology"]
+           "Note", "Layout", "Topology", "LoadBalancing", "FailureDetection", "LacpMode", "LagHash", "PvlanType",
+           "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel"]

@@ -182,6 +182,8 @@ def _union_decoder(tp: Any) -> Decoder:
         fn = exact.get(type(value))
         if fn is not None:
             return fn(value, where)
+        if len(others) == 1:  # ``X | None``: X's own error names the place inside it (teaming.load_balancing)
+            return others[0](value, where)
         for fn in others:
             try:
                 return fn(value, where)

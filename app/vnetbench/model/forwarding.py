@@ -23,8 +23,9 @@ from typing import Any
 
 from .index import Index
 from .objects import (
-    MULTI_HOST_SWITCHES, VM, Encapsulation, MacvtapMode, NicType, PhysicalSwitch, PNic, Port, PortMode, Switch,
-    SwitchKind, Topology, Uplink, VNic,
+    MULTI_HOST_SWITCHES, VM, BridgeVlans, Encapsulation, Lag, LagHash, LoadBalancing, MacvtapMode, NicType,
+    PhysicalSwitch, PNic, Port, Portgroup, PortMode, Pvlan, PvlanType, Switch, SwitchKind, Teaming, Topology, Uplink,
+    VNic,
 )
 from .vlan import VlanMode
 
@@ -112,7 +113,10 @@ def trunk_vlan(a: Port, b: Port, vlan: int) -> int | None:
 
 def uplink_tag(sw: Switch, up: Uplink, vlan: int | None) -> int | None:
     """The tag a frame of ``sw``'s segment in ``vlan`` carries out of uplink ``up`` (None: untagged), §3: a
-    tagging switch sends the segment's VLAN, the others what the uplink says (a Linux bridge on eth0.10: 10)."""
+    tagging switch sends the segment's VLAN, a VLAN-filtering bridge as its uplink port's VLANs say, the others
+    what the uplink says (a Linux bridge on eth0.10: 10)."""
+    if sw.vlan_filtering and sw.kind is SwitchKind.LINUX_BRIDGE and vlan is not None:
+        return bridge_egress(up.bridge_vlans, vlan)[1]
     return vlan if sw.kind in TAGGING_SWITCHES else up.vlan
 
 
@@ -185,6 +189,133 @@ def shares_embedded_switch(vf: Wire, other: Wire) -> bool:
     return vf.pnic is not None and vf.pnic == other.pnic and vf.tag == other.tag
 
 
+# --- teaming, LAGs, private VLANs, VLAN-filtering bridges (forwarding-rules.md "Teaming") ------------------
+
+#: Load-balancing policies under which the platform, not the design, puts each vNIC on an uplink at run time.
+RUN_TIME_CHOICE = frozenset({LoadBalancing.PORT_ID, LoadBalancing.MAC_HASH, LoadBalancing.LOAD_BASED})
+#: The explicit failover order: what a switch without a teaming policy has always meant in a design.
+FAILOVER = Teaming(load_balancing=LoadBalancing.FAILOVER_ORDER)
+
+
+def teaming_policy(sw: Switch, pg: Portgroup | None = None) -> Teaming:
+    """The policy that applies to ``pg``'s vNICs on ``sw``: the portgroup's override, else the switch's, else the
+    explicit failover order (a design without a policy keeps its old meaning)."""
+    if pg is not None and pg.teaming is not None:
+        return pg.teaming
+    return sw.teaming if sw.teaming is not None else FAILOVER
+
+
+def ip_hash_index(src: int, dst: int, uplinks: int) -> int:
+    """The uplink (index among the working active ones) ESXi's IP hash sends a packet from ``src`` to ``dst``
+    (IPv4 addresses as ints) through: the last octets of the two addresses XORed, modulo the number of uplinks
+    (VMware KB 2006129; vSphere Networking, "Route Based on IP Hash"). A reply hashes to the same uplink."""
+    return ((src & 0xFF) ^ (dst & 0xFF)) % uplinks if uplinks > 0 else -1
+
+
+def lag_fixes_member(lag: Lag) -> bool:
+    """Whether the design fixes a LAG member per pair of addresses (a hash of addresses only); with ports in
+    the hash, each flow may take another member."""
+    return lag.hash is LagHash.SRC_DST_IP
+
+
+def uplink_choice_at_run_time(policy: Teaming, lag: Lag | None = None) -> bool:
+    """Whether the platform chooses the uplink (or LAG member) at run time, so an unpinned vNIC may take any of
+    the candidates: a spreading policy, or a LAG that hashes ports too."""
+    if lag is not None:
+        return not lag_fixes_member(lag)
+    return policy.load_balancing in RUN_TIME_CHOICE
+
+
+def pvlan_entry(pvlans: list[Pvlan], vlan: int | None) -> Pvlan | None:
+    """The private VLAN map entry of ``vlan`` (a secondary, or a primary's promiscuous entry), or None."""
+    if vlan is None:
+        return None
+    for entry in pvlans:
+        if entry.secondary == vlan:
+            return entry
+    return None
+
+
+def pvlan_may_talk(a: Pvlan | None, b: Pvlan | None) -> bool:
+    """Whether ports on secondary VLANs ``a`` and ``b`` of one primary exchange frames: isolated ports only with
+    promiscuous ones; community ports with their own community and promiscuous ones; promiscuous with all.
+    Ports outside any private VLAN (None) are not limited here (their VLANs decide)."""
+    if a is None or b is None:
+        return True
+    if a.primary != b.primary:
+        return False
+    if PvlanType.PROMISCUOUS in (a.type, b.type):
+        return True
+    return a.type is PvlanType.COMMUNITY and b.type is PvlanType.COMMUNITY and a.secondary == b.secondary
+
+
+#: Private VLAN labels (``pvlan_label``) give each primary VLAN a span of this many values.
+PVLAN_SPAN = 8192
+
+
+def pvlan_label(entry: Pvlan | None) -> int:
+    """A segment's private VLAN role as one number the decision core compares (``decide.pvlan_allows``):
+    -1 outside any private VLAN; else primary * ``PVLAN_SPAN`` plus 0 (promiscuous), 1 (isolated) or
+    2 + the secondary VLAN (community)."""
+    if entry is None:
+        return -1
+    role = {PvlanType.PROMISCUOUS: 0, PvlanType.ISOLATED: 1}.get(entry.type, 2 + entry.secondary)
+    return entry.primary * PVLAN_SPAN + role
+
+
+def pvlan_wire_vlans(entry: Pvlan) -> tuple[int, int]:
+    """The VLANs a private VLAN port's frames use between hosts: (sent on, received on). A promiscuous port
+    sends on the primary and hears every secondary; the others send on their secondary and hear the primary."""
+    if entry.type is PvlanType.PROMISCUOUS:
+        return entry.primary, entry.secondary
+    return entry.secondary, entry.primary
+
+
+def bridge_ingress(vlans: BridgeVlans | None, tag: int | None) -> int | None:
+    """The VLAN a frame arriving with ``tag`` joins on a VLAN-filtering Linux bridge port, or None when the port
+    drops it: an untagged frame joins the port's PVID (none: dropped), a tagged one its tag when the port
+    carries it (``bridge vlan``; no configuration is the kernel's VLAN 1 pvid untagged)."""
+    vlans = vlans or BridgeVlans()
+    if tag is None:
+        return vlans.pvid if vlans.pvid is not None and vlans.vlans.carries(vlans.pvid) else None
+    return tag if vlans.vlans.carries(tag) else None
+
+
+def filtering_port_vlan(sw: Switch, nic: VNic, who: str) -> tuple[int | None, str]:
+    """The VLAN a guest's frames join on VLAN-filtering Linux bridge ``sw`` (its port's ``bridge_vlans``), or
+    why the bridge drops them, or why the guest cannot read what comes back (the port sends that VLAN tagged
+    to a guest that sends untagged, or the other way round)."""
+    vlan = bridge_ingress(nic.bridge_vlans, nic.guest_vlan)
+    sent = "untagged frames" if nic.guest_vlan is None else f"frames tagged VLAN {nic.guest_vlan}"
+    if vlan is None:
+        return None, f"{who}'s port on {sw.name} drops its {sent} (its bridge VLANs do not take them)"
+    back = bridge_egress(nic.bridge_vlans, vlan)
+    if back != (True, nic.guest_vlan):
+        how = "untagged" if back[1] is None else f"tagged VLAN {back[1]}"
+        return None, (f"{who}'s port on {sw.name} puts its {sent} in VLAN {vlan} but sends VLAN {vlan} back "
+                      f"{how}, which the guest does not read; set the port's untagged flag to match the guest")
+    return vlan, ""
+
+
+def filtering_uplink_problem(sw: Switch, up: Uplink, vlan: int | None) -> str | None:
+    """Why VLAN-filtering bridge ``sw`` does not carry ``vlan`` both ways through uplink ``up`` (its port's
+    ``bridge_vlans``), or None."""
+    if vlan is None:
+        return None
+    sent, tag = bridge_egress(up.bridge_vlans, vlan)
+    if not sent or bridge_ingress(up.bridge_vlans, tag) != vlan:
+        return f"{sw.name}'s port for {up.pnic} does not carry VLAN {vlan} both ways (its bridge VLANs)"
+    return None
+
+
+def bridge_egress(vlans: BridgeVlans | None, vlan: int) -> tuple[bool, int | None]:
+    """Whether a VLAN-filtering bridge port sends frames of ``vlan`` out, and with which tag (None: untagged)."""
+    vlans = vlans or BridgeVlans()
+    if not vlans.vlans.carries(vlan):
+        return False, None
+    return True, (None if vlans.untagged.valid and vlans.untagged.carries(vlan) else vlan)
+
+
 # --- places, wires and transports --------------------------------------------------------------------------
 
 
@@ -204,13 +335,19 @@ class Switching(StrEnum):
     DIRECT = "direct"        # nothing: a DirectPath guest owns the pNIC (the pNIC's id)
 
 
+#: ``SegmentKey.uplink`` of vNICs whose uplink the platform chooses among uplinks leading to different networks.
+RUN_TIME_UPLINK = "*"
+
+
 @dataclass(frozen=True)
 class SegmentKey:
     """One broadcast domain inside one switching instance (SEMANTICS §2).
 
     ``switch`` is the virtual switch's id, or a pNIC's (``switching`` says which). ``vlan`` is the VLAN the
     frames carry inside it (for DirectPath: the guest's own tag). ``guest`` is the vNIC that sits alone in the
-    segment (macvtap VEPA/private/passthrough, a raw socket, DirectPath).
+    segment (macvtap VEPA/private/passthrough, a raw socket, DirectPath). ``uplink`` is the pNIC the segment's
+    vNICs leave through when teaming puts them on one (a pin, or one of the uplinks the platform may choose),
+    ``RUN_TIME_UPLINK`` for vNICs whose possible uplinks lead to different networks; None: the failover order.
     """
 
     switch: str
@@ -218,6 +355,7 @@ class SegmentKey:
     vlan: int | None
     guest: str | None = None
     switching: Switching = Switching.VIRTUAL
+    uplink: str | None = None
 
 
 @dataclass(frozen=True)
@@ -245,6 +383,40 @@ class Wire:
     vlan: int | None = None
     uplink: Any = None
     problems: tuple[str, ...] = ()
+
+
+class UplinkChooser(StrEnum):
+    """Who decides which of a vNIC's candidate uplinks carries its traffic."""
+
+    PIN = "pinned"                     # the design pins the vNIC to one uplink
+    ORDER = "failover order"           # the first working active uplink (one candidate)
+    ADDRESS_HASH = "address hash"      # IP hash or a LAG hashing addresses: fixed per pair of addresses
+    RUN_TIME = "the platform at run time"   # port ID, MAC hash, load-based, a LAG hashing ports
+
+
+@dataclass(frozen=True)
+class UplinkChoice:
+    """The uplinks a vNIC's traffic may leave through (``Fabric.vnic_uplinks``) and who chooses among them.
+    ``lag`` is the LAG they belong to, if any; ``problems`` why other uplinks are not candidates."""
+
+    uplinks: tuple[Any, ...] = ()
+    chooser: UplinkChooser = UplinkChooser.ORDER
+    problems: tuple[str, ...] = ()
+    lag: Lag | None = None
+
+    @property
+    def depends_on_run_time(self) -> bool:
+        """Whether the platform picks one of several uplinks at run time (the design cannot say which)."""
+        return self.chooser is UplinkChooser.RUN_TIME and len(self.uplinks) > 1
+
+    def for_pair(self, src: int | None, dst: int | None) -> Any:
+        """The uplink an address hash gives the pair (IPv4 ints), or the one uplink; None when it depends on
+        the run time or an address is missing."""
+        if len(self.uplinks) == 1:
+            return self.uplinks[0]
+        if self.chooser is UplinkChooser.ADDRESS_HASH and src is not None and dst is not None:
+            return self.uplinks[ip_hash_index(src, dst, len(self.uplinks))]
+        return None
 
 
 class Fabric:
@@ -396,6 +568,9 @@ class Fabric:
             return Place(problem=f"{vm.name} runs on {self.name_of(host)}, where {sw.name} does not exist",
                          invalid=True)
         pg_id = pg.id if pg is not None else None
+        if sw.kind is SwitchKind.LINUX_BRIDGE and sw.vlan_filtering:
+            vlan, problem = filtering_port_vlan(sw, nic, name)
+            return Place(SegmentKey(sw.id, host, vlan) if not problem else None, problem=problem)
         if pg is not None and pg.vlan.problem(sw.kind) is not None:
             return Place(portgroup=pg_id, problem=f"portgroup {pg.name} has an invalid VLAN: "
                                                   f"{pg.vlan.problem(sw.kind)}", invalid=True)
@@ -543,6 +718,67 @@ class Fabric:
                 problems.append(problem)
         return None, problems
 
+    def working_uplinks(self, uplinks: list[Any]) -> tuple[list[Any], list[str]]:
+        """The uplinks traffic may be spread over: every working active uplink (standby ones only when no
+        active one works), and why the others cannot carry traffic."""
+        problems: list[str] = []
+        for standby in (False, True):
+            working = []
+            for up in uplinks:
+                if up.standby is not standby:
+                    continue
+                problem = self.uplink_problem(up)
+                if problem is None:
+                    working.append(up)
+                else:
+                    problems.append(problem)
+            if working:
+                return working, problems
+        return [], problems
+
+    def may_choose_uplink(self, vm: VM, nic: VNic, place: Place) -> bool:
+        """Whether ``vnic_uplinks`` can answer other than the failover order (a quick test, so designs without
+        teaming policies or pins cost nothing more)."""
+        if nic.uplink:
+            return True
+        key = place.segment
+        if key is None or key.switching is not Switching.VIRTUAL:
+            return False
+        sw = self.switch.get(key.switch)
+        pg = self.index.get(place.portgroup) if place.portgroup else None
+        return sw is not None and (sw.teaming is not None or pg is not None and pg.teaming is not None)
+
+    def lag_of(self, sw: Switch, policy: Teaming) -> Lag | None:
+        """The LAG of ``sw`` that ``policy`` sends traffic through, or None."""
+        return next((lag for lag in sw.lags if lag.id == policy.lag), None) if policy.lag else None
+
+    def vnic_uplinks(self, vm: VM, nic: VNic, place: Place | None = None) -> UplinkChoice:
+        """Which uplinks ``nic``'s traffic may leave its host through, and who chooses among them (SEMANTICS §3,
+        forwarding-rules.md "Teaming"): a pin, the explicit failover order, a per-pair address hash (IP hash, a
+        LAG hashing addresses), or the platform at run time (port ID, MAC hash, load-based, a LAG hashing ports).
+        """
+        place = place or self.place(vm, nic)
+        key = place.segment
+        if key is None or key.switching is not Switching.VIRTUAL or key.guest is not None:
+            return UplinkChoice()
+        sw = self.switch[key.switch]
+        pg = self.index.get(place.portgroup) if place.portgroup else None
+        policy = teaming_policy(sw, pg)
+        lag = self.lag_of(sw, policy)
+        if lag is not None:
+            order = [Uplink(p) for p in lag.pnics if self.host_of_pnic.get(p) == key.host]
+        else:
+            order = self.uplinks_of(sw, key.host, key.vlan)
+        working, problems = self.working_uplinks(order)
+        pinned = next((u for u in working if u.pnic == nic.uplink), None) if nic.uplink else None
+        if pinned is not None:
+            return UplinkChoice((pinned,), UplinkChooser.PIN, tuple(problems), lag)
+        if lag is None and policy.load_balancing is LoadBalancing.FAILOVER_ORDER or len(working) < 2:
+            first, problems = self.active_uplink(order)
+            return UplinkChoice((first,) if first else (), UplinkChooser.ORDER, tuple(problems), lag)
+        chooser = UplinkChooser.RUN_TIME if uplink_choice_at_run_time(policy, lag) else UplinkChooser.ADDRESS_HASH
+        return UplinkChoice(tuple(working), chooser, tuple(problems), lag)
+
     def uplinks_of(self, sw: Switch, host: str | None, vlan: int | None) -> list[Any]:
         """The uplinks a segment of ``sw`` may use: its teaming order, or the implied ones (a hosted bridged
         network without uplinks uses the host's first pNIC; a per-guest attachment its one pNIC on the host)."""
@@ -572,16 +808,32 @@ class Fabric:
         up, problems = self.active_uplink(uplinks)
         if up is None:
             return Wire(problems=(*problems, f"every uplink of {sw.name} is down, so its traffic stays in the host"))
+        filtered = filtering_uplink_problem(sw, up, vlan) if sw.vlan_filtering else None
+        if filtered:
+            return Wire(problems=(*problems, filtered))
         return self._into_port(up, uplink_tag(sw, up, vlan), problems)
 
     def segment_wire(self, key: SegmentKey) -> Wire | None:
         """Where the segment ``key`` meets the physical network (see ``wire``). An SR-IOV embedded switch and a
         DirectPath guest leave through their one pNIC (no teaming), tagged with the segment's VLAN."""
+        if key.switching is Switching.VIRTUAL and key.uplink is not None:
+            return self.uplink_wire(self.switch[key.switch], key.vlan, key.uplink)
         if key.switching is Switching.VIRTUAL:
             return self.wire(self.switch[key.switch], key.host, key.vlan)
         up = Uplink(key.switch)
         problem = self.uplink_problem(up)
         return Wire(problems=(problem,)) if problem else self._into_port(up, key.vlan, [])
+
+    def uplink_wire(self, sw: Switch, vlan: int | None, pnic: str) -> Wire | None:
+        """Where a segment of ``sw`` in ``vlan`` meets the physical network through the one uplink ``pnic`` that
+        teaming puts its vNICs on; None for ``RUN_TIME_UPLINK`` (no one uplink: prediction says why)."""
+        if pnic == RUN_TIME_UPLINK:
+            return None
+        up = next((u for u in sw.uplinks if u.pnic == pnic), None) or Uplink(pnic)
+        problem = self.uplink_problem(up) or (filtering_uplink_problem(sw, up, vlan) if sw.vlan_filtering else None)
+        if problem:
+            return Wire(problems=(problem,))
+        return self._into_port(up, uplink_tag(sw, up, vlan), [])
 
     def _into_port(self, up: Any, tag: int | None, problems: list[str]) -> Wire:
         port = self.port_of(up.pnic)

@@ -34,6 +34,8 @@ def walk(topology: Topology) -> Iterator[Entry]:
         yield Entry(sw, "switch", None, f"switches[{i}]")
         for j, pg in enumerate(sw.portgroups):
             yield Entry(pg, "portgroup", sw, f"switches[{i}].portgroups[{j}]")
+        for j, lag in enumerate(sw.lags):
+            yield Entry(lag, "lag", sw, f"switches[{i}].lags[{j}]")
     for i, vm in enumerate(topology.vms):
         yield Entry(vm, "vm", None, f"vms[{i}]")
         for j, nic in enumerate(vm.vnics):
@@ -42,6 +44,8 @@ def walk(topology: Topology) -> Iterator[Entry]:
         yield Entry(ps, "physical_switch", None, f"physical_switches[{i}]")
         for j, port in enumerate(ps.ports):
             yield Entry(port, "port", ps, f"physical_switches[{i}].ports[{j}]")
+        for j, channel in enumerate(ps.port_channels):
+            yield Entry(channel, "port_channel", ps, f"physical_switches[{i}].port_channels[{j}]")
     for i, rt in enumerate(topology.physical_routers):
         yield Entry(rt, "physical_router", None, f"physical_routers[{i}]")
         for j, itf in enumerate(rt.interfaces):

@@ -128,6 +128,91 @@ class PortMode(StrEnum):
     TRUNK = "trunk"
 
 
+class LoadBalancing(StrEnum):
+    """How a vSwitch spreads its guests over its active uplinks (vSphere "load balancing")."""
+
+    PORT_ID = "port-id"                # route based on originating virtual port: one uplink per vNIC, chosen at run time
+    MAC_HASH = "mac-hash"              # source MAC hash: one uplink per vNIC MAC, chosen at run time
+    IP_HASH = "ip-hash"                # (source IP XOR destination IP) mod active uplinks, per flow (KB 2006129)
+    FAILOVER_ORDER = "failover-order"  # explicit failover order: the first working active uplink
+    LOAD_BASED = "load-based"          # route based on physical NIC load (vDS only): moves vNICs at run time
+
+
+class FailureDetection(StrEnum):
+    """How a vSwitch notices a failed uplink: its own link state, or beacons sent between its uplinks."""
+
+    LINK_STATUS = "link-status"
+    BEACON = "beacon-probing"
+
+
+class LacpMode(StrEnum):
+    """How a LAG or port channel negotiates: LACP active, LACP passive, or static (EtherChannel "on")."""
+
+    ACTIVE = "active"
+    PASSIVE = "passive"
+    STATIC = "static"
+
+
+class LagHash(StrEnum):
+    """What a LAG hashes to choose a member: addresses only (the design fixes the member per pair of addresses),
+    or addresses with ports and VLAN (the vDS default: the member depends on each flow's ports)."""
+
+    SRC_DST_IP = "src-dst-ip"
+    SRC_DST_IP_PORT_VLAN = "src-dst-ip-port-vlan"
+
+
+class PvlanType(StrEnum):
+    """A secondary VLAN's kind in a private VLAN (promiscuous is the primary VLAN itself)."""
+
+    PROMISCUOUS = "promiscuous"
+    ISOLATED = "isolated"
+    COMMUNITY = "community"
+
+
+@dataclass
+class Teaming:
+    """A vSwitch's (or a portgroup override's) teaming policy; the order of active and standby uplinks is in
+    ``uplinks``. ``lag`` names a LAG of the switch that carries the traffic instead of single uplinks."""
+
+    load_balancing: LoadBalancing = LoadBalancing.PORT_ID
+    failure_detection: FailureDetection = FailureDetection.LINK_STATUS
+    notify_switches: bool = True
+    failback: bool = True
+    lag: str | None = None
+
+
+@dataclass
+class Lag:
+    """A vDS link aggregation group: its member pNICs (on each member host), how it negotiates, and its hash."""
+
+    id: str
+    name: str
+    pnics: list[str] = field(default_factory=list)
+    mode: LacpMode = LacpMode.ACTIVE
+    hash: LagHash = LagHash.SRC_DST_IP_PORT_VLAN
+
+
+@dataclass
+class Pvlan:
+    """One entry of a private VLAN map: ``secondary`` of ``type`` under ``primary`` (promiscuous: the primary
+    itself, secondary == primary)."""
+
+    primary: int
+    secondary: int
+    type: PvlanType = PvlanType.ISOLATED
+
+
+@dataclass
+class BridgeVlans:
+    """A VLAN-filtering Linux bridge port's VLANs, as ``bridge vlan add dev X vid V [pvid] [untagged]`` sets them:
+    the VLANs it carries (``vlans``), the one untagged frames join (``pvid``, None: they are dropped), and the ones
+    it sends untagged. The default is the kernel's: VLAN 1, pvid, untagged."""
+
+    vlans: VlanList = VlanField(VlanList.read, VlanList.read(1))  # type: ignore[assignment]  # a descriptor, as vlan
+    pvid: int | None = 1
+    untagged: VlanList = VlanField(VlanList.read, VlanList.read(1))  # type: ignore[assignment]
+
+
 # --- hosts -------------------------------------------------------------------------------------------
 
 
@@ -166,11 +251,13 @@ class Host:
 @dataclass
 class Uplink:
     """One pNIC in a teaming order. ``vlan`` tags frames on the way out: a Linux bridge enslaving eth0.10, a raw
-    socket on eth0.10, or an NSX segment's transport VLAN (the VLAN its tunnel endpoints use on that pNIC)."""
+    socket on eth0.10, or an NSX segment's transport VLAN (the VLAN its tunnel endpoints use on that pNIC).
+    ``bridge_vlans``: the pNIC's port VLANs on a VLAN-filtering Linux bridge."""
 
     pnic: str
     standby: bool = False
     vlan: int | None = None
+    bridge_vlans: BridgeVlans | None = None
 
 
 @dataclass
@@ -189,6 +276,8 @@ class Portgroup:
     ``vlan`` is written as the admin knows it for the switch kind: ``0`` or ``none`` (untagged), ``1``..``4094``
     (access), ``4095`` (vSS trunk: all VLANs), ``trunk`` or ``trunk 10-20,30`` (vDS/OVS trunk ranges). The
     model holds it read (``vlan.Vlan``), with its spelling; validation reports what a switch kind does not accept.
+    ``uplinks`` and ``teaming`` override the switch's order and policy; ``pvlan`` puts the portgroup on a
+    secondary (or the primary) VLAN of the switch's private VLAN map instead of ``vlan``.
     """
 
     id: str
@@ -197,6 +286,8 @@ class Portgroup:
     native_vlan: int | None = None
     security: Security = field(default_factory=Security)
     uplinks: list[Uplink] | None = None
+    teaming: Teaming | None = None
+    pvlan: int | None = None
 
 
 @dataclass
@@ -208,7 +299,9 @@ class Switch:
     (Linux bridge, macvtap, raw, hosted networks) take vNICs directly: a vNIC's ``network`` then names the switch.
     ``raw`` is qemu's raw AF_PACKET attachment to a host interface (its one uplink; ``vlan`` for eth0.10): no
     switch at all, every guest frame goes out of the pNIC, so guests meet only through a hairpin port (seed 001).
-    ``encapsulation`` is an NSX segment's (None: Geneve).
+    ``encapsulation`` is an NSX segment's (None: Geneve). ``teaming`` None keeps the explicit failover order of
+    ``uplinks`` (what designs without a policy always meant). ``lags`` and ``pvlans`` are a vDS's LACP groups and
+    private VLAN map; ``vlan_filtering`` makes a Linux bridge VLAN-aware (its ports' ``bridge_vlans``).
     """
 
     id: str
@@ -224,6 +317,10 @@ class Switch:
     vni: int | None = None
     encapsulation: Encapsulation | None = None
     portgroups: list[Portgroup] = field(default_factory=list)
+    teaming: Teaming | None = None
+    lags: list[Lag] = field(default_factory=list)
+    pvlans: list[Pvlan] = field(default_factory=list)
+    vlan_filtering: bool = False
 
 
 # --- virtual machines --------------------------------------------------------------------------------
@@ -249,6 +346,8 @@ class VNic:
     connected: bool = True
     physical_function: str | None = None
     mtu: int = 1500
+    uplink: str | None = None
+    bridge_vlans: BridgeVlans | None = None
 
 
 @dataclass
@@ -311,12 +410,30 @@ class Port:
 
 
 @dataclass
+class PortChannel:
+    """A port channel (EtherChannel, LAG) of physical switch ports, by id, and how it negotiates."""
+
+    id: str
+    name: str
+    ports: list[str] = field(default_factory=list)
+    mode: LacpMode = LacpMode.STATIC
+
+
+@dataclass
 class PhysicalSwitch:
-    """A physical switch: its ports connect pNICs, routers and physical hosts by VLAN."""
+    """A physical switch: its ports connect pNICs, routers and physical hosts by VLAN.
+
+    ``stack`` names the stack or MLAG domain it forms with others (a port channel may span those);
+    ``port_channels`` bundle its ports (or its stack peers'); ``pvlans`` is its private VLAN map (empty: it
+    knows none, and carries secondary VLANs as plain VLANs).
+    """
 
     id: str
     name: str
     ports: list[Port] = field(default_factory=list)
+    stack: str | None = None
+    port_channels: list[PortChannel] = field(default_factory=list)
+    pvlans: list[Pvlan] = field(default_factory=list)
 
 
 @dataclass
@@ -502,7 +619,8 @@ class Topology:
 
 #: The model's vocabulary: every class and constant above (what ``from vnetbench.model import *`` gives).
 __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostKind", "SwitchKind", "Encapsulation",
-           "MacvtapMode", "NicType", "VmRole", "ForwardMode", "Action", "Proto", "PortMode", "PNic",
+           "MacvtapMode", "NicType", "VmRole", "ForwardMode", "Action", "Proto", "PortMode", "LoadBalancing",
+           "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
            "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

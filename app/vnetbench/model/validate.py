@@ -16,6 +16,7 @@ from .checks.physical import PhysicalChecks
 from .checks.routes import RouteChecks
 from .checks.segments import SegmentChecks
 from .checks.switches import SwitchChecks
+from .checks.teaming import TeamingChecks
 from .checks.vms import VmChecks
 from .objects import Topology
 from .problems import ERROR, WARNING, Problem, run_alone
@@ -52,10 +53,11 @@ def drawing_errors(topology: Topology) -> list[Problem]:
 
 #: every check of every part, run in order by ``run`` (one failing check is reported, the others still run)
 class _Checker(NameChecks, SwitchChecks, VmChecks, PhysicalChecks, RouteChecks, SegmentChecks, LayoutChecks,
-               CheckerBase):
+               TeamingChecks, CheckerBase):
     def run(self) -> list[Problem]:
         for check in (self.check_ids, self.check_lengths, self.check_names, self.check_hosts, self.check_switches,
                       self.check_vms, self.check_physical, self.check_links, self.check_nsx, self.check_segments,
-                      self.check_gateways, self.check_layout, self.check_routes):
+                      self.check_gateways, self.check_layout, self.check_routes,
+                      self.check_teaming):
             run_alone(check, self.problems)
         return self.problems

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..model.forwarding import BYPASS_TYPES
+from ..model.forwarding import BYPASS_TYPES, PVLAN_SPAN
 from .result import VERDICTS, Verdict
 
 UNREACH, BLOCKED, HOST, HOST_R, PHYS, PHYS_R = (VERDICTS.index(v) for v in (
@@ -128,13 +128,18 @@ def blend(code: Any, where: Any, value: Any) -> Any:
 # --- L2 --------------------------------------------------------------------------------------------------
 
 
-def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any, one: Any = 1) -> Any:
+def l2_code(local_a: Any, local_b: Any, domain_a: Any, domain_b: Any, att_a: Any, att_b: Any, one: Any = 1,
+            alt_a: Any = -1, alt_b: Any = -1) -> Any:
     """L2 reachability from segment labels (``network.Segment``): ``IN_HOST`` in one in-host group;
     ``PHYSICAL`` in one L2 domain unless both hang off the same non-reflecting (hairpin-less) attachment;
     else ``NO_L2``. Bridged firewalls are not in the labels: their legs are walked. (``one``: 1 of the
-    integer type wanted, so that blocks stay one byte a cell.)"""
+    integer type wanted, so that blocks stay one byte a cell.) ``alt_a``/``alt_b`` are a second lone attachment
+    a segment may reach the network through (teaming lets the platform choose): the worst case counts, so any
+    shared one cuts the pair off."""
     same = local_a == local_b
-    reach = (domain_a == domain_b) & ((att_a == -1) | (att_a != att_b))
+    apart = ((att_a == -1) | (att_a != att_b)) & ((alt_a == -1) | ((alt_a != att_b) & (alt_a != alt_b))) \
+        & ((alt_b == -1) | (alt_b != att_a))
+    reach = (domain_a == domain_b) & apart
     return same * (IN_HOST * one) + ((same ^ True) & reach) * (PHYSICAL * one)
 
 
@@ -145,7 +150,7 @@ def l2_verdict(code: Any, one: Any = 1) -> Any:
 
 def segment_l2(a: Any, b: Any) -> int:
     """``l2_code`` between two ``network.Segment`` objects."""
-    return int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment))
+    return int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment, 1, a.alternate, b.alternate))
 
 
 class Labels:
@@ -159,14 +164,61 @@ class Labels:
         self.local = np.array([s.local for s in segments] or [-1], dtype=np.int64)
         self.domain = np.array([s.domain for s in segments] or [-1], dtype=np.int64)
         self.att = np.array([s.attachment for s in segments] or [-1], dtype=np.int64)
+        alt = [s.alternate for s in segments]
+        self.alt = np.array(alt, dtype=np.int64) if any(a != -1 for a in alt) else None
 
     def code(self, a: Any, b: Any) -> Any:
         """``l2_code`` between segment ids a and b (broadcasting)."""
-        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b], self.one)
+        if self.alt is None:
+            return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
+                           self.one)
+        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
+                       self.one, self.alt[a], self.alt[b])
 
     def verdict(self, a: Any, b: Any) -> Any:
         """``l2_verdict`` between segment ids a and b (broadcasting)."""
         return l2_verdict(self.code(a, b), self.one)
+
+
+# --- teaming and private VLANs ------------------------------------------------------------------------------
+
+
+#: What a pair whose outcomes differ per uplink is shown as (``across_uplinks``), in words.
+RUN_TIME_WORDS = ("the platform puts each vNIC on one of its uplinks at run time, so the pair is shown as the worst "
+                  "of the outcomes below")
+
+
+def across_uplinks(codes: Any, axis: int = 0) -> tuple[Any, Any]:
+    """The verdict of a pair whose uplink the platform chooses at run time, from its verdict codes through
+    each possible uplink (along ``axis``): the worst of them, so a pair is never shown as fine when one of
+    its uplinks cuts it off, and whether they differ (the pair "depends on the uplink chosen")."""
+    import numpy as np
+
+    codes = np.asarray(codes)
+    worst = codes.max(axis=axis)
+    return worst, codes.min(axis=axis) != worst
+
+
+def uplink_matters(codes: Sequence[int]) -> bool:
+    """Whether the uplink a vNIC is on matters to a pair (its outcomes are worth telling per uplink): some
+    outcome is not delivered inside the host."""
+    return any(code > HOST_R for code in codes)
+
+
+def pvlan_allows(a: Any, b: Any) -> Any:
+    """Whether two segments' private VLAN labels (``forwarding.pvlan_label``; -1 outside any private VLAN)
+    let their ports exchange frames: anything outside a private VLAN is not limited here; inside one primary,
+    promiscuous ports talk to all, community ports to their own community, isolated ports to neither."""
+    free = (a < 0) | (b < 0)
+    same_primary = (a // PVLAN_SPAN) == (b // PVLAN_SPAN)
+    role_a, role_b = a % PVLAN_SPAN, b % PVLAN_SPAN
+    talk = same_primary & ((role_a == 0) | (role_b == 0) | ((a == b) & (role_a >= 2)))
+    return free | talk
+
+
+def pvlan_l2(code: Any, a: Any, b: Any) -> Any:
+    """An L2 code (``l2_code``) with the private VLAN rule applied: ``NO_L2`` where ``pvlan_allows`` forbids."""
+    return code * pvlan_allows(a, b)
 
 
 # --- L3 at the sender --------------------------------------------------------------------------------------

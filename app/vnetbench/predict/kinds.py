@@ -46,6 +46,7 @@ class EdgeKind(StrEnum):
     PATCH = "patch"             # two virtual switches patched together on one KVM host
     EMBEDDED = "embedded"       # an SR-IOV virtual function's embedded switch to the pNIC's own segment
     OVERLAY = "overlay"         # an NSX segment's instance to its overlay hub through a transport pNIC
+    TEAM = "team"               # a vSwitch's ports whose vNICs leave through different uplinks (one in-host group)
 
 
 #: Edges inside one host that join segments without a pNIC.

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..model.index import Index
@@ -31,8 +31,8 @@ from ..model.objects import (
     VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Route, Rule, SwitchKind, Topology, VmRole,
 )
 from ..model.forwarding import (
-    LEAF_SWITCHES, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, Wire, ingress, ingress_problem,
-    reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
+    LEAF_SWITCHES, RUN_TIME_UPLINK, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, UplinkChoice, UplinkChooser,
+    Wire, ingress, ingress_problem, reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 from ..model.routing import route_prefix
 from . import graph
@@ -83,6 +83,7 @@ class Segment:
     local: int = -1                # in-host group id
     domain: int = -1               # L2 domain id
     attachment: int = -1           # the lone non-reflecting (port, VLAN) attachment of its group, or -1
+    alternate: int = -1            # a second one its vNICs may be on (an uplink the platform chooses), or -1
     has_bridge: bool = False       # its domain holds a bridged firewall VM (the matrix walks such pairs)
     problems: list[str] = field(default_factory=list)   # why frames from here do not reach the wire
 
@@ -102,6 +103,8 @@ class Point:
     problem: str | None = None      # why this interface has no segment
     mtu: int | None = None          # the largest packet the interface takes (None: its port decides)
     mtu_at: str = ""                # where that limit sits, when not the interface itself (its switch port)
+    variants: tuple[int, ...] = ()  # its segment through each uplink teaming may put it on (``Network._teams``)
+    choice: UplinkChoice | None = None   # those uplinks and who chooses among them
     ip: ipaddress.IPv4Address | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -209,6 +212,7 @@ class Network:
         self._dlr_vlan: dict[str, int | None] = {}          # DLR interface id -> VLAN of its portgroup
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
+        self.teamed = False                                # segments differ by the uplink teaming gives them
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
 
@@ -265,6 +269,10 @@ class Network:
             label = f"{self.fabric.pnic_label(key.switch)} {what}" + (f" VLAN {vlan}" if vlan is not None else "")
         if key.guest:
             label += f" ({extra_label or self.name_of(key.guest)})"
+        if key.uplink == RUN_TIME_UPLINK:
+            label += " (uplink chosen at run time)"
+        elif key.uplink is not None:
+            label += f" via {self.fabric.pnic_label(key.uplink)}"
         seg_id = self.segment(key, label, host, False, key.switch, vlan)
         self._key_of[seg_id] = key
         wire = self.fabric.segment_wire(key)
@@ -324,6 +332,7 @@ class Network:
         self._trunks()
         self._overlays()
         self._label()
+        self._teams()
 
     def _vnic_point(self, vm: VM, nic: Any) -> Point:
         point = Point(None, parse_if(nic.ip), parse_addr(nic.gateway), vm.id, nic.id, f"{vm.name}/{nic.name}",
@@ -332,8 +341,16 @@ class Network:
         point.portgroup = place.portgroup
         if place.segment is None:
             point.problem = place.problem
-        else:
-            point.segment = self.switch_segment(place.segment, f"{vm.name}/{nic.name}")
+            return point
+        key = place.segment
+        if self.fabric.may_choose_uplink(vm, nic, place):
+            choice = self.fabric.vnic_uplinks(vm, nic, place)
+            if choice.chooser is UplinkChooser.PIN:
+                key = replace(key, uplink=choice.uplinks[0].pnic)
+            elif len(choice.uplinks) > 1:   # one segment per possible uplink; ``_teams`` picks once domains are known
+                point.choice = choice
+                point.variants = tuple(self.switch_segment(replace(key, uplink=u.pnic)) for u in choice.uplinks)
+        point.segment = point.variants[0] if point.variants else self.switch_segment(key, f"{vm.name}/{nic.name}")
         return point
 
     def _wire_point(self, owner: str, nic_id: str, name: str, ip: str | None, gateway: str | None,
@@ -577,6 +594,88 @@ class Network:
                 hub = self.segment(("overlay", sw.id, component[tep]), f"{sw.name} overlay", None, False, sw.id, None)
                 self.graph.add_edge(s.id, hub, kind=EdgeKind.OVERLAY, pnic=wire.pnic)
 
+    def _teams(self) -> None:
+        """Teaming (forwarding-rules.md "Teaming"): the segments of one (switch, host, VLAN) that differ only by
+        the uplink their vNICs leave through are one in-host group (the vSwitch joins its ports whatever their
+        uplinks), each reaching the network its own uplink leads to. A vNIC whose uplink the platform chooses
+        among uplinks that lead to different networks is answered for the worst of them (``decide.across_uplinks``
+        over L2 domains: none reaches beyond the host for every choice), on a segment of its own that says why."""
+        self.teamed = False
+        for points in self.points.values():
+            for point in points:
+                if point.variants:
+                    point.segment = self._run_time_segment(point)
+        groups: dict[SegmentKey, list[int]] = {}
+        for key in self._key_of.values():
+            if key.uplink is not None:
+                base = replace(key, uplink=None)
+                groups.setdefault(base, [])
+        if not groups:
+            return
+        self.teamed = True
+        for seg_id, key in self._key_of.items():
+            base = replace(key, uplink=None)
+            if base in groups:
+                groups[base].append(seg_id)
+        parent: dict[int, int] = {}
+
+        def root(label: int) -> int:
+            while parent.get(label, label) != label:
+                label = parent[label]
+            return label
+        for members in groups.values():
+            first = members[0]
+            for other in members[1:]:
+                self.graph.add_edge(first, other, kind=EdgeKind.TEAM)
+                a, b = root(self.segments[first].local), root(self.segments[other].local)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+        for seg in self.segments:
+            seg.local = root(seg.local)
+
+    def _run_time_segment(self, point: Point) -> int:
+        """The segment of a vNIC whose uplink the platform chooses (``point.variants``): the one through its
+        worst uplink when every uplink leads to the same L2 domain (the one behind a lone, hairpin-less port,
+        when there is one: it cannot reach what sits behind that port), else one that reaches no further than the host, with the outcome per uplink as its problem. (IP hash
+        fixes the uplink per pair of addresses, but one label per vNIC cannot: it is answered like a run-time
+        choice, the worst over its uplinks, and the explanation names the uplink the hash gives the pair.)"""
+        variants = [self.segments[v] for v in point.variants]
+        lone = sorted({v.attachment for v in variants} - {-1})
+        one_domain = len({v.domain for v in variants}) == 1
+        if one_domain and len(lone) <= 1:
+            # the uplink behind a lone port (if any) is the one that cannot u-turn, the worst
+            return next((v.id for v in variants if v.attachment in lone), point.variants[0])
+        key = replace(self._key_of[point.variants[0]], uplink=RUN_TIME_UPLINK)
+        seg_id = self._seg_by_key.get(key)
+        if seg_id is not None:
+            return seg_id
+        seg_id = self.switch_segment(key)
+        seg = self.segments[seg_id]
+        seg.local = variants[0].local
+        if one_domain and len(lone) == 2:   # two lone ports of one domain: reaches what is behind neither
+            seg.domain, seg.attachment, seg.alternate = variants[0].domain, lone[0], lone[1]
+            return seg_id
+        seg.domain = len(self.segments) + max((s.domain for s in self.segments), default=0) + 1
+        choice = point.choice
+        assert choice is not None, "a vNIC with variants has its uplink choice"
+        ways = "; ".join(f"through {self.fabric.pnic_label(u.pnic)} it reaches "
+                         + (self._reach(v) if not v.problems else "nothing (" + "; ".join(v.problems) + ")")
+                         for u, v in zip(choice.uplinks, variants))
+        who = "route based on IP hash" if choice.chooser is UplinkChooser.ADDRESS_HASH else \
+            "the platform, at run time"
+        seg.problems.append(f"the uplink of {variants[0].name.split(' via ')[0]} is chosen by {who}, and the "
+                            f"uplinks do not reach the same places ({ways}), so the answer depends on the "
+                            f"uplink chosen; pin the vNIC to an uplink, or make every active uplink's switch port "
+                            f"carry the same VLANs")
+        return seg_id
+
+    def _reach(self, seg: Segment) -> str:
+        """The physical VLAN a segment's uplink lands in, in words."""
+        for _, peer, data in self.graph.edges(seg.id, data=True):
+            if data["kind"] is EdgeKind.UPLINK:
+                return self.segments[peer].name
+        return "no physical network"
+
     def refresh(self, vm_ids: set[str]) -> bool:
         """Recompute these VMs' interfaces after an edit that moved only them (a portgroup's VLAN, a vNIC's
         network). New segments (with any physical VLAN new to a switch, followed over the trunks) hang off the
@@ -585,6 +684,8 @@ class Network:
         segments are not plain leaves, a new segment sharing a pNIC's embedded switch with SR-IOV VFs): then
         the caller recompiles."""
         before = len(self.segments)
+        if self.teamed:     # teams join segments across their uplinks: recompile
+            return False
         for vm_id in vm_ids:
             vm = self.typed(vm_id, "vm")
             if vm is None or vm.role is not VmRole.VM:
@@ -595,9 +696,13 @@ class Network:
         for vm_id in vm_ids:
             vm = self.typed(vm_id, "vm")
             self.points[vm_id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
+            if any(p.variants for p in self.points[vm_id]):
+                return False
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
+        if any(self._key_of.get(seg.id, SegmentKey("", None, None)).uplink is not None for seg in new):
+            return False
         vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
         patched = {sw.id for pair in self.fabric.patches() for sw in pair}
         for seg in new:

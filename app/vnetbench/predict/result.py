@@ -225,14 +225,33 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class UplinkOutcome:
+    """The flow's answer when teaming puts an endpoint's vNIC on ``uplink`` (a pNIC, named host/pNIC)."""
+
+    vnic: str
+    uplink: str
+    verdict: Verdict
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Prediction:
-    """Both directions of ``flow``; ``verdict`` is the answer for the flow (a conversation needs both)."""
+    """Both directions of ``flow``; ``verdict`` is the answer for the flow (a conversation needs both).
+
+    ``uplinks`` holds the answer per uplink where teaming lets the platform choose an endpoint's uplink (only
+    for a pair asked with its explanation); when they differ, ``verdict`` is the worst of them."""
 
     forward: Trace
     reverse: Trace
     verdict: Verdict
     reasons: tuple[str, ...]
     flow: Flow
+    uplinks: tuple[UplinkOutcome, ...] = ()
+
+    @property
+    def depends_on_uplink(self) -> bool:
+        """Whether the answer depends on the uplink the platform chooses (the outcomes per uplink differ)."""
+        return len({o.verdict for o in self.uplinks}) > 1
 
     @property
     def refused(self) -> bool:
@@ -260,14 +279,16 @@ class Prediction:
             "flow": asdict(self.flow),
             "forward": self.forward.to_dict(),
             "reverse": self.reverse.to_dict(),
-        }
+        } | ({"uplinks": [{**asdict(o), "verdict": str(o.verdict)} for o in self.uplinks]} if self.uplinks else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Prediction:
         """A prediction read back from ``to_dict``'s data."""
         flow = data.get("flow") or {"src": data["src"], "dst": data["dst"]}
         return cls(Trace.from_dict(data["forward"]), Trace.from_dict(data["reverse"]), Verdict(data["verdict"]),
-                   tuple(data["reasons"]), Flow(**flow))
+                   tuple(data["reasons"]), Flow(**flow),
+                   tuple(UplinkOutcome(o["vnic"], o["uplink"], Verdict(o["verdict"]), o.get("reason", ""))
+                         for o in data.get("uplinks", ())))
 
     def __str__(self) -> str:
         return render(self)

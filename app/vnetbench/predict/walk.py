@@ -9,13 +9,16 @@ every decision on them is ``decide``'s, the same the matrix calls.
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import replace
+
+from ..model.forwarding import UplinkChooser
 
 from . import decide
 from .answer import AnsweringWalker, combine
 from .decide import judges
 from .events import DfwChecked, FromEndpoint, FromGateway, L3Choice, LegWalked, ToDestination, ToGateway
 from .network import Point
-from .result import Flow, Hop, HopKind, Prediction
+from .result import VERDICTS, Flow, Hop, HopKind, Prediction, UplinkOutcome
 from .routing import MAX_ROUTED, RoutingWalker
 from .rules import Party
 from .routetables import routes_itself, sender_route
@@ -187,7 +190,44 @@ class Walker(RoutingWalker, AnsweringWalker):
                                             reply=decide.conversation_of(proto), explain=explain)
         forward, reverse = self.trace(fwd_walk), self.trace(rev_walk)
         flow = Flow(src_id, dst_id, proto, port, self.net.name_of(src_id), self.net.name_of(dst_id))
-        return combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
+        prediction = combine(forward, reverse, fwd_walk, rev_walk, flow, self.net)
+        if explain:
+            prediction = self._per_uplink(prediction, src_point, dst_point)
+        return prediction
+
+    def _per_uplink(self, prediction: Prediction, src_point: Point | None, dst_point: Point | None) -> Prediction:
+        """The answer through each uplink teaming may put the pair's vNICs on (``Point.variants``), walked
+        with the vNIC on that uplink's segment; the pair's own verdict stays the labels' (the worst of them,
+        ``decide.across_uplinks``), and the reasons say what each uplink gives."""
+        ends = [(src_point, dst_point), (dst_point, src_point)]
+        teamed = [(p, p.choice, other) for p, other in ends if p is not None and p.choice is not None]
+        outcomes: list[UplinkOutcome] = []
+        flow = prediction.flow
+        for point, choice, _ in teamed:
+            kept = point.segment
+            try:
+                for up, variant in zip(choice.uplinks, point.variants):
+                    point.segment = variant
+                    p = self.flow(flow.src, flow.dst, flow.proto, flow.port)
+                    outcomes.append(UplinkOutcome(point.name, self.net.fabric.pnic_label(up.pnic), p.verdict,
+                                                  "" if p.verdict.delivered else (p.reasons[-1] if p.reasons else "")))
+            finally:
+                point.segment = kept
+        codes = [VERDICTS.index(o.verdict) for o in outcomes]
+        if not decide.uplink_matters(codes):
+            return prediction     # the pair stays in the host whichever uplink
+        lines = tuple(f"through {o.uplink}, {o.vnic}'s traffic is {o.verdict}" + (f": {o.reason}" if o.reason else "")
+                      for o in outcomes)
+        if bool(decide.across_uplinks(codes)[1]):
+            lines = (f"the answer depends on the uplink chosen: {decide.RUN_TIME_WORDS}",) + lines
+        for point, choice, other in teamed:
+            if choice.chooser is not UplinkChooser.ADDRESS_HASH or point.ip is None or other is None \
+                    or other.ip is None:
+                continue
+            hashed = choice.for_pair(int(point.ip), int(other.ip))
+            lines += (f"IP hash sends this pair from {point.name} through {self.net.fabric.pnic_label(hashed.pnic)} "
+                      f"(last octets XOR, modulo {len(choice.uplinks)} uplinks)",)
+        return replace(prediction, reasons=prediction.reasons + lines, uplinks=tuple(outcomes))
 
 
 def behind_dfw(point: Point) -> bool:

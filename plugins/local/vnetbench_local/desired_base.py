@@ -15,6 +15,7 @@ from vnetbench.model.forwarding import PER_GUEST, Fabric, SegmentKey, Switching,
 from vnetbench.model.routing import route_prefix
 
 from .names import ifname, mac_for, ns_name
+from .unemulated import unemulated
 
 #: Creation order of resource kinds; deletion runs the other way round.
 PHASES = ("netns", "bridge", "veth", "vxlan", "routes", "nft", "shaper")
@@ -145,6 +146,7 @@ class BuilderBase:
         for sw in self.d.switches:
             if sw.kind not in SUPPORTED_SWITCHES:
                 self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
+        self.reasons += unemulated(self.d)
 
     @staticmethod
     def _iface(text: str | None, where: str, reasons: list[str]) -> str | None:

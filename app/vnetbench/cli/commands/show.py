@@ -59,9 +59,14 @@ def inventory(t: Topology) -> dict[str, Any]:
             "id": sw.id, "name": sw.name, "kind": str(sw.kind), "hosts": where, "mtu": sw.mtu,
             "uplinks": [{"pnic": name(u.pnic), "standby": u.standby, "vlan": u.vlan} for u in sw.uplinks],
             "macvtap_mode": str(sw.macvtap_mode) if sw.macvtap_mode else None,
+            "teaming": _teaming(sw.teaming), "vlan_filtering": sw.vlan_filtering,
+            "lags": [{"name": lag.name, "mode": str(lag.mode), "hash": str(lag.hash), "pnics": [name(p) for p in lag.pnics]}
+                     for lag in sw.lags],
+            "pvlans": [{"primary": e.primary, "secondary": e.secondary, "type": str(e.type)} for e in sw.pvlans],
             "vnics": users.get(sw.id, 0),
             "portgroups": [{"id": pg.id, "name": pg.name, "vlan": pg.vlan.label(sw.kind), "vnics": users.get(pg.id, 0),
-                            "promiscuous": pg.security.promiscuous, "forged_transmits": pg.security.forged_transmits}
+                            "promiscuous": pg.security.promiscuous, "forged_transmits": pg.security.forged_transmits,
+                            "teaming": _teaming(pg.teaming), "pvlan": pg.pvlan}
                            for pg in sw.portgroups]})
     def switch_of(network: str | None) -> str | None:
         return name(index.parent(network).id) if index.kind(network) == "portgroup" else None
@@ -73,7 +78,9 @@ def inventory(t: Topology) -> dict[str, Any]:
                  "vnics": [{"name": n.name, "type": str(n.type), "network": name(n.network),
                             "switch": switch_of(n.network),
                             "ip": n.ip, "gateway": n.gateway, "guest_vlan": n.guest_vlan, "mac": n.mac,
-                            "physical_function": name(n.physical_function) if n.physical_function else None}
+                            "physical_function": name(n.physical_function) if n.physical_function else None,
+                            "pinned_uplink": name(n.uplink) if n.uplink else None,
+                            "bridge_vlans": _bridge_vlans(n.bridge_vlans)}
                            for n in vm.vnics]}
         if str(vm.role) != "vm":
             fw = vm.forwarding
@@ -81,7 +88,10 @@ def inventory(t: Topology) -> dict[str, Any]:
                                    "stateful": fw.stateful, "routes": [_route(rt) for rt in fw.routes]}
         vms.append(entry)
     physical = {
-        "switches": [{"id": ps.id, "name": ps.name, "ports": [
+        "switches": [{"id": ps.id, "name": ps.name, "stack": ps.stack,
+                      "port_channels": [{"name": ch.name, "mode": str(ch.mode), "ports": [name(p) for p in ch.ports]}
+                                        for ch in ps.port_channels],
+                      "ports": [
             {"name": p.name, "mode": str(p.mode),
              "vlans": f"VLAN {p.access_vlan}" if p.mode == PortMode.ACCESS
              else f"allowed {p.allowed}, native {p.native_vlan}",
@@ -102,6 +112,22 @@ def inventory(t: Topology) -> dict[str, Any]:
                    "stateful": t.nsx.dfw.stateful}}
     return {"id": t.id, "name": t.name, "format_version": t.format_version, "hosts": hosts, "switches": switches,
             "vms": vms, "physical": physical, "nsx": nsx}
+
+
+def _teaming(policy: Any) -> str | None:
+    """A teaming policy in words (None: the explicit failover order of the uplinks)."""
+    if policy is None:
+        return None
+    return ", ".join([str(policy.load_balancing), str(policy.failure_detection)]
+                     + (["notify switches"] if policy.notify_switches else [])
+                     + (["failback"] if policy.failback else []) + ([f"LAG {policy.lag}"] if policy.lag else []))
+
+
+def _bridge_vlans(vlans: Any) -> str | None:
+    """A VLAN-filtering bridge port's VLANs as ``bridge vlan show`` lists them."""
+    if vlans is None:
+        return None
+    return f"VLANs {vlans.vlans}, pvid {vlans.pvid if vlans.pvid is not None else 'none'}, untagged {str(vlans.untagged) or 'none'}"
 
 
 def one_line_each(value: Any) -> Any:
@@ -129,9 +155,18 @@ def render(inv: dict[str, Any]) -> list[str]:
         mode = f", mode {s['macvtap_mode']}" if s["macvtap_mode"] else ""
         out.append(f"  {s['name']}  {s['kind']}{mode} on {', '.join(map(str, s['hosts']))}, MTU {s['mtu']}, "
                    f"uplinks: {ups}" + (f", {s['vnics']} vNIC(s)" if s["vnics"] else ""))
+        if s["teaming"] or s["vlan_filtering"]:
+            out.append("    " + "; ".join(([f"teaming: {s['teaming']}"] if s["teaming"] else [])
+                                          + (["VLAN filtering"] if s["vlan_filtering"] else [])))
+        for lag in s["lags"]:
+            out.append(f"    LAG {lag['name']}  LACP {lag['mode']}, hash {lag['hash']}: {', '.join(lag['pnics'])}")
+        for e in s["pvlans"]:
+            out.append(f"    private VLAN {e['secondary']} {e['type']} under primary {e['primary']}")
         for pg in s["portgroups"]:
             out.append(f"    portgroup {pg['name']}  {pg['vlan']}, {pg['vnics']} vNIC(s)"
-                       + (", promiscuous" if pg["promiscuous"] else ""))
+                       + (", promiscuous" if pg["promiscuous"] else "")
+                       + (f", private VLAN {pg['pvlan']}" if pg["pvlan"] is not None else "")
+                       + (f", teaming: {pg['teaming']}" if pg["teaming"] else ""))
     out += ["", f"VMs ({len(inv['vms'])})"]
     for vm in inv["vms"]:
         role = ""
@@ -145,14 +180,18 @@ def render(inv: dict[str, Any]) -> list[str]:
             if n["physical_function"]:  # SR-IOV: a VF of this pNIC; DirectPath: the whole pNIC
                 where = f"{where} via {n['physical_function']}" if n["network"] else f"owns {n['physical_function']}"
             extra = "".join([f" gw {n['gateway']}" if n["gateway"] else "",
-                             f" tags VLAN {n['guest_vlan']}" if n["guest_vlan"] else ""])
+                             f" tags VLAN {n['guest_vlan']}" if n["guest_vlan"] else "",
+                             f" pinned to {n['pinned_uplink']}" if n["pinned_uplink"] else "",
+                             f" ({n['bridge_vlans']})" if n["bridge_vlans"] else ""])
             out.append(f"    {n['name']}  {n['type']}  {where}  {n['ip'] or 'no address'}{extra}")
         out += [f"    {_route_text(rt)}" for rt in vm.get("forwarding", {}).get("routes", [])]
     phys = inv["physical"]
     if any(phys.values()):
         out += ["", "Physical network"]
         for ps in phys["switches"]:
-            out.append(f"  switch {ps['name']}")
+            out.append(f"  switch {ps['name']}" + (f"  (stack {ps['stack']})" if ps["stack"] else ""))
+            for ch in ps["port_channels"]:
+                out.append(f"    port channel {ch['name']}  {ch['mode']}: {', '.join(ch['ports'])}")
             for p in ps["ports"]:
                 cable = f" <- {p['connected_to']}" if p["connected_to"] else ""
                 out.append(f"    {p['name']}  {p['mode']} {p['vlans']}{', hairpin' if p['hairpin'] else ''}{cable}")

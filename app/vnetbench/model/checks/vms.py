@@ -96,7 +96,7 @@ class VmChecks(ValueChecks):
                        "but a virtual function takes its VLAN from a portgroup", "connect it to a portgroup")
         if nic.guest_vlan is not None:
             self.check_vlan_id(f"{path}.guest_vlan", nic.id, nic.guest_vlan, label)
-            if pg is None:
+            if pg is None and not getattr(sw, "vlan_filtering", False):   # a VLAN-filtering bridge: its port decides
                 self.error(f"{path}.guest_vlan", nic.id, f"{label} tags VLAN {nic.guest_vlan} itself, but is on a "
                            "network without VLAN trunking", "remove guest_vlan, or use a trunk portgroup "
                            "(vSS VLAN 4095, vDS/OVS trunk)")
