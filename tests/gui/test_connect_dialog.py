@@ -54,7 +54,7 @@ def _connect(qtbot, dialog, timeout=30000):
 def test_fields_come_from_the_declaration(qtbot, gui_store):
     by_name = {p.name: p.backend for p in discover() if p.ok}
     assert by_name["local"].settings_fields == (), "the local lab needs no settings"
-    assert [f.name for f in by_name["vsphere"].settings_fields] == ["url", "user", "password"]
+    assert [f.name for f in by_name["vsphere"].settings_fields] == ["url", "user", "password", "esxi_ssh_user", "esxi_ssh_identity"]
 
     dialog = _dialog(qtbot, FieldsFake)
     assert list(dialog.fields) == ["url", "token", "verbose", "zone"]

@@ -26,6 +26,7 @@ from vnetbench.model import Index, Topology
 from . import marking
 from .apply import Applier
 from .connection import KEYRING_SERVICE, Connection, keyring_account, parse_url
+from .hostcounters import HostCounters
 from .importer import to_topology
 from .inventory import Inventory, read_inventory
 from .ledger import Ledger
@@ -54,7 +55,8 @@ class VSphereBackend(Backend):
     Settings: ``url``, ``user``, ``password`` (typed for one session; else from the OS keyring),
     ``trust_fingerprint``, ``pin_file``, ``ledger_file``,
     ``datacenter``, ``datastore``, ``template`` (clone VMs from it instead of creating empty shells),
-    ``memory_mb``, and for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``.
+    ``memory_mb``, for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``, and for verify's pNIC
+    counters ``esxi_ssh_user``, ``esxi_ssh_identity`` (``hostcounters``).
     """
 
     name = MANIFEST.name
@@ -74,6 +76,7 @@ class VSphereBackend(Backend):
         self.ledger: Ledger | None = None
         #: What the last ``import_design`` could not carry over exactly (also in the design's description).
         self.import_warnings: list[str] = []
+        self.host_counters = HostCounters(self.settings)
 
     def connect(self) -> None:
         self.close()
@@ -230,3 +233,8 @@ class VSphereBackend(Backend):
             if ip:
                 addresses[nic.id] = ip
         return SshEndpoint(vm.name, addresses, self.settings)
+
+    def pnic_counters(self, design: Topology) -> dict[str, int]:
+        """Bytes each design pNIC carried, both ways, read with esxcli over SSH on its ESXi host: exact counts
+        right before and after a burst, which the performance manager's 20 s samples cannot give."""
+        return self.host_counters.read(design)
