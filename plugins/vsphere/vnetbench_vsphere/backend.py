@@ -56,7 +56,8 @@ class VSphereBackend(Backend):
     ``trust_fingerprint``, ``pin_file``, ``ledger_file``,
     ``datacenter``, ``datastore``, ``template`` (clone VMs from it instead of creating empty shells),
     ``memory_mb``, for probes ``ssh_user``, ``ssh_port``, ``ssh_known_hosts``, and for verify's pNIC
-    counters ``esxi_ssh_user``, ``esxi_ssh_identity`` (``hostcounters``).
+    counters ``esxi_ssh_user``, ``esxi_ssh_identity``, ``esxi_ssh_port``, ``esxi_ssh_timeout``
+    (``hostcounters``).
     """
 
     name = MANIFEST.name

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import shlex
 import subprocess
@@ -58,7 +59,8 @@ def host_argv(address: str, settings: Mapping[str, Any], devices: list[str]) -> 
     ssh_settings = {"ssh_user": settings[USER_SETTING], "ssh_port": settings.get("esxi_ssh_port", 22),
                     "ssh_timeout": settings.get("esxi_ssh_timeout", 10),
                     "ssh_known_hosts": settings.get("ssh_known_hosts")}
-    return ssh_argv(address, ssh_settings, settings.get(IDENTITY_SETTING) or None, remote_command(devices))
+    identity = os.path.expanduser(str(settings.get(IDENTITY_SETTING) or "")) or None
+    return ssh_argv(address, ssh_settings, identity, remote_command(devices))
 
 
 def _key(name: str) -> str:

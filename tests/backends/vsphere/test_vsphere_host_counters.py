@@ -58,6 +58,8 @@ def test_command_line_and_remote_loop(tmp_path):
     assert 'esxcli --formatter=csv network nic stats get -n "$n"' in remote and "vmnic0 vmnic1" in remote
     without_key = host_argv("esx01.lab", {"esxi_ssh_user": "admin"}, ["vmnic0"])
     assert "-i" not in without_key and without_key[-3] == "admin@esx01.lab"
+    home = host_argv("esx01", {"esxi_ssh_user": "root", "esxi_ssh_identity": "~/.ssh/esx"}, ["vmnic0"])
+    assert home[home.index("-i") + 1] == os.path.expanduser("~/.ssh/esx")
 
     # the remote loop, run in a local shell: each NIC's block after its mark; a failing esxcli ends it
     fake = tmp_path / "esxcli"
@@ -152,3 +154,26 @@ def test_without_an_ssh_user_no_host_is_asked(fake_ssh):
     assert fake_ssh() == []
     fields = {f.name: f for f in VSphereBackend.settings_fields}
     assert not fields["esxi_ssh_user"].required and not fields["esxi_ssh_identity"].required
+
+
+def test_counters_read_through_a_real_sshd(sshd):
+    """The real ssh client and a real sshd (in a namespace of its own); only esxcli is a FAKE, in the PATH the
+    sshd gives its sessions. A wrong key is refused by sshd itself, and reported as one line."""
+    fake = sshd["bin"] / "esxcli"
+    fake.write_text('#!/bin/sh\necho "Bytesreceived,Bytessent,NICName,"\necho "40${7#vmnic},2,$7,"\n')
+    fake.chmod(0o755)
+    settings = {"esxi_ssh_user": "root", "esxi_ssh_identity": sshd["key_file"], "esxi_ssh_port": 2222,
+                "ssh_known_hosts": sshd["settings"]["ssh_known_hosts"]}
+    design = Topology(id="real", name="real", hosts=[
+        Host("esx", sshd["address"], pnics=[PNic("p0", "vmnic0"), PNic("p1", "vmnic1")])])
+    assert HostCounters(settings).read(design) == {"p0": 400 + 2, "p1": 401 + 2}
+
+    other = subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(sshd["bin"].parent / "other")],
+                           capture_output=True, timeout=30)
+    assert other.returncode == 0
+    wrong = {**settings, "esxi_ssh_identity": str(sshd["bin"].parent / "other")}
+    with pytest.raises(BackendError, match=f"ESXi host {sshd['address']}: ssh failed: .*Permission denied"):
+        HostCounters(wrong).read(design)
+    fake.unlink()
+    with pytest.raises(BackendError, match="esxcli is not there"):
+        HostCounters(settings).read(design)
