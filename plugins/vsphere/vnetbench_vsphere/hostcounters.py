@@ -98,7 +98,8 @@ def read_host(address: str, settings: Mapping[str, Any], devices: list[str]) -> 
         raise HostUnreadable("the ssh program is missing (install openssh-client)") from None
     except subprocess.TimeoutExpired:
         raise HostUnreadable(f"no answer in {READ_TIMEOUT_S} s") from None
-    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    # esxcli may print its error on stdout; ssh's own are on stderr
+    lines = [line.strip() for text in (done.stdout, done.stderr) for line in text.splitlines() if line.strip()]
     why = lines[-1] if lines else f"exit status {done.returncode}"
     if done.returncode == 255:
         raise HostUnreadable(f"ssh failed: {why}")

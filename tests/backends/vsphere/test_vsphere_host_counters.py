@@ -174,6 +174,9 @@ def test_counters_read_through_a_real_sshd(sshd):
     wrong = {**settings, "esxi_ssh_identity": str(sshd["bin"].parent / "other")}
     with pytest.raises(BackendError, match=f"ESXi host {sshd['address']}: ssh failed: .*Permission denied"):
         HostCounters(wrong).read(design)
+    fake.write_text('#!/bin/sh\necho "Error: Unable to find NIC $7"\nexit 1\n')   # as esxcli says it on stdout
+    with pytest.raises(BackendError, match="esxcli failed: Error: Unable to find NIC vmnic0"):
+        HostCounters(settings).read(design)
     fake.unlink()
     with pytest.raises(BackendError, match="esxcli is not there"):
         HostCounters(settings).read(design)
