@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -82,7 +83,7 @@ def fake_ssh(tmp_path, monkeypatch):
     esx_dir.mkdir()
     log = tmp_path / "ssh.log"
     (bin_dir / "ssh").write_text(textwrap.dedent(f"""\
-        #!{os.sys.executable}
+        #!{sys.executable}
         import json, os, subprocess, sys
         argv = sys.argv[1:]
         with open({str(log)!r}, "a") as fh:
