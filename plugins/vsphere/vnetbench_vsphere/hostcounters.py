@@ -42,6 +42,7 @@ def not_set(hosts: list[str]) -> str:
             f"{USER_SETTING} is set; set {USER_SETTING} (and {IDENTITY_SETTING}, or load the key in ssh-agent) in "
             "the vSphere settings and enable SSH on the ESXi hosts to check observed paths")
 
+
 class HostUnreadable(Exception):
     """One host's counters could not be read; the message is ssh's or esxcli's own last line."""
 
