@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from vnetbench.backends import DeployState  # noqa: E402
 from vnetbench.gui.mainwindow import MainWindow  # noqa: E402
 from vnetbench.gui.measure.dock import MeasureDock  # noqa: E402
+from vnetbench.gui.needs import hand_over  # noqa: E402
 from vnetbench.gui.panels.deploy import DeployDock  # noqa: E402
 from vnetbench.gui.workbench import Workbench  # noqa: E402
 from vnetbench.model import load  # noqa: E402
@@ -71,6 +72,7 @@ def test_deploy_to_libvirt_from_the_dock(qtbot, gui_store):
         # The measure dock probes the guests through the connection the deploy dock made.
         measure = MeasureDock(wb)
         qtbot.addWidget(measure)
+        hand_over(wb, [measure])   # as the window does: the dock declared it uses the deploy connection
         measure.controls.backend_box.setCurrentIndex(measure.controls.backend_box.findData("kvm"))
         backend = measure._backend()
         assert backend is dock.backend and backend.settings.get("uri") == "test:///default"
