@@ -5,28 +5,12 @@ For GUI tests of the measure dock that need real probe output (its timing, its l
 
 from __future__ import annotations
 
-import shutil
 from typing import ClassVar
 
-from vnetbench.backends import Backend, BackendError, Capabilities, Endpoint
-from vnetbench.backends.process import ProcessCommand
+from loopback import LoopbackEndpoint
+
+from vnetbench.backends import Backend, BackendError, Capabilities
 from vnetbench.model import SwitchKind
-
-
-class LoopbackEndpoint(Endpoint):
-    """Runs the probe here, against 127.0.0.1."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def address(self, vnic_id: str | None = None) -> str:
-        return "127.0.0.1"
-
-    def start(self, argv, cpu=None):
-        return ProcessCommand(list(argv), list(argv))
-
-    def has_program(self, program: str) -> bool:
-        return shutil.which(program) is not None
 
 
 class LoopbackBackend(Backend):

@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackEndpoint
 
-from vnetbench.backends import Backend, BackendError, Capabilities, Endpoint, ProbeCapabilities
-from vnetbench.backends.process import ProcessCommand
+from vnetbench.backends import Backend, BackendError, Capabilities, ProbeCapabilities
 from vnetbench.export import Options, export
 from vnetbench.measure.store import RunStore
 from vnetbench.measure.verify import Outcome, Verification, Verifier, choose_pairs, plan_pairs, rule_flows
@@ -41,22 +41,6 @@ def test_the_flows_probed_are_the_ports_the_rules_name():
     assert flows == [] and left and "tcp/443" in left[0]
 
 
-class _LoopbackEndpoint(Endpoint):
-    """An endpoint that runs probes on this machine against 127.0.0.1 (traffic stays on loopback)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def address(self, vnic_id: str | None = None) -> str:
-        return "127.0.0.1"
-
-    def start(self, argv, cpu=None):
-        return ProcessCommand(list(argv), list(argv))
-
-    def has_program(self, program: str) -> bool:
-        return shutil.which(program) is not None
-
-
 class _NoCounters(Backend):
     """A backend that runs probes but reads no pNIC counters (as a backend without host access)."""
 
@@ -73,7 +57,7 @@ class _NoCounters(Backend):
     def endpoint(self, design, vm_id):
         if vm_id == "vm-bak01":
             raise BackendError("bak01 is not deployed here", "deploy it")
-        return _LoopbackEndpoint(vm_id)
+        return LoopbackEndpoint(vm_id)
 
 
 @pytest.mark.skipif(shutil.which("ping") is None, reason="needs ping")
