@@ -111,11 +111,17 @@ def trunk_vlan(a: Port, b: Port, vlan: int) -> int | None:
     return other if back and ingress(a, back_tag) == vlan else None
 
 
+def filters_vlans(sw: Switch | None) -> bool:
+    """A Linux bridge with VLAN filtering: each port's VLAN list (VID, PVID, untagged) decides a frame's VLAN,
+    not a portgroup or a sub-interface."""
+    return sw is not None and sw.kind is SwitchKind.LINUX_BRIDGE and sw.vlan_filtering
+
+
 def uplink_tag(sw: Switch, up: Uplink, vlan: int | None) -> int | None:
     """The tag a frame of ``sw``'s segment in ``vlan`` carries out of uplink ``up`` (None: untagged), §3: a
     tagging switch sends the segment's VLAN, a VLAN-filtering bridge as its uplink port's VLANs say, the others
     what the uplink says (a Linux bridge on eth0.10: 10)."""
-    if sw.vlan_filtering and sw.kind is SwitchKind.LINUX_BRIDGE and vlan is not None:
+    if filters_vlans(sw) and vlan is not None:
         return bridge_egress(up.bridge_vlans, vlan)[1]
     return vlan if sw.kind in TAGGING_SWITCHES else up.vlan
 
@@ -568,7 +574,7 @@ class Fabric:
             return Place(problem=f"{vm.name} runs on {self.name_of(host)}, where {sw.name} does not exist",
                          invalid=True)
         pg_id = pg.id if pg is not None else None
-        if sw.kind is SwitchKind.LINUX_BRIDGE and sw.vlan_filtering:
+        if filters_vlans(sw):
             vlan, problem = filtering_port_vlan(sw, nic, name)
             return Place(SegmentKey(sw.id, host, vlan) if not problem else None, problem=problem)
         if pg is not None and pg.vlan.problem(sw.kind) is not None:

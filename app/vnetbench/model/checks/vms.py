@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..forwarding import BYPASS_TYPES
+from ..forwarding import BYPASS_TYPES, filters_vlans
 from ..nictypes import GUESTS, MIN_HARDWARE, PLATFORM_NIC_TYPES, allowed_nic_types
 from ..objects import (
     MULTI_HOST_SWITCHES,
@@ -96,7 +96,7 @@ class VmChecks(ValueChecks):
                        "but a virtual function takes its VLAN from a portgroup", "connect it to a portgroup")
         if nic.guest_vlan is not None:
             self.check_vlan_id(f"{path}.guest_vlan", nic.id, nic.guest_vlan, label)
-            if pg is None and not getattr(sw, "vlan_filtering", False):   # a VLAN-filtering bridge: its port decides
+            if pg is None and not filters_vlans(sw if isinstance(sw, Switch) else None):   # its port decides
                 self.error(f"{path}.guest_vlan", nic.id, f"{label} tags VLAN {nic.guest_vlan} itself, but is on a "
                            "network without VLAN trunking", "remove guest_vlan, or use a trunk portgroup "
                            "(vSS VLAN 4095, vDS/OVS trunk)")
