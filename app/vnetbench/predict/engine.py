@@ -212,7 +212,7 @@ class Engine:
         net = self._network
         if isinstance(owner, Dfw):
             return judging == net.dfw_active
-        device = next((d for d in net.devices if vm is not None and d.id == vm.id), None)
+        device = net.device_by_id.get(vm.id) if vm is not None else None
         if device is not None:
             return judging == bool(device.rules or device.default_policy is not Action.ALLOW)
         return any(b.vm is vm for b in net.bridges)

@@ -198,6 +198,7 @@ class Network:
         self.switch_graph = graph.Graph()
         self.points: dict[str, list[Point]] = {}       # endpoint id (VM / physical host) -> its interfaces
         self.devices: list[Device] = []
+        self.device_by_id: dict[str, Device] = {}       # a routing device by its object's id
         self.by_address: dict[ipaddress.IPv4Address, list[tuple[Device, Point]]] = {}
         self.bridges: list[Bridge] = []
         self.attachments: list[tuple[str, int]] = []    # attachment id -> (port id, VLAN)
@@ -370,6 +371,7 @@ class Network:
 
     def _add_device(self, device: Device) -> None:
         self.devices.append(device)
+        self.device_by_id.setdefault(device.id, device)   # the first, as a scan of devices finds it
         for point in device.points:
             if point.ip is not None:
                 self.by_address.setdefault(point.ip, []).append((device, point))

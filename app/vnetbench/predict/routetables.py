@@ -82,7 +82,8 @@ def routes_itself(net: Network, endpoint_id: str) -> Device | None:
     vm = net.typed(endpoint_id, "vm")
     if vm is None or not vm.forwarding.routes:
         return None
-    return next((d for d in net.devices if d.id == endpoint_id and d.kind in APPLIANCES), None)
+    device = net.device_by_id.get(endpoint_id)
+    return device if device is not None and device.kind in APPLIANCES else None
 
 
 def sender_route(walker: Any, device: Device,
