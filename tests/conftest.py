@@ -12,15 +12,31 @@ After each test, cyclic garbage is collected here, on the main thread: left for 
 triggered inside a worker thread of the next test would destroy the previous test's Qt objects off the GUI
 thread, which deadlocks in shiboken (the designer itself collects on its GUI thread only, see
 ``vnetbench.gui.collector``).
+
+Run on several processes (``-n auto --dist loadgroup``, as ``scripts/run-tests.sh`` does), each worker gets its
+own X server and the tests that touch the host's network share one worker: see ``workers.py``. Every process
+keeps its user files (settings, autosave, results) in a folder of its own unless the caller set one.
 """
 
+import atexit
 import gc
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+import workers
+
+if workers.is_worker():
+    display = workers.start_own_display()
+    if display:
+        os.environ["DISPLAY"] = display
+if not os.environ.get("VNETBENCH_DATA_DIR"):
+    os.environ["VNETBENCH_DATA_DIR"] = _data = tempfile.mkdtemp(prefix="vnb-test-data-")
+    atexit.register(shutil.rmtree, _data, ignore_errors=True)
 if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -36,3 +52,13 @@ def _collect_qt_garbage_on_the_main_thread():
     yield
     if "PySide6.QtCore" in sys.modules:
         gc.collect()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(workers.group_of(item)))
+
+
+def pytest_unconfigure(config):
+    workers.stop_own_display()

@@ -1,0 +1,90 @@
+"""How the suite runs on several processes (pytest-xdist, ``-n auto --dist loadgroup``) without tests meeting.
+
+- **One X server per worker.** GUI tests wait for their window to become the active one and real drags move the
+  pointer; two workers on one screen would take focus and the pointer from each other. Each worker starts its own
+  Xvfb, as a child it ends by PID when the worker exits.
+- **One worker for the system.** Tests that make network namespaces, links in the root namespace, a libvirtd or
+  an sshd compare the host's namespaces and links before and after, so they run one after another, on one worker
+  (the ``system`` group, scheduled first because it is the longest).
+- **A file at a time elsewhere.** Every other test is grouped by its file, so a module's expensive fixtures
+  (a built bundle, a debootstrap root) are made once, by one worker.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+_started: list[subprocess.Popen] = []
+
+# fixtures that touch the host's network or start system daemons
+SYSTEM_FIXTURES = {"lab", "netns_pair", "kvm_host", "sshd", "host_ns"}
+SYSTEM_FOLDERS = ("backends", "measure")
+TESTS = Path(__file__).resolve().parent
+
+
+def is_worker() -> bool:
+    return bool(os.environ.get("PYTEST_XDIST_WORKER"))
+
+
+def start_own_display() -> str | None:
+    """Starts an Xvfb for this process and returns its DISPLAY, or None where Xvfb is not installed."""
+    if shutil.which("Xvfb") is None or shutil.which("setpriv") is None:
+        return None
+    read, write = os.pipe()
+    # setpriv: the kernel ends the Xvfb if the worker dies without stopping it
+    argv = ["setpriv", "--pdeathsig", "TERM", "Xvfb", "-displayfd", str(write), "-screen", "0", "1600x1000x24",
+            "-nolisten", "tcp", "-noreset"]
+    proc = subprocess.Popen(argv, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    number = _read_line(read, timeout=20)   # all of it: Xvfb dies of SIGPIPE writing to a closed pipe
+    os.close(read)
+    if not number.isdigit():
+        proc.kill()
+        proc.wait()
+        return None
+    _started.append(proc)
+    atexit.register(stop_own_display)
+    return f":{number}"
+
+
+def stop_own_display() -> None:
+    """Ends the Xvfb this process started (an xdist worker leaves by ``os._exit``: no atexit runs there)."""
+    while _started:
+        _stop(_started.pop())
+
+
+
+def _read_line(fd: int, timeout: float) -> str:
+    text = b""
+    while not text.endswith(b"\n") and select.select([fd], [], [], timeout)[0]:
+        chunk = os.read(fd, 16)
+        if not chunk:
+            break
+        text += chunk
+    return text.decode().strip()
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def group_of(item: pytest.Item) -> str:
+    """The xdist group: ``system`` for tests that touch the host's network, else the test's file."""
+    path = Path(str(item.fspath)).resolve()
+    folder = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else ""
+    if (folder in SYSTEM_FOLDERS or item.get_closest_marker("lab") is not None
+            or SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ()))):
+        return "system"
+    return str(path.relative_to(TESTS)) if path.is_relative_to(TESTS) else path.name
