@@ -1,4 +1,5 @@
-"""Which address an endpoint is reached at: shared by the backends' ``Endpoint.address`` implementations."""
+"""Addresses as the backends read them: a design's ``ip/prefix`` fields, and which address an endpoint is reached
+at (the ``Endpoint.address`` implementations)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,16 @@ def endpoint_address(name: str, addresses: Mapping[str, str], vnic_id: str | Non
     if not addresses:
         raise BackendError(f"{name} has no IPv4 address", "give one of its vNICs an ip")
     return str(ipaddress.IPv4Interface(next(iter(addresses.values()))).ip)
+
+
+def interface_address(text: str | None, where: str, reasons: list[str]) -> str | None:
+    """``text`` (``ip/prefix``) written canonically; None when absent, or when wrong with a reason naming ``where``."""
+    if not text:
+        return None
+    try:
+        if "/" not in text:
+            raise ValueError
+        return str(ipaddress.IPv4Interface(text))
+    except ValueError:
+        reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
+        return None

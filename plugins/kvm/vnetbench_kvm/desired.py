@@ -27,7 +27,6 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +37,7 @@ from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, ret
 from vnetbench.model.routing import route_prefix
 from vnetbench.model.vlan import VlanMode
 
+from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag, digest
 
 from .config import ifname, libvirt_name, ns_name
@@ -422,15 +422,7 @@ class _Builder:
         return None, None
 
     def address(self, text: str | None, where: str) -> str | None:
-        if not text:
-            return None
-        try:
-            if "/" not in text:
-                raise ValueError
-            return str(ipaddress.IPv4Interface(text))
-        except ValueError:
-            self.reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
-            return None
+        return interface_address(text, where, self.reasons)
 
     # --- all of it -------------------------------------------------------------------------------------
 

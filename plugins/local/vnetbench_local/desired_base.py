@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vnetbench.backends import nftables as nft
+from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag
 from vnetbench.model import VM, Index, SwitchKind, Topology
 from vnetbench.model.forwarding import PER_GUEST, Fabric, SegmentKey, Switching, ingress
@@ -148,17 +149,7 @@ class BuilderBase:
                 self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
         self.reasons += unemulated(self.d)
 
-    @staticmethod
-    def _iface(text: str | None, where: str, reasons: list[str]) -> str | None:
-        if not text:
-            return None
-        try:
-            if "/" not in text:
-                raise ValueError
-            return str(ipaddress.IPv4Interface(text))
-        except ValueError:
-            reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
-            return None
+    _iface = staticmethod(interface_address)
 
     def segment(self, vm: VM, nic: Any) -> tuple[Segment | None, str]:
         """The bridge a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""

@@ -1,0 +1,29 @@
+"""How the backends read a design's ``ip/prefix`` fields: one parser for the lab and KVM alike."""
+
+from vnetbench.backends.addresses import interface_address
+from vnetbench_local.desired_base import BuilderBase
+
+
+def test_an_address_with_its_prefix_is_written_canonically():
+    reasons: list[str] = []
+    assert interface_address("10.0.0.5/24", "vNIC web01/eth0 ip", reasons) == "10.0.0.5/24"
+    assert interface_address("10.0.0.5/255.255.255.0", "vNIC web01/eth0 ip", reasons) == "10.0.0.5/24"
+    assert reasons == []
+
+
+def test_no_address_is_no_reason():
+    reasons: list[str] = []
+    assert interface_address(None, "x", reasons) is None
+    assert interface_address("", "x", reasons) is None
+    assert reasons == []
+
+
+def test_a_wrong_address_names_the_field_and_the_fix():
+    for text in ("10.0.0.5", "10.0.0.300/24", "web01", "10.0.0.5/40"):
+        reasons: list[str] = []
+        assert interface_address(text, "vNIC web01/eth0 ip", reasons) is None
+        assert reasons == [f"vNIC web01/eth0 ip: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)"]
+
+
+def test_the_lab_reads_addresses_through_it():
+    assert BuilderBase._iface is interface_address
