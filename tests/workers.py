@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-_started: list[subprocess.Popen] = []
+_started: list[subprocess.Popen] = []   # the Xvfb this process started, while it runs
 
 # fixtures that touch the host's network or start system daemons
 SYSTEM_FIXTURES = {"lab", "netns_pair", "kvm_host", "sshd", "host_ns"}
