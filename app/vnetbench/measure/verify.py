@@ -293,8 +293,12 @@ class _Probe:
 
 def _ping_probe(endpoint: Endpoint, pings: Sequence[Ping], key: Any, addr: str = "") -> _Probe:
     """A probe of ``pings``: one ``ping`` command, or a shell running them one after the other."""
-    argv = pings[0].argv() if len(pings) == 1 else ["sh", "-c", "; ".join(shlex.join(p.argv()) for p in pings)]
-    return _Probe(endpoint, argv, key, addr=addr, pings=tuple(pings))
+    return _Probe(endpoint, [], key, addr=addr, pings=tuple(pings))
+
+
+def _pings_argv(pings: Sequence[Ping]) -> list[str]:
+    """``pings`` as one command, where no prober runs them: a ``ping``, or a shell running them in turn."""
+    return pings[0].argv() if len(pings) == 1 else ["sh", "-c", "; ".join(shlex.join(p.argv()) for p in pings)]
 
 
 def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
@@ -315,6 +319,8 @@ def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
             elif result is not None:
                 p.code, p.err, p.ran = -1, result, False
         probes = [p for p in probes if not (p.pings and probers.usable(p.endpoint))]
+    for p in probes:
+        p.argv = p.argv or _pings_argv(p.pings)
     finished = 0
     for start in range(0, len(probes), parallel):
         if cancel and cancel.cancelled:
@@ -455,14 +461,19 @@ class Verifier:
         # the probes that must meet silence (and the echoes at the limit) go first: they also resolve every
         # pair's addresses (ARP), so the bursts after them carry no lookup that the counters would count
         self._check_df({id(src): src for _, _, src, _ in live})
-        negatives = self._negatives(live)
-        self._say("bursting the reachable pairs")
-        self._bursts(reach)
-        self._diagnose(live)
-        self._judge_negatives(negatives)
-        if self.caps.ports:
-            self._flows(live)
-        elif any(plan.flows for plan, *_ in live):
+        for i, part in enumerate(self._parts(live)):
+            if self.cancel.cancelled:
+                break
+            if i:
+                self.backend.forget_neighbours(self.design)
+            negatives = self._negatives(part)
+            self._say("bursting the reachable pairs")
+            self._bursts([x for x in part if x[0].icmp.verdict.delivered])
+            self._diagnose(part)
+            self._judge_negatives(negatives)
+            if self.caps.ports:
+                self._flows(part)
+        if not self.caps.ports and any(plan.flows for plan, *_ in live):
             self.result.limits.append(f"TCP/UDP flows: {self.backend.title} cannot run port probes")
         if not self.caps.counters and reach:
             self.result.limits.append(f"observed paths: {self.caps.limits}")
@@ -470,6 +481,27 @@ class Verifier:
         self.result.cancelled = self.cancel.cancelled
         self.result.ended = time.time()
         return self.result
+
+    def _parts(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> list[list]:
+        """The pairs in groups of whole sources whose neighbour entries fit the backend's ``neighbour_room``
+        together (all of them in one group where it has no bound): past the bound the kernel refuses new
+        entries and drops the echoes that needed them, which would read as lost pairs."""
+        room = self.backend.neighbour_room(self.design)
+        if room is None:
+            return [live]
+        by_src: dict[str, list[tuple[PairPlan, Cell, Endpoint, str]]] = {}
+        for item in live:
+            by_src.setdefault(item[0].src, []).append(item)
+        parts: list[list] = [[]]
+        held: set[tuple[str, str]] = set()
+        for items in by_src.values():
+            need = set().union(*(_neighbours(plan.icmp) for plan, *_ in items))
+            if parts[-1] and len(held | need) > room:
+                parts.append([])
+                held = set()
+            parts[-1] += items
+            held |= need
+        return parts
 
     def _say(self, message: str, add: int = 0) -> None:
         self._steps += add
@@ -839,6 +871,21 @@ class Verifier:
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
+
+#: The hops that answer a neighbour lookup themselves (they route): a packet's sender looks up the first one.
+_L3_HOPS = (HopKind.ROUTER, HopKind.FIREWALL, HopKind.DLR, HopKind.NAT)
+
+
+def _neighbours(p: Prediction) -> set[tuple[str, str]]:
+    """The neighbour entries a pair's echo and reply make (who looks up whom): each pair of consecutive
+    layer-3 stops of the predicted path, both ways."""
+    stops = [p.flow.src]
+    for hop in p.forward.hops:
+        if hop.kind in _L3_HOPS and hop.object_id and hop.object_id != stops[-1]:
+            stops.append(hop.object_id)
+    stops.append(p.flow.dst)
+    return {pair for a, b in zip(stops, stops[1:]) for pair in ((a, b), (b, a))}
+
 
 def _lost_between(hops: Sequence[Any]) -> str:
     """Where between two pNIC crossings the frames stopped: the physical switch segment (its VLAN) that should
