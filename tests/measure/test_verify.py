@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,27 @@ def test_pairs_go_in_groups_of_whole_sources_whose_neighbour_entries_fit_the_tab
     assert cells and all(c.outcome is not Outcome.NOT_CHECKED for c in cells)
     assert len(result.cells) == len(plans)
     assert Verifier(_NoCounters(), design, plans, scope)._parts(live) == [live]      # no bound: one group
+
+
+def test_a_pnic_that_only_counted_flooded_copies_is_not_blamed_for_where_the_echoes_went():
+    """web02 -> db01 crosses vmnic0 out (VLAN 300) and back in (VLAN 301). With VLAN 301 pruned from vmnic0's
+    port, core-sw1 flooded the echoes: vmnic1 counted a copy, and vmnic0 a second time. The echoes were lost
+    where VLAN 301 should have left Gi1/0/1, and vmnic1 only carried copies."""
+    design = load(FOUR_CASES)
+    engine = Engine(design)
+    verifier = Verifier(_NoCounters(), design, [], "")
+    p = engine.predict("vm-web02", "vm-db01", "icmp", None)
+    vmnic0, vmnic1 = "pnic-esx01-vmnic0", "pnic-esx01-vmnic1"
+    assert list(p.forward.pnics) == [vmnic0, vmnic0]
+    flooded = verifier._lost_at(p, Counter({vmnic0: 2, vmnic1: 1}), "the echoes")
+    assert flooded == ("the echoes left through vmnic0 (core-sw1 Gi1/0/1) but never came back in through vmnic0 "
+                       "(core-sw1 Gi1/0/1): core-sw1 VLAN 301 did not send them out of Gi1/0/1; "
+                       "vmnic1 (core-sw1 Gi1/0/2) only counted copies a switch flooded"), flooded
+    assert "prediction does not cross" not in flooded
+    # without copies the counts read as before: lost on the way back in, or every crossing counted
+    assert verifier._lost_at(p, Counter({vmnic0: 1}), "the echoes").endswith("did not send them out of Gi1/0/1")
+    assert verifier._lost_at(p, Counter({vmnic0: 2}), "the echoes") == \
+        "every predicted pNIC counted the echoes on the way there"
+    # vmnic0 counted more than the copies explain: every crossing is counted, and vmnic1's copies are said too
+    both = verifier._lost_at(p, Counter({vmnic0: 4, vmnic1: 1}), "the echoes")
+    assert both.startswith("every predicted pNIC counted the echoes on the way there, and vmnic1"), both

@@ -803,8 +803,17 @@ class Verifier:
         return f" through {_and(crossing)}" if crossing else f" inside {self._host_name(p.flow.src)}"
 
     def _lost_at(self, p: Prediction, seen: Counter[str], what: str) -> str:
-        """Where the echoes stopped: the first pNIC crossing of the predicted way there that counted nothing."""
-        left = Counter(seen)
+        """Where the echoes stopped: the first pNIC crossing of the predicted way there that counted nothing.
+
+        A pNIC the prediction never crosses counts them only when a switch floods them (it knows no port for
+        their destination), and a flood's copies reach the predicted pNICs too: so where such copies were
+        counted, a predicted pNIC's counts past its first crossing are taken for copies, not for the echoes
+        coming back, and the pNICs that only carried copies are named as such, never as the way they went."""
+        predicted = set(p.forward.pnics)
+        flooded = sorted(k for k, n in seen.items() if k not in predicted and n > 0)
+        copies = max((seen[k] for k in flooded), default=0)
+        left = Counter({k: n if k not in predicted else max(1, n - copies) for k, n in seen.items() if n > 0})
+        note = f"; {_and(self._pnic_words(flooded))} only counted copies a switch flooded" if flooded else ""
         hops = p.forward.hops
         last = None
         for i, hop in enumerate(hops):
@@ -816,16 +825,17 @@ class Verifier:
                 continue
             name = self._pnic_words([hop.object_id])[0]
             if last is None:
-                return f"{what} never left {self._host_name(p.flow.src)} through {name}"
+                return f"{what} never left {self._host_name(p.flow.src)} through {name}{note}"
             out = self._pnic_words([hops[last].object_id or ""])[0]
             segment = next((h.name for h in hops[last + 1:i] if h.kind is HopKind.PHYSICAL_SWITCH), "")
             if what.startswith("the address lookup") and segment:
                 # the lookup is for the next hop, so it is answered (or not) in the first segment past the pNIC
-                return f"{what} left through {out} and got no answer in {segment}"
-            return f"{what} left through {out} but never came back in through {name}{_lost_between(hops[last + 1:i])}"
-        extra = sorted(k for k, n in left.items() if n > 0)
-        if extra:
-            return f"{_and(self._pnic_words(extra))} counted {what}, which the prediction does not cross"
+                return f"{what} left through {out} and got no answer in {segment}{note}"
+            return (f"{what} left through {out} but never came back in through {name}"
+                    f"{_lost_between(hops[last + 1:i])}{note}")
+        if flooded:
+            return (f"every predicted pNIC counted {what} on the way there, and {_and(self._pnic_words(flooded))} "
+                    f"counted them too, which the prediction does not cross")
         return f"every predicted pNIC counted {what} on the way there" if p.forward.pnics else ""
 
     def _flows(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> None:
