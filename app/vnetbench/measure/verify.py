@@ -883,7 +883,7 @@ class Verifier:
 # --- helpers ------------------------------------------------------------------------------------------------
 
 #: The hops that answer a neighbour lookup themselves (they route): a packet's sender looks up the first one.
-_L3_HOPS = (HopKind.ROUTER, HopKind.FIREWALL, HopKind.DLR, HopKind.NAT)
+_L3_HOPS = frozenset((HopKind.ROUTER, HopKind.FIREWALL, HopKind.DLR, HopKind.NAT))
 
 
 def _neighbours(p: Prediction) -> set[tuple[str, str]]:
