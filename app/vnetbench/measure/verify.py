@@ -15,7 +15,10 @@ not check:
 - **the largest packet:** the burst goes at the predicted limit with don't-fragment set, then one probe a
   byte above it must not get through.
 
-Probes run in parallel up to ``parallel``; bursts are small (``BURST`` echoes ``BURST_GAP_S`` apart).
+Probes run in parallel up to ``parallel``; bursts are small (``BURST`` echoes ``BURST_GAP_S`` apart). Where the
+endpoints share one bounded neighbour (ARP) table (``Backend.neighbour_room``: the lab's namespaces share the
+host kernel's), the pairs go in groups of whole sources whose lookups fit it, and the learned entries are
+dropped between groups: past the bound the kernel refuses new entries and drops the echoes that needed them.
 """
 
 from __future__ import annotations
