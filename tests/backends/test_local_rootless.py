@@ -40,6 +40,14 @@ def _as_nobody(state_dir: str, design) -> dict:
             ep = backend.endpoint(design, "h0v0")
             cmd = ep.start(["ping", "-c3", "-i0.3", "-W2", "10.20.1.11"])
             out["ping"] = [list(cmd.lines()), cmd.wait(10)]
+            out["room"] = backend.neighbour_room(design)      # verify's share of the host's one ARP table
+            out["neigh"] = []
+            for forget in (False, True):
+                if forget:
+                    backend.forget_neighbours(design)
+                shown = ep.start(["ip", "neigh", "show"])
+                out["neigh"].append(list(shown.lines()))
+                shown.wait(5)
             server = ep.start(["sleep", "60"])
             out["probe"] = server._proc.pid
             out["down"] = [r.ok for r in backend.teardown(design.id)]
@@ -72,6 +80,9 @@ def test_rootless_lab_as_nobody():
     assert out["deployments"] == [design.id]
     lines, code = out["ping"]
     assert code == 0 and any(" received" in line and "0 received" not in line for line in lines)      # routed by the L3 switch
+    learned, forgotten = out["neigh"]
+    assert out["room"] > 0 and any(line.startswith("10.10.0.1 ") for line in learned), learned   # the gateway
+    assert not any(line.startswith("10.10.0.1 ") for line in forgotten), forgotten                 # flushed, rootless
     assert out["down"] and all(out["down"])
     assert out["probe_exit"] is not None and not os.path.exists(f"/proc/{out['probe']}")
     after, _ = kernel_lists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,71 @@ def test_the_report_says_when_and_where_the_design_was_verified(tmp_path):
     assert "Verified against the deployment" in html
     assert "verified on local at" in html and ": 3 pairs, 1 contradictions" in html
     assert "predicted to stay in esx01, but vmnic0 (core-sw1 Gi1/0/1) counted the burst" in html
+
+
+class _SmallNeighbourTable(_NoCounters):
+    """Endpoints that share one bounded neighbour table (as the lab's namespaces share the host kernel's)."""
+
+    def __init__(self, room):
+        super().__init__()
+        self.room, self.forgotten = room, 0
+
+    def neighbour_room(self, design):
+        return self.room
+
+    def forget_neighbours(self, design):
+        self.forgotten += 1
+
+
+@pytest.mark.skipif(shutil.which("ping") is None, reason="needs ping")
+def test_pairs_go_in_groups_of_whole_sources_whose_neighbour_entries_fit_the_table():
+    design = load(FOUR_CASES)
+    engine = Engine(design)
+    matrix = engine.matrix()
+    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
+    backend = _SmallNeighbourTable(room=8)
+    verifier = Verifier(backend, design, plans, scope, parallel=8, limits=left)
+    live = [(plan, None, None, "") for plan in plans if "vm-bak01" not in (plan.src, plan.dst)]   # not deployed
+    parts = verifier._parts(live)
+    from vnetbench.measure.verify import _neighbours
+
+    assert len(parts) > 1 and sum(map(len, parts)) == len(live)
+    sources = [{plan.src for plan, *_ in part} for part in parts]
+    assert all(not (a & b) for i, a in enumerate(sources) for b in sources[i + 1:]), "a source is split"
+    for part in parts:
+        held = set().union(*(_neighbours(plan.icmp) for plan, *_ in part))
+        assert len(held) <= 8 or len({plan.src for plan, *_ in part}) == 1, (len(held), part)
+    # web01 -> db01 is routed: web01 looks up its gateway, the gateway db01, and the replies come back that way
+    routed = next(p for p in plans if (p.src, p.dst) == ("vm-web01", "vm-db01")).icmp
+    found = _neighbours(routed)
+    assert ("vm-web01", "vm-db01") not in found and len(found) == 4, found
+    result = Verifier(backend, design, plans, scope, parallel=8, limits=left).run()
+    assert backend.forgotten == len(parts) - 1
+    cells = [c for c in result.cells if c.src != "vm-bak01" and c.dst != "vm-bak01"]
+    assert cells and all(c.outcome is not Outcome.NOT_CHECKED for c in cells)
+    assert len(result.cells) == len(plans)
+    assert Verifier(_NoCounters(), design, plans, scope)._parts(live) == [live]      # no bound: one group
+
+
+def test_a_pnic_that_only_counted_flooded_copies_is_not_blamed_for_where_the_echoes_went():
+    """web02 -> db01 crosses vmnic0 out (VLAN 300) and back in (VLAN 301). With VLAN 301 pruned from vmnic0's
+    port, core-sw1 flooded the echoes: vmnic1 counted a copy, and vmnic0 a second time. The echoes were lost
+    where VLAN 301 should have left Gi1/0/1, and vmnic1 only carried copies."""
+    design = load(FOUR_CASES)
+    engine = Engine(design)
+    verifier = Verifier(_NoCounters(), design, [], "")
+    p = engine.predict("vm-web02", "vm-db01", "icmp", None)
+    vmnic0, vmnic1 = "pnic-esx01-vmnic0", "pnic-esx01-vmnic1"
+    assert list(p.forward.pnics) == [vmnic0, vmnic0]
+    flooded = verifier._lost_at(p, Counter({vmnic0: 2, vmnic1: 1}), "the echoes")
+    assert flooded == ("the echoes left through vmnic0 (core-sw1 Gi1/0/1) but never came back in through vmnic0 "
+                       "(core-sw1 Gi1/0/1): core-sw1 VLAN 301 did not send them out of Gi1/0/1; "
+                       "vmnic1 (core-sw1 Gi1/0/2) only counted copies a switch flooded"), flooded
+    assert "prediction does not cross" not in flooded
+    # without copies the counts read as before: lost on the way back in, or every crossing counted
+    assert verifier._lost_at(p, Counter({vmnic0: 1}), "the echoes").endswith("did not send them out of Gi1/0/1")
+    assert verifier._lost_at(p, Counter({vmnic0: 2}), "the echoes") == \
+        "every predicted pNIC counted the echoes on the way there"
+    # vmnic0 counted more than the copies explain: every crossing is counted, and vmnic1's copies are said too
+    both = verifier._lost_at(p, Counter({vmnic0: 4, vmnic1: 1}), "the echoes")
+    assert both.startswith("every predicted pNIC counted the echoes on the way there, and vmnic1"), both

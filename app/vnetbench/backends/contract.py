@@ -427,3 +427,12 @@ class Backend(ABC):
         """Bytes each of the design's pNICs has carried so far (both directions summed), by pNIC id: read before
         and after a burst, they show which pNICs the burst crossed. Backends with ``counters`` only."""
         raise BackendError(f"{self.title} cannot read pNIC counters", "verify checks reachability and MTU only")
+
+    def neighbour_room(self, design: Topology) -> int | None:
+        """How many neighbour (ARP) entries the design's endpoints may hold at once, where they share one table
+        with a bound (the lab's namespaces share the host kernel's); None where each endpoint has its own."""
+        return None
+
+    def forget_neighbours(self, design: Topology) -> None:
+        """Drop the neighbour entries the design's endpoints learned (not static ones), so a verification that
+        ``neighbour_room`` bounds can go on with the next pairs. Only backends that give a ``neighbour_room``."""

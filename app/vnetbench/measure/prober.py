@@ -37,15 +37,21 @@ try:                                       # every echo reply of the endpoint la
     s.setsockopt(socket.SOL_SOCKET, 33, 1 << 23)    # SO_RCVBUFFORCE (past rmem_max; needs CAP_NET_ADMIN)
 except OSError:
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 23)
+try:                                       # only echo replies (type 0) reach the process: not the peers' requests
+    s.setsockopt(255, 1, struct.pack("I", 0xFFFFFFFE))        # SOL_RAW, ICMP_FILTER: a mask of types to drop
+except OSError:
+    pass
 s.setblocking(False)
 base = (os.getpid() * 7919) & 0xFFFF
 probes, waiting, timers, out = {}, {}, [], sys.stdout
 nid = [0]
 
-def csum(b):
+def words(b):
     if len(b) % 2:
         b += b"\0"
-    n = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    return sum(struct.unpack("!%dH" % (len(b) // 2), b))
+
+def csum(n):
     n = (n >> 16) + (n & 0xFFFF)
     n += n >> 16
     return ~n & 0xFFFF
@@ -58,6 +64,8 @@ class Step:
         self.sent = self.got = 0
         self.seen = set()
         self.error = ""
+        self.payload = b"vnetbench-verify".ljust(max(self.size - 28, 0), b"\0")
+        self.words = words(self.payload)   # the checksum of an echo is this plus its header's words
         nid[0] += 1
         self.ident = (base + nid[0]) & 0xFFFF
 
@@ -68,9 +76,7 @@ def start(pid, delay=0.0):
     heapq.heappush(timers, (time.monotonic() + delay, 0, pid, st.ident))
 
 def send(pid, st):
-    payload = b"vnetbench-verify".ljust(max(st.size - 28, 0), b"\0")
-    hdr = struct.pack("!BBHHH", 8, 0, 0, st.ident, st.sent)
-    pkt = struct.pack("!BBHHH", 8, 0, csum(hdr + payload), st.ident, st.sent) + payload
+    pkt = struct.pack("!BBHHH", 8, 0, csum(st.words + 0x0800 + st.ident + st.sent), st.ident, st.sent) + st.payload
     s.setsockopt(socket.IPPROTO_IP, 10, 2 if st.df else 0)
     try:
         s.sendto(pkt, (st.addr, 0))

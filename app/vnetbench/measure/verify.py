@@ -15,7 +15,10 @@ not check:
 - **the largest packet:** the burst goes at the predicted limit with don't-fragment set, then one probe a
   byte above it must not get through.
 
-Probes run in parallel up to ``parallel``; bursts are small (``BURST`` echoes ``BURST_GAP_S`` apart).
+Probes run in parallel up to ``parallel``; bursts are small (``BURST`` echoes ``BURST_GAP_S`` apart). Where the
+endpoints share one bounded neighbour (ARP) table (``Backend.neighbour_room``: the lab's namespaces share the
+host kernel's), the pairs go in groups of whole sources whose lookups fit it, and the learned entries are
+dropped between groups: past the bound the kernel refuses new entries and drops the echoes that needed them.
 """
 
 from __future__ import annotations
@@ -293,8 +296,12 @@ class _Probe:
 
 def _ping_probe(endpoint: Endpoint, pings: Sequence[Ping], key: Any, addr: str = "") -> _Probe:
     """A probe of ``pings``: one ``ping`` command, or a shell running them one after the other."""
-    argv = pings[0].argv() if len(pings) == 1 else ["sh", "-c", "; ".join(shlex.join(p.argv()) for p in pings)]
-    return _Probe(endpoint, argv, key, addr=addr, pings=tuple(pings))
+    return _Probe(endpoint, [], key, addr=addr, pings=tuple(pings))
+
+
+def _pings_argv(pings: Sequence[Ping]) -> list[str]:
+    """``pings`` as one command, where no prober runs them: a ``ping``, or a shell running them in turn."""
+    return pings[0].argv() if len(pings) == 1 else ["sh", "-c", "; ".join(shlex.join(p.argv()) for p in pings)]
 
 
 def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
@@ -315,6 +322,8 @@ def run_probes(probes: list[_Probe], parallel: int, cancel: CancelToken | None,
             elif result is not None:
                 p.code, p.err, p.ran = -1, result, False
         probes = [p for p in probes if not (p.pings and probers.usable(p.endpoint))]
+    for p in probes:
+        p.argv = p.argv or _pings_argv(p.pings)
     finished = 0
     for start in range(0, len(probes), parallel):
         if cancel and cancel.cancelled:
@@ -455,14 +464,19 @@ class Verifier:
         # the probes that must meet silence (and the echoes at the limit) go first: they also resolve every
         # pair's addresses (ARP), so the bursts after them carry no lookup that the counters would count
         self._check_df({id(src): src for _, _, src, _ in live})
-        negatives = self._negatives(live)
-        self._say("bursting the reachable pairs")
-        self._bursts(reach)
-        self._diagnose(live)
-        self._judge_negatives(negatives)
-        if self.caps.ports:
-            self._flows(live)
-        elif any(plan.flows for plan, *_ in live):
+        for i, part in enumerate(self._parts(live)):
+            if self.cancel.cancelled:
+                break
+            if i:
+                self.backend.forget_neighbours(self.design)
+            negatives = self._negatives(part)
+            self._say("bursting the reachable pairs")
+            self._bursts([x for x in part if x[0].icmp.verdict.delivered])
+            self._diagnose(part)
+            self._judge_negatives(negatives)
+            if self.caps.ports:
+                self._flows(part)
+        if not self.caps.ports and any(plan.flows for plan, *_ in live):
             self.result.limits.append(f"TCP/UDP flows: {self.backend.title} cannot run port probes")
         if not self.caps.counters and reach:
             self.result.limits.append(f"observed paths: {self.caps.limits}")
@@ -470,6 +484,27 @@ class Verifier:
         self.result.cancelled = self.cancel.cancelled
         self.result.ended = time.time()
         return self.result
+
+    def _parts(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> list[list]:
+        """The pairs in groups of whole sources whose neighbour entries fit the backend's ``neighbour_room``
+        together (all of them in one group where it has no bound): past the bound the kernel refuses new
+        entries and drops the echoes that needed them, which would read as lost pairs."""
+        room = self.backend.neighbour_room(self.design)
+        if room is None:
+            return [live]
+        by_src: dict[str, list[tuple[PairPlan, Cell, Endpoint, str]]] = {}
+        for item in live:
+            by_src.setdefault(item[0].src, []).append(item)
+        parts: list[list] = [[]]
+        held: set[tuple[str, str]] = set()
+        for items in by_src.values():
+            need = set().union(*(_neighbours(plan.icmp) for plan, *_ in items))
+            if parts[-1] and len(held | need) > room:
+                parts.append([])
+                held = set()
+            parts[-1] += items
+            held |= need
+        return parts
 
     def _say(self, message: str, add: int = 0) -> None:
         self._steps += add
@@ -771,8 +806,17 @@ class Verifier:
         return f" through {_and(crossing)}" if crossing else f" inside {self._host_name(p.flow.src)}"
 
     def _lost_at(self, p: Prediction, seen: Counter[str], what: str) -> str:
-        """Where the echoes stopped: the first pNIC crossing of the predicted way there that counted nothing."""
-        left = Counter(seen)
+        """Where the echoes stopped: the first pNIC crossing of the predicted way there that counted nothing.
+
+        A pNIC the prediction never crosses counts them only when a switch floods them (it knows no port for
+        their destination), and a flood's copies reach the predicted pNICs too: so where such copies were
+        counted, a predicted pNIC's counts past its first crossing are taken for copies, not for the echoes
+        coming back, and the pNICs that only carried copies are named as such, never as the way they went."""
+        predicted = set(p.forward.pnics)
+        flooded = sorted(k for k, n in seen.items() if k not in predicted and n > 0)
+        copies = max((seen[k] for k in flooded), default=0)
+        left = Counter({k: n if k not in predicted else max(1, n - copies) for k, n in seen.items() if n > 0})
+        note = f"; {_and(self._pnic_words(flooded))} only counted copies a switch flooded" if flooded else ""
         hops = p.forward.hops
         last = None
         for i, hop in enumerate(hops):
@@ -784,16 +828,17 @@ class Verifier:
                 continue
             name = self._pnic_words([hop.object_id])[0]
             if last is None:
-                return f"{what} never left {self._host_name(p.flow.src)} through {name}"
+                return f"{what} never left {self._host_name(p.flow.src)} through {name}{note}"
             out = self._pnic_words([hops[last].object_id or ""])[0]
             segment = next((h.name for h in hops[last + 1:i] if h.kind is HopKind.PHYSICAL_SWITCH), "")
             if what.startswith("the address lookup") and segment:
                 # the lookup is for the next hop, so it is answered (or not) in the first segment past the pNIC
-                return f"{what} left through {out} and got no answer in {segment}"
-            return f"{what} left through {out} but never came back in through {name}{_lost_between(hops[last + 1:i])}"
-        extra = sorted(k for k, n in left.items() if n > 0)
-        if extra:
-            return f"{_and(self._pnic_words(extra))} counted {what}, which the prediction does not cross"
+                return f"{what} left through {out} and got no answer in {segment}{note}"
+            return (f"{what} left through {out} but never came back in through {name}"
+                    f"{_lost_between(hops[last + 1:i])}{note}")
+        if flooded:
+            return (f"every predicted pNIC counted {what} on the way there, and {_and(self._pnic_words(flooded))} "
+                    f"counted them too, which the prediction does not cross")
         return f"every predicted pNIC counted {what} on the way there" if p.forward.pnics else ""
 
     def _flows(self, live: list[tuple[PairPlan, Cell, Endpoint, str]]) -> None:
@@ -839,6 +884,21 @@ class Verifier:
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
+
+#: The hops that answer a neighbour lookup themselves (they route): a packet's sender looks up the first one.
+_L3_HOPS = frozenset((HopKind.ROUTER, HopKind.FIREWALL, HopKind.DLR, HopKind.NAT))
+
+
+def _neighbours(p: Prediction) -> set[tuple[str, str]]:
+    """The neighbour entries a pair's echo and reply make (who looks up whom): each pair of consecutive
+    layer-3 stops of the predicted path, both ways."""
+    stops = [p.flow.src]
+    for hop in p.forward.hops:
+        if hop.kind in _L3_HOPS and hop.object_id and hop.object_id != stops[-1]:
+            stops.append(hop.object_id)
+    stops.append(p.flow.dst)
+    return {pair for a, b in zip(stops, stops[1:]) for pair in ((a, b), (b, a))}
+
 
 def _lost_between(hops: Sequence[Any]) -> str:
     """Where between two pNIC crossings the frames stopped: the physical switch segment (its VLAN) that should

@@ -33,6 +33,7 @@ from .counters import read_pnic_counters
 from .context import Context, NsId, RootlessContext, default_state_dir, make_context, prepare_state_dir
 from .desired import PHASES, DesiredLab, desired_lab
 from .endpoint import LabEndpoint
+from .neighbours import forget_neighbours, neighbour_room
 from .names import NS_PATTERN, PREFIX, marker, ns_prefix
 from .runner import create_steps, delete_steps, execute, missing, wait_carrier
 from .state import MADE, PENDING, LabState
@@ -469,6 +470,13 @@ class LocalLabBackend(Backend):
     def pnic_counters(self, design: Topology) -> dict[str, int]:
         lab = self._lab_of(design)
         return read_pnic_counters(self.context(lab.tag), lab)
+
+    def neighbour_room(self, design: Topology) -> int:
+        return neighbour_room()
+
+    def forget_neighbours(self, design: Topology) -> None:
+        lab = self._lab_of(design)
+        forget_neighbours(self.context(lab.tag), lab)
 
 
 def _removal(ns: str, left_alone: str | None = None) -> PlannedChange:
