@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .scene import DesignScene
 
 #: Below this zoom the racks are drawn instead of the bundles.
-RACKS_LOD = 0.025
+RACKS_LOD = 0.05
 #: The racks' names, in screen pixels; a name is left out where it would overlap the one above it.
 RACK_LABEL_PX = 11
 #: How far right of its band a rack's name may reach, in scene units (the item's bounds must hold it at any zoom).
