@@ -29,8 +29,8 @@ from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 #: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
 OVERVIEW_LOD = 0.4
 #: A tile less tall than this on screen (pixels) is drawn as a plain block: no outline, no words (its name would
-#: be under 6 pixels, which ``NodeItem._paint_overview`` leaves out anyway).
-BLOCK_PX = 8.0
+#: be under 8 pixels, hardly readable; ``NodeItem._paint_overview`` leaves out those under 6).
+BLOCK_PX = 10.0
 SELECTED = QColor("#1e6fff")
 
 @cache
