@@ -50,7 +50,7 @@ HANDLE_TIPS = {
 #: What the canvas draws as a box sized to its words (the layout room's size), not as a frame or a bar.
 LEAVES = frozenset({"portgroup", "vm", "dlr"})
 #: Room around the design's extent in the scene's rectangle (see ``_index_as_added``).
-MARGIN = 4000.0
+INDEX_MARGIN = 4000.0
 #: A query there finds nothing, and makes Qt index the items added since the last query: its own index timer
 #: waits while the slices follow one another, and would then index them all in one go.
 FAR_AWAY = QRectF(-1e9, -1e9, 1, 1)
@@ -314,16 +314,17 @@ class Following:
 
     def _index_as_added(self, wanted: dict[str, Drawn], places: dict[str, Place]) -> None:
         """Thousands of items are about to be added a slice at a time: the scene's index (a BSP tree) is made
-        once, as deep as their number needs and over the extent of their places, so Qt indexes each slice's
-        items on the next turn of the event loop and never rebuilds the tree whole (one build of forty thousand
-        items stalls the window for a fifth of a second), and a paint meanwhile visits only what it shows. Qt
-        sizes the tree once, on its first use, and rebuilds it whenever the scene's rectangle grows: both are
-        fixed here."""
+        once, as deep as their number needs and over the extent of their places, so each slice's items are indexed
+        at the end of that slice (``sync_gradually``) and the tree is never rebuilt whole (one build of forty
+        thousand items stalls the window for a fifth of a second), and a paint meanwhile visits only what it
+        shows. Qt sizes the tree once, on its first use, and rebuilds it whenever the scene's rectangle grows:
+        both are fixed here."""
         tops = [p for key, d in wanted.items() if d.parent is None and (p := places.get(key)) is not None]
         if tops:
             left, top = min(p.x for p in tops), min(p.y for p in tops)
             right, bottom = max(p.x + (p.w or 0) for p in tops), max(p.y + (p.h or 0) for p in tops)
-            self.setSceneRect(QRectF(left, top, right - left, bottom - top).adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
+            extent = QRectF(left, top, right - left, bottom - top)
+            self.setSceneRect(extent.adjusted(-INDEX_MARGIN, -INDEX_MARGIN, INDEX_MARGIN, INDEX_MARGIN))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         items = len(wanted) * ITEMS_PER_OBJECT
         self.setBspTreeDepth(max(5, math.ceil(math.log2(max(2, items)))))  # Qt's own rule, for the final count
