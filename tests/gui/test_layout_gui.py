@@ -296,9 +296,11 @@ def test_a_large_design_says_checking_until_its_problems_are_known_and_shows_no_
 
 def test_zoomed_out_host_tiles_wear_their_worst_problem_and_names_fit_their_tiles(window, qtbot, tmp_path):
     """Issue 29: 10,000 VMs at fit were a wall of overlapping, truncated host labels. Far out a host is a tile
-    in its worst problem's colour, its name drawn whole within it or left to the tooltip. The 10k overview is
+    in its worst problem's colour, its name drawn whole within it or left to the tooltip; at the fit of 10,000
+    VMs, a block a pixel clear of its neighbours, and each rack is named beside the design. The 10k overview is
     kept as a screenshot."""
     from vnetbench.gui.canvas.items import _metrics
+    from vnetbench.gui.canvas.overview import RACKS_LOD
 
     path = tmp_path / "g10k.vnet.json"
     save(generate(10_000, 500), path)
@@ -319,4 +321,6 @@ def test_zoomed_out_host_tiles_wear_their_worst_problem_and_names_fit_their_tile
         if px * detail >= 6:
             assert _metrics(max(1, round(px)), True).horizontalAdvance(item.title) <= item.size.width()
         assert item.title in item.toolTip()
+    assert detail < RACKS_LOD and [words.split(" \u00b7 ")[:2] for _, words in win.scene.bundles.racks] == [
+        [f"tor{i}", "20 hosts"] for i in range(25)]
     shoot(win, qtbot, "gui-10k-overview.png")

@@ -10,6 +10,7 @@ the same boxes, and the words on each box are the layout's (``vnetbench.layout.c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from ...layout import content
@@ -57,44 +58,43 @@ def dlr_hosts(topology: Topology, spans: dict[str, list[str]]) -> dict[str, list
     return out
 
 
-def drawn(topology: Topology) -> dict[str, Drawn]:
-    """Every item the canvas shows, parents before children."""
+def iter_drawn(topology: Topology) -> Iterator[Drawn]:
+    """Every item the canvas shows, parents before children, one at a time (the canvas draws a large design
+    a slice at a time)."""
     t = topology
     hosts = {h.id for h in t.hosts}
     spans = members(t)
-    out: dict[str, Drawn] = {}
     for host in t.hosts:
-        out[host.id] = Drawn(host.id, "host", host, None, host.id)
+        yield Drawn(host.id, "host", host, None, host.id)
     for sw in t.switches:
         where = spans.get(sw.id)
         if where:
             for h in where:
                 key = instance(sw.id, h)
-                out[key] = Drawn(key, "switch", sw, h, sw.id)
+                yield Drawn(key, "switch", sw, h, sw.id)
                 for pg in sw.portgroups:
-                    out[instance(pg.id, h)] = Drawn(instance(pg.id, h), "portgroup", pg, key, pg.id)
+                    yield Drawn(instance(pg.id, h), "portgroup", pg, key, pg.id)
         else:
             parent = sw.host if sw.host in hosts and sw.kind not in MULTI_HOST_SWITCHES else None
-            out[sw.id] = Drawn(sw.id, "switch", sw, parent, sw.id)
+            yield Drawn(sw.id, "switch", sw, parent, sw.id)
             for pg in sw.portgroups:
-                out[pg.id] = Drawn(pg.id, "portgroup", pg, sw.id, pg.id)
+                yield Drawn(pg.id, "portgroup", pg, sw.id, pg.id)
     for vm in t.vms:
-        out[vm.id] = Drawn(vm.id, "vm", vm, vm.host if vm.host in hosts else None, vm.id)
+        yield Drawn(vm.id, "vm", vm, vm.host if vm.host in hosts else None, vm.id)
     for ps in t.physical_switches:
-        out[ps.id] = Drawn(ps.id, "physical_switch", ps, None, ps.id)
+        yield Drawn(ps.id, "physical_switch", ps, None, ps.id)
     for router in t.physical_routers:
-        out[router.id] = Drawn(router.id, "physical_router", router, None, router.id)
+        yield Drawn(router.id, "physical_router", router, None, router.id)
     for ph in t.physical_hosts:
-        out[ph.id] = Drawn(ph.id, "physical_host", ph, None, ph.id)
+        yield Drawn(ph.id, "physical_host", ph, None, ph.id)
     for dlr, where in zip(t.nsx.dlrs, dlr_hosts(t, spans).values()):
         if where:
             for h in where:
-                out[instance(dlr.id, h)] = Drawn(instance(dlr.id, h), "dlr", dlr, h, dlr.id)
+                yield Drawn(instance(dlr.id, h), "dlr", dlr, h, dlr.id)
         else:
-            out[dlr.id] = Drawn(dlr.id, "dlr", dlr, None, dlr.id)
+            yield Drawn(dlr.id, "dlr", dlr, None, dlr.id)
     for note in t.layout.notes:
-        out[note.id] = Drawn(note.id, "note", note, None, note.id)
-    return out
+        yield Drawn(note.id, "note", note, None, note.id)
 
 
 def words(item: Drawn, topology: Topology, switch_of: dict[str, Any], spans: dict[str, list[str]]) -> list[str]:
@@ -138,8 +138,10 @@ def part_words(kind: str, obj: Any) -> list[str]:
     return []
 
 
-def links(topology: Topology, have, spans: dict[str, list[str]], rows: list[list[str]]) -> dict[str, tuple]:
-    """Canvas link key -> (style, end a, end b) for every link whose ends ``have(key)`` holds.
+def iter_links(topology: Topology, spans: dict[str, list[str]], rows: list[list[str]]) -> Iterator[tuple[str, tuple]]:
+    """(canvas link key, (style, end a, end b)) for every link, one at a time (the canvas works them out a slice
+    at a time); a later one with the same key replaces an earlier one, and the canvas keeps those whose ends it
+    draws.
 
     ``rows`` are the hosts standing side by side, left to right: the proxies of a multi-host switch in two
     neighbouring member hosts are tied by a band (key ``bus:<switch>:<host a>:<host b>``)."""
@@ -153,36 +155,35 @@ def links(topology: Topology, have, spans: dict[str, list[str]], rows: list[list
             return instance(network, host)
         return network
 
-    out: dict[str, tuple] = {}
     for vm in t.vms:
         for nic in vm.vnics:
             if nic.network:
-                out[f"net:{nic.id}"] = ("net", nic.id, target(nic.network, vm.host))
+                yield f"net:{nic.id}", ("net", nic.id, target(nic.network, vm.host))
     for sw in t.switches:
         for up in sw.uplinks:
             a = instance(sw.id, pnic_host.get(up.pnic)) if spans.get(sw.id) else sw.id
-            out[f"up:{sw.id}:{up.pnic}"] = ("uplink", a, up.pnic)
+            yield f"up:{sw.id}:{up.pnic}", ("uplink", a, up.pnic)
     for link in t.links:
-        out[link.id] = ("cable", link.a, link.b)
+        yield link.id, ("cable", link.a, link.b)
     where = dlr_hosts(t, spans)
     for dlr in t.nsx.dlrs:
         for itf in dlr.interfaces:
             if where[dlr.id]:
                 for h in where[dlr.id]:
-                    out[f"dlr:{itf.id}@{h}"] = ("dlr", instance(dlr.id, h), target(itf.network, h))
+                    yield f"dlr:{itf.id}@{h}", ("dlr", instance(dlr.id, h), target(itf.network, h))
             else:
-                out[f"dlr:{itf.id}"] = ("dlr", dlr.id, itf.network)
+                yield f"dlr:{itf.id}", ("dlr", dlr.id, itf.network)
     for router in t.physical_routers:
         if router.switch:
-            out[f"l3:{router.id}"] = ("l3", router.id, router.switch)
-    for sw_id, hosts in spans.items():
-        if len(hosts) < 2:
+            yield f"l3:{router.id}", ("l3", router.id, router.switch)
+    for sw_id, members_of in spans.items():
+        if len(members_of) < 2:
             continue
+        hosts = set(members_of)
         for row in rows:
             for a, b in zip(row, row[1:]):
                 if a in hosts and b in hosts:
-                    out[f"bus:{sw_id}:{a}:{b}"] = ("bus", instance(sw_id, a), instance(sw_id, b))
-    return {k: v for k, v in out.items() if v[1] and v[2] and have(v[1]) and have(v[2])}
+                    yield f"bus:{sw_id}:{a}:{b}", ("bus", instance(sw_id, a), instance(sw_id, b))
 
 
 def layout_edge_id(key: str, a: str, b: str) -> str:

@@ -7,6 +7,7 @@ objects syncs everything (``sync``), a large design a slice at a time (``sync_gr
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from PySide6.QtCore import QPointF, QRectF, QTimer
@@ -27,7 +28,7 @@ from .geometry import (
     SWITCH_MIN,
     physical_switch_size,
 )
-from .drawn import Drawn, drawn, members, part_words, words
+from .drawn import Drawn, iter_drawn, members, part_words, words
 from .items import HandleItem, NodeItem, NoteItem
 from .layout import remembered
 from .framing import CHIP_GAP
@@ -48,6 +49,13 @@ HANDLE_TIPS = {
 }
 #: What the canvas draws as a box sized to its words (the layout room's size), not as a frame or a bar.
 LEAVES = frozenset({"portgroup", "vm", "dlr"})
+#: Room around the design's extent in the scene's rectangle (see ``_index_as_added``).
+INDEX_MARGIN = 4000.0
+#: A query there finds nothing, and makes Qt index the items added since the last query: its own index timer
+#: waits while the slices follow one another, and would then index them all in one go.
+FAR_AWAY = QRectF(-1e9, -1e9, 1, 1)
+#: Canvas items per drawn object on a large design (its box, its connection handles, its links), to size the index.
+ITEMS_PER_OBJECT = 2
 #: The widest address a vNIC may show: a VM placed by hand keeps room for one on each vNIC.
 WIDEST_ADDRESS = "255.255.255.255/32"
 
@@ -207,6 +215,7 @@ class Following:
             except BaseException:
                 self._syncing = False
                 raise
+            self.items(FAR_AWAY)  # indexes what this slice added (see ``_index_as_added``)
             if progress is not None:
                 progress(done, total)
             QTimer.singleShot(0, step)
@@ -222,10 +231,12 @@ class Following:
         places = topo.layout.places
         self._place_of = {id(p): oid for oid, p in places.items()}
         self.spans = members(topo)
-        wanted = drawn(topo)
-        if clock.due():
-            yield 0, len(wanted)
-            clock.restart()
+        wanted: dict[str, Drawn] = {}
+        for d in iter_drawn(topo):
+            wanted[d.key] = d
+            if clock.due():
+                yield 0, 0
+                clock.restart()
         gone = [o for o in self.nodes if o not in wanted or self.nodes[o].kind != wanted[o].kind]
         if len(gone) > 2000:  # thousands of items go (another design replaces this one): unindexed, it is quick
             self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -235,24 +246,32 @@ class Following:
                 yield 0, len(wanted)
                 clock.restart()
         switch_of = {pg.id: sw for sw in topo.switches for pg in sw.portgroups}
-        self.inner = {key for key, d in wanted.items() if d.parent}
-        self.parent_of = {key: d.parent for key, d in wanted.items() if d.parent}
-        self.shown, self.keys_of, self.held = wanted, {}, {}
+        self.shown, self.keys_of, self.held, self.inner, self.parent_of = wanted, {}, {}, set(), {}
         for key, d in wanted.items():
             self.keys_of.setdefault(d.ref, []).append(key)
             if d.parent:
                 self.held.setdefault(d.parent, []).append(key)
+                self.inner.add(key)
+                self.parent_of[key] = d.parent
+            if clock.due():
+                yield 0, len(wanted)
+                clock.restart()
         counts = self._host_counts = self._counts(wanted)
         arranged = remembered(topo)
+        if clock.due():
+            yield 0, len(wanted)
+            clock.restart()
         self.arranged = arranged.by_id() if arranged is not None else {}
+        if clock.due():  # (tens of thousands of boxes: each table a turn of its own)
+            yield 0, len(wanted)
+            clock.restart()
         self.arranged_edges = {e.id: e for e in arranged.edges} if arranged is not None else {}
         if clock.due():
             yield 0, len(wanted)
             clock.restart()
         total, made = len(wanted), 0
-        bulk = total - len(self.nodes) > 2000 or len(gone) > 2000
-        if bulk:  # thousands of new items: index them once at the end, not one by one
-            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        if total - len(self.nodes) > 2000 or len(gone) > 2000:  # thousands of new items
+            self._index_as_added(wanted, places)
         for oid, d in wanted.items():
             item = self.nodes.get(oid)
             new = item is None
@@ -281,21 +300,34 @@ class Following:
                 clock.restart()
         yield from self._fit_frames_steps(clock)
         yield from self._sync_links(clock)
-        if bulk:
-            self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         if clock.budget:  # what is left takes tens of milliseconds on a large design: a turn of its own
             yield made, total
         self.overlay.refresh()
         if self.overview:
-            if clock.budget:
-                yield made, total
-            self.bundles.refresh()
+            yield from self.bundles.refresh_steps(clock, (made, total))
         if clock.budget:
             yield made, total
         if self.deploy_states:
             self.show_deploy_states(self.deploy_states)
         self._select_ids(self.workbench.selection)
         self.drawn.emit()
+
+    def _index_as_added(self, wanted: dict[str, Drawn], places: dict[str, Place]) -> None:
+        """Thousands of items are about to be added a slice at a time: the scene's index (a BSP tree) is made
+        once, as deep as their number needs and over the extent of their places, so each slice's items are indexed
+        at the end of that slice (``sync_gradually``) and the tree is never rebuilt whole (one build of forty
+        thousand items stalls the window for a fifth of a second), and a paint meanwhile visits only what it
+        shows. Qt sizes the tree once, on its first use, and rebuilds it whenever the scene's rectangle grows:
+        both are fixed here."""
+        tops = [p for key, d in wanted.items() if d.parent is None and (p := places.get(key)) is not None]
+        if tops:
+            left, top = min(p.x for p in tops), min(p.y for p in tops)
+            right, bottom = max(p.x + (p.w or 0) for p in tops), max(p.y + (p.h or 0) for p in tops)
+            extent = QRectF(left, top, right - left, bottom - top)
+            self.setSceneRect(extent.adjusted(-INDEX_MARGIN, -INDEX_MARGIN, INDEX_MARGIN, INDEX_MARGIN))
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        items = len(wanted) * ITEMS_PER_OBJECT
+        self.setBspTreeDepth(max(5, math.ceil(math.log2(max(2, items)))))  # Qt's own rule, for the final count
 
     def _counts(self, wanted: dict[str, Drawn]) -> dict[str, str]:
         """What each host holds, for its label when zoomed far out."""
@@ -306,6 +338,7 @@ class Following:
                 vms[d.parent] = vms.get(d.parent, 0) + 1
             elif d.kind == "switch" and d.parent:
                 switches[d.parent] = switches.get(d.parent, 0) + 1
+        self.vms_in = vms
         out = {}
         for host in self.topology.hosts:
             n, m, p = vms.get(host.id, 0), switches.get(host.id, 0), len(host.pnics)

@@ -28,6 +28,9 @@ from .geometry import HANDLE, HOST_HEADER, SWITCH_HEADER
 
 #: Below this zoom (level of detail), items draw a plain shape: no text, no icon.
 OVERVIEW_LOD = 0.4
+#: A tile less tall than this on screen (pixels) is drawn as a plain block: no outline, no words (its name would
+#: be under 8 pixels, hardly readable; ``NodeItem._paint_overview`` leaves out those under 6).
+BLOCK_PX = 10.0
 SELECTED = QColor("#1e6fff")
 
 @cache
@@ -282,6 +285,9 @@ class NodeItem(QGraphicsItem):
         """Far out: a tile, in its worst problem's colour for a host, with its name (and a host's counts) at a
         readable size. A name is drawn whole or not at all (never over a neighbour): it shrinks to fit its
         tile, and below 6 screen pixels it is left to the tooltip."""
+        if detail * rect.height() < BLOCK_PX:
+            self._paint_block(painter, rect, fill, border, selected, detail)
+            return
         if self.verdict in SEVERITY_COLORS:
             fill = tint(QColor(SEVERITY_COLORS[self.verdict]), 0.35, fill)
         painter.fillRect(rect, fill if self.frame or self.label_w else border.lighter(150))
@@ -305,6 +311,19 @@ class NodeItem(QGraphicsItem):
                 inner.setTop(inner.top() + px * 1.4)
                 painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
                                  self.counts)
+
+    def _paint_block(self, painter: QPainter, rect: QRectF, fill: QColor, border: QColor, selected: bool,
+                     detail: float) -> None:
+        """A tile a few pixels tall: a plain block in a middle tone of its colour (its worst problem's, for a
+        host), a pixel clear of its neighbours all round, with no outline and no words (its tooltip has them),
+        so rows of thousands of hosts read as rows and never run together."""
+        colour = tint(border, 0.55, fill)
+        if self.verdict in SEVERITY_COLORS:
+            colour = tint(QColor(SEVERITY_COLORS[self.verdict]), 0.75, fill)
+        gap = 1.0 / detail if detail > 0 else 0.0  # one screen pixel
+        if rect.width() > 3 * gap and rect.height() > 3 * gap:
+            rect = rect.adjusted(gap, gap, -gap, -gap)
+        painter.fillRect(rect, SELECTED if selected else colour)
 
     def _icon(self, painter: QPainter, rect: QRectF, size: float) -> None:
         painter.drawPixmap(QRectF(rect.left() + content.TEXT_LEFT, rect.top() + content.TEXT_TOP, size, size),

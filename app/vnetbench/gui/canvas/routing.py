@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF
 
-from .drawn import layout_edge_id, links
+from .drawn import iter_links, layout_edge_id
 from .items import LinkItem, HandleItem
 from .framing import same_box
 from .slicing import Slices
@@ -28,14 +28,18 @@ class Routing:
                 rows.append([(rect, hid)])
         return [[hid for _, hid in sorted(row, key=lambda r: r[0].left())] for row in rows]
 
-    def _wanted_links(self) -> dict[str, tuple[str, str, str]]:
-        handles, nodes = self.handles, self.nodes
-        return links(self.topology, lambda oid: oid in handles or oid in nodes, self.spans, self.host_rows())
-
     def _sync_links(self, clock: Slices | None = None):
         """Make the link items match the model, yielding (done, total) whenever ``clock``'s slice is used up."""
         clock = clock or Slices()
-        wanted = self._wanted_links()
+        found: dict[str, tuple] = {}
+        for key, ends in iter_links(self.topology, self.spans, self.host_rows()):
+            found[key] = ends
+            if clock.due():
+                yield 0, 0
+                clock.restart()
+        handles, nodes = self.handles, self.nodes
+        wanted = {key: (style, a, b) for key, (style, a, b) in found.items()
+                  if a and b and (a in handles or a in nodes) and (b in handles or b in nodes)}
         if clock.due():
             yield 0, len(wanted)
             clock.restart()
@@ -70,6 +74,7 @@ class Routing:
             if clock.due():
                 yield made, len(wanted)
                 clock.restart()
+        self.bundles.stale = True
         connected = {end for item in self.links.values() for end in (item.a, item.b)}
         for hid, handle in self.handles.items():
             handle.connected = hid in connected
@@ -128,3 +133,4 @@ class Routing:
             keys |= self.touching.get(oid, set())
         for key in keys:
             self._route(self.links[key])
+        self.bundles.stale = self.bundles.stale or bool(keys)

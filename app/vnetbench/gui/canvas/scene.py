@@ -65,6 +65,7 @@ class DesignScene(Following, Framing, Routing, Selecting, Containment, Gestures,
         self.keys_of: dict[str, list[str]] = {}  # model id -> the keys of the items drawn for it
         self.held: dict[str, list[str]] = {}  # frame key -> the keys of what it holds
         self._host_counts: dict[str, str] = {}
+        self.vms_in: dict[str, int] = {}  # host id -> how many VMs it holds
         self._syncing = False
         self._selecting = False
         self.interaction: Interaction | None = None
