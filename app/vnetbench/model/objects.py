@@ -519,12 +519,17 @@ class DlrInterface:
 
 @dataclass
 class Dlr:
-    """NSX distributed logical router: an instance in every member host's kernel, routing on the source host."""
+    """NSX distributed router: an instance in every member host's kernel, routing on the source host. NSX-V's
+    DLR, or (``tier`` 1 or 0) the distributed router of an NSX-T Tier-1 / Tier-0 gateway, whose service router
+    (``service_router``: an edge node, a VM of role nsx-edge) holds what cannot be distributed: a Tier-0's
+    uplinks to the physical routers, NAT, the gateway firewall."""
 
     id: str
     name: str
     interfaces: list[DlrInterface] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
+    tier: int | None = None
+    service_router: str | None = None
 
 
 @dataclass

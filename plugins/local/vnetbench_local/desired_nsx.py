@@ -65,8 +65,12 @@ class NsxParts(BuilderBase):
                 if lif_ips:
                     ips = "{ " + ", ".join(lif_ips) + " }"
                     rules = self.bridge_rules.setdefault(seg.ns, [])
-                    for rule in (f'arp daddr ip {ips} iifname != "n*" drop comment "{dlr.name} ARP stays local"',
-                                 f'arp saddr ip {ips} oifname != "n*" drop comment "{dlr.name} ARP stays local"'):
+                    # guests ("n") and the other distributed routers' instances on this host ("d": a Tier-1
+                    # asks its Tier-0 over the router link) reach it; nothing over the overlay does
+                    for rule in (f'arp daddr ip {ips} iifname != "n*" iifname != "d*" drop comment '
+                                 f'"{dlr.name} ARP stays local"',
+                                 f'arp saddr ip {ips} oifname != "n*" oifname != "d*" drop comment '
+                                 f'"{dlr.name} ARP stays local"'):
                         if rule not in rules:
                             rules.append(rule)
 
@@ -104,12 +108,17 @@ class NsxParts(BuilderBase):
                     continue
                 peers = [s.host for s in segs if s.host != seg.host and s.host in vteps]
                 remotes = sorted(vteps[h] for h in peers)
+                # as NSX's controller does, each guest's MAC points at its own host's endpoint, so a frame for
+                # a guest elsewhere crosses only the two hosts' transport pNICs (no flooding to every endpoint)
+                macs = sorted((nic.mac or mac_for(self.tag, nic.id), vteps[vm.host]) for vm in self.d.vms
+                              if vm.host in peers for nic in vm.vnics
+                              if nic.network == sw_id or self.ix.parent(nic.network) is sw)
                 # one device reaches every peer: the smallest transport MTU of any path limits it, both ways
                 transport = min(transport_mtu[h] for h in [seg.host, *peers])
                 name = ifname("o", sw_id)
                 self._add(Want("vxlan", f"vxlan/{seg.ns}/{name}",
                                    {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
-                                    "remotes": remotes, "master": seg.bridge,
+                                    "remotes": remotes, "macs": macs, "master": seg.bridge,
                                     "mtu": min(sw.mtu, inner_mtu(sw, transport))},
                                    f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
                                    (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",
