@@ -35,3 +35,18 @@ def shared_networks(topo: Topology, dlr: Dlr, vm: VM) -> set[str]:
     """The networks (portgroup or switch ids) where a gateway's DR and its SR edge node both have an interface:
     the transit the DR hands north-south traffic to the SR over."""
     return {i.network for i in dlr.interfaces} & {n.network for n in vm.vnics if n.network is not None}
+
+
+def internal_addresses(topo: Topology) -> list[str]:
+    """The interface addresses (``address/prefix``) of NSX-T's internal links: the intra-tier transits between a
+    gateway's distributed and service routers and the router links between Tier-1 and Tier-0. NSX-T advertises
+    neither, and no guest sends from them, so no router needs a route back to them."""
+    tier0 = {i.network for d in topo.nsx.dlrs if d.tier == 0 for i in d.interfaces}
+    vms = {vm.id: vm for vm in topo.vms}
+    out: list[str] = []
+    for dlr in topo.nsx.dlrs:
+        sr = vms.get(dlr.service_router or "")
+        transit = shared_networks(topo, dlr, sr) if sr is not None else set()
+        links = tier0 if dlr.tier == 1 else set()
+        out += [i.ip for i in dlr.interfaces if i.network in transit | links]
+    return out

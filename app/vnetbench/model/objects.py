@@ -235,14 +235,26 @@ class PNic:
 
 
 @dataclass
+class Tep:
+    """An NSX transport node's tunnel endpoint: its address (``address/prefix``) in the transport VLAN (the
+    VLAN of the host's transport uplinks) and the gateway that routes it to endpoints in other subnets (per-rack
+    TEP subnets in an L3 leaf-spine)."""
+
+    ip: str
+    gateway: str | None = None
+
+
+@dataclass
 class Host:
-    """A hypervisor host: its pNICs carry its switches' traffic out to the physical network."""
+    """A hypervisor host: its pNICs carry its switches' traffic out to the physical network. ``tep``: its NSX
+    tunnel endpoint's address, where the overlay runs over a routed transport (none: the endpoints meet at L2)."""
 
     id: str
     name: str
     kind: HostKind = HostKind.ESXI
     cpus: int = 2
     pnics: list[PNic] = field(default_factory=list)
+    tep: Tep | None = None
 
 
 # --- virtual switches ------------------------------------------------------------------------------
@@ -628,4 +640,4 @@ __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostK
            "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
-           "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]
+           "Link", "Tep", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

@@ -13,7 +13,7 @@ from typing import Any
 from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, uplink_tag
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
-from . import tiers
+from . import teps, tiers
 from .events import (DfwChecked, Event, FromEndpoint, FromGateway, L3Choice, LegWalked, Received, Routed,
                      ToDestination, ToGateway)
 from .kinds import DeviceKind, EdgeKind
@@ -265,6 +265,7 @@ class Narrator:
         trunks: list[str] = []
         exit_port: str | None = None
         exit_host: str | None = None
+        tunnel_from: str | None = None
         for x, y in zip(path, path[1:]):
             data = net.graph.edges[x, y]
             kind = data["kind"]
@@ -305,8 +306,10 @@ class Narrator:
                     groups[-1].append(f"{self.host(sx)} encapsulates the frame ({enc}) for NSX overlay segment "
                                       f"{self.sw(sx)} and sends it out of its transport pNIC "
                                       f"{self.pnic(data['pnic'])}{tag}")
+                    tunnel_from = sx.host
                 else:
-                    groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it")
+                    groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it"
+                                      + teps.routed_clause(net, tunnel_from, sy.host))
             elif kind is EdgeKind.BRIDGE:
                 bridge = net.bridges[data["bridge"]]
                 text = (f"bridged firewall {bridge.vm.name} joins {sx.name} and {sy.name} at L2 (promiscuous mode "

@@ -88,6 +88,7 @@ class NsxParts(BuilderBase):
         if not self.overlay_members:
             return
         vteps: dict[str, str] = {}
+        gateways: dict[str, tuple[str, ipaddress.IPv4Network, str]] = {}
         transport_mtu: dict[str, int] = {}
         for host_id in sorted({seg.host for segs in self.overlay_members.values() for seg in segs}):
             wire = self.fabric.transport(host_id)
@@ -95,11 +96,18 @@ class NsxParts(BuilderBase):
                 continue
             ns = self.hv(host_id)
             index = next(i for i, h in enumerate(self.d.hosts) if h.id == host_id)
-            vteps[host_id] = str(VTEP_NET[index + 1])
+            tep = self.ix.get(host_id).tep   # the design's endpoint address (routed transports), else one of ours
+            address = tep.ip if tep is not None else f"{VTEP_NET[index + 1]}/{VTEP_NET.prefixlen}"
+            vteps[host_id] = address.split("/")[0]
+            if tep is not None and tep.gateway:
+                gateways[host_id] = (ns, ipaddress.IPv4Interface(tep.ip).network, tep.gateway)
             transport_mtu[host_id] = min(self.ix.get(wire.pnic).mtu, wire.port.mtu)
             br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, transport_mtu[host_id],
-                             (f"{vteps[host_id]}/{VTEP_NET.prefixlen}",))
+                             (address,))
             self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, ns, False))
+        for ns, subnet, gateway in gateways.values():   # endpoints in other subnets: through the TEP gateway
+            self.routes.setdefault(ns, []).extend([f"{ip}/32", gateway] for ip in sorted(set(vteps.values()))
+                                                  if ipaddress.IPv4Address(ip) not in subnet)
         for n, (sw_id, segs) in enumerate(self.overlay_members.items()):
             sw = self.ix.get(sw_id)
             vni = sw.vni or 5000 + n

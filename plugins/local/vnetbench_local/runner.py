@@ -93,9 +93,11 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
                 *_end_lines(a, spec["mtu"], owner), *_end_lines(b, spec["mtu"], owner)]
     if kind == "vxlan":
         ns, name = spec["ns"], spec["name"]
-        # Created from inside its namespace, so its UDP socket (and its VNI) lives there, not at the top.
+        # Created from inside its namespace, so its UDP socket (and its VNI) lives there, not at the top. The
+        # outer header says don't fragment, as ESXi's tunnel endpoints do: a router on a routed transport drops
+        # a tunnel packet above its next link's MTU instead of splitting it.
         return [Step(CONF, "ip", ns, owner, f"link add {name} type vxlan id {spec['vni']} "
-                                            f"local {spec['local']} dstport 4789 nolearning", 0),
+                                            f"local {spec['local']} dstport 4789 nolearning df set", 0),
                 Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} master {spec['master']} up", 1),
                 *[Step(NFT, "bridge", ns, owner, f"fdb append 00:00:00:00:00:00 dev {name} dst {r}")
                   for r in spec["remotes"]],

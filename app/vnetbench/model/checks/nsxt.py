@@ -1,14 +1,31 @@
 """Checks of NSX-T gateways: a tier NSX-T has, a service router that is an edge node with a leg on the transit,
-a Tier-1 linked to a Tier-0 only (SEMANTICS.md section 9)."""
+a Tier-1 linked to a Tier-0 only; tunnel endpoints' addresses (SEMANTICS.md section 9)."""
 
 from __future__ import annotations
 
+import ipaddress
+
 from ..nsxt import TIERS, is_edge_node, shared_networks
-from .base import CheckerBase
+from .values import ValueChecks
 
 
-class NsxtChecks(CheckerBase):
-    """NSX-T Tier-0 / Tier-1 gateways."""
+class NsxtChecks(ValueChecks):
+    """NSX-T Tier-0 / Tier-1 gateways and transport nodes' tunnel endpoints."""
+
+    def check_teps(self) -> None:
+        """A tunnel endpoint's address, and a gateway inside its subnet."""
+        for i, host in enumerate(self.t.hosts):
+            tep, path = host.tep, f"hosts[{i}].tep"
+            if tep is None:
+                continue
+            label = f"{host.name}'s tunnel endpoint"
+            if not self.check_interface_address(f"{path}.ip", host.id, tep.ip, label) or tep.gateway is None:
+                continue
+            if self.check_address(f"{path}.gateway", host.id, tep.gateway, f"{label}'s gateway"):
+                subnet = ipaddress.IPv4Interface(tep.ip).network
+                if ipaddress.IPv4Address(tep.gateway) not in subnet:
+                    self.error(f"{path}.gateway", host.id, f"{label}'s gateway {tep.gateway} is outside its subnet "
+                               f"{subnet}", f"give a gateway in {subnet} (the router's address in the TEP VLAN)")
 
     def check_gateways_tiers(self) -> None:
         """Each gateway's tier, its service router, and what its router links join."""
