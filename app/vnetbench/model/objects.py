@@ -375,6 +375,18 @@ class Rule:
 
 
 @dataclass
+class Snat:
+    """Source NAT on a router or edge VM (an NSX-T Tier-0 / Tier-1 service router, an ESG): packets from
+    ``source`` (a CIDR) leaving by ``interface`` (a vNIC, by id or name; none: any) take the address ``to``;
+    replies come back through the same translation."""
+
+    source: str
+    to: str
+    interface: str | None = None
+    name: str = ""
+
+
+@dataclass
 class Forwarding:
     """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins. A routed VM
     sends by its connected subnets, then by the longest of ``routes``, then to its first vNIC gateway (a
@@ -385,6 +397,7 @@ class Forwarding:
     default_policy: Action = Action.ALLOW
     rules: list[Rule] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
+    snat: list[Snat] = field(default_factory=list)
 
 
 @dataclass
@@ -640,4 +653,4 @@ __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostK
            "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
-           "Link", "Tep", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]
+           "Link", "Tep", "Snat", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

@@ -466,7 +466,9 @@ class Narrator:
             why = "its default route" if prefix is not None and prefix.prefixlen == 0 else f"its route to {prefix}"
             text += f", and passes it to the next hop {next_hop}" + (f" ({why})" if prefix is not None else "")
         rule = _rule(check)
-        return text + (f"; {rule}" if rule else "")
+        text += f"; {rule}" if rule else ""
+        return text + (f"; {event.translated}, and replies come back through that translation"
+                       if event.translated else "")
 
     def between(self, a: Segment, b: Segment, pa: Point, pb: Point) -> str:
         """What a route joins: two VLANs, else two subnets, else two switches."""

@@ -11,7 +11,8 @@ transport MTU...) plus these lints, each with its place in the file and its fix:
 - a flow whose two directions pass different routers (asymmetric) when a stateful one sees only one of them,
   as a warning;
 - a jumbo VM and a physical host (a NAS) in one subnet with a smaller MTU on the way (its switch port);
-- tunnel endpoints that cannot reach each other, or a tunnel path that cannot carry a 1500-byte guest packet.
+- tunnel endpoints that cannot reach each other, or a tunnel path that cannot carry a 1500-byte guest packet;
+- overlapping SNAT rules: one that an earlier rule hides, or one translated address two NATs claim.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import ipaddress
 from collections import Counter
 
 from ..model.forwarding import STANDARD_MTU
+from ..model.nat import overlaps
 from ..model.nsxt import internal_addresses
 from ..model.objects import Topology, VmRole
 from ..model.validate import ERROR, WARNING, Problem, run_alone, validate
@@ -64,7 +66,8 @@ class _Linter:
                                  ("subnets in a layer-2 domain", lambda: self.subnets(points)),
                                  ("route next hops", self.next_hops), ("routes back", self.routes_back),
                                  ("asymmetric paths", self.asymmetry),
-                                 ("jumbo packets", self.jumbo), ("tunnel endpoints", self.tunnel_endpoints)):
+                                 ("jumbo packets", self.jumbo), ("tunnel endpoints", self.tunnel_endpoints),
+                                 ("overlapping NAT rules", self.nat_overlaps)):
             run_alone(lint_check, self.problems, f"the lint of {what}")
         return self.problems
 
@@ -73,6 +76,16 @@ class _Linter:
         standard guest packet (``teps.lint``)."""
         for host_id, field, message, hint in teps.lint(self.net):
             self.add(WARNING, host_id, field, message, hint)
+
+    def nat_overlaps(self) -> None:
+        """SNAT rules that overlap (``model.nat.overlaps``): a rule another hides, or one address two NATs claim."""
+        vms = {vm.id: i for i, vm in enumerate(self.net.topology.vms)}
+        for vm_a, a, vm_b, b, why in overlaps(self.net.topology):
+            label = f"{vm_b.name}'s SNAT rule {b.rule.name or b.index + 1}"
+            other = f"{vm_a.name}'s rule {a.rule.name or a.index + 1}"
+            self.problems.append(Problem(WARNING, f"vms[{vms[vm_b.id]}].forwarding.snat[{b.index}]", vm_b.id,
+                                         f"{label} overlaps {other}: {why}",
+                                         "give each rule its own sources and each NAT its own translated address"))
 
     def add(self, severity: str, point_or_id: Point | str, field: str, message: str, hint: str) -> None:
         obj_id = point_or_id.nic if isinstance(point_or_id, Point) else point_or_id
