@@ -160,6 +160,11 @@ def groups(net: Network, hosts: list[str]) -> dict[str, int]:
         for k2 in order[i + 1:]:
             if root(k1) == root(k2):
                 continue
+            (c1, n1, _), (c2, n2, _) = k1, k2
+            if n1 is None or n2 is None or n1 == n2:   # they meet at L2 or not at all: one L2 domain decides
+                if c1 == c2:
+                    parent[root(k2)] = root(k1)
+                continue
             a, b = reps[k1], reps[k2]
             if tep_path(net, a, b).ok and tep_path(net, b, a).ok:
                 parent[root(k2)] = root(k1)
@@ -188,11 +193,12 @@ def routed_clause(net: Network, host_a: str | None, host_b: str | None) -> str:
     """`` (the tunnel from A's endpoint to B's is routed by R)`` where a routed transport carries it, else ""."""
     if host_a is None or host_b is None:
         return ""
+    ia, ib = address(net, host_a), address(net, host_b)
+    if ia is None or ib is None or ib.ip in ia.network:   # met at L2: nothing routes the tunnel
+        return ""
     path = tep_path(net, host_a, host_b)
     if not path.ok or not path.routers:
         return ""
-    ia, ib = address(net, host_a), address(net, host_b)
-    assert ia is not None and ib is not None   # (a path with routers joins two addressed endpoints)
     names = " and ".join(dict.fromkeys(d.name for d in path.routers))
     return f" (the tunnel from {net.host_name(host_a)}'s endpoint {ia.ip} to {ib.ip} is routed by {names})"
 
