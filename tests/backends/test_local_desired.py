@@ -169,7 +169,13 @@ def test_nsx_segments_tunnel_between_hosts_and_the_dlr_routes_locally():
     [neigh] = [r for r in kinds(lab, "routes") if "esx01" in r.key and "dlr" in r.key]
     assert len(neigh.spec["neigh"]) == 5                                           # every guest, no ARP needed
     tables = [r.spec["text"] for r in kinds(lab, "nft")]
-    assert all('arp daddr ip { 172.16.10.1, 172.16.20.1 } iifname != "n*" drop' in t for t in tables)
+    assert all('arp daddr ip { 172.16.10.1, 172.16.20.1 } iifname != "n*" iifname != "d*" drop' in t
+               for t in tables)
+    # each guest's MAC points at its own host's tunnel endpoint (no flooding to every endpoint)
+    macs = {(r.spec["vni"], r.spec["local"]): dict(r.spec["macs"]) for r in vx}
+    assert all(macs[key] and set(macs[key].values()) == {"100.64.0.2" if key[1] == "100.64.0.1" else "100.64.0.1"}
+               for key in macs)
+    assert all(r.spec.get("arp_ignore") for r in kinds(lab, "netns") if "-h-" in r.spec["ns"])
     assert all("ip daddr 172.16.20.50 drop" in t for t in tables)                  # the DFW quarantine
 
 

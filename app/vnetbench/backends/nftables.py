@@ -196,6 +196,15 @@ def bridged_ruleset(fw: Forwarding, resolve: Resolver, owner: str, blocked_by_po
     return ruleset("bridge", [("forward", "forward", _policy(fw.default_policy), body)])
 
 
+def snat_ruleset(rules: list[tuple[str, str, str | None]]) -> str:
+    """A router's source NAT: each (sources, translated address, interface or None) in order, first match wins
+    (a rule's ``accept`` ends the chain); replies are translated back by connection tracking."""
+    lines = "".join(f'    ip saddr {source}{f" oifname {chr(34)}{out}{chr(34)}" if out else ""} snat to {to}\n'
+                    for source, to, out in rules)
+    return (f"table ip {TABLE}\ndelete table ip {TABLE}\ntable ip {TABLE} {{\n"
+            f"  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n{lines}  }}\n}}\n")
+
+
 def nat_ruleset(outside: str) -> str:
     """A hosted NAT service: masquerade what leaves through ``outside``, let in only the replies."""
     return (f"table ip {TABLE}\ndelete table ip {TABLE}\ntable ip {TABLE} {{\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..model.objects import (VM, Dlr, Host, HostNic, PhysicalHost, PhysicalRouter, PhysicalSwitch, PNic, Port,
                              Portgroup, RouterInterface, Switch, SwitchKind, VmRole)
+from ..model.nsxt import gateway_kind
 from ..model.text import exportable
 from ..model.vlan import Vlan
 from .diagram import ICON_KINDS, Box
@@ -164,4 +165,5 @@ def physical_host_details(ph: PhysicalHost) -> list[str]:
 
 
 def dlr_details(dlr: Dlr) -> list[str]:
-    return ["NSX DLR"] + [f"{itf.name} {itf.ip}" for itf in dlr.interfaces]
+    return ["NSX DLR" if dlr.tier is None else f"NSX-T {gateway_kind(dlr)}"] + \
+        [f"{itf.name} {itf.ip}" for itf in dlr.interfaces]

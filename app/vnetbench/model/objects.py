@@ -235,14 +235,26 @@ class PNic:
 
 
 @dataclass
+class Tep:
+    """An NSX transport node's tunnel endpoint: its address (``address/prefix``) in the transport VLAN (the
+    VLAN of the host's transport uplinks) and the gateway that routes it to endpoints in other subnets (per-rack
+    TEP subnets in an L3 leaf-spine)."""
+
+    ip: str
+    gateway: str | None = None
+
+
+@dataclass
 class Host:
-    """A hypervisor host: its pNICs carry its switches' traffic out to the physical network."""
+    """A hypervisor host: its pNICs carry its switches' traffic out to the physical network. ``tep``: its NSX
+    tunnel endpoint's address, where the overlay runs over a routed transport (none: the endpoints meet at L2)."""
 
     id: str
     name: str
     kind: HostKind = HostKind.ESXI
     cpus: int = 2
     pnics: list[PNic] = field(default_factory=list)
+    tep: Tep | None = None
 
 
 # --- virtual switches ------------------------------------------------------------------------------
@@ -363,6 +375,18 @@ class Rule:
 
 
 @dataclass
+class Snat:
+    """Source NAT on a router or edge VM (an NSX-T Tier-0 / Tier-1 service router, an ESG): packets from
+    ``source`` (a CIDR) leaving by ``interface`` (a vNIC, by id or name; none: any) take the address ``to``;
+    replies come back through the same translation."""
+
+    source: str
+    to: str
+    interface: str | None = None
+    name: str = ""
+
+
+@dataclass
 class Forwarding:
     """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins. A routed VM
     sends by its connected subnets, then by the longest of ``routes``, then to its first vNIC gateway (a
@@ -373,6 +397,7 @@ class Forwarding:
     default_policy: Action = Action.ALLOW
     rules: list[Rule] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
+    snat: list[Snat] = field(default_factory=list)
 
 
 @dataclass
@@ -519,12 +544,17 @@ class DlrInterface:
 
 @dataclass
 class Dlr:
-    """NSX distributed logical router: an instance in every member host's kernel, routing on the source host."""
+    """NSX distributed router: an instance in every member host's kernel, routing on the source host. NSX-V's
+    DLR, or (``tier`` 1 or 0) the distributed router of an NSX-T Tier-1 / Tier-0 gateway, whose service router
+    (``service_router``: an edge node, a VM of role nsx-edge) holds what cannot be distributed: a Tier-0's
+    uplinks to the physical routers, NAT, the gateway firewall."""
 
     id: str
     name: str
     interfaces: list[DlrInterface] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
+    tier: int | None = None
+    service_router: str | None = None
 
 
 @dataclass
@@ -623,4 +653,4 @@ __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostK
            "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
-           "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]
+           "Link", "Tep", "Snat", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

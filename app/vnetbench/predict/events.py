@@ -76,6 +76,7 @@ class Routed:
     next_hop: ipaddress.IPv4Address | None
     check: FilterDetail | None
     prefix: ipaddress.IPv4Network | None
+    translated: str = ""      # the SNAT rule that rewrote the source on the way out, in words ("" for none)
 
 
 @dataclass(frozen=True)

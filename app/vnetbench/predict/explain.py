@@ -13,6 +13,7 @@ from typing import Any
 from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, uplink_tag
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
+from . import teps, tiers
 from .events import (DfwChecked, Event, FromEndpoint, FromGateway, L3Choice, LegWalked, Received, Routed,
                      ToDestination, ToGateway)
 from .kinds import DeviceKind, EdgeKind
@@ -176,7 +177,7 @@ class Narrator:
             device, point, address, is_first = receiver.device, receiver.point, receiver.address, receiver.first
             what = f"{'the gateway' if is_first else 'the next hop'} {address} is {device.name}'s"
             if device.kind is DeviceKind.DLR:
-                return pre + [f"{what} interface {self.itf(point)}, and {device.name} has an instance in "
+                return pre + [f"{what} interface {self.itf(point)}, and {tiers.title(self.net.topology, device)} has an instance in "
                               f"{self.host(last)}'s kernel, so the frame reaches it without leaving {self.host(last)}"]
             if device.kind is DeviceKind.ROUTER:
                 where = ", outside the host" if not first.physical else ""
@@ -264,6 +265,7 @@ class Narrator:
         trunks: list[str] = []
         exit_port: str | None = None
         exit_host: str | None = None
+        tunnel_from: str | None = None
         for x, y in zip(path, path[1:]):
             data = net.graph.edges[x, y]
             kind = data["kind"]
@@ -304,8 +306,10 @@ class Narrator:
                     groups[-1].append(f"{self.host(sx)} encapsulates the frame ({enc}) for NSX overlay segment "
                                       f"{self.sw(sx)} and sends it out of its transport pNIC "
                                       f"{self.pnic(data['pnic'])}{tag}")
+                    tunnel_from = sx.host
                 else:
-                    groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it")
+                    groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it"
+                                      + teps.routed_clause(net, tunnel_from, sy.host))
             elif kind is EdgeKind.BRIDGE:
                 bridge = net.bridges[data["bridge"]]
                 text = (f"bridged firewall {bridge.vm.name} joins {sx.name} and {sy.name} at L2 (promiscuous mode "
@@ -444,8 +448,8 @@ class Narrator:
                     text += (f"; {net.port_switch[data['port']].name} sends the routed frame {'back ' if back else ''}"
                              f"out of {net.port[data['port']].name}" + (f", {_ROUTED_BACK}" if back else ""))
         elif device.kind is DeviceKind.DLR:
-            text = (f"{device.name} routes it {between} in {host}'s kernel (a DLR has an instance on every member "
-                    f"host), so routing does not leave {host}")
+            text = (f"{tiers.title(net.topology, device)} routes it {between} in {host}'s kernel "
+                    f"({tiers.instances(net.topology, device)}), so routing does not leave {host}")
         elif device.kind is DeviceKind.NAT:
             if out_point is device.points[0]:
                 text = f"{device.name} routes it into {out_point.subnet}"
@@ -455,14 +459,16 @@ class Narrator:
         elif not a.physical and not b.physical and a.host == b.host == device.host:
             legs = f"{self.vlan(a)} and {self.vlan(b)}" if a.vlan is not None and b.vlan is not None \
                 and a.vlan != b.vlan else f"{in_point.subnet} and {out_point.subnet}"
-            text = f"{device.name} has legs in {legs} on {host} and routes between them inside the host"
+            text = f"{tiers.title(net.topology, device)} has legs in {legs} on {host} and routes between them inside the host"
         else:
-            text = f"{device.name} (a VM on {self.net.host_name(device.host)}) routes it {between}"
+            text = f"{tiers.title(net.topology, device)} (a VM on {self.net.host_name(device.host)}) routes it {between}"
         if next_hop is not None:
             why = "its default route" if prefix is not None and prefix.prefixlen == 0 else f"its route to {prefix}"
             text += f", and passes it to the next hop {next_hop}" + (f" ({why})" if prefix is not None else "")
         rule = _rule(check)
-        return text + (f"; {rule}" if rule else "")
+        text += f"; {rule}" if rule else ""
+        return text + (f"; {event.translated}, and replies come back through that translation"
+                       if event.translated else "")
 
     def between(self, a: Segment, b: Segment, pa: Point, pb: Point) -> str:
         """What a route joins: two VLANs, else two subnets, else two switches."""

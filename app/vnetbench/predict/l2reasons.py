@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..model.forwarding import egress
 from ..model.objects import MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
-from . import decide
+from . import decide, teps
 from . import graph as nx  # networkx's API for the graphs Network keeps, without networkx
 from .kinds import EdgeKind
 from .network import Point
@@ -59,6 +59,10 @@ class L2Reasons(WalkerBase):
         """Why two hosts' instances of an NSX segment are not joined: their tunnel endpoints do not reach each
         other, because the physical network does not carry the transport VLAN between their transport pNICs."""
         net = self.net
+        routed = teps.routed_problem(net, host_a, host_b)
+        if routed:
+            return (f"{sw.name} joins {net.host_name(host_a)} and {net.host_name(host_b)} through the NSX overlay, "
+                    f"but the tunnel endpoints cannot reach each other: {routed}")
         wa, wb = net.transports[host_a], net.transports[host_b]
         ta, tb = net.tep_segment(host_a), net.tep_segment(host_b)
         # instances without a problem sit on hosts with a working tunnel endpoint (else their problems are the reason)

@@ -10,7 +10,9 @@ transport MTU...) plus these lints, each with its place in the file and its fix:
 - a router with no route back to a network another router forwards to it (``routetables``);
 - a flow whose two directions pass different routers (asymmetric) when a stateful one sees only one of them,
   as a warning;
-- a jumbo VM and a physical host (a NAS) in one subnet with a smaller MTU on the way (its switch port).
+- a jumbo VM and a physical host (a NAS) in one subnet with a smaller MTU on the way (its switch port);
+- tunnel endpoints that cannot reach each other, or a tunnel path that cannot carry a 1500-byte guest packet;
+- overlapping SNAT rules: one that an earlier rule hides, or one translated address two NATs claim.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ import ipaddress
 from collections import Counter
 
 from ..model.forwarding import STANDARD_MTU
+from ..model.nat import overlaps
+from ..model.nsxt import internal_addresses
 from ..model.objects import Topology, VmRole
 from ..model.validate import ERROR, WARNING, Problem, run_alone, validate
+from . import teps
 from .engine import Engine
 from .kinds import ROUTING_KINDS, DeviceKind
-from .network import Network, Point
+from .network import Network, Point, parse_if
 from .routetables import missing_routes_back, route_field, segments_of
 
 #: At most this many groups of endpoints (same domain, subnet and gateway) are walked pairwise for asymmetry.
@@ -61,9 +66,26 @@ class _Linter:
                                  ("subnets in a layer-2 domain", lambda: self.subnets(points)),
                                  ("route next hops", self.next_hops), ("routes back", self.routes_back),
                                  ("asymmetric paths", self.asymmetry),
-                                 ("jumbo packets", self.jumbo)):
+                                 ("jumbo packets", self.jumbo), ("tunnel endpoints", self.tunnel_endpoints),
+                                 ("overlapping NAT rules", self.nat_overlaps)):
             run_alone(lint_check, self.problems, f"the lint of {what}")
         return self.problems
+
+    def tunnel_endpoints(self) -> None:
+        """Transport nodes whose tunnel endpoints cannot reach each other, or whose tunnel path cannot carry a
+        standard guest packet (``teps.lint``)."""
+        for host_id, field, message, hint in teps.lint(self.net):
+            self.add(WARNING, host_id, field, message, hint)
+
+    def nat_overlaps(self) -> None:
+        """SNAT rules that overlap (``model.nat.overlaps``): a rule another hides, or one address two NATs claim."""
+        vms = {vm.id: i for i, vm in enumerate(self.net.topology.vms)}
+        for vm_a, a, vm_b, b, why in overlaps(self.net.topology):
+            label = f"{vm_b.name}'s SNAT rule {b.rule.name or b.index + 1}"
+            other = f"{vm_a.name}'s rule {a.rule.name or a.index + 1}"
+            self.problems.append(Problem(WARNING, f"vms[{vms[vm_b.id]}].forwarding.snat[{b.index}]", vm_b.id,
+                                         f"{label} overlaps {other}: {why}",
+                                         "give each rule its own sources and each NAT its own translated address"))
 
     def add(self, severity: str, point_or_id: Point | str, field: str, message: str, hint: str) -> None:
         obj_id = point_or_id.nic if isinstance(point_or_id, Point) else point_or_id
@@ -144,7 +166,10 @@ class _Linter:
         """A router that another router forwards to must route the networks that traffic comes from, or
         their replies are lost (the classic DLR/ESG mistake: the DLR's default route points at the edge,
         but the edge has no route to the DLR's networks)."""
+        internal = {iface.network for text in internal_addresses(self.net.topology) if (iface := parse_if(text))}
         for miss in missing_routes_back(self.net, self.engine.walker):
+            if miss.network in internal:
+                continue
             back, device = miss.back, miss.device
             fix = f" via {miss.via}" if miss.via is not None else ""
             self.add(WARNING, back.id, route_field(self.net, back),

@@ -35,7 +35,7 @@ from ..model.forwarding import (
     Wire, ingress, ingress_problem, reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 from ..model.routing import route_prefix
-from . import graph
+from . import graph, teps
 from .kinds import IN_HOST_EDGES, DeviceKind, EdgeKind
 
 
@@ -562,22 +562,15 @@ class Network:
     def transport_mtu(self, host_a: str | None, host_b: str | None) -> tuple[int, str]:
         """The largest packet the physical network carries between two hosts' tunnel endpoints (their transport
         pNICs and every port on the way), and where it is smallest."""
-        path = graph.shortest_path(self.graph, self.tep_segment(host_a), self.tep_segment(host_b))
-        limits: list[tuple[int, str]] = []
-        for x, y in zip(path, path[1:]):
-            data = self.graph.edges[x, y]
-            if data["kind"] is EdgeKind.UPLINK:
-                port = self.port[data["port"]]
-                limits += [(self.pnic[data["pnic"]].mtu, self.fabric.pnic_label(data["pnic"])),
-                           (port.mtu, self.fabric.port_label(port))]
-            elif data["kind"] is EdgeKind.TRUNK:
-                limits += [(self.port[p].mtu, self.fabric.port_label(self.port[p])) for p in data["ports"]]
-        return min(limits, key=lambda m: m[0])
+        assert host_a is not None and host_b is not None   # (an overlay crossing joins two hosts)
+        return teps.path_mtu(self, teps.tep_path(self, host_a, host_b))
 
     def _overlays(self) -> None:
         """NSX segments: the instances whose hosts' tunnel endpoints reach each other over the physical network
-        (the transport VLAN carried between their transport pNICs) are joined by one tunnel hub."""
-        component: dict[int, int] = {}
+        (the transport VLAN carried between their transport pNICs, or routed between TEP subnets: ``teps``) are
+        joined by one tunnel hub."""
+        working = [h for h, wire in self.transports.items() if wire.pnic is not None and self.tep_segment(h) is not None]
+        group = teps.groups(self, working)
         for sw in self.topology.switches:
             if sw.kind is not SwitchKind.NSX_SEGMENT:
                 continue
@@ -586,14 +579,10 @@ class Network:
                     continue
                 wire = self.transports.get(s.host) if s.host is not None else None
                 tep = self.tep_segment(s.host)
-                if wire is None or wire.pnic is None or tep is None:   # (a host's wire comes with its endpoint)
+                if s.host is None or wire is None or wire.pnic is None or tep is None:   # (a wire comes with its endpoint)
                     s.problems.extend(wire.problems if wire else ())
                     continue
-                if tep not in component:
-                    nodes = graph.node_connected_component(self.graph, tep)
-                    first = min(nodes)
-                    component.update((n, first) for n in nodes)
-                hub = self.segment(("overlay", sw.id, component[tep]), f"{sw.name} overlay", None, False, sw.id, None)
+                hub = self.segment(("overlay", sw.id, group[s.host]), f"{sw.name} overlay", None, False, sw.id, None)
                 self.graph.add_edge(s.id, hub, kind=EdgeKind.OVERLAY, pnic=wire.pnic)
 
     def _teams(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 
 from ..model.objects import Action
-from . import decide
+from . import decide, snat
 from .decide import judges
 from .events import FromGateway, LegWalked, Received, Routed, ToGateway
 from .kinds import DeviceKind
@@ -98,7 +98,13 @@ class RoutingWalker(LegWalker):
             walk.steps.append(Step(StepKind.ROUTE, device.id, device.name, RouteDetail(
                 point.nic, out_point.nic, str(next_hop) if next_hop is not None else None,
                 str(prefix) if prefix is not None else None)))
-            walk.note(Routed(device, point, in_seg, out_point, seg, next_hop, check, prefix))
+            translated = None if reply else snat.translate(net, device, src.ip, out_point)
+            if translated is not None:   # replies return through the translation (``_mirror``)
+                walk.nat = True
+                walk.hops.append(Hop(HopKind.NAT, device.id, device.name, f"translates the source to {translated.to}"))
+                src = Party(translated.to, frozenset())
+            walk.note(Routed(device, point, in_seg, out_point, seg, next_hop, check, prefix,
+                             "" if translated is None else translated.describe(device.name)))
             if next_hop is None:
                 return seg
             entry = self.gateway_entry(walk, seg, next_hop)

@@ -110,11 +110,12 @@ class BuilderBase:
     def _add(self, res: Want) -> None:
         self.res.setdefault(res.key, res)
 
-    def netns(self, role: str, obj_id: str, description: str, forward: bool = False, *extra: str) -> str:
+    def netns(self, role: str, obj_id: str, description: str, forward: bool = False, *extra: str,
+              arp_ignore: bool = False) -> str:
         name = ns_name(self.tag, role, obj_id, *extra)
         key = f"netns/{name}"
-        self._add(Want("netns", key, {"ns": name, "forward": forward}, f"namespace {name} ({description})",
-                           obj_id))
+        spec = {"ns": name, "forward": forward, **({"arp_ignore": True} if arp_ignore else {})}
+        self._add(Want("netns", key, spec, f"namespace {name} ({description})", obj_id))
         return name
 
     def bridge(self, ns: str, name: str, description: str, object_id: str | None, mtu: int = 1500,
@@ -135,7 +136,9 @@ class BuilderBase:
 
     def hv(self, host_id: str) -> str:
         host = self.ix.get(host_id)
-        return self.netns("h", host_id, f"host {host.name}")
+        # the hypervisor's own addresses (its tunnel endpoint) answer ARP only where they sit, never on the
+        # guests' segment bridges, whose addresses may be the same (NSX-T router links use 100.64.0.0/16 too)
+        return self.netns("h", host_id, f"host {host.name}", arp_ignore=True)
 
     def ps_bridge(self, ps_id: str, vlan: int) -> tuple[str, str]:
         ps = self.ix.get(ps_id)

@@ -7,6 +7,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.backends.planning import Want
 from vnetbench.model import VM, Action, ForwardMode, MacvtapMode, SwitchKind, VmRole
 from vnetbench.model.forwarding import PER_GUEST, guests_meet_inside, reflection_reaches_guests
+from vnetbench.model.nat import leaves_by, snat_rules
 
 from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
 from .names import guest_ifname, ifname, mac_for
@@ -27,6 +28,7 @@ class GuestParts(BuilderBase):
         taken: set[str] = set()
         blocked_by_policy = False
         bridge_addrs: list[str] = []
+        inside_names: dict[str, str] = {}
         for i, nic in enumerate(vm.vnics):
             seg, why = self.segment(vm, nic)
             if why:
@@ -36,6 +38,7 @@ class GuestParts(BuilderBase):
                 addresses[nic.id] = addr
             name = guest_ifname(nic.name, i, taken)
             taken.add(name)
+            inside_names[nic.id] = name
             if bridged:
                 blocked_by_policy |= bool(seg and self.fabric.bridging_problems(vm, nic))
                 bridge_addrs += [addr] if addr else []
@@ -62,6 +65,13 @@ class GuestParts(BuilderBase):
         self.endpoints[vm.id] = EndpointInfo(ns, addresses)
         if forwards:
             self.firewall(vm, ns, bridged, blocked_by_policy)
+        rules = snat_rules(vm)
+        if rules:
+            out = {n.id: inside_names[n.id] for n in vm.vnics}
+            spec = [(str(r.source), str(r.to), next((out[n.id] for n in vm.vnics if leaves_by(vm, r.rule, n.id)), None)
+                     if r.rule.interface else None) for r in rules]
+            self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.snat_ruleset(spec)},
+                           f"SNAT of {vm.name}", vm.id, (f"netns/{ns}",)))
 
     def check_passthrough(self) -> None:
         for sw in self.d.switches:

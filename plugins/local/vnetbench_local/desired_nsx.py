@@ -65,8 +65,12 @@ class NsxParts(BuilderBase):
                 if lif_ips:
                     ips = "{ " + ", ".join(lif_ips) + " }"
                     rules = self.bridge_rules.setdefault(seg.ns, [])
-                    for rule in (f'arp daddr ip {ips} iifname != "n*" drop comment "{dlr.name} ARP stays local"',
-                                 f'arp saddr ip {ips} oifname != "n*" drop comment "{dlr.name} ARP stays local"'):
+                    # guests ("n") and the other distributed routers' instances on this host ("d": a Tier-1
+                    # asks its Tier-0 over the router link) reach it; nothing over the overlay does
+                    for rule in (f'arp daddr ip {ips} iifname != "n*" iifname != "d*" drop comment '
+                                 f'"{dlr.name} ARP stays local"',
+                                 f'arp saddr ip {ips} oifname != "n*" oifname != "d*" drop comment '
+                                 f'"{dlr.name} ARP stays local"'):
                         if rule not in rules:
                             rules.append(rule)
 
@@ -84,6 +88,7 @@ class NsxParts(BuilderBase):
         if not self.overlay_members:
             return
         vteps: dict[str, str] = {}
+        gateways: dict[str, tuple[str, ipaddress.IPv4Network, str]] = {}
         transport_mtu: dict[str, int] = {}
         for host_id in sorted({seg.host for segs in self.overlay_members.values() for seg in segs}):
             wire = self.fabric.transport(host_id)
@@ -91,11 +96,18 @@ class NsxParts(BuilderBase):
                 continue
             ns = self.hv(host_id)
             index = next(i for i, h in enumerate(self.d.hosts) if h.id == host_id)
-            vteps[host_id] = str(VTEP_NET[index + 1])
+            tep = self.ix.get(host_id).tep   # the design's endpoint address (routed transports), else one of ours
+            address = tep.ip if tep is not None else f"{VTEP_NET[index + 1]}/{VTEP_NET.prefixlen}"
+            vteps[host_id] = address.split("/")[0]
+            if tep is not None and tep.gateway:
+                gateways[host_id] = (ns, ipaddress.IPv4Interface(tep.ip).network, tep.gateway)
             transport_mtu[host_id] = min(self.ix.get(wire.pnic).mtu, wire.port.mtu)
             br = self.bridge(ns, ifname("x", host_id), "NSX transport", host_id, transport_mtu[host_id],
-                             (f"{vteps[host_id]}/{VTEP_NET.prefixlen}",))
+                             (address,))
             self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, ns, False))
+        for ns, subnet, gateway in gateways.values():   # endpoints in other subnets: through the TEP gateway
+            self.routes.setdefault(ns, []).extend([f"{ip}/32", gateway] for ip in sorted(set(vteps.values()))
+                                                  if ipaddress.IPv4Address(ip) not in subnet)
         for n, (sw_id, segs) in enumerate(self.overlay_members.items()):
             sw = self.ix.get(sw_id)
             vni = sw.vni or 5000 + n
@@ -104,12 +116,17 @@ class NsxParts(BuilderBase):
                     continue
                 peers = [s.host for s in segs if s.host != seg.host and s.host in vteps]
                 remotes = sorted(vteps[h] for h in peers)
+                # as NSX's controller does, each guest's MAC points at its own host's endpoint, so a frame for
+                # a guest elsewhere crosses only the two hosts' transport pNICs (no flooding to every endpoint)
+                macs = sorted((nic.mac or mac_for(self.tag, nic.id), vteps[vm.host]) for vm in self.d.vms
+                              if vm.host in peers for nic in vm.vnics
+                              if nic.network == sw_id or self.ix.parent(nic.network) is sw)
                 # one device reaches every peer: the smallest transport MTU of any path limits it, both ways
                 transport = min(transport_mtu[h] for h in [seg.host, *peers])
                 name = ifname("o", sw_id)
                 self._add(Want("vxlan", f"vxlan/{seg.ns}/{name}",
                                    {"ns": seg.ns, "name": name, "vni": vni, "local": vteps[seg.host],
-                                    "remotes": remotes, "master": seg.bridge,
+                                    "remotes": remotes, "macs": macs, "master": seg.bridge,
                                     "mtu": min(sw.mtu, inner_mtu(sw, transport))},
                                    f"VXLAN {vni} of {sw.name} on {self.ix.get(seg.host).name}", sw_id,
                                    (f"netns/{seg.ns}", f"bridge/{seg.ns}/{seg.bridge}",

@@ -77,6 +77,9 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
         if spec.get("forward"):
             steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(
                 ns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"]))))
+        if spec.get("arp_ignore"):
+            steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(
+                ns, ["sysctl", "-qw", "net.ipv4.conf.all.arp_ignore=1"]))))
         return steps
     if kind == "bridge":
         ns, name = spec["ns"], spec["name"]
@@ -90,12 +93,16 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
                 *_end_lines(a, spec["mtu"], owner), *_end_lines(b, spec["mtu"], owner)]
     if kind == "vxlan":
         ns, name = spec["ns"], spec["name"]
-        # Created from inside its namespace, so its UDP socket (and its VNI) lives there, not at the top.
+        # Created from inside its namespace, so its UDP socket (and its VNI) lives there, not at the top. The
+        # outer header says don't fragment, as ESXi's tunnel endpoints do: a router on a routed transport drops
+        # a tunnel packet above its next link's MTU instead of splitting it.
         return [Step(CONF, "ip", ns, owner, f"link add {name} type vxlan id {spec['vni']} "
-                                            f"local {spec['local']} dstport 4789 nolearning", 0),
+                                            f"local {spec['local']} dstport 4789 nolearning df set", 0),
                 Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} master {spec['master']} up", 1),
                 *[Step(NFT, "bridge", ns, owner, f"fdb append 00:00:00:00:00:00 dev {name} dst {r}")
-                  for r in spec["remotes"]]]
+                  for r in spec["remotes"]],
+                *[Step(NFT, "bridge", ns, owner, f"fdb append {mac} dev {name} dst {r}")
+                  for mac, r in spec.get("macs", [])]]
     if kind == "routes":
         return [*[Step(CONF, "ip", spec["ns"], owner, f"route replace {p} via {v}", 4) for p, v in spec["routes"]],
                 *[Step(CONF, "ip", spec["ns"], owner, f"neigh replace {ip} lladdr {mac} dev {dev} nud permanent", 5)
