@@ -3,7 +3,9 @@ an untagged guest on a trunk."""
 
 from __future__ import annotations
 
-from ..model.forwarding import egress
+from ..model.forwarding import (
+    SegmentKey, egress, pvlan_may_talk, pvlan_refusal, pvlan_role_words, pvlan_segment_entry, pvlan_wire_vlans,
+)
 from ..model.objects import MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
 from . import decide
@@ -23,6 +25,8 @@ class L2Reasons(WalkerBase):
     def _l2_reason(self, a: int, b: int) -> str:
         net = self.net
         sa, sb = net.segments[a], net.segments[b]
+        if sa.pvlan >= 0 and sb.pvlan >= 0:
+            return self._pvlan_reason(a, b)
         if sa.domain == sb.domain and sa.attachment == sb.attachment != -1:
             port_id, vlan = net.attachments[sa.attachment]
             port = net.port[port_id]
@@ -43,6 +47,29 @@ class L2Reasons(WalkerBase):
         missing = self._missing_trunks(a, b)
         if missing:
             return "; ".join(missing)
+        return f"no L2 path joins {sa.name} and {sb.name}"
+
+    def _pvlan_reason(self, a: int, b: int) -> str:
+        """Why two private VLAN ports do not meet: their roles (named), or a VLAN one side sends on that the
+        physical network does not carry to the other side's host (naming where it stops)."""
+        net = self.net
+        sa, sb = net.segments[a], net.segments[b]
+        ea, eb = (pvlan_segment_entry(net.typed(s.object_id, "switch"), s.vlan) for s in (sa, sb))
+        assert ea is not None and eb is not None, "segments with a private VLAN role have a map entry"
+        if not pvlan_may_talk(ea, eb):
+            return (f"{sa.name} is on {pvlan_role_words(ea)} and {sb.name} on {pvlan_role_words(eb)}: "
+                    f"{pvlan_refusal(ea, eb)}")
+        for x, y, entry in ((sa, sb, ea), (sb, sa, eb)):
+            if y.hears[x.pvlan_col] == x.domain:
+                continue
+            vlan = pvlan_wire_vlans(entry)[0]
+            there = net._seg_by_key.get(SegmentKey(y.object_id, y.host, vlan))
+            where = "; ".join((net.segments[there].problems or self._missing_trunks(x.id, there))
+                              if there is not None else [])
+            return (f"{x.name} sends on VLAN {vlan} ({pvlan_role_words(entry)}), but the physical network does not "
+                    f"carry VLAN {vlan} to {net.host_name(y.host)}'s uplink, so {y.name} never hears it"
+                    + (f" ({where})" if where else "")
+                    + f"; carry every VLAN of private VLAN {entry.primary} on the trunks between the hosts")
         return f"no L2 path joins {sa.name} and {sb.name}"
 
     def _wire(self, seg_id: int) -> int | None:

@@ -25,7 +25,7 @@ class LegWalker(L2Reasons, CapacityWalker):
         net = self.net
         sa = net.segments[a]
         code = self.l2_code(a, b)
-        if a == b:
+        if a == b and code:   # (one segment: only private VLAN roles keep its ports apart)
             return Leg(True, IN_HOST, hops=[self._seg_hop(a)], segments=[sa.name], limits=self._seg_limit(a),
                        latency=self.cal.latency("switch"), path=[a])
         if code == 0 and not (sa.has_bridge and sa.domain == net.segments[b].domain):
