@@ -293,7 +293,7 @@ def pvlan_vlans(pvlans: list[Pvlan], primary: int) -> list[int]:
 def pvlan_role_words(entry: Pvlan) -> str:
     """A port's role in words: ``isolated secondary VLAN 101 of private VLAN 100``."""
     if entry.type is PvlanType.PROMISCUOUS:
-        return f"the promiscuous primary VLAN {entry.primary} of private VLAN {entry.primary}"
+        return f"promiscuous primary VLAN {entry.primary} of private VLAN {entry.primary}"
     return f"{entry.type.value} secondary VLAN {entry.secondary} of private VLAN {entry.primary}"
 
 

@@ -31,7 +31,7 @@ class LegWalker(L2Reasons, CapacityWalker):
         if code == 0 and not (sa.has_bridge and sa.domain == net.segments[b].domain):
             return Leg(False, reason=self._l2_reason(a, b))
         try:
-            path = nx.bidirectional_shortest_path(net.graph, a, b)
+            path = self.l2_path(a, b)
         except nx.NetworkXNoPath:
             return Leg(False, reason=self._l2_reason(a, b))
         leg = Leg(True, path=path)

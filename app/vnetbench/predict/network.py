@@ -691,6 +691,10 @@ class Network:
                 self.pvlan_cols.setdefault(vlan, len(self.pvlan_cols))
                 self.switch_segment(SegmentKey(key.switch, key.host, vlan))
 
+    def segment_id(self, key: SegmentKey) -> int | None:
+        """The id of the segment with this key, if the design has it."""
+        return self._seg_by_key.get(key)
+
     def switch_of(self, key: SegmentKey) -> Any:
         """The virtual switch of a segment key, or None (an embedded switch, DirectPath, a per-guest segment)."""
         if key.switching is not Switching.VIRTUAL or key.guest is not None:
@@ -728,10 +732,11 @@ class Network:
                 if listener is not None:
                     row[col] = self.segments[listener].domain
             hears = tuple(row)
-            for m in members:
+            for k, m in enumerate(members):
                 self.segments[m].hears = hears
-                if m != members[0]:
-                    self.graph.add_edge(members[0], m, kind=EdgeKind.PVLAN)
+                for other in members[:k]:     # every pair: a frame crosses the vDS in one step (a handful of VLANs)
+                    self.graph.add_edge(other, m, kind=EdgeKind.PVLAN)
+                if k:
                     a, b = root(self.segments[members[0]].local), root(self.segments[m].local)
                     if a != b:
                         parent[max(a, b)] = min(a, b)
