@@ -170,12 +170,12 @@ class Labels:
         self.att = np.array([s.attachment for s in segments] or [-1], dtype=np.int64)
         alt = [s.alternate for s in segments]
         self.alt = np.array(alt, dtype=np.int64) if any(a != -1 for a in alt) else None
-        self.pvlan = self.pvlan_col = self.hears = None
+        self.pvlan: tuple[Any, Any, Any] | None = None     # roles, sending columns, what each hears
         if any(s.pvlan >= 0 for s in segments):
             width = max(len(s.hears) for s in segments)
-            self.pvlan = np.array([s.pvlan for s in segments], dtype=np.int64)
-            self.pvlan_col = np.array([max(s.pvlan_col, 0) for s in segments], dtype=np.int64)
-            self.hears = np.array([s.hears or (-2,) * width for s in segments], dtype=np.int64)
+            self.pvlan = (np.array([s.pvlan for s in segments], dtype=np.int64),
+                          np.array([max(s.pvlan_col, 0) for s in segments], dtype=np.int64),
+                          np.array([s.hears or (-2,) * width for s in segments], dtype=np.int64))
 
     def code(self, a: Any, b: Any) -> Any:
         """``l2_code`` between segment ids a and b (broadcasting), with the private VLAN rule (``pvlan_l2``)."""
@@ -187,9 +187,9 @@ class Labels:
                            self.one, self.alt[a], self.alt[b])
         if self.pvlan is None:
             return code
-        carried = pvlan_carried(self.domain[a], self.domain[b], self.hears[b, self.pvlan_col[a]],
-                                self.hears[a, self.pvlan_col[b]])
-        return pvlan_l2(code, self.local[a] == self.local[b], self.pvlan[a], self.pvlan[b], carried).astype(code.dtype)
+        role, col, hears = self.pvlan
+        carried = pvlan_carried(self.domain[a], self.domain[b], hears[b, col[a]], hears[a, col[b]])
+        return pvlan_l2(code, self.local[a] == self.local[b], role[a], role[b], carried).astype(code.dtype)
 
     def verdict(self, a: Any, b: Any) -> Any:
         """``l2_verdict`` between segment ids a and b (broadcasting)."""
