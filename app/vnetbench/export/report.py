@@ -295,7 +295,9 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
             if MAX_MATRIX_TABLE < n <= MAX_HEATMAP else None
         matrix = {"names": table.names, "pairs": count(n * (n - 1), "ordered pair"),
                   "counts": [(v, number(c)) for v, c in sorted(table.counts().items(), key=_verdict_order)],
-                  "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image,
+                  "rows": list(zip(table.names, grid, table.marked().tolist())) if n <= MAX_MATRIX_TABLE else [],
+                  "uplinks": table.uplinks.legend if n <= MAX_ATTACHED_CSV and table.uplinks else None,
+                  "image": image,
                   "networks": _by_network(topology, table) if n > MAX_MATRIX_TABLE else None,
                   "csv": "data:text/csv;charset=utf-8;base64," + base64.b64encode(matrix_csv(table)).decode("ascii")
                   if n <= MAX_ATTACHED_CSV else None,

@@ -33,6 +33,21 @@ class UplinkMarks:
         """Whether the pair's answer depends on the uplink chosen at run time."""
         return src != dst and (self.group.get(src, -1), self.group.get(dst, -1)) in self.marked
 
+    def block(self, endpoints: tuple[str, ...], start: int, stop: int) -> Any:
+        """Which cells of the source rows ``start:stop`` against every destination (``endpoints`` in the
+        matrix's order) are marked, as a bool array (the diagonal never is)."""
+        import numpy as np
+
+        groups = np.array([self.group.get(e, -1) for e in endpoints], dtype=np.int64)
+        size = max(self.group.values(), default=-1) + 2          # the last row and column: no group
+        marked = np.zeros((size, size), dtype=bool)
+        for a, b in self.marked:
+            marked[a, b] = True
+        out = marked[groups[start:stop]][:, groups]
+        rows = np.arange(stop - start)
+        out[rows, rows + start] = False
+        return out
+
     def __bool__(self) -> bool:
         """Whether any pair is marked."""
         return bool(self.marked)
