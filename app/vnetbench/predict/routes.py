@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import decide
-from .decide import IN_HOST, PHYSICAL, Prefixes
+from .decide import PHYSICAL, Prefixes
 from .kinds import DeviceKind
 from .network import Device, Point
 from .rules import Decision, Party
