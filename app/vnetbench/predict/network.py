@@ -218,6 +218,7 @@ class Network:
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
         self.teamed = False                                # segments differ by the uplink teaming gives them
+        self._team_bases: set[SegmentKey] = set()          # the (switch, host, VLAN) keys teaming splits by uplink
         self.pvlan_cols: dict[int, int] = {}               # private VLAN map VLAN -> its column of ``Segment.hears``
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
@@ -619,6 +620,7 @@ class Network:
             if key.uplink is not None:
                 base = replace(key, uplink=None)
                 groups.setdefault(base, [])
+        self._team_bases = set(groups)
         if not groups:
             return
         self.teamed = True
@@ -756,10 +758,10 @@ class Network:
         existing graph and take their labels from the one L2 domain they join, if any. False when the edit
         reaches further (a forwarding VM, new segments joining domains that were apart, a switch kind whose
         segments are not plain leaves, a new segment sharing a pNIC's embedded switch with SR-IOV VFs): then
-        the caller recompiles."""
+        the caller recompiles. In a design with teaming or private VLANs, an edit that moves VMs onto their
+        segments (a vNIC teaming puts on one of several uplinks, a segment split by uplink or in a private VLAN)
+        recompiles too; the other VMs' edits stay incremental."""
         before = len(self.segments)
-        if self.teamed or self.pvlan_cols:   # teams and private VLANs join segments across VLANs: recompile
-            return False
         for vm_id in vm_ids:
             vm = self.typed(vm_id, "vm")
             if vm is None or vm.role is not VmRole.VM:
@@ -776,7 +778,8 @@ class Network:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
         keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
-        if any(key.uplink is not None or pvlan_segment_entry(self.switch_of(key), key.vlan) for key in keys):
+        if any(key.uplink is not None or key in self._team_bases or pvlan_segment_entry(self.switch_of(key), key.vlan)
+               for key in keys):
             return False
         vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
         patched = {sw.id for pair in self.fabric.patches() for sw in pair}
