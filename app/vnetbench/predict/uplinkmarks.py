@@ -65,9 +65,12 @@ NONE = UplinkMarks()
 
 
 def uplink_marks(matrix: Any, budget: int = BUDGET) -> UplinkMarks:
-    """The pairs of ``matrix`` (a ``predict.Matrix``) whose answer depends on the uplink chosen at run time."""
+    """The pairs of ``matrix`` (a ``predict.Matrix``) whose answer depends on the uplink chosen at run time.
+    Only endpoints whose possible uplinks reach some segment differently (``sensitive``) can have such pairs;
+    their groups' pairs are walked."""
     net = matrix.engine_walker.net
-    teamed = {eid for eid, points in net.points.items() if any(p.variants for p in points)}
+    differ = sensitive(net)
+    teamed = {eid for eid, points in net.points.items() if any(p.variants in differ for p in points)}
     if not teamed.intersection(matrix.endpoints):
         return NONE
     keys: dict[tuple, int] = {}
@@ -81,9 +84,9 @@ def uplink_marks(matrix: Any, budget: int = BUDGET) -> UplinkMarks:
         members[g].append(eid)
         group[eid] = g
     sides = [g for g, m in enumerate(members) if m[0] in teamed]
-    pairs = {(a, b) for g in sides for other in range(len(members)) for a, b in ((g, other), (other, g))}
-    if len(pairs) > budget:
+    if 2 * len(sides) * len(members) > budget:
         return UplinkMarks(complete=False)
+    pairs = {(a, b) for g in sides for other in range(len(members)) for a, b in ((g, other), (other, g))}
     marked = set()
     for a, b in pairs:
         src = members[a][0]
@@ -91,3 +94,24 @@ def uplink_marks(matrix: Any, budget: int = BUDGET) -> UplinkMarks:
         if dst is not None and matrix.prediction(src, dst).depends_on_uplink:
             marked.add((a, b))
     return UplinkMarks(group, frozenset(marked))
+
+
+def sensitive(net: Any) -> set[tuple[int, ...]]:
+    """The vNICs' possible-uplink segment sets (``Point.variants``) whose members reach some segment of the
+    design differently (the decision core's L2 code, ``decide.Labels``); the others answer every pair alike
+    whichever uplink the platform picks."""
+    import numpy as np
+
+    from .decide import Labels
+
+    found = {p.variants for points in net.points.values() for p in points if p.variants}
+    if not found:
+        return set()
+    labels = Labels(net.segments)
+    every = np.arange(len(net.segments))
+    out = set()
+    for variants in found:
+        codes = [labels.code(np.full(len(every), v), every) for v in variants]
+        if any((c != codes[0]).any() for c in codes[1:]):
+            out.add(variants)
+    return out
