@@ -178,8 +178,9 @@ def random_pvlan_design(seed: int) -> Design:
 
 def _private_vlans(d: Design, rnd: random.Random) -> None:
     """A vDS with a private VLAN (primary 100: promiscuous, isolated 101, communities 102 and 103) over a fourth
-    pNIC of each ESXi host, its ports carrying the whole map or missing a VLAN; VMs on every role, and maybe a
-    physical host on the primary's or the isolated VLAN (outside the roles: its VLAN decides)."""
+    pNIC of each ESXi host, its ports carrying the whole map or missing a VLAN, maybe a second teamed uplink on the
+    first host; VMs on every role (some pinned), and maybe a physical host on the primary's or the isolated VLAN
+    (outside the roles: its VLAN decides)."""
     hosts = [h for h in d.t.hosts if h.kind is HostKind.ESXI]
     if not hosts:
         return
@@ -190,16 +191,26 @@ def _private_vlans(d: Design, rnd: random.Random) -> None:
         ups.append(f"{h.name}.vmnic3")
         d.plug(rnd.choice(d.t.physical_switches), ups[-1], trunk=True,
                allowed=rnd.choice(["all", "all", "100-103", "100,102,103", "101-103", "100,101"]))
+    if rnd.random() < 0.5:   # a second uplink on the first host, teamed: its port may carry other VLANs
+        h = hosts[0]
+        h.pnics.append(PNic(f"{h.name}.vmnic4", "vmnic4"))
+        ups.append(f"{h.name}.vmnic4")
+        d.plug(rnd.choice(d.t.physical_switches), ups[-1], trunk=True,
+               allowed=rnd.choice(["all", "100,102,103", "101-103"]))
     vds = d.switch(None, "pvds", ups, kind=SwitchKind.VDS, members=hosts,
                    pvlans=[Pvlan(100, 100, PvlanType.PROMISCUOUS), Pvlan(100, 101, PvlanType.ISOLATED),
                            Pvlan(100, 102, PvlanType.COMMUNITY), Pvlan(100, 103, PvlanType.COMMUNITY)])
+    if len(ups) > len(hosts):
+        vds.teaming = Teaming(rnd.choice([LoadBalancing.PORT_ID, LoadBalancing.IP_HASH, LoadBalancing.FAILOVER_ORDER]))
     pgs = []
     for vlan in (100, 101, 102, 103):
         pg = d.pg(vds, f"pv{vlan}")
         pg.pvlan = vlan
         pgs.append(pg)
     for i in range(rnd.randint(3, 7)):
-        d.vm(f"pv{i}", rnd.choice(hosts), rnd.choice(pgs), f"{net}.{10 + i}/24")
+        vm = d.vm(f"pv{i}", rnd.choice(hosts), rnd.choice(pgs), f"{net}.{10 + i}/24")
+        if vds.teaming is not None and vm.host == hosts[0].id and rnd.random() < 0.3:
+            vm.vnics[0].uplink = rnd.choice(vds.uplinks[:1] + vds.uplinks[-1:]).pnic
     if rnd.random() < 0.4:
         d.phost("pvsrv", d.port(rnd.choice(d.t.physical_switches), "pvsrv", vlan=rnd.choice([100, 101])),
                 f"{net}.200/24")

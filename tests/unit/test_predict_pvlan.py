@@ -108,3 +108,50 @@ def test_ports_outside_the_private_vlan_keep_their_vlan_rules():
     assert d.verdict("srv", "p1") is Verdict.VIA_PHYSICAL   # the primary is VLAN 100 on the wire
     assert d.verdict("srv", "i1") is Verdict.UNREACHABLE    # isolated frames leave on VLAN 101
     agree(d)
+
+
+def teamed_pvlan(allowed: str, pin: bool) -> Design:
+    """esx1's vDS teams vmnic0 (tor, every VLAN) and vmnic1 (tor2, ``allowed``) by originating port; esx2 sits on
+    tor. VMs p, i, c per host (``pin``: esx1's pinned to vmnic1)."""
+    from vnetbench.model.objects import LoadBalancing, Teaming
+
+    d = Design("pvt")
+    tor, tor2 = d.pswitch("tor"), d.pswitch("tor2")
+    h1, h2 = d.host("esx1"), d.host("esx2")
+    vds = d.switch(None, "dvs", ["esx1.vmnic0", "esx1.vmnic1", "esx2.vmnic0"], kind=SwitchKind.VDS, members=[h1, h2],
+                   pvlans=list(MAP), teaming=Teaming(LoadBalancing.PORT_ID))
+    d.plug(tor, "esx1.vmnic0", trunk=True)
+    d.plug(tor2, "esx1.vmnic1", trunk=True, allowed=allowed)
+    d.plug(tor, "esx2.vmnic0", trunk=True)
+    d.cable(d.port(tor, "up", trunk=True).id, d.port(tor2, "up", trunk=True).id)
+    pgs = {}
+    for name, vlan in (("p", 100), ("i", 101), ("c", 102)):
+        pgs[name] = d.pg(vds, f"pv-{name}")
+        pgs[name].pvlan = vlan
+    for n, h in enumerate((h1, h2), start=1):
+        for k, name in enumerate("pic"):
+            vm = d.vm(f"{name}{n}", h, pgs[name], f"10.0.0.{10 * n + k}/24")
+            if pin and n == 1:
+                vm.vnics[0].uplink = "esx1.vmnic1"
+    return d
+
+
+def test_a_teamed_uplink_that_drops_a_secondary_makes_its_pairs_depend_on_the_uplink():
+    d = teamed_pvlan("100,102,103", pin=False)
+    p = d.predict("i1", "p2")
+    assert p.verdict is Verdict.UNREACHABLE and p.depends_on_uplink          # the worst of the two uplinks
+    assert d.verdict("c1", "p2") is Verdict.VIA_PHYSICAL and not d.predict("c1", "p2").depends_on_uplink
+    agree(d)
+    pinned = teamed_pvlan("100,102,103", pin=True)
+    assert pinned.verdict("i1", "p2") is Verdict.UNREACHABLE and not pinned.predict("i1", "p2").depends_on_uplink
+    agree(pinned)
+
+
+def test_a_teamed_uplink_that_drops_the_primary_cuts_the_promiscuous_port_there():
+    d = teamed_pvlan("101-103", pin=False)
+    assert d.predict("p1", "p2").depends_on_uplink and d.verdict("i2", "p1") is Verdict.UNREACHABLE
+    assert d.verdict("i1", "p2") is Verdict.VIA_PHYSICAL
+    agree(d)
+    everything = teamed_pvlan("all", pin=False)
+    assert everything.verdict("i1", "p2") is Verdict.VIA_PHYSICAL and not everything.predict("i1", "p2").depends_on_uplink
+    agree(everything)

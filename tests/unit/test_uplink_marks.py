@@ -4,7 +4,7 @@ whose explained prediction says so (``Prediction.depends_on_uplink``), on an exa
 from __future__ import annotations
 
 import pytest
-from random_designs import random_design
+from random_designs import random_design, random_pvlan_design
 
 from vnetbench import resources_dir
 from vnetbench.model import load
@@ -40,6 +40,12 @@ def test_the_half_lost_example_marks_the_unpinned_pairs_across_hosts():
 def test_random_teamed_designs_mark_what_the_walk_says(seed: int, marked: bool):
     """(Of the 60 random designs, seed 27 holds pairs that depend on the uplink; the others test the absence.)"""
     assert (marks_agree(Engine(random_design(seed).t)) > 0) is marked
+
+
+@pytest.mark.parametrize("seed", [2, 29, 32])
+def test_random_private_vlan_designs_with_teaming_mark_what_the_walk_says(seed: int):
+    """(Seeds whose teamed private VLAN uplink drops a VLAN of the map: some pairs depend on the uplink.)"""
+    assert marks_agree(Engine(random_pvlan_design(seed).t)) > 0
 
 
 def test_a_design_without_teaming_marks_nothing_and_a_huge_one_says_it_left_them_out():

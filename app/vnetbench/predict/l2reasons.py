@@ -62,8 +62,15 @@ class L2Reasons(WalkerBase):
         there = net.segment_id(SegmentKey(sb.object_id, sb.host, pvlan_wire_vlans(entry)[0]))
         if there is None:
             raise nx.NetworkXNoPath(f"{sb.name}'s host takes no VLAN {entry.secondary}")
-        keep = [n for n in net.graph if n in (a, there) or net.segments[n].pvlan < 0]
-        return nx.bidirectional_shortest_path(net.graph.subgraph(keep), a, there) + ([b] if there != b else [])
+        return nx.bidirectional_shortest_path(self._without_pvlan_edges(), a, there) + ([b] if there != b else [])
+
+    def _without_pvlan_edges(self) -> nx.Graph:
+        """The segment graph without the edges that join a host's private VLAN segments (a vDS never forwards a
+        frame from its uplink back out of it)."""
+        out = nx.Graph()
+        out.adj = {n: {p: d for p, d in peers.items() if d["kind"] is not EdgeKind.PVLAN}
+                   for n, peers in self.net.graph.adj.items()}
+        return out
 
     def _pvlan_reason(self, a: int, b: int) -> str:
         """Why two private VLAN ports do not meet: their roles (named), or a VLAN one side sends on that the

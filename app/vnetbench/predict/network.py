@@ -737,7 +737,8 @@ class Network:
             for k, m in enumerate(members):
                 self.segments[m].hears = hears
                 for other in members[:k]:     # every pair: a frame crosses the vDS in one step (a handful of VLANs)
-                    self.graph.add_edge(other, m, kind=EdgeKind.PVLAN)
+                    if m not in self.graph[other]:      # (a TEAM edge between one VLAN's uplinks stays)
+                        self.graph.add_edge(other, m, kind=EdgeKind.PVLAN)
                 if k:
                     a, b = root(self.segments[members[0]].local), root(self.segments[m].local)
                     if a != b:
