@@ -105,7 +105,7 @@ def test_thousand_vms_keep_the_gui_thread_responsive(qtbot, monkeypatch):
 
     assert threads and threading.main_thread() not in threads, "the matrix must be computed off the GUI thread"
     assert served and all(served), "the GUI thread's event loop kept turning while the matrix computed"
-    assert progress[0] == (0, 3) and progress[-1] == (3, 3)
+    assert progress[0] == (0, 4) and progress[-1] == (4, 4)
     model = dock.model
     assert (model.rowCount(), model.columnCount()) == (1000, 1000)
     # VMs i and j share a segment exactly when they sit on the same host and VLAN (many_vms' layout).
@@ -208,3 +208,38 @@ def test_the_column_header_measures_only_the_longest_names(qtbot, monkeypatch):
     assert len(measured) == matrix_panel.MEASURED and "a-much-longer-name-than-the-rest" in measured
     widest = max(real.horizontalAdvance(n) for n in names)
     assert header.sizeHint().height() == max(matrix_panel.CELL, min(matrix_panel.HEADER_HEIGHT, widest + 12))
+
+
+def test_pairs_that_depend_on_the_uplink_are_marked_with_a_legend(qtbot):
+    """esx-teaming-half-lost: the unpinned app VMs towards db01 are the worst of two uplinks, so their cells carry
+    the mark and the dock explains it in a legend line; a pinned VM's cell and in-host cells do not."""
+    from canvas_helpers import artifacts
+
+    from vnetbench import resources_dir
+    from vnetbench.model import load
+    from vnetbench.predict.uplinkmarks import MARK
+
+    wb = Workbench(load(resources_dir() / "examples" / "esx-teaming-half-lost.vnet.yaml"))
+    dock = MatrixDock(wb)
+    qtbot.addWidget(dock)
+    dock.resize(520, 300)
+    dock.show()
+    qtbot.waitUntil(lambda: dock.result is not None and not dock.computing, timeout=10000)
+    shown = {(s, d): dock.model.data(_cell(dock, s, d)) for s in dock.model.visible for d in dock.model.visible
+             if s != d}
+    marked = {pair for pair, text in shown.items() if MARK in text}
+    assert marked == {("vm-app01", "vm-db01"), ("vm-app02", "vm-db01"), ("vm-db01", "vm-app01"),
+                      ("vm-db01", "vm-app02")}
+    tip = dock.model.data(_cell(dock, "vm-app01", "vm-db01"), Qt.ItemDataRole.ToolTipRole)
+    assert "depends on the uplink chosen at run time" in tip
+    assert dock.legend.isVisible() and "depends on the uplink chosen at run time" in dock.legend.text()
+    qtbot.wait(100)
+    assert dock.grab().save(str(artifacts() / "matrix-uplink-marks.png"))
+
+
+def test_no_legend_without_teaming(qtbot):
+    wb = Workbench(two_hosts_via_switch())
+    dock = MatrixDock(wb)
+    qtbot.addWidget(dock)
+    qtbot.waitUntil(lambda: dock.result is not None and not dock.computing, timeout=10000)
+    assert dock.legend.isHidden()

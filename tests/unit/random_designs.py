@@ -18,7 +18,7 @@ from builders import (Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMod
                       VmRole)
 
 
-from vnetbench.model.objects import BridgeVlans, Link, LoadBalancing, Proto, Route, Teaming
+from vnetbench.model.objects import BridgeVlans, Link, LoadBalancing, Proto, Pvlan, PvlanType, Route, Teaming
 
 
 def random_design(seed: int | random.Random, island: bool = True, teaming: bool = True) -> Design:
@@ -167,6 +167,53 @@ def _teaming(d: Design, rnd: random.Random) -> None:
         for nic in on_switch:
             if rnd.random() < 0.3:
                 nic.uplink = rnd.choice(sw.uplinks).pnic
+
+
+def random_pvlan_design(seed: int) -> Design:
+    """``random_design(seed)`` with private VLANs added (``_private_vlans``, drawn apart: the rest stays as drawn)."""
+    d = random_design(seed)
+    _private_vlans(d, random.Random(seed + 9000))
+    return d
+
+
+def _private_vlans(d: Design, rnd: random.Random) -> None:
+    """A vDS with a private VLAN (primary 100: promiscuous, isolated 101, communities 102 and 103) over a fourth
+    pNIC of each ESXi host, its ports carrying the whole map or missing a VLAN, maybe a second teamed uplink on the
+    first host; VMs on every role (some pinned), and maybe a physical host on the primary's or the isolated VLAN
+    (outside the roles: its VLAN decides)."""
+    hosts = [h for h in d.t.hosts if h.kind is HostKind.ESXI]
+    if not hosts:
+        return
+    net = "10.99.0"
+    ups = []
+    for h in hosts:
+        h.pnics.append(PNic(f"{h.name}.vmnic3", "vmnic3"))
+        ups.append(f"{h.name}.vmnic3")
+        d.plug(rnd.choice(d.t.physical_switches), ups[-1], trunk=True,
+               allowed=rnd.choice(["all", "all", "100-103", "100,102,103", "101-103", "100,101"]))
+    if rnd.random() < 0.5:   # a second uplink on the first host, teamed: its port may carry other VLANs
+        h = hosts[0]
+        h.pnics.append(PNic(f"{h.name}.vmnic4", "vmnic4"))
+        ups.append(f"{h.name}.vmnic4")
+        d.plug(rnd.choice(d.t.physical_switches), ups[-1], trunk=True,
+               allowed=rnd.choice(["all", "100,102,103", "101-103"]))
+    vds = d.switch(None, "pvds", ups, kind=SwitchKind.VDS, members=hosts,
+                   pvlans=[Pvlan(100, 100, PvlanType.PROMISCUOUS), Pvlan(100, 101, PvlanType.ISOLATED),
+                           Pvlan(100, 102, PvlanType.COMMUNITY), Pvlan(100, 103, PvlanType.COMMUNITY)])
+    if len(ups) > len(hosts):
+        vds.teaming = Teaming(rnd.choice([LoadBalancing.PORT_ID, LoadBalancing.IP_HASH, LoadBalancing.FAILOVER_ORDER]))
+    pgs = []
+    for vlan in (100, 101, 102, 103):
+        pg = d.pg(vds, f"pv{vlan}")
+        pg.pvlan = vlan
+        pgs.append(pg)
+    for i in range(rnd.randint(3, 7)):
+        vm = d.vm(f"pv{i}", rnd.choice(hosts), rnd.choice(pgs), f"{net}.{10 + i}/24")
+        if vds.teaming is not None and vm.host == hosts[0].id and rnd.random() < 0.3:
+            vm.vnics[0].uplink = rnd.choice(vds.uplinks[:1] + vds.uplinks[-1:]).pnic
+    if rnd.random() < 0.4:
+        d.phost("pvsrv", d.port(rnd.choice(d.t.physical_switches), "pvsrv", vlan=rnd.choice([100, 101])),
+                f"{net}.200/24")
 
 
 def _router_island(d: Design, seed: int) -> None:
@@ -392,7 +439,7 @@ _LETTERS = {"in-host": "h", "in-host-routed": "H", "via-physical": "p", "routed-
 def verdict_letters(seed: int) -> dict[str, str]:
     """The verdicts of every pair of the two random designs of ``seed`` (see ``letters``)."""
     out = {}
-    for make in (random_design, random_rule_design):
+    for make in (random_design, random_rule_design, random_pvlan_design):
         out.update(letters(f"{make.__name__}({seed})", make(seed).t))
     return out
 

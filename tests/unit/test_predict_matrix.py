@@ -6,8 +6,8 @@ import copy
 import random
 
 import pytest
-from random_designs import (RECORDED, RECORDED_SEEDS, example_letters, random_design, random_rule, random_rule_design,
-                            verdict_letters)
+from random_designs import (RECORDED, RECORDED_SEEDS, example_letters, random_design, random_pvlan_design, random_rule,
+                            random_rule_design, verdict_letters)
 
 from vnetbench.model import Change
 from vnetbench.predict import Engine, Verdict
@@ -20,6 +20,16 @@ def test_matrix_equals_per_pair_predict(seed: int):
     matrix = engine.matrix()
     assert set(matrix.endpoints) == {vm.id for vm in d.t.vms} | {ph.id for ph in d.t.physical_hosts}
     for src, dst, verdict in matrix.rows():
+        expected = engine.predict(src, dst)
+        assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_matrix_equals_per_pair_predict_with_private_vlans(seed: int):
+    """Private VLANs on top of the random designs (``random_pvlan_design``): roles, carried VLANs, teaming."""
+    d = random_pvlan_design(seed)
+    engine = Engine(d.t)
+    for src, dst, verdict in engine.matrix().rows():
         expected = engine.predict(src, dst)
         assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
 
@@ -63,6 +73,8 @@ def test_the_random_designs_cover_the_whole_model():
         seen |= {"teaming override" for sw in t.switches for pg in sw.portgroups if pg.teaming is not None}
         seen |= {"pinned vnic" for vm in t.vms for nic in vm.vnics if nic.uplink}
         seen |= {"vlan filtering" for sw in t.switches if sw.vlan_filtering}
+        seen |= {f"pvlan {e.type}" for sw in random_pvlan_design(seed).t.switches for e in sw.pvlans
+                 if any(pg.pvlan == e.secondary for pg in sw.portgroups)}
         for fw in (vm for vm in t.vms if vm.forwarding.mode.value == "routed" and vm.role.value == "firewall"):
             legs = {nic.ip.split("/")[0] for nic in fw.vnics if nic.ip}
             users = {vm.id for vm in t.vms for nic in vm.vnics if nic.gateway in legs}
@@ -73,7 +85,8 @@ def test_the_random_designs_cover_the_whole_model():
                                               "asymmetric stateless", "router vm route", "route interface",
                                               "reject", "teaming port-id", "teaming mac-hash",
                                               "teaming ip-hash", "teaming failover-order", "teaming override",
-                                              "pinned vnic", "vlan filtering"}
+                                              "pinned vnic", "vlan filtering", "pvlan promiscuous",
+                                              "pvlan isolated", "pvlan community"}
     assert wanted <= seen, wanted - seen
 
 

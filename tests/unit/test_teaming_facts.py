@@ -181,8 +181,15 @@ def test_the_decision_core_rule_takes_blocks_of_labels():
     labels = np.array([pvlan_label(e) for e in entries])
     block = decide.pvlan_allows(labels[:, None], labels[None, :])
     assert block.tolist() == [[pvlan_may_talk(a, b) for b in entries] for a in entries]
-    assert decide.pvlan_l2(np.full((5, 5), decide.PHYSICAL), labels[:, None], labels[None, :]).tolist() == \
+    carried = np.ones((5, 5), dtype=bool)
+    assert decide.pvlan_l2(np.full((5, 5), decide.PHYSICAL), False, labels[:, None], labels[None, :],
+                           carried).tolist() == \
         [[decide.PHYSICAL if pvlan_may_talk(a, b) else decide.NO_L2 for b in entries] for a in entries]
+    # in one host the vDS joins them; across hosts only where the VLANs are carried (else nothing)
+    same = decide.pvlan_l2(np.full((5, 5), decide.PHYSICAL), True, labels[:, None], labels[None, :], carried)
+    assert same[1].tolist() == [decide.PHYSICAL] + [decide.IN_HOST] * 4   # outside a private VLAN: the code stands
+    cut = decide.pvlan_l2(np.full((5, 5), decide.PHYSICAL), False, labels[:, None], labels[None, :], ~carried)
+    assert cut[1].tolist() == [decide.PHYSICAL] + [decide.NO_L2] * 4
 
 
 def test_private_vlan_ports_send_on_their_secondary_and_hear_the_primary():

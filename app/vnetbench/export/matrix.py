@@ -53,6 +53,21 @@ class VerdictTable:
         return block
 
     @property
+    def uplinks(self) -> Any:
+        """The pairs whose answer depends on the uplink chosen at run time (``predict.uplinkmarks``), once."""
+        found = self.__dict__.get("_uplinks")
+        if found is None:
+            from ..predict.uplinkmarks import uplink_marks
+
+            found = uplink_marks(self.matrix)
+            object.__setattr__(self, "_uplinks", found)
+        return found
+
+    def marked(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Which cells of the rows ``start:stop`` (as ``codes``) depend on the uplink chosen at run time."""
+        return self.uplinks.block(self.ids, start, len(self.ids) if stop is None else stop)
+
+    @property
     def grid(self) -> tuple[tuple[str, ...], ...]:
         """grid[src][dst] as words, "" on the diagonal: for the small tables a report draws cell by cell."""
         words = self.verdicts + ("",)
@@ -159,13 +174,24 @@ def matrix_csv(table: VerdictTable) -> bytes:
     names = [csv_cell(name) for name in table.names]
     parts = [_csv_line(["source \\ destination", *names]).encode("utf-8")]
     words = [w.encode("ascii") for w in table.verdicts] + [b""]
+    marks = table.uplinks
+    if marks:   # a marked cell's word carries the mark: codes past the plain words
+        from ..predict.uplinkmarks import MARK
+
+        words += [w + f" {MARK}".encode() for w in words[:-1]]
     n = len(table.ids)
     for start in range(0, n, _CSV_ROWS):
-        body, ends = _rows(table.codes(start, min(n, start + _CSV_ROWS)), words)
+        stop = min(n, start + _CSV_ROWS)
+        codes = table.codes(start, stop)
+        if marks:
+            codes = codes + table.marked(start, stop) * (len(table.verdicts) + 1)
+        body, ends = _rows(codes, words)
         begin = 0
         for r, end in enumerate(ends):
             parts += [_field(names[start + r]), b",", body[begin:end].tobytes()]
             begin = end
+    if marks or not marks.complete:
+        parts.append(_csv_line([marks.legend]).encode("utf-8"))
     return b"".join(parts)
 
 
@@ -232,4 +258,9 @@ def matrix_json(table: VerdictTable, design: str) -> str:
                   for r, row in enumerate(grid) for c, v in enumerate(row) if v],
         "counts": table.counts(),
     }
+    marks = table.uplinks
+    if marks or not marks.complete:
+        data["depends_on_uplink"] = [{"src": table.ids[r], "dst": table.ids[c]}
+                                     for r, c in zip(*np.nonzero(table.marked()))]
+        data["legend"] = marks.legend
     return json.dumps(data, indent=2) + "\n"

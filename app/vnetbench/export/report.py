@@ -20,7 +20,9 @@ from typing import Any
 import jinja2
 
 from .. import __version__, resources_dir
-from ..layout.content import SWITCH_KINDS
+from ..layout.content import (
+    SWITCH_KINDS, lacp_text, portgroup_details, pvlan_map_text, teaming_text,
+)
 from ..model import Index, Topology
 from ..model.objects import PORTGROUP_SWITCHES, Route, VmRole
 from ..model.routing import DEFAULT_PREFIX
@@ -28,7 +30,7 @@ from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
 from .matrix import VerdictTable, matrix_csv, verdict_table
-from .scene import build_scene, highlighted, vlan_text
+from .scene import build_scene, highlighted
 from .words import blocks, count, number
 
 #: Above this many endpoints the matrix is shown as a heatmap instead of a table, above the next as counts.
@@ -88,11 +90,16 @@ def inventory(topology: Topology) -> dict[str, Any]:
     switches = []
     for sw in topology.switches:
         on = name(sw.host) if sw.host else ", ".join(name(m) for m in sw.members)
-        uplinks = [pnic_name(u.pnic) + (" (standby)" if u.standby else "") for u in sw.uplinks]
-        pgs = [{"name": pg.name, "vlan": vlan_text(pg.vlan, sw)} for pg in sw.portgroups] \
+        lag_of = {p: lag.name for lag in sw.lags for p in lag.pnics}
+        uplinks = [pnic_name(u.pnic) + (" (standby)" if u.standby else "")
+                   + (f" (LAG {lag_of[u.pnic]})" if u.pnic in lag_of else "") for u in sw.uplinks]
+        pgs = [{"name": pg.name, "vlan": "; ".join(portgroup_details(pg, sw))} for pg in sw.portgroups] \
             if sw.kind in PORTGROUP_SWITCHES else []
+        fabric = ([teaming_text(sw.teaming, sw)] if sw.teaming is not None else []) \
+            + [f"LAG {lag.name}: {lacp_text(lag.mode)}, hash {lag.hash}, {', '.join(map(pnic_name, lag.pnics))}"
+               for lag in sw.lags] + pvlan_map_text(sw.pvlans)
         switches.append({"name": sw.name, "kind": SWITCH_KINDS.get(sw.kind, str(sw.kind)), "on": on,
-                         "uplinks": uplinks, "mtu": sw.mtu, "portgroups": pgs})
+                         "uplinks": uplinks, "mtu": sw.mtu, "portgroups": pgs, "fabric": fabric})
     vms = []
     for vm in topology.vms:
         nics = []
@@ -105,7 +112,7 @@ def inventory(topology: Topology) -> dict[str, Any]:
         vms.append({"name": vm.name, "host": name(vm.host), "role": ROLES.get(vm.role, str(vm.role)), "vnics": nics})
     physical = [{"name": s.name, "kind": "physical switch",
                  "parts": [f"{p.name} {p.mode} {p.access_vlan if p.mode == 'access' else p.allowed}"
-                           for p in s.ports]} for s in topology.physical_switches]
+                           for p in s.ports] + _bundles(s)} for s in topology.physical_switches]
     physical += [{"name": r.name, "kind": "router" + (f" (L3 switch on {name(r.switch)})" if r.switch else ""),
                   "parts": [f"{i.name} {i.ip or ''}" + (f" VLAN {i.vlan}" if i.vlan else "") for i in r.interfaces]}
                  for r in topology.physical_routers]
@@ -195,6 +202,14 @@ def _static(routes: list[Route]) -> list[dict[str, str]]:
     """Static routes as the report's rows, in the order the router tries equal prefixes."""
     return [{"prefix": "0.0.0.0/0 (default)" if r.prefix.strip().lower() == DEFAULT_PREFIX else r.prefix,
              "via": r.via + (f" ({r.interface})" if r.interface else "")} for r in routes]
+
+
+def _bundles(ps: Any) -> list[str]:
+    """A physical switch's stack, port channels and private VLAN map, as parts of its inventory row."""
+    names = {p.id: p.name for p in ps.ports}
+    return ([f"stack {ps.stack}"] if ps.stack else []) \
+        + [f"port channel {ch.name} ({lacp_text(ch.mode)}): {' + '.join(names.get(p, p) for p in ch.ports)}"
+           for ch in ps.port_channels] + pvlan_map_text(ps.pvlans)
 
 
 def default_pairs(table: VerdictTable) -> list[tuple[str, str]]:
@@ -295,7 +310,9 @@ def context(topology: Topology, options: Any, engine: Any = None) -> dict[str, A
             if MAX_MATRIX_TABLE < n <= MAX_HEATMAP else None
         matrix = {"names": table.names, "pairs": count(n * (n - 1), "ordered pair"),
                   "counts": [(v, number(c)) for v, c in sorted(table.counts().items(), key=_verdict_order)],
-                  "rows": list(zip(table.names, grid)) if n <= MAX_MATRIX_TABLE else [], "image": image,
+                  "rows": list(zip(table.names, grid, table.marked().tolist())) if n <= MAX_MATRIX_TABLE else [],
+                  "uplinks": table.uplinks.legend if n <= MAX_ATTACHED_CSV and table.uplinks else None,
+                  "image": image,
                   "networks": _by_network(topology, table) if n > MAX_MATRIX_TABLE else None,
                   "csv": "data:text/csv;charset=utf-8;base64," + base64.b64encode(matrix_csv(table)).decode("ascii")
                   if n <= MAX_ATTACHED_CSV else None,

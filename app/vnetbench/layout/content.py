@@ -8,9 +8,11 @@ in the same fonts at the same offsets (``TEXT_X``, ``TEXT_TOP``), so what fits h
 
 from __future__ import annotations
 
-from ..model.objects import (VM, Dlr, Host, HostNic, PhysicalHost, PhysicalRouter, PhysicalSwitch, PNic, Port,
-                             Portgroup, RouterInterface, Switch, SwitchKind, VmRole)
+from ..model.forwarding import pvlan_entry
 from ..model.nsxt import gateway_kind
+from ..model.objects import (VM, Dlr, FailureDetection, Host, HostNic, LacpMode, LoadBalancing, PhysicalHost,
+                             PhysicalRouter, PhysicalSwitch, PNic, Port, Portgroup, Pvlan, PvlanType, RouterInterface,
+                             Switch, SwitchKind, Teaming, VmRole)
 from ..model.text import exportable
 from ..model.vlan import Vlan
 from .diagram import ICON_KINDS, Box
@@ -34,6 +36,12 @@ SWITCH_KINDS = {SwitchKind.VSS: "standard vSwitch", SwitchKind.VDS: "distributed
                 SwitchKind.HOSTED_BRIDGED: "bridged network", SwitchKind.HOSTED_HOSTONLY: "host-only network",
                 SwitchKind.HOSTED_NAT: "NAT network", SwitchKind.NSX_SEGMENT: "NSX segment",
                 SwitchKind.RAW: "raw socket"}
+
+
+#: A load-balancing policy as a diagram names it.
+LOAD_BALANCING = {LoadBalancing.PORT_ID: "originating port ID", LoadBalancing.MAC_HASH: "source MAC hash",
+                  LoadBalancing.IP_HASH: "IP hash", LoadBalancing.FAILOVER_ORDER: "explicit failover order",
+                  LoadBalancing.LOAD_BASED: "load-based"}
 
 
 def text_x(kind: str) -> float:
@@ -99,6 +107,10 @@ def switch_details(sw: Switch) -> list[str]:
     if sw.mtu != 1500:
         parts.append(f"MTU {sw.mtu}")
     lines = [" \u00b7 ".join(parts)]
+    if sw.teaming is not None:
+        lines.append(teaming_text(sw.teaming, sw))
+    lines += [f"LAG {lag.name} \u00b7 {lacp_text(lag.mode)} \u00b7 {len(lag.pnics)} pNICs" for lag in sw.lags]
+    lines += pvlan_map_text(sw.pvlans)
     if sw.host_address:
         lines.append(f"host {sw.host_address}")
     if sw.nat_gateway:
@@ -107,10 +119,43 @@ def switch_details(sw: Switch) -> list[str]:
 
 
 def portgroup_details(pg: Portgroup, sw: Switch) -> list[str]:
-    lines = [vlan_text(pg.vlan, sw)]
-    if pg.native_vlan is not None:
+    """Its VLAN (or its private VLAN role), its native VLAN, and a teaming override."""
+    entry = pvlan_entry(sw.pvlans, pg.pvlan) if pg.pvlan is not None else None
+    lines = [pvlan_text(entry) if entry is not None else vlan_text(pg.vlan, sw)]
+    if pg.native_vlan is not None and entry is None:
         lines.append(f"native VLAN {pg.native_vlan}")
+    if pg.teaming is not None:
+        lines.append(teaming_text(pg.teaming, sw))
     return lines
+
+
+def teaming_text(policy: Teaming, sw: Switch) -> str:
+    """A teaming policy in a line: how it balances, beacon probing, the LAG it sends through."""
+    parts = [f"teaming: {LOAD_BALANCING[policy.load_balancing]}"]
+    if policy.failure_detection is FailureDetection.BEACON:
+        parts.append("beacon probing")
+    if policy.lag:
+        parts.append("via LAG " + next((lag.name for lag in sw.lags if lag.id == policy.lag), policy.lag))
+    return " \u00b7 ".join(parts)
+
+
+def lacp_text(mode: LacpMode) -> str:
+    return "static" if mode is LacpMode.STATIC else f"LACP {mode}"
+
+
+def pvlan_text(entry: Pvlan) -> str:
+    """A private VLAN port's role: ``PVLAN 201 isolated (200)``; the promiscuous primary: ``PVLAN 200 promiscuous``."""
+    if entry.type is PvlanType.PROMISCUOUS:
+        return f"PVLAN {entry.primary} promiscuous"
+    return f"PVLAN {entry.secondary} {entry.type} ({entry.primary})"
+
+
+def pvlan_map_text(pvlans: list[Pvlan]) -> list[str]:
+    """A private VLAN map, a line per primary: ``PVLAN 200: 201 isolated, 202 community``."""
+    primaries = sorted({e.primary for e in pvlans})
+    return [f"PVLAN {p}: " + ", ".join(f"{e.secondary} {e.type}" for e in sorted(pvlans, key=lambda e: e.secondary)
+                                       if e.primary == p and e.type is not PvlanType.PROMISCUOUS)
+            for p in primaries]
 
 
 def vm_details(vm: VM) -> list[str]:
@@ -157,7 +202,12 @@ def router_details(router: PhysicalRouter, switch_name: str | None) -> list[str]
 
 
 def physical_switch_details(ps: PhysicalSwitch) -> list[str]:
-    return [f"{len(ps.ports)} port{'s' if len(ps.ports) != 1 else ''}"]
+    """Its port count and stack, each port channel with its members, its private VLAN map."""
+    head = f"{len(ps.ports)} port{'s' if len(ps.ports) != 1 else ''}" + (f" \u00b7 stack {ps.stack}" if ps.stack else "")
+    names = {p.id: p.name for p in ps.ports}
+    lines = [head] + [f"{ch.name} \u00b7 {lacp_text(ch.mode)} \u00b7 " + ", ".join(names.get(p, p) for p in ch.ports)
+                      for ch in ps.port_channels]
+    return lines + pvlan_map_text(ps.pvlans)
 
 
 def physical_host_details(ph: PhysicalHost) -> list[str]:

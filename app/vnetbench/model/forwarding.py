@@ -269,6 +269,43 @@ def pvlan_label(entry: Pvlan | None) -> int:
     return entry.primary * PVLAN_SPAN + role
 
 
+def pvlan_port(sw: Switch, pg: Portgroup | None) -> bool:
+    """Whether ``pg`` is a private VLAN port of ``sw``: a vDS portgroup naming a secondary of the switch's map.
+    Its frames carry the secondary inside the switch and on the wire (its own ``vlan`` does not apply)."""
+    return pg is not None and pg.pvlan is not None and sw.kind is SwitchKind.VDS \
+        and pvlan_entry(sw.pvlans, pg.pvlan) is not None
+
+
+def pvlan_segment_entry(sw: Switch | None, vlan: int | None) -> Pvlan | None:
+    """The private VLAN map entry a segment of ``sw`` in ``vlan`` belongs to (its ports' role), or None: only a
+    vDS holds private VLANs, and every VLAN of its map is one (a plain portgroup may not use one)."""
+    if sw is None or sw.kind is not SwitchKind.VDS or not sw.pvlans:
+        return None
+    return pvlan_entry(sw.pvlans, vlan)
+
+
+def pvlan_vlans(pvlans: list[Pvlan], primary: int) -> list[int]:
+    """Every VLAN of private VLAN ``primary`` (the primary and its secondaries): a vDS takes all of them on its
+    uplinks and hands each frame to the ports its sender's role may reach."""
+    return sorted({e.secondary for e in pvlans if e.primary == primary} | {primary})
+
+
+def pvlan_role_words(entry: Pvlan) -> str:
+    """A port's role in words: ``isolated secondary VLAN 101 of private VLAN 100``."""
+    if entry.type is PvlanType.PROMISCUOUS:
+        return f"promiscuous primary VLAN {entry.primary} of private VLAN {entry.primary}"
+    return f"{entry.type.value} secondary VLAN {entry.secondary} of private VLAN {entry.primary}"
+
+
+def pvlan_refusal(a: Pvlan, b: Pvlan) -> str:
+    """Why ports of roles ``a`` and ``b`` exchange no frame (``pvlan_may_talk`` is False), in one clause."""
+    if a.primary != b.primary:
+        return f"they are in different private VLANs ({a.primary} and {b.primary}), which never meet at layer 2"
+    if PvlanType.ISOLATED in (a.type, b.type):
+        return "an isolated port talks only to promiscuous ports"
+    return "a community port talks only to its own community and to promiscuous ports"
+
+
 def pvlan_wire_vlans(entry: Pvlan) -> tuple[int, int]:
     """The VLANs a private VLAN port's frames use between hosts: (sent on, received on). A promiscuous port
     sends on the primary and hears every secondary; the others send on their secondary and hear the primary."""
@@ -618,6 +655,11 @@ class Fabric:
         """
         if pg is None:
             return None, ""
+        if pvlan_port(sw, pg):
+            if guest_vlan is not None:
+                return None, (f"{who} tags VLAN {guest_vlan} itself, but portgroup {pg.name} is a private VLAN "
+                              f"port, so the switch drops its frames")
+            return pg.pvlan, ""
         vlan = pg.vlan
         if vlan.problem(sw.kind) is not None:
             return None, f"portgroup {pg.name} has an invalid VLAN: {vlan.problem(sw.kind)}"

@@ -149,8 +149,12 @@ def l2_verdict(code: Any, one: Any = 1) -> Any:
 
 
 def segment_l2(a: Any, b: Any) -> int:
-    """``l2_code`` between two ``network.Segment`` objects."""
-    return int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment, 1, a.alternate, b.alternate))
+    """``l2_code`` between two ``network.Segment`` objects, with the private VLAN rule (``pvlan_l2``)."""
+    code = int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment, 1, a.alternate, b.alternate))
+    if a.pvlan < 0 or b.pvlan < 0:
+        return code
+    carried = pvlan_carried(a.domain, b.domain, b.hears[a.pvlan_col], a.hears[b.pvlan_col])
+    return int(pvlan_l2(code, a.local == b.local, a.pvlan, b.pvlan, carried))
 
 
 class Labels:
@@ -166,14 +170,26 @@ class Labels:
         self.att = np.array([s.attachment for s in segments] or [-1], dtype=np.int64)
         alt = [s.alternate for s in segments]
         self.alt = np.array(alt, dtype=np.int64) if any(a != -1 for a in alt) else None
+        self.pvlan: tuple[Any, Any, Any] | None = None     # roles, sending columns, what each hears
+        if any(s.pvlan >= 0 for s in segments):
+            width = max(len(s.hears) for s in segments)
+            self.pvlan = (np.array([s.pvlan for s in segments], dtype=np.int64),
+                          np.array([max(s.pvlan_col, 0) for s in segments], dtype=np.int64),
+                          np.array([s.hears or (-2,) * width for s in segments], dtype=np.int64))
 
     def code(self, a: Any, b: Any) -> Any:
-        """``l2_code`` between segment ids a and b (broadcasting)."""
+        """``l2_code`` between segment ids a and b (broadcasting), with the private VLAN rule (``pvlan_l2``)."""
         if self.alt is None:
-            return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
+            code = l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
                            self.one)
-        return l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
-                       self.one, self.alt[a], self.alt[b])
+        else:
+            code = l2_code(self.local[a], self.local[b], self.domain[a], self.domain[b], self.att[a], self.att[b],
+                           self.one, self.alt[a], self.alt[b])
+        if self.pvlan is None:
+            return code
+        role, col, hears = self.pvlan
+        carried = pvlan_carried(self.domain[a], self.domain[b], hears[b, col[a]], hears[a, col[b]])
+        return pvlan_l2(code, self.local[a] == self.local[b], role[a], role[b], carried).astype(code.dtype)
 
     def verdict(self, a: Any, b: Any) -> Any:
         """``l2_verdict`` between segment ids a and b (broadcasting)."""
@@ -216,8 +232,21 @@ def pvlan_allows(a: Any, b: Any) -> Any:
     return free | talk
 
 
-def pvlan_l2(code: Any, a: Any, b: Any) -> Any:
-    """An L2 code (``l2_code``) with the private VLAN rule applied: ``NO_L2`` where ``pvlan_allows`` forbids."""
+def pvlan_carried(domain_a: Any, domain_b: Any, b_hears_a: Any, a_hears_b: Any) -> Any:
+    """Whether two private VLAN ports on different hosts exchange frames over the physical network: each
+    side's frames leave on the VLAN its role sends on (``forwarding.pvlan_wire_vlans``), so the other host's
+    switch must take that VLAN from the same L2 domain (``b_hears_a``: what b's host hears on a's VLAN)."""
+    return (b_hears_a == domain_a) & (a_hears_b == domain_b)
+
+
+def pvlan_l2(code: Any, same_local: Any, a: Any, b: Any, carried: Any) -> Any:
+    """An L2 code (``l2_code``) with the private VLAN rule applied to segments with labels ``a`` and ``b``
+    (``forwarding.pvlan_label``; -1 outside one). Two ports of private VLANs: in one in-host group their vDS
+    joins them, else they meet only where the physical network carries both sides' VLANs (``carried``); and
+    only where their roles allow (``pvlan_allows``). Anything else keeps ``code``."""
+    both = (a >= 0) & (b >= 0)
+    reach = same_local * IN_HOST + (same_local ^ True) * carried * PHYSICAL
+    code = code + both * (reach - code)
     return code * pvlan_allows(a, b)
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.forwarding import TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, uplink_tag
+from ..model.forwarding import (
+    TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, pvlan_role_words, pvlan_segment_entry, uplink_tag,
+)
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
 from . import teps, tiers
@@ -239,6 +241,8 @@ class Narrator:
                     f"{self.host(sa)}")
         if sa.physical or sb.physical:
             return f"{both}: {moves}"
+        if sa.pvlan >= 0 and sb.pvlan >= 0:
+            return self.private_vlan(both, sa, sb, leg, moves)
         if not leg.pnics:
             return f"{both} but sit in different segments: {moves}"
         if sa.host != sb.host:
@@ -254,6 +258,18 @@ class Narrator:
             return (f"{both}{vlan} but sit on different virtual switches ({self.sw(sa)}, {self.sw(sb)}); virtual "
                     f"switches never link to each other inside a host, so {moves}")
         return f"{both} on {self.sw(sa)}, but {moves}"
+
+    def private_vlan(self, both: str, sa: Segment, sb: Segment, leg: Any, moves: str) -> str:
+        """Two ports of one private VLAN that may talk: their roles, and how the frame crosses (SEMANTICS §8)."""
+        sw = self.net.typed(sa.object_id, "switch")
+        ea, eb = pvlan_segment_entry(sw, sa.vlan), pvlan_segment_entry(self.net.typed(sb.object_id, "switch"), sb.vlan)
+        assert ea is not None and eb is not None, "segments with a private VLAN role have a map entry"
+        talk = (f"in private VLAN {ea.primary} of {sw.name}, ports on the {pvlan_role_words(ea).split(' of ')[0]} "
+                f"may talk to ports on the {pvlan_role_words(eb).split(' of ')[0]}")
+        if not leg.pnics:
+            return f"{both}; {talk}, so {self.sw(sa)} delivers it without leaving {self.host(sa)}: {moves}"
+        return (f"{both}; {talk}, and each side sends on its own VLAN, which the physical network carries between "
+                f"{self.host(sa)} and {self.host(sb)}, so {moves}")
 
     def movement(self, leg: Any) -> tuple[list[str], list[list[str]]]:
         """Sentences that come first (teaming) and the clauses of the leg's way, grouped (a group per stage)."""

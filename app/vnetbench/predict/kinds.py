@@ -47,6 +47,7 @@ class EdgeKind(StrEnum):
     EMBEDDED = "embedded"       # an SR-IOV virtual function's embedded switch to the pNIC's own segment
     OVERLAY = "overlay"         # an NSX segment's instance to its overlay hub through a transport pNIC
     TEAM = "team"               # a vSwitch's ports whose vNICs leave through different uplinks (one in-host group)
+    PVLAN = "pvlan"             # a vDS's ports of one private VLAN on one host (one in-host group; roles apply)
 
 
 #: Edges inside one host that join segments without a pNIC.

@@ -3,7 +3,9 @@ an untagged guest on a trunk."""
 
 from __future__ import annotations
 
-from ..model.forwarding import egress
+from ..model.forwarding import (
+    SegmentKey, egress, pvlan_may_talk, pvlan_refusal, pvlan_role_words, pvlan_segment_entry, pvlan_wire_vlans,
+)
 from ..model.objects import MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
 from . import decide, teps
@@ -23,6 +25,8 @@ class L2Reasons(WalkerBase):
     def _l2_reason(self, a: int, b: int) -> str:
         net = self.net
         sa, sb = net.segments[a], net.segments[b]
+        if sa.pvlan >= 0 and sb.pvlan >= 0:
+            return self._pvlan_reason(a, b)
         if sa.domain == sb.domain and sa.attachment == sb.attachment != -1:
             port_id, vlan = net.attachments[sa.attachment]
             port = net.port[port_id]
@@ -43,6 +47,54 @@ class L2Reasons(WalkerBase):
         missing = self._missing_trunks(a, b)
         if missing:
             return "; ".join(missing)
+        return f"no L2 path joins {sa.name} and {sb.name}"
+
+    def l2_path(self, a: int, b: int) -> list[int]:
+        """The segments a frame crosses from ``a`` to ``b`` (NetworkXNoPath when none). Between two hosts' ports of
+        a private VLAN: out on the VLAN the sender's role sends on (``pvlan_wire_vlans``) to that VLAN's segment on
+        the other host, whose vDS hands it to ``b``; never through another host's vDS."""
+        net = self.net
+        sa, sb = net.segments[a], net.segments[b]
+        if sa.pvlan < 0 or sb.pvlan < 0 or sa.local == sb.local:
+            return nx.bidirectional_shortest_path(net.graph, a, b)
+        entry = pvlan_segment_entry(net.typed(sa.object_id, "switch"), sa.vlan)
+        assert entry is not None, "segments with a private VLAN role have a map entry"
+        there = net.segment_id(SegmentKey(sb.object_id, sb.host, pvlan_wire_vlans(entry)[0]))
+        if there is None:
+            raise nx.NetworkXNoPath(f"{sb.name}'s host takes no VLAN {entry.secondary}")
+        return nx.bidirectional_shortest_path(self._without_pvlan_edges(), a, there) + ([b] if there != b else [])
+
+    def _without_pvlan_edges(self) -> nx.Graph:
+        """The segment graph without the edges that join a host's private VLAN segments (a vDS never forwards a
+        frame from its uplink back out of it)."""
+        out = nx.Graph()
+        out.adj = {n: {p: d for p, d in peers.items() if d["kind"] is not EdgeKind.PVLAN}
+                   for n, peers in self.net.graph.adj.items()}
+        return out
+
+    def _pvlan_reason(self, a: int, b: int) -> str:
+        """Why two private VLAN ports do not meet: their roles (named), or a VLAN one side sends on that the
+        physical network does not carry to the other side's host (naming where it stops)."""
+        net = self.net
+        sa, sb = net.segments[a], net.segments[b]
+        ea, eb = (pvlan_segment_entry(net.typed(s.object_id, "switch"), s.vlan) for s in (sa, sb))
+        assert ea is not None and eb is not None, "segments with a private VLAN role have a map entry"
+        if a == b and not pvlan_may_talk(ea, eb):
+            return f"the ports of {sa.name} are on the {pvlan_role_words(ea)}: {pvlan_refusal(ea, eb)}"
+        if not pvlan_may_talk(ea, eb):
+            return (f"{sa.name} is on the {pvlan_role_words(ea)} and {sb.name} on the {pvlan_role_words(eb)}: "
+                    f"{pvlan_refusal(ea, eb)}")
+        for x, y, entry in ((sa, sb, ea), (sb, sa, eb)):
+            if y.hears[x.pvlan_col] == x.domain:
+                continue
+            vlan = pvlan_wire_vlans(entry)[0]
+            there = net.segment_id(SegmentKey(y.object_id, y.host, vlan))
+            stops = x.problems or (net.segments[there].problems or self._missing_trunks(x.id, there)
+                                   if there is not None else [])
+            return (f"{x.name} (the {pvlan_role_words(entry)}) sends on VLAN {vlan}, but the physical network does "
+                    f"not carry VLAN {vlan} to {net.host_name(y.host)}'s uplink, so {y.name} never hears it"
+                    + (f" ({'; '.join(stops)})" if stops else "")
+                    + f"; carry every VLAN of private VLAN {entry.primary} on the trunks between the hosts")
         return f"no L2 path joins {sa.name} and {sb.name}"
 
     def _wire(self, seg_id: int) -> int | None:

@@ -25,13 +25,13 @@ class LegWalker(L2Reasons, CapacityWalker):
         net = self.net
         sa = net.segments[a]
         code = self.l2_code(a, b)
-        if a == b:
+        if a == b and code:   # (one segment: only private VLAN roles keep its ports apart)
             return Leg(True, IN_HOST, hops=[self._seg_hop(a)], segments=[sa.name], limits=self._seg_limit(a),
                        latency=self.cal.latency("switch"), path=[a])
         if code == 0 and not (sa.has_bridge and sa.domain == net.segments[b].domain):
             return Leg(False, reason=self._l2_reason(a, b))
         try:
-            path = nx.bidirectional_shortest_path(net.graph, a, b)
+            path = self.l2_path(a, b)
         except nx.NetworkXNoPath:
             return Leg(False, reason=self._l2_reason(a, b))
         leg = Leg(True, path=path)

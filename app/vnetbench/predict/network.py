@@ -32,7 +32,8 @@ from ..model.objects import (
 )
 from ..model.forwarding import (
     LEAF_SWITCHES, RUN_TIME_UPLINK, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, UplinkChoice, UplinkChooser,
-    Wire, ingress, ingress_problem, reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
+    Wire, ingress, ingress_problem, pvlan_label, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
+    reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 from ..model.routing import route_prefix
 from . import graph, teps
@@ -85,6 +86,9 @@ class Segment:
     attachment: int = -1           # the lone non-reflecting (port, VLAN) attachment of its group, or -1
     alternate: int = -1            # a second one its vNICs may be on (an uplink the platform chooses), or -1
     has_bridge: bool = False       # its domain holds a bridged firewall VM (the matrix walks such pairs)
+    pvlan: int = -1                # its ports' private VLAN role (``forwarding.pvlan_label``), -1 outside one
+    pvlan_col: int = -1            # the column of ``hears`` for the VLAN its ports send on (``Network.pvlan_cols``)
+    hears: tuple[int, ...] = ()    # per private VLAN column: the L2 domain its host's switch takes that VLAN from
     problems: list[str] = field(default_factory=list)   # why frames from here do not reach the wire
 
 
@@ -214,6 +218,8 @@ class Network:
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
         self.teamed = False                                # segments differ by the uplink teaming gives them
+        self._team_bases: set[SegmentKey] = set()          # the (switch, host, VLAN) keys teaming splits by uplink
+        self.pvlan_cols: dict[int, int] = {}               # private VLAN map VLAN -> its column of ``Segment.hears``
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
 
@@ -327,6 +333,7 @@ class Network:
                 address = parse_addr(pnic.ip)
                 if address is not None:
                     self.host_addresses[address] = f"{host.name}'s own address on {pnic.name}"
+        self._pvlan_listeners()
         self._patches()
         self._embedded()
         self._transports()
@@ -334,6 +341,7 @@ class Network:
         self._overlays()
         self._label()
         self._teams()
+        self._pvlan_groups()
 
     def _vnic_point(self, vm: VM, nic: Any) -> Point:
         point = Point(None, parse_if(nic.ip), parse_addr(nic.gateway), vm.id, nic.id, f"{vm.name}/{nic.name}",
@@ -601,6 +609,7 @@ class Network:
             if key.uplink is not None:
                 base = replace(key, uplink=None)
                 groups.setdefault(base, [])
+        self._team_bases = set(groups)
         if not groups:
             return
         self.teamed = True
@@ -660,6 +669,72 @@ class Network:
                             f"carry the same VLANs")
         return seg_id
 
+    def _pvlan_listeners(self) -> None:
+        """Private VLANs (forwarding-rules.md "Private VLANs"): a vDS takes every VLAN of a private VLAN on its
+        uplinks, so each host with a port in one gets a segment per VLAN of its map, wired like any other: the
+        L2 domains they land in say which of the VLANs the physical network carries between which hosts."""
+        for key in list(self._key_of.values()):
+            sw = self.switch_of(key)
+            entry = pvlan_segment_entry(sw, key.vlan)
+            if entry is None:
+                continue
+            for vlan in pvlan_vlans(sw.pvlans, entry.primary):
+                self.pvlan_cols.setdefault(vlan, len(self.pvlan_cols))
+                self.switch_segment(SegmentKey(key.switch, key.host, vlan))
+
+    def segment_id(self, key: SegmentKey) -> int | None:
+        """The id of the segment with this key, if the design has it."""
+        return self._seg_by_key.get(key)
+
+    def switch_of(self, key: SegmentKey) -> Any:
+        """The virtual switch of a segment key, or None (an embedded switch, DirectPath, a per-guest segment)."""
+        if key.switching is not Switching.VIRTUAL or key.guest is not None:
+            return None
+        return self.fabric.switch.get(key.switch)
+
+    def _pvlan_groups(self) -> None:
+        """The segments of one private VLAN on one host's vDS are one in-host group (the vDS joins its ports, and
+        the decision core applies the roles, ``decide.pvlan_l2``); each takes its role, the column of the VLAN
+        its ports send on, and what its host's switch hears on every column (the natural L2 domain of that VLAN's
+        segment there: ``decide`` compares it with the sender's to tell whether the physical network carries
+        the VLAN between the two hosts). A PVLAN edge joins the group in the graph, for the walk's hops."""
+        if not self.pvlan_cols:
+            return
+        groups: dict[tuple[str, str | None, int], list[int]] = {}
+        for seg_id, key in self._key_of.items():
+            sw = self.switch_of(key)
+            entry = pvlan_segment_entry(sw, key.vlan)
+            if entry is None:
+                continue
+            seg = self.segments[seg_id]
+            seg.pvlan = pvlan_label(entry)
+            seg.pvlan_col = self.pvlan_cols[pvlan_wire_vlans(entry)[0]]
+            groups.setdefault((key.switch, key.host, entry.primary), []).append(seg_id)
+        parent: dict[int, int] = {}
+
+        def root(label: int) -> int:
+            while parent.get(label, label) != label:
+                label = parent[label]
+            return label
+        for (switch, host, _), members in groups.items():
+            row = [-2] * len(self.pvlan_cols)       # -2: no domain (a VLAN this switch's map lacks)
+            for vlan, col in self.pvlan_cols.items():
+                listener = self._seg_by_key.get(SegmentKey(switch, host, vlan))
+                if listener is not None:
+                    row[col] = self.segments[listener].domain
+            hears = tuple(row)
+            for k, m in enumerate(members):
+                self.segments[m].hears = hears
+                for other in members[:k]:     # every pair: a frame crosses the vDS in one step (a handful of VLANs)
+                    if m not in self.graph[other]:      # (a TEAM edge between one VLAN's uplinks stays)
+                        self.graph.add_edge(other, m, kind=EdgeKind.PVLAN)
+                if k:
+                    a, b = root(self.segments[members[0]].local), root(self.segments[m].local)
+                    if a != b:
+                        parent[max(a, b)] = min(a, b)
+        for seg in self.segments:
+            seg.local = root(seg.local)
+
     def _reach(self, seg: Segment) -> str:
         """The physical VLAN a segment's uplink lands in, in words."""
         for _, peer, data in self.graph.edges(seg.id, data=True):
@@ -673,10 +748,10 @@ class Network:
         existing graph and take their labels from the one L2 domain they join, if any. False when the edit
         reaches further (a forwarding VM, new segments joining domains that were apart, a switch kind whose
         segments are not plain leaves, a new segment sharing a pNIC's embedded switch with SR-IOV VFs): then
-        the caller recompiles."""
+        the caller recompiles. In a design with teaming or private VLANs, an edit that moves VMs onto their
+        segments (a vNIC teaming puts on one of several uplinks, a segment split by uplink or in a private VLAN)
+        recompiles too; the other VMs' edits stay incremental."""
         before = len(self.segments)
-        if self.teamed:     # teams join segments across their uplinks: recompile
-            return False
         for vm_id in vm_ids:
             vm = self.typed(vm_id, "vm")
             if vm is None or vm.role is not VmRole.VM:
@@ -692,7 +767,9 @@ class Network:
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
-        if any(self._key_of.get(seg.id, SegmentKey("", None, None)).uplink is not None for seg in new):
+        keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
+        if any(key.uplink is not None or key in self._team_bases or pvlan_segment_entry(self.switch_of(key), key.vlan)
+               for key in keys):
             return False
         vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
         patched = {sw.id for pair in self.fabric.patches() for sw in pair}

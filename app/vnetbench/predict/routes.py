@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import decide
-from .decide import IN_HOST, PHYSICAL, Prefixes
+from .decide import PHYSICAL, Prefixes
 from .kinds import DeviceKind
 from .network import Device, Point
 from .rules import Decision, Party
@@ -66,7 +66,7 @@ class _Recorder(Walker):
             reply: bool = False) -> Leg:
         if self.net.segments[a].has_bridge:
             return super().leg(a, b, src, dst, proto, port, reply)
-        code = IN_HOST if a == b else self.l2_code(a, b)
+        code = self.l2_code(a, b)
         return Leg(code > 0, code, pnics=["crossed"] if code == PHYSICAL else [], reason="no L2 way")
 
 

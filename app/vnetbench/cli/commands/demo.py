@@ -55,10 +55,16 @@ def _matrix(topology: Topology, engine) -> None:
     labels = [one_line(names.get(e, e)) for e in matrix.endpoints]
     width = max([len(label) for label in labels] + [4])
     say(" " * (width + 2) + " ".join(f"{label[:width]:>{width}}" for label in labels))
+    from ...predict.uplinkmarks import MARK, uplink_marks
+
+    marks = uplink_marks(matrix)
     for src, label in zip(matrix.endpoints, labels):
-        cells = ["-" if src == dst else CODES.get(str(matrix.verdict(src, dst)), "?") for dst in matrix.endpoints]
+        cells = ["-" if src == dst else CODES.get(str(matrix.verdict(src, dst)), "?")
+                 + (MARK if marks.depends(src, dst) else "") for dst in matrix.endpoints]
         say(f"{label:>{width}}  " + " ".join(f"{c:>{width}}" for c in cells))
     say("legend: " + ", ".join(f"{code} {verdict}" for verdict, code in CODES.items()))
+    if marks or not marks.complete:
+        say(marks.legend)
 
 
 def _expected(path: Path, engine) -> int:

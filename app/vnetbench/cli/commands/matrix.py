@@ -14,6 +14,7 @@ import sys
 from ...model.text import one_line
 from ...predict import Engine, Verdict
 from ...predict.calibration import CalibrationError
+from ...predict.uplinkmarks import MARK
 from ..common import load_design, print_json, say
 from ..main import EXIT_OK, CliError
 
@@ -74,9 +75,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     names = [one_line(name) for name in names]
     width = max((len(name) for name in names), default=4)
-    say(" " * width + "  " + " ".join(f"{i + 1:>3}" for i in range(len(names))))
+    marks = table.uplinks
+    mark = MARK if marks else ""
+    say(" " * width + "  " + " ".join(f"{i + 1:>3}" + " " * len(mark) for i in range(len(names))))
     for i, (name, row) in enumerate(zip(names, grid)):
-        cells = " ".join(f"{SHORT[Verdict(v)] if v else '.':>3}" for v in row)
+        cells = " ".join(f"{SHORT[Verdict(v)] if v else '.':>3}" + (mark if marks.depends(matrix.endpoints[i], dst)
+                                                                   else " " * len(mark))
+                         for v, dst in zip(row, matrix.endpoints))
         say(f"{name:<{width}}  {cells}   {i + 1}")
     say("\n" + "  ".join(f"{s}={v}" for v, s in SHORT.items()) + "  .=itself")
+    if marks or not marks.complete:
+        say(marks.legend)
     return EXIT_OK

@@ -29,6 +29,7 @@ from ...model.text import one_line
 from ...predict import Engine, Matrix, PairChange, Verdict
 from ...predict.diff import Edit, compare, describe
 from ...predict.live import LiveMatrix
+from ...predict.uplinkmarks import MARK, NONE, UplinkMarks, uplink_marks
 from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS, verdict_text
 from ..plain import plain, tip as plain_tip
 from ..workbench import Snapshot, Workbench, affects_traffic
@@ -39,6 +40,8 @@ VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
 #: The what-if lists at most this many changed pairs (a tree of a million rows would stall the window).
 LISTED = 500
 CELL = 22
+#: A cell's width when some cells carry the uplink mark beside their symbol.
+MARKED_CELL = 34
 HEADER_HEIGHT = 90
 #: The header measures this many of the longest names (in characters) to find the widest.
 MEASURED = 32
@@ -46,13 +49,15 @@ MEASURED = 32
 
 @dataclass(frozen=True)
 class MatrixResult:
-    """A computed matrix with, per endpoint, a bit mask of the verdicts in its row and in its column."""
+    """A computed matrix with, per endpoint, a bit mask of the verdicts in its row and in its column, and the
+    pairs whose answer depends on the uplink chosen at run time (``predict.uplinkmarks``)."""
 
     matrix: Matrix
     names: dict[str, str]
     row_masks: tuple[int, ...]
     col_masks: tuple[int, ...]
     counts: dict[Verdict, int]
+    uplinks: UplinkMarks = NONE
 
 
 @dataclass(frozen=True)
@@ -89,20 +94,22 @@ def compute(live: LiveMatrix, progress: ProgressFn, cancel: CancelToken, against
             edits: tuple[Edit, ...] = (), seen: int = 0) -> Update | None:
     """The matrix after the edits so far (on a worker thread), compared with ``against`` when given; None
     when the design changed meanwhile (ask again)."""
-    progress(0, 3, "verdicts for every pair")
+    progress(0, 4, "verdicts for every pair")
 
     def work(engine: Any, matrix: Matrix) -> Update:
-        progress(1, 3, "counting")
+        progress(1, 4, "counting")
         rows, cols = verdict_masks(matrix)
+        progress(2, 4, "pairs that depend on the uplink")
+        marks = uplink_marks(matrix)
         topology = engine.topology
         names = {vm.id: vm.name for vm in topology.vms}
         names.update({ph.id: ph.name for ph in topology.physical_hosts})
-        progress(2, 3, "comparing")
+        progress(3, 4, "comparing")
         changes, changed = compare(against, matrix, engine.walker, edits, LISTED) if against is not None \
             else (None, 0)
-        progress(3, 3, "done")
-        return Update(MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts()),
-                      changes, changed, seen)
+        progress(4, 4, "done")
+        return Update(MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts(),
+                                   marks), changes, changed, seen)
 
     return live.run(work, cancel.check)
 
@@ -262,10 +269,11 @@ class MatrixModel(QAbstractTableModel):
         verdict = self.verdict(index)
         if verdict is None:
             return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return VERDICT_SYMBOLS[verdict]
         pair, result = self.pair(index), self.result
         assert pair is not None and result is not None      # a cell with a verdict has both
+        depends = result.uplinks.depends(*pair)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return VERDICT_SYMBOLS[verdict] + (MARK if depends else "")
         cell = self.observed.get(pair)
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._outcome_fill.get(cell.outcome, self._fill[verdict]) if cell else self._fill[verdict]
@@ -274,6 +282,9 @@ class MatrixModel(QAbstractTableModel):
         src, dst = pair
         names = result.names
         tip = f"{names.get(src, src)} → {names.get(dst, dst)}: {VERDICT_LABELS[verdict]}"
+        if depends:
+            tip += (f"\n{MARK} depends on the uplink chosen at run time: this is the worst of its uplinks "
+                    f"(click for the outcome per uplink)")
         if cell:
             tip += f"\nverified: {cell.outcome}" + "".join(f"\n{c.what}: {c.detail}" for c in cell.contradictions)
         return plain_tip(tip)
@@ -344,6 +355,8 @@ class MatrixDock(QDockWidget):
         self.progress.setTextVisible(True)
         self.progress.hide()
         self.summary = plain(QLabel())
+        self.legend = plain(QLabel())
+        self.legend.hide()
 
         self.model = MatrixModel(self)
         self.view = QTableView()
@@ -373,6 +386,7 @@ class MatrixDock(QDockWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(self.summary)
+        layout.addWidget(self.legend)
         layout.addWidget(self.view, 1)
         self.setWidget(body)
 
@@ -417,6 +431,10 @@ class MatrixDock(QDockWidget):
         pairs = sum(result.counts.values())
         parts = [f"{verdict_text(v)}: {n}" for v, n in result.counts.items() if n]
         self.summary.setText(f"{len(result.matrix.endpoints)} VMs, {pairs} pairs. " + " · ".join(parts))
+        marks = result.uplinks
+        self.legend.setText(marks.legend)
+        self.legend.setVisible(bool(marks) or not marks.complete)
+        self.header.setDefaultSectionSize(MARKED_CELL if marks else CELL)   # room for the symbol and the mark
 
     def _verified(self, verification: Any) -> None:
         self.verify_button.setEnabled(True)
