@@ -313,7 +313,7 @@ def designs(quick: bool):
 
 
 def main() -> int:
-    from vnetbench.export import drawio
+    from vnetbench.export import diagram_drawio
     from vnetbench.layout import arrange
     from vnetbench.layout.graphviz import dot_version
 
@@ -332,7 +332,7 @@ def main() -> int:
             layout_s = time.perf_counter() - t0
             out = Path(tmp, "d.drawio")
             t0 = time.perf_counter()
-            drawio(topology, out)
+            diagram_drawio(topology, out)
             export_s = time.perf_counter() - t0
             r = check(out, measure)
             print(f"{name:<24}{r['boxes']:>7}{r['lines']:>7}{r['overlaps']:>9}{r['through']:>8}{r['crossings']:>10}"

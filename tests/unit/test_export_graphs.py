@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from vnetbench.export import dot, drawio, mermaid
+from vnetbench.export import diagram_dot, diagram_drawio, diagram_mermaid
 from vnetbench.export.drawio import LAYER_ID, ROOT_ID
 from vnetbench.model import load
 
@@ -50,7 +50,7 @@ def _bands(t) -> set[tuple[str, str]]:
 
 def test_drawio_has_a_cell_per_object_containment_and_edges(tmp_path):
     t = load(SAMPLE)
-    root = ET.parse(drawio(t, tmp_path / "s.drawio").path).getroot()
+    root = ET.parse(diagram_drawio(t, tmp_path / "s.drawio").path).getroot()
     assert root.tag == "mxfile"
     cells = {c.get("id"): c for c in root.iter("mxCell")}
     assert cells[LAYER_ID].get("parent") == ROOT_ID
@@ -90,7 +90,7 @@ def test_drawio_has_a_cell_per_object_containment_and_edges(tmp_path):
 
 def test_dot_has_host_clusters_and_graphviz_reads_it(tmp_path, artifacts):
     t = load(SAMPLE)
-    text = dot(t, tmp_path / "s.dot").path.read_text()
+    text = diagram_dot(t, tmp_path / "s.dot").path.read_text()
     for host in t.hosts:
         assert f'subgraph "cluster_{host.id}"' in text
     edges = re.findall(r'^\s*"([^"]+)" -- "([^"]+)"', text, re.M)
@@ -114,7 +114,7 @@ def test_dot_of_a_large_design_is_a_summary_graphviz_renders(tmp_path, artifacts
     from generate import generate
 
     t = generate(SUMMARY_VMS + 100, 30, 1)
-    text = dot(t, tmp_path / "big.dot").path.read_text()
+    text = diagram_dot(t, tmp_path / "big.dot").path.read_text()
     assert "newrank=true" in text and "subgraph" not in text
     assert f"summary of {SUMMARY_VMS + 100:,} VMs" in text
     nodes = dict(re.findall(r'^\s*"([^"]+)" \[label="([^"]*)"', text, re.M))
@@ -134,7 +134,7 @@ def test_dot_of_a_large_design_is_a_summary_graphviz_renders(tmp_path, artifacts
 def test_dot_quotes_awkward_names(tmp_path):
     t = load(SAMPLE)
     t.vms[0].name = 'web "one" \\ two'
-    text = dot(t, tmp_path / "q.dot").path.read_text()
+    text = diagram_dot(t, tmp_path / "q.dot").path.read_text()
     assert 'web \\"one\\" \\\\ two' in text
     if shutil.which("dot"):
         subprocess.run(["dot", "-Tsvg", str(tmp_path / "q.dot"), "-o", str(tmp_path / "q.svg")], check=True,
@@ -143,7 +143,7 @@ def test_dot_quotes_awkward_names(tmp_path):
 
 def test_mermaid_nests_subgraphs_and_links_defined_nodes(tmp_path):
     t = load(SAMPLE)
-    text = mermaid(t, tmp_path / "s.mmd").path.read_text()
+    text = diagram_mermaid(t, tmp_path / "s.mmd").path.read_text()
     lines = text.splitlines()
     assert "flowchart TB" in lines
     opened = [ln for ln in lines if ln.strip().startswith("subgraph ")]
@@ -170,3 +170,17 @@ def test_text_formats_do_not_start_qt(tmp_path):
         "assert not [m for m in sys.modules if m.startswith('PySide6')], 'Qt was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_no_exporter_shares_its_name_with_a_module_of_the_package():
+    """Importing ``vnetbench.export.dot`` sets the package's attribute ``dot`` to the module: an exporter
+    function of that name was then 'module' object is not callable for whoever imported it afterwards."""
+    import pkgutil
+
+    import vnetbench.export as export
+
+    modules = {m.name for m in pkgutil.iter_modules(export.__path__)}
+    functions = {name for name, value in vars(export).items() if callable(value) and not isinstance(value, type)}
+    assert not modules & functions
+    for fmt, (writer, _) in export.FORMATS.items():
+        assert writer.__name__ not in modules, fmt

@@ -140,21 +140,21 @@ def diagram_pdf(topology: Topology, out: str | os.PathLike, options: Options | N
     return Exported(write_bytes(out, pdf_bytes(scene, light)), "pdf")
 
 
-def drawio(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
+def diagram_drawio(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
     from .drawio import drawio_text
 
     scene, boxes, lines, color, _ = _scene(topology, options or Options())
     return Exported(write_text(out, drawio_text(scene, boxes, lines, color)), "drawio")
 
 
-def dot(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
+def diagram_dot(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
     from .dot import dot_text
 
     scene, boxes, lines, color, _ = _scene(topology, options or Options())
     return Exported(write_text(out, dot_text(scene, boxes, lines, color)), "dot")
 
 
-def mermaid(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
+def diagram_mermaid(topology: Topology, out: str | os.PathLike, options: Options | None = None) -> Exported:
     from .mermaid import mermaid_text
 
     scene, boxes, lines, color, _ = _scene(topology, options or Options())
@@ -272,9 +272,9 @@ FORMATS: dict[str, tuple[Callable[..., Exported], str]] = {
     "svg": (diagram_svg, ".svg"),
     "png": (diagram_png, ".png"),
     "pdf": (diagram_pdf, ".pdf"),
-    "drawio": (drawio, ".drawio"),
-    "dot": (dot, ".dot"),
-    "mermaid": (mermaid, ".mmd"),
+    "drawio": (diagram_drawio, ".drawio"),
+    "dot": (diagram_dot, ".dot"),
+    "mermaid": (diagram_mermaid, ".mmd"),
     "matrix-csv": (matrix_csv, "-matrix.csv"),
     "matrix-json": (matrix_json, "-matrix.json"),
     "matrix-png": (matrix_png, "-matrix.png"),
