@@ -26,7 +26,7 @@ from .decide import IN_HOST, PHYSICAL, Prefixes
 from .kinds import DeviceKind
 from .network import Device, Point
 from .rules import Decision, Party
-from .walk import Leg, Walk, Walker
+from .walk import MAX_ROUTED, Leg, Walk, Walker
 
 _NOBODY = Party(None, frozenset())
 #: chain status: the walk from the start ended without delivering, was blocked for good, or delivered
@@ -70,6 +70,20 @@ class _Recorder(Walker):
         return Leg(code > 0, code, pnics=["crossed"] if code == PHYSICAL else [], reason="no L2 way")
 
 
+@dataclass(frozen=True)
+class _Hop:
+    """What one gateway's hop recorded: the device, where the packet goes on (``Walker.hop``'s answer), and
+    whether it was blocked, crossed a pNIC, was routed, the firewalls that judge it and the stateful ones."""
+
+    device: str
+    next: int | tuple[Device, Point, int] | None
+    blocked: bool
+    pnic: bool
+    routed: bool
+    judged: tuple[str, ...]
+    stateful: tuple[str, ...]
+
+
 _CHAIN_FIELDS = ("status", "out_seg", "pnic", "routed", "judges", "state")
 _CHAIN_TYPES = (np.int8, np.int64, bool, bool, np.int32, np.int32)
 
@@ -95,7 +109,6 @@ class RoutedWay:
         self.recorder = _Recorder(walker)
         net = walker.net
         self.prefixes = Prefixes(routed_networks(net.devices))
-        self._device_prefixes: dict[str, Prefixes] = {}
         self.starts: dict[tuple, int] = {}
         self.start_rep: list[tuple[Device, Point, int]] = []
         self.key_of: dict[int, int] = {}            # routed network index (-1: none) -> route key
@@ -104,6 +117,9 @@ class RoutedWay:
         self.sequences: dict[tuple[str, ...], int] = {(): 0}
         self.states: dict[frozenset, int] = {frozenset(): 0}
         self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
+        self._ways: dict[tuple[str, str | None, int], object] = {}
+        self._own_addresses: dict[str, set[int]] = {}
+        self._hops: dict[tuple, _Hop] = {}
         self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
         self.route_keys(keys)
 
@@ -170,35 +186,77 @@ class RoutedWay:
                 self._walk_start(s, list(keys))
 
     def _walk_start(self, s: int, keys: list[int]) -> None:
-        device, point, in_seg = self.start_rep[s]
-        if device.id not in self._device_prefixes:
-            self._device_prefixes[device.id] = Prefixes(routed_networks([device]))
-        values = np.array([self.key_ip[k] for k in keys], dtype=np.int64)
-        routed_here = self._device_prefixes[device.id].longest(values) >= 0
-        lost = [k for k, here in zip(keys, routed_here) if not here]
-        for k in [k for k, here in zip(keys, routed_here) if here] + lost[:1]:
-            for reply in (False, True):
-                self._walk(s, k, reply)
-        for k in lost[1:]:   # routed by nothing at the start's device: the one walk of them stands for all
-            for reply in (False, True):
-                c = self.chains[reply]
-                for name in _CHAIN_FIELDS:
-                    getattr(c, name)[s, k] = getattr(c, name)[s, lost[0]]
+        for reply in (False, True):
+            self._follow(s, keys, reply)
 
-    def _walk(self, s: int, k: int, reply: bool) -> None:
-        device, point, in_seg = self.start_rep[s]
-        recorder = self.recorder
-        recorder.judged = []
-        walk = Walk("", "")
-        out = recorder.route(walk, device, point, in_seg, ipaddress.IPv4Address(self.key_ip[k]), _NOBODY, _NOBODY,
-                             None, None, reply)
+    def _follow(self, s: int, keys: list[int], reply: bool) -> None:
+        """Walk from start ``s`` to every route key in ``keys``, gateway by gateway as ``Walker.route`` does
+        (its loop guard included). The keys a gateway routes alike travel on together, and one gateway's hop
+        is walked once per (gateway, ingress, way) for all starts (``_hop``)."""
         c = self.chains[reply]
-        c.status[s, k] = STOPPED if walk.blocked else (LOST if out is None else DELIVERED)
-        c.out_seg[s, k] = out if out is not None else 0
-        c.pnic[s, k] = bool(walk.pnics)
-        c.routed[s, k] = bool(walk.routed_by)
-        c.judges[s, k] = self.sequences.setdefault(tuple(dict.fromkeys(recorder.judged)), len(self.sequences))
-        c.state[s, k] = self.states.setdefault(frozenset(walk.stateful), len(self.states))
+        todo: list[tuple[tuple[Device, Point, int], list[int], tuple[_Hop, ...]]] = [(self.start_rep[s], keys, ())]
+        while todo:
+            (device, point, in_seg), group, path = todo.pop()
+            if len(path) == MAX_ROUTED or any(h.device == device.id for h in path):   # a routing loop
+                self._record(c, s, group, path, None)
+                continue
+            host = self.walker.net.segments[in_seg].host
+            ways: dict[object, list[int]] = {}
+            for k in group:
+                ways.setdefault(self._way(device, host, k), []).append(k)
+            for way, alike in ways.items():
+                hop = self._hop(device, point, in_seg, reply, way, alike[0])
+                if isinstance(hop.next, tuple):
+                    todo.append((hop.next, alike, (*path, hop)))
+                else:
+                    self._record(c, s, alike, (*path, hop), hop.next)
+
+    def _way(self, device: Device, host: str | None, k: int) -> object:
+        """What ``Walker.hop`` at ``device`` reads of route key k's address: its route (interface, next hop),
+        or the address itself where it is the device's own or the device is a hosted NAT."""
+        cached = self._ways.get((device.id, host, k))
+        if cached is None:
+            ip = self.key_ip[k]
+            if device.kind is DeviceKind.NAT or ip in self._own(device):
+                cached = ip
+            else:
+                i, r = self.recorder.way(device, host, ip)
+                cached = (i, self.recorder.route_table(device).routes[r][1] if r >= 0 else None)
+            self._ways[device.id, host, k] = cached
+        return cached
+
+    def _own(self, device: Device) -> set[int]:
+        own = self._own_addresses.get(device.id)
+        if own is None:
+            own = self._own_addresses[device.id] = {int(p.ip) for p in device.points if p.ip is not None}
+        return own
+
+    def _hop(self, device: Device, point: Point, in_seg: int, reply: bool, way: object, k: int) -> _Hop:
+        """One gateway's hop for the keys it routes ``way``, walked for key k (once per gateway, ingress,
+        direction and way)."""
+        memo = (device.id, point.nic, in_seg, reply, way)
+        hop = self._hops.get(memo)
+        if hop is None:
+            recorder = self.recorder
+            recorder.judged = []
+            walk = Walk("", "")
+            out = recorder.hop(walk, device, point, in_seg, ipaddress.IPv4Address(self.key_ip[k]), _NOBODY, _NOBODY,
+                               None, None, reply)
+            hop = self._hops[memo] = _Hop(device.id, out, walk.blocked, bool(walk.pnics), bool(walk.routed_by),
+                                          tuple(recorder.judged), tuple(walk.stateful))
+        return hop
+
+    def _record(self, c: Chains, s: int, keys: list[int], path: tuple[_Hop, ...], out: object) -> None:
+        """The cells (s, keys) of a walk that took ``path`` and ended with ``out`` (a segment, or None)."""
+        cols = np.array(keys, dtype=np.int64)
+        blocked = bool(path) and path[-1].blocked
+        c.status[s, cols] = STOPPED if blocked else (DELIVERED if isinstance(out, int) else LOST)
+        c.out_seg[s, cols] = out if isinstance(out, int) else 0
+        c.pnic[s, cols] = any(h.pnic for h in path)
+        c.routed[s, cols] = any(h.routed for h in path)
+        judged = tuple(dict.fromkeys(owner for h in path for owner in h.judged))
+        c.judges[s, cols] = self.sequences.setdefault(judged, len(self.sequences))
+        c.state[s, cols] = self.states.setdefault(frozenset(x for h in path for x in h.stateful), len(self.states))
 
     # --- what the matrix reads ----------------------------------------------------------------------------
 
