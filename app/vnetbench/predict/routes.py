@@ -70,10 +70,11 @@ class _Recorder(Walker):
         return Leg(code > 0, code, pnics=["crossed"] if code == PHYSICAL else [], reason="no L2 way")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Hop:
     """What one gateway's hop recorded: the device, where the packet goes on (``Walker.hop``'s answer), and
-    whether it was blocked, crossed a pNIC, was routed, the firewalls that judge it and the stateful ones."""
+    whether it was blocked, crossed a pNIC, was routed, the firewalls that judge it and the stateful ones.
+    One object per hop walked (equal by identity), so paths of hops hash fast."""
 
     device: str
     next: int | tuple[Device, Point, int] | None
@@ -120,6 +121,7 @@ class RoutedWay:
         self._ways: dict[tuple[str, str | None, int], object] = {}
         self._own_addresses: dict[str, set[int]] = {}
         self._hops: dict[tuple, _Hop] = {}
+        self._endings: dict[tuple, tuple[int, int, bool, bool, int, int]] = {}
         self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
         self.route_keys(keys)
 
@@ -193,12 +195,12 @@ class RoutedWay:
         """Walk from start ``s`` to every route key in ``keys``, gateway by gateway as ``Walker.route`` does
         (its loop guard included). The keys a gateway routes alike travel on together, and one gateway's hop
         is walked once per (gateway, ingress, way) for all starts (``_hop``)."""
-        c = self.chains[reply]
         todo: list[tuple[tuple[Device, Point, int], list[int], tuple[_Hop, ...]]] = [(self.start_rep[s], keys, ())]
+        ended: list[tuple[list[int], tuple[_Hop, ...], object]] = []
         while todo:
             (device, point, in_seg), group, path = todo.pop()
             if len(path) == MAX_ROUTED or any(h.device == device.id for h in path):   # a routing loop
-                self._record(c, s, group, path, None)
+                ended.append((group, path, None))
                 continue
             host = self.walker.net.segments[in_seg].host
             ways: dict[object, list[int]] = {}
@@ -209,7 +211,28 @@ class RoutedWay:
                 if isinstance(hop.next, tuple):
                     todo.append((hop.next, alike, (*path, hop)))
                 else:
-                    self._record(c, s, alike, (*path, hop), hop.next)
+                    ended.append((alike, (*path, hop), hop.next))
+        cols = np.array([k for group, _, _ in ended for k in group], dtype=np.int64)
+        sizes = [len(group) for group, _, _ in ended]
+        c = self.chains[reply]
+        for name, values in zip(_CHAIN_FIELDS, zip(*(self._ending(path, out) for _, path, out in ended))):
+            getattr(c, name)[s, cols] = np.repeat(np.array(values, dtype=getattr(c, name).dtype), sizes)
+
+    def _ending(self, path: tuple[_Hop, ...], out: object) -> tuple[int, int, bool, bool, int, int]:
+        """A chain cell (``_CHAIN_FIELDS``) of a walk that took ``path`` and ended with ``out`` (a segment, or
+        None); many starts end alike."""
+        cell = self._endings.get((path, out))
+        if cell is None:
+            cell = self._endings[path, out] = self._cell(path, out)
+        return cell
+
+    def _cell(self, path: tuple[_Hop, ...], out: object) -> tuple[int, int, bool, bool, int, int]:
+        blocked = bool(path) and path[-1].blocked
+        judged = tuple(dict.fromkeys(owner for h in path for owner in h.judged))
+        return (STOPPED if blocked else (DELIVERED if isinstance(out, int) else LOST),
+                out if isinstance(out, int) else 0, any(h.pnic for h in path), any(h.routed for h in path),
+                self.sequences.setdefault(judged, len(self.sequences)),
+                self.states.setdefault(frozenset(x for h in path for x in h.stateful), len(self.states)))
 
     def _way(self, device: Device, host: str | None, k: int) -> object:
         """What ``Walker.hop`` at ``device`` reads of route key k's address: its route (interface, next hop),
@@ -245,18 +268,6 @@ class RoutedWay:
             hop = self._hops[memo] = _Hop(device.id, out, walk.blocked, bool(walk.pnics), bool(walk.routed_by),
                                           tuple(recorder.judged), tuple(walk.stateful))
         return hop
-
-    def _record(self, c: Chains, s: int, keys: list[int], path: tuple[_Hop, ...], out: object) -> None:
-        """The cells (s, keys) of a walk that took ``path`` and ended with ``out`` (a segment, or None)."""
-        cols = np.array(keys, dtype=np.int64)
-        blocked = bool(path) and path[-1].blocked
-        c.status[s, cols] = STOPPED if blocked else (DELIVERED if isinstance(out, int) else LOST)
-        c.out_seg[s, cols] = out if isinstance(out, int) else 0
-        c.pnic[s, cols] = any(h.pnic for h in path)
-        c.routed[s, cols] = any(h.routed for h in path)
-        judged = tuple(dict.fromkeys(owner for h in path for owner in h.judged))
-        c.judges[s, cols] = self.sequences.setdefault(judged, len(self.sequences))
-        c.state[s, cols] = self.states.setdefault(frozenset(x for h in path for x in h.stateful), len(self.states))
 
     # --- what the matrix reads ----------------------------------------------------------------------------
 
