@@ -85,6 +85,18 @@ class _Hop:
     stateful: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class _Met:
+    """What a way met from its start up to a gateway: the devices it passed, whether it crossed a pNIC and
+    was routed, and the ids of its judging firewalls' sequence and of its stateful set."""
+
+    devices: tuple[str, ...]
+    pnic: bool
+    routed: bool
+    judges: int
+    state: int
+
+
 _CHAIN_FIELDS = ("status", "out_seg", "pnic", "routed", "judges", "state")
 _CHAIN_TYPES = (np.int8, np.int64, bool, bool, np.int32, np.int32)
 
@@ -117,11 +129,14 @@ class RoutedWay:
         self._lookup: np.ndarray | None = None       # routed network index + 1 -> route key
         self.sequences: dict[tuple[str, ...], int] = {(): 0}
         self.states: dict[frozenset, int] = {frozenset(): 0}
+        self._sequence_list: list[tuple[str, ...]] = [()]
+        self._state_list: list[frozenset] = [frozenset()]
         self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
-        self._ways: dict[tuple[str, str | None, int], object] = {}
+        self._way_ids: dict[tuple[str, str | None], np.ndarray] = {}   # (device, host) -> way id per route key
+        self._way_index: dict[object, int] = {}
+        self._way_list: list[object] = []
         self._own_addresses: dict[str, set[int]] = {}
         self._hops: dict[tuple, _Hop] = {}
-        self._endings: dict[tuple, tuple[int, int, bool, bool, int, int]] = {}
         self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
         self.route_keys(keys)
 
@@ -193,60 +208,74 @@ class RoutedWay:
 
     def _follow(self, s: int, keys: list[int], reply: bool) -> None:
         """Walk from start ``s`` to every route key in ``keys``, gateway by gateway as ``Walker.route`` does
-        (its loop guard included). The keys a gateway routes alike travel on together, and one gateway's hop
-        is walked once per (gateway, ingress, way) for all starts (``_hop``)."""
-        todo: list[tuple[tuple[Device, Point, int], list[int], tuple[_Hop, ...]]] = [(self.start_rep[s], keys, ())]
-        ended: list[tuple[list[int], tuple[_Hop, ...], object]] = []
+        (its loop guard included). The keys a gateway routes alike travel on together, each group carrying
+        what its way has met so far, and one gateway's hop is walked once per (gateway, ingress, way) for
+        all starts (``_hop``)."""
+        todo: list[tuple[tuple[Device, Point, int], np.ndarray, _Met]] = [
+            (self.start_rep[s], np.asarray(keys, dtype=np.int64), _Met((), False, False, 0, 0))]
+        ended: list[tuple[np.ndarray, tuple[int, int, bool, bool, int, int]]] = []
         while todo:
-            (device, point, in_seg), group, path = todo.pop()
-            if len(path) == MAX_ROUTED or any(h.device == device.id for h in path):   # a routing loop
-                ended.append((group, path, None))
+            (device, point, in_seg), group, met = todo.pop()
+            if len(met.devices) == MAX_ROUTED or device.id in met.devices:   # a routing loop
+                ended.append((group, (LOST, 0, met.pnic, met.routed, met.judges, met.state)))
                 continue
-            host = self.walker.net.segments[in_seg].host
-            ways: dict[object, list[int]] = {}
-            for k in group:
-                ways.setdefault(self._way(device, host, k), []).append(k)
-            for way, alike in ways.items():
-                hop = self._hop(device, point, in_seg, reply, way, alike[0])
+            for way, alike in self._ways_of(device, self.walker.net.segments[in_seg].host, group):
+                hop = self._hop(device, point, in_seg, reply, way, int(alike[0]))
+                after = self._after(met, hop)
                 if isinstance(hop.next, tuple):
-                    todo.append((hop.next, alike, (*path, hop)))
+                    todo.append((hop.next, alike, after))
                 else:
-                    ended.append((alike, (*path, hop), hop.next))
-        cols = np.array([k for group, _, _ in ended for k in group], dtype=np.int64)
-        sizes = [len(group) for group, _, _ in ended]
+                    out = hop.next if isinstance(hop.next, int) else None
+                    status = STOPPED if hop.blocked else (DELIVERED if out is not None else LOST)
+                    ended.append((alike, (status, out or 0, after.pnic, after.routed, after.judges, after.state)))
+        cols = np.concatenate([group for group, _ in ended])
+        sizes = [len(group) for group, _ in ended]
         c = self.chains[reply]
-        for name, values in zip(_CHAIN_FIELDS, zip(*(self._ending(path, out) for _, path, out in ended))):
+        for name, values in zip(_CHAIN_FIELDS, zip(*(cell for _, cell in ended))):
             getattr(c, name)[s, cols] = np.repeat(np.array(values, dtype=getattr(c, name).dtype), sizes)
 
-    def _ending(self, path: tuple[_Hop, ...], out: object) -> tuple[int, int, bool, bool, int, int]:
-        """A chain cell (``_CHAIN_FIELDS``) of a walk that took ``path`` and ended with ``out`` (a segment, or
-        None); many starts end alike."""
-        cell = self._endings.get((path, out))
-        if cell is None:
-            cell = self._endings[path, out] = self._cell(path, out)
-        return cell
+    def _after(self, met: _Met, hop: _Hop) -> _Met:
+        """What a way has met once it took ``hop`` too (the firewalls judging it in order, first time each)."""
+        judges, state = met.judges, met.state
+        if hop.judged:
+            seen = self._sequence_list[judges]
+            judges = self._intern(self.sequences, self._sequence_list, tuple(dict.fromkeys(seen + hop.judged)))
+        if hop.stateful:
+            state = self._intern(self.states, self._state_list, self._state_list[state] | frozenset(hop.stateful))
+        return _Met((*met.devices, hop.device), met.pnic or hop.pnic, met.routed or hop.routed, judges, state)
 
-    def _cell(self, path: tuple[_Hop, ...], out: object) -> tuple[int, int, bool, bool, int, int]:
-        blocked = bool(path) and path[-1].blocked
-        judged = tuple(dict.fromkeys(owner for h in path for owner in h.judged))
-        return (STOPPED if blocked else (DELIVERED if isinstance(out, int) else LOST),
-                out if isinstance(out, int) else 0, any(h.pnic for h in path), any(h.routed for h in path),
-                self.sequences.setdefault(judged, len(self.sequences)),
-                self.states.setdefault(frozenset(x for h in path for x in h.stateful), len(self.states)))
+    @staticmethod
+    def _intern(ids: dict, values: list, value: object) -> int:
+        found = ids.get(value)
+        if found is None:
+            found = ids[value] = len(values)
+            values.append(value)
+        return found
+
+    def _ways_of(self, device: Device, host: str | None, keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The route keys split by the way ``device`` on ``host`` routes them (``_way``), as (way id, keys)."""
+        known = self._way_ids.get((device.id, host))
+        if known is None or len(known) < len(self.key_ip):
+            grown = np.full(len(self.key_ip), -1, dtype=np.int64)
+            if known is not None:
+                grown[:len(known)] = known
+            known = self._way_ids[device.id, host] = grown
+        ids = known[keys]
+        for k in keys[ids < 0].tolist():
+            known[k] = self._intern(self._way_index, self._way_list, self._way(device, host, k))
+        ids = known[keys]
+        order = np.argsort(ids, kind="stable")
+        ways, first = np.unique(ids[order], return_index=True)
+        return list(zip(ways.tolist(), np.split(keys[order], first[1:])))
 
     def _way(self, device: Device, host: str | None, k: int) -> object:
         """What ``Walker.hop`` at ``device`` reads of route key k's address: its route (interface, next hop),
         or the address itself where it is the device's own or the device is a hosted NAT."""
-        cached = self._ways.get((device.id, host, k))
-        if cached is None:
-            ip = self.key_ip[k]
-            if device.kind is DeviceKind.NAT or ip in self._own(device):
-                cached = ip
-            else:
-                i, r = self.recorder.way(device, host, ip)
-                cached = (i, self.recorder.route_table(device).routes[r][1] if r >= 0 else None)
-            self._ways[device.id, host, k] = cached
-        return cached
+        ip = self.key_ip[k]
+        if device.kind is DeviceKind.NAT or ip in self._own(device):
+            return ip
+        i, r = self.recorder.way(device, host, ip)
+        return (i, self.recorder.route_table(device).routes[r][1] if r >= 0 else None)
 
     def _own(self, device: Device) -> set[int]:
         own = self._own_addresses.get(device.id)
@@ -254,9 +283,9 @@ class RoutedWay:
             own = self._own_addresses[device.id] = {int(p.ip) for p in device.points if p.ip is not None}
         return own
 
-    def _hop(self, device: Device, point: Point, in_seg: int, reply: bool, way: object, k: int) -> _Hop:
-        """One gateway's hop for the keys it routes ``way``, walked for key k (once per gateway, ingress,
-        direction and way)."""
+    def _hop(self, device: Device, point: Point, in_seg: int, reply: bool, way: int, k: int) -> _Hop:
+        """One gateway's hop for the keys it routes by way ``way`` (an id), walked for key k (once per
+        gateway, ingress, direction and way)."""
         memo = (device.id, point.nic, in_seg, reply, way)
         hop = self._hops.get(memo)
         if hop is None:
