@@ -45,6 +45,21 @@ def test_matrix_equals_the_walk_on_unseen_shapes(shape: str):
     _check_against_walk(engine, random.Random(shape))
 
 
+@pytest.mark.parametrize("shape", ["routedfw", "vcenter"])
+def test_multi_interface_endpoints_with_each_other_equal_the_walk(shape: str):
+    """Every pair of endpoints with several interfaces (the routed firewalls, whose classes the matrix answers
+    from blocks of flows): a random sample of pairs would meet few of them."""
+    t = SHAPES[shape](VMS, HOSTS, 3)
+    engine = Engine(t)
+    matrix = engine.matrix()
+    multi = [vm.id for vm in t.vms if len(vm.vnics) > 1]
+    assert len(multi) >= 2, multi
+    for a in multi:
+        for b in multi:
+            walked = engine.walker.flow(a, b)
+            assert matrix.verdict(a, b) is walked.verdict, (a, b, walked.reasons)
+
+
 @pytest.mark.parametrize("shape", NEW_SHAPES)
 def test_matrix_kept_current_after_edits_equals_a_fresh_one(shape: str):
     t = SHAPES[shape](VMS, HOSTS, 5)

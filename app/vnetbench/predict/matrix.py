@@ -416,6 +416,9 @@ class MatrixBuilder:
         special_live = [c for c in live if kinds[c] != SINGLE and c not in new_set]
         self._compounds([c for c in special_new if kinds[c] == COMPOUND], live_singles)
         self._compounds([c for c in special_live if kinds[c] == COMPOUND], new_singles)
+        new_compounds = [c for c in special_new if kinds[c] == COMPOUND]
+        self._compound_pairs(new_compounds, [c for c in live if kinds[c] == COMPOUND])
+        self._compound_pairs([c for c in special_live if kinds[c] == COMPOUND], new_compounds)
         walked: set[tuple[int, int]] = set()
         for c in special_new + special_live:
             others = live if c in new_set else new
@@ -439,7 +442,45 @@ class MatrixBuilder:
     def _walked(self, c: int, d: int) -> bool:
         """Whether the cells between classes c and d come from walking their representatives."""
         kinds = {self.kinds[c], self.kinds[d]}
-        return DEAD not in kinds and (SCALAR in kinds or kinds == {COMPOUND})
+        return DEAD not in kinds and SCALAR in kinds
+
+    def _compound_pairs(self, sources: list[int], targets: list[int]) -> None:
+        """Cells [c, d] of multi-interface classes with each other, as ``Walker.flow`` answers them: towards
+        each interface of d, c sends from the interface ``decide.source_rank`` puts first; of d's interfaces
+        the one ``decide.destination_rank`` puts first is reached; d replies from its interface ranked first
+        for c's sending one. A class with itself is left to ``_fill_others`` (two members' pair)."""
+        if not sources or not targets:
+            return
+        vec = self.vec
+        xs_of, ys_of = self._interfaces(sources), self._interfaces(targets)
+        xs, ys = np.unique(xs_of[xs_of >= 0]), np.unique(ys_of[ys_of >= 0])
+        out_f, out_s = vec.flows(xs, ys, False)            # [x, y]: c's interface x to d's interface y
+        rep_f, rep_s = vec.flows(ys, xs, True)             # [y, x]: the reply from y to x
+        dead_y = ys_of < 0
+        col_y = np.searchsorted(ys, np.maximum(ys_of, 0))  # [d, w]: y's column
+        ny, nd = np.maximum(ys_of, 0), np.arange(len(targets))
+        gateway_y = np.array([[vec.points[y].gateway is not None for y in row] for row in ny])
+        for c, x_idx in zip(sources, xs_of):
+            x_idx = x_idx[x_idx >= 0]
+            row_x = np.searchsorted(xs, x_idx)
+            near = vec.inside[vec.net_of[x_idx][:, None, None], ny[None]] & ~dead_y[None]   # [x, d, w]
+            gateway = np.array([vec.points[x].gateway is not None for x in x_idx])[:, None, None]
+            ch = source_rank(True, gateway, near).argmin(axis=0)                             # [d, w]
+            cand = np.where(dead_y, UNREACH, out_f[row_x[ch], col_y]).astype(np.int8)
+            sel = destination_rank(cand < BLOCKED, near.any(axis=0)).argmin(axis=1)         # [d]
+            x_sel, y_cell = x_idx[ch[nd, sel]], (row_x[ch[nd, sel]], col_y[nd, sel])
+            # d's reply leaves by the interface it ranks first for x_sel
+            z_near = vec.inside[vec.net_of[ny], x_sel[:, None]]                                 # [d, w]
+            z = np.where(dead_y, 3, source_rank(True, gateway_y, z_near)).argmin(axis=1)
+            reply_at = (col_y[nd, z], np.searchsorted(xs, x_sel))
+            self.table[c, targets] = combine(cand[nd, sel], _cells_at(out_s, *y_cell), rep_f[reply_at],
+                                             _cells_at(rep_s, *reply_at))
+
+    def _interfaces(self, classes: list[int]) -> np.ndarray:
+        """[class, interface] of the representatives' usable points (-1: unusable, or past its last)."""
+        idx = [[i if self.vec.usable[i] else -1 for i in self.points_of[self._rep(c)]] for c in classes]
+        width = max(len(x) for x in idx)
+        return np.array([x + [-1] * (width - len(x)) for x in idx], dtype=np.int64)
 
     def _second(self, c: int) -> str | None:
         """Another member of class c, if it has one."""

@@ -179,6 +179,13 @@ def parse_if(text: str | None) -> Iface | None:
 
 
 @functools.lru_cache(maxsize=_PARSED)
+def route_network(text: str) -> ipaddress.IPv4Network | None:
+    """A route's prefix as prediction takes it (``route_prefix``; host bits allowed), parsed once per text:
+    routers in a large design repeat the same prefixes thousands of times."""
+    return route_prefix(text, strict=False)
+
+
+@functools.lru_cache(maxsize=_PARSED)
 def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
     """The address of ``a.b.c.d`` or ``a.b.c.d/len``; None for no text."""
     if not text:
@@ -402,7 +409,7 @@ class Network:
         """A router's static routes, in order, each with the point its interface names (None: any); routes
         whose prefix or next hop do not parse are validation's to report and route nothing."""
         for route in routes:
-            prefix, via = route_prefix(route.prefix, strict=False), parse_addr(route.via)
+            prefix, via = route_network(route.prefix), parse_addr(route.via)
             if prefix is None or via is None:
                 continue
             out = None

@@ -26,7 +26,7 @@ from .decide import PHYSICAL, Prefixes
 from .kinds import DeviceKind
 from .network import Device, Point
 from .rules import Decision, Party
-from .walk import Leg, Walk, Walker
+from .walk import MAX_ROUTED, Leg, Walk, Walker
 
 _NOBODY = Party(None, frozenset())
 #: chain status: the walk from the start ended without delivering, was blocked for good, or delivered
@@ -70,6 +70,33 @@ class _Recorder(Walker):
         return Leg(code > 0, code, pnics=["crossed"] if code == PHYSICAL else [], reason="no L2 way")
 
 
+@dataclass(frozen=True, eq=False)
+class _Hop:
+    """What one gateway's hop recorded: the device, where the packet goes on (``Walker.hop``'s answer), and
+    whether it was blocked, crossed a pNIC, was routed, the firewalls that judge it and the stateful ones.
+    One object per hop walked (equal by identity), so paths of hops hash fast."""
+
+    device: str
+    next: int | tuple[Device, Point, int] | None
+    blocked: bool
+    pnic: bool
+    routed: bool
+    judged: tuple[str, ...]
+    stateful: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Met:
+    """What a way met from its start up to a gateway: the devices it passed, whether it crossed a pNIC and
+    was routed, and the ids of its judging firewalls' sequence and of its stateful set."""
+
+    devices: tuple[str, ...]
+    pnic: bool
+    routed: bool
+    judges: int
+    state: int
+
+
 _CHAIN_FIELDS = ("status", "out_seg", "pnic", "routed", "judges", "state")
 _CHAIN_TYPES = (np.int8, np.int64, bool, bool, np.int32, np.int32)
 
@@ -95,7 +122,6 @@ class RoutedWay:
         self.recorder = _Recorder(walker)
         net = walker.net
         self.prefixes = Prefixes(routed_networks(net.devices))
-        self._device_prefixes: dict[str, Prefixes] = {}
         self.starts: dict[tuple, int] = {}
         self.start_rep: list[tuple[Device, Point, int]] = []
         self.key_of: dict[int, int] = {}            # routed network index (-1: none) -> route key
@@ -103,7 +129,14 @@ class RoutedWay:
         self._lookup: np.ndarray | None = None       # routed network index + 1 -> route key
         self.sequences: dict[tuple[str, ...], int] = {(): 0}
         self.states: dict[frozenset, int] = {frozenset(): 0}
+        self._sequence_list: list[tuple[str, ...]] = [()]
+        self._state_list: list[frozenset] = [frozenset()]
         self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
+        self._way_ids: dict[tuple[str, str | None], np.ndarray] = {}   # (device, host) -> way id per route key
+        self._way_index: dict[object, int] = {}
+        self._way_list: list[object] = []
+        self._own_addresses: dict[str, set[int]] = {}
+        self._hops: dict[tuple, _Hop] = {}
         self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
         self.route_keys(keys)
 
@@ -170,35 +203,100 @@ class RoutedWay:
                 self._walk_start(s, list(keys))
 
     def _walk_start(self, s: int, keys: list[int]) -> None:
-        device, point, in_seg = self.start_rep[s]
-        if device.id not in self._device_prefixes:
-            self._device_prefixes[device.id] = Prefixes(routed_networks([device]))
-        values = np.array([self.key_ip[k] for k in keys], dtype=np.int64)
-        routed_here = self._device_prefixes[device.id].longest(values) >= 0
-        lost = [k for k, here in zip(keys, routed_here) if not here]
-        for k in [k for k, here in zip(keys, routed_here) if here] + lost[:1]:
-            for reply in (False, True):
-                self._walk(s, k, reply)
-        for k in lost[1:]:   # routed by nothing at the start's device: the one walk of them stands for all
-            for reply in (False, True):
-                c = self.chains[reply]
-                for name in _CHAIN_FIELDS:
-                    getattr(c, name)[s, k] = getattr(c, name)[s, lost[0]]
+        for reply in (False, True):
+            self._follow(s, keys, reply)
 
-    def _walk(self, s: int, k: int, reply: bool) -> None:
-        device, point, in_seg = self.start_rep[s]
-        recorder = self.recorder
-        recorder.judged = []
-        walk = Walk("", "")
-        out = recorder.route(walk, device, point, in_seg, ipaddress.IPv4Address(self.key_ip[k]), _NOBODY, _NOBODY,
-                             None, None, reply)
+    def _follow(self, s: int, keys: list[int], reply: bool) -> None:
+        """Walk from start ``s`` to every route key in ``keys``, gateway by gateway as ``Walker.route`` does
+        (its loop guard included). The keys a gateway routes alike travel on together, each group carrying
+        what its way has met so far, and one gateway's hop is walked once per (gateway, ingress, way) for
+        all starts (``_hop``)."""
+        todo: list[tuple[tuple[Device, Point, int], np.ndarray, _Met]] = [
+            (self.start_rep[s], np.asarray(keys, dtype=np.int64), _Met((), False, False, 0, 0))]
+        ended: list[tuple[np.ndarray, tuple[int, int, bool, bool, int, int]]] = []
+        while todo:
+            (device, point, in_seg), group, met = todo.pop()
+            if len(met.devices) == MAX_ROUTED or device.id in met.devices:   # a routing loop
+                ended.append((group, (LOST, 0, met.pnic, met.routed, met.judges, met.state)))
+                continue
+            for way, alike in self._ways_of(device, self.walker.net.segments[in_seg].host, group):
+                hop = self._hop(device, point, in_seg, reply, way, int(alike[0]))
+                after = self._after(met, hop)
+                if isinstance(hop.next, tuple):
+                    todo.append((hop.next, alike, after))
+                else:
+                    out = hop.next if isinstance(hop.next, int) else None
+                    status = STOPPED if hop.blocked else (DELIVERED if out is not None else LOST)
+                    ended.append((alike, (status, out or 0, after.pnic, after.routed, after.judges, after.state)))
+        cols = np.concatenate([group for group, _ in ended])
+        sizes = [len(group) for group, _ in ended]
         c = self.chains[reply]
-        c.status[s, k] = STOPPED if walk.blocked else (LOST if out is None else DELIVERED)
-        c.out_seg[s, k] = out if out is not None else 0
-        c.pnic[s, k] = bool(walk.pnics)
-        c.routed[s, k] = bool(walk.routed_by)
-        c.judges[s, k] = self.sequences.setdefault(tuple(dict.fromkeys(recorder.judged)), len(self.sequences))
-        c.state[s, k] = self.states.setdefault(frozenset(walk.stateful), len(self.states))
+        for name, values in zip(_CHAIN_FIELDS, zip(*(cell for _, cell in ended))):
+            getattr(c, name)[s, cols] = np.repeat(np.array(values, dtype=getattr(c, name).dtype), sizes)
+
+    def _after(self, met: _Met, hop: _Hop) -> _Met:
+        """What a way has met once it took ``hop`` too (the firewalls judging it in order, first time each)."""
+        judges, state = met.judges, met.state
+        if hop.judged:
+            seen = self._sequence_list[judges]
+            judges = self._intern(self.sequences, self._sequence_list, tuple(dict.fromkeys(seen + hop.judged)))
+        if hop.stateful:
+            state = self._intern(self.states, self._state_list, self._state_list[state] | frozenset(hop.stateful))
+        return _Met((*met.devices, hop.device), met.pnic or hop.pnic, met.routed or hop.routed, judges, state)
+
+    @staticmethod
+    def _intern(ids: dict, values: list, value: object) -> int:
+        found = ids.get(value)
+        if found is None:
+            found = ids[value] = len(values)
+            values.append(value)
+        return found
+
+    def _ways_of(self, device: Device, host: str | None, keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The route keys split by the way ``device`` on ``host`` routes them (``_way``), as (way id, keys)."""
+        known = self._way_ids.get((device.id, host))
+        if known is None or len(known) < len(self.key_ip):
+            grown = np.full(len(self.key_ip), -1, dtype=np.int64)
+            if known is not None:
+                grown[:len(known)] = known
+            known = self._way_ids[device.id, host] = grown
+        ids = known[keys]
+        for k in keys[ids < 0].tolist():
+            known[k] = self._intern(self._way_index, self._way_list, self._way(device, host, k))
+        ids = known[keys]
+        order = np.argsort(ids, kind="stable")
+        ways, first = np.unique(ids[order], return_index=True)
+        return list(zip(ways.tolist(), np.split(keys[order], first[1:])))
+
+    def _way(self, device: Device, host: str | None, k: int) -> object:
+        """What ``Walker.hop`` at ``device`` reads of route key k's address: its route (interface, next hop),
+        or the address itself where it is the device's own or the device is a hosted NAT."""
+        ip = self.key_ip[k]
+        if device.kind is DeviceKind.NAT or ip in self._own(device):
+            return ip
+        i, r = self.recorder.way(device, host, ip)
+        return (i, self.recorder.route_table(device).routes[r][1] if r >= 0 else None)
+
+    def _own(self, device: Device) -> set[int]:
+        own = self._own_addresses.get(device.id)
+        if own is None:
+            own = self._own_addresses[device.id] = {int(p.ip) for p in device.points if p.ip is not None}
+        return own
+
+    def _hop(self, device: Device, point: Point, in_seg: int, reply: bool, way: int, k: int) -> _Hop:
+        """One gateway's hop for the keys it routes by way ``way`` (an id), walked for key k (once per
+        gateway, ingress, direction and way)."""
+        memo = (device.id, point.nic, in_seg, reply, way)
+        hop = self._hops.get(memo)
+        if hop is None:
+            recorder = self.recorder
+            recorder.judged = []
+            walk = Walk("", "")
+            out = recorder.hop(walk, device, point, in_seg, ipaddress.IPv4Address(self.key_ip[k]), _NOBODY, _NOBODY,
+                               None, None, reply)
+            hop = self._hops[memo] = _Hop(device.id, out, walk.blocked, bool(walk.pnics), bool(walk.routed_by),
+                                          tuple(recorder.judged), tuple(walk.stateful))
+        return hop
 
     # --- what the matrix reads ----------------------------------------------------------------------------
 

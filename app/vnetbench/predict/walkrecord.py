@@ -9,7 +9,7 @@ from . import decide
 from .events import Event
 from .network import Point
 from .result import VERDICTS, FilterDetail, Hop, Step, StepKind, Verdict
-from .rules import Decision
+from .rules import Decision, Party
 
 
 @dataclass
@@ -56,6 +56,7 @@ class Walk:
     blocked: bool = False
     refused: bool = False               # blocked by a reject (``decide.refuses``): the sender gets an answer
     nat: bool = False
+    source: Party | None = None         # the packet's source once a source NAT on the way translated it
     steps: list[Step] = field(default_factory=list)
     events: list[Event] | None = None   # the walk's decisions, recorded only to explain a single pair
 
