@@ -184,3 +184,20 @@ def test_no_exporter_shares_its_name_with_a_module_of_the_package():
     assert not modules & functions
     for fmt, (writer, _) in export.FORMATS.items():
         assert writer.__name__ not in modules, fmt
+
+
+def test_a_logical_switch_named_with_control_characters_still_draws_well_formed_svg():
+    """The NSX bus between hosts is labelled with the logical switch's name: the loader fuzz found a BEL in it
+    reaching the SVG, which no XML reader takes."""
+    from vnetbench import resources_dir
+    from vnetbench.export.diagram import svg_bytes
+    from vnetbench.export.scene import build_scene
+
+    t = load(resources_dir() / "examples" / "nsx-dfw.vnet.yaml")
+    renamed = [sw for sw in t.switches if sw.name == "ls-app"]
+    assert renamed, "the example's logical switch ls-app"
+    for sw in renamed:
+        sw.name = "ls-app\x7f\x07"
+    svg = svg_bytes(build_scene(t))
+    root = ET.fromstring(svg)
+    assert any((el.text or "").startswith("ls-app") for el in root.iter("{http://www.w3.org/2000/svg}text"))

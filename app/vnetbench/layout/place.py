@@ -411,7 +411,7 @@ class Arranger:
                     y = pa.root.y + pa.bus_channel + track * LANE
                     xa = pa.root.x + ba.x + ba.w - PIN_STEP
                     xb = pb.root.x + bb.x + PIN_STEP
-                    self.edges.append(Edge(f"{sw_id}@{a}~{b}", ba.id, bb.id, "bus", sw.name,
+                    self.edges.append(Edge(f"{sw_id}@{a}~{b}", ba.id, bb.id, "bus", exportable(sw.name, False),
                                            [(xa, pa.root.y + ba.y + ba.h), (xa, y), (xb, y),
                                             (xb, pb.root.y + bb.y + bb.h)], refs=(sw_id,)))
 

@@ -38,6 +38,7 @@ class TepPath:
 
     @property
     def ok(self) -> bool:
+        """Whether the tunnel endpoints reach each other (else ``problem`` says where it breaks)."""
         return not self.problem
 
 

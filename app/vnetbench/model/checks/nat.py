@@ -13,6 +13,7 @@ class NatChecks(ValueChecks):
     """SNAT rules."""
 
     def check_snat(self) -> None:
+        """Each SNAT rule sits on a VM that routes and names a source network, an address and one of its vNICs."""
         for i, vm in enumerate(self.t.vms):
             for j, rule in enumerate(vm.forwarding.snat):
                 path = f"vms[{i}].forwarding.snat[{j}]"
