@@ -1,4 +1,4 @@
-"""What is wrong with a design's private VLANs (SEMANTICS §8, forwarding-rules.md "Private VLANs").
+"""What is wrong with a design's private VLANs (forwarding-rules.md, "Teaming": "Private VLANs").
 
 Errors where vSphere would refuse the design: a private VLAN map on anything but a vDS, a primary without its
 promiscuous entry, two isolated secondaries of one primary, a VLAN listed twice, a portgroup naming a

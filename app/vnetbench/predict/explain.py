@@ -260,7 +260,7 @@ class Narrator:
         return f"{both} on {self.sw(sa)}, but {moves}"
 
     def private_vlan(self, both: str, sa: Segment, sb: Segment, leg: Any, moves: str) -> str:
-        """Two ports of one private VLAN that may talk: their roles, and how the frame crosses (SEMANTICS §8)."""
+        """Two ports of one private VLAN that may talk: their roles, and how the frame crosses (forwarding-rules.md)."""
         sw = self.net.typed(sa.object_id, "switch")
         ea, eb = pvlan_segment_entry(sw, sa.vlan), pvlan_segment_entry(self.net.typed(sb.object_id, "switch"), sb.vlan)
         assert ea is not None and eb is not None, "segments with a private VLAN role have a map entry"
