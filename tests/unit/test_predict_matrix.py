@@ -13,15 +13,21 @@ from vnetbench.model import Change
 from vnetbench.predict import Engine, Verdict
 
 
+
+def assert_matrix_is_the_walk(engine: Engine, seed: int) -> None:
+    """Every cell of the matrix is the verdict the per-pair walk gives."""
+    for src, dst, verdict in engine.matrix().rows():
+        expected = engine.predict(src, dst)
+        assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_matrix_equals_per_pair_predict(seed: int):
     d = random_design(seed)
     engine = Engine(d.t)
     matrix = engine.matrix()
     assert set(matrix.endpoints) == {vm.id for vm in d.t.vms} | {ph.id for ph in d.t.physical_hosts}
-    for src, dst, verdict in matrix.rows():
-        expected = engine.predict(src, dst)
-        assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+    assert_matrix_is_the_walk(engine, seed)
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -29,9 +35,7 @@ def test_matrix_equals_per_pair_predict_with_private_vlans(seed: int):
     """Private VLANs on top of the random designs (``random_pvlan_design``): roles, carried VLANs, teaming."""
     d = random_pvlan_design(seed)
     engine = Engine(d.t)
-    for src, dst, verdict in engine.matrix().rows():
-        expected = engine.predict(src, dst)
-        assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+    assert_matrix_is_the_walk(engine, seed)
 
 
 @pytest.mark.parametrize("seed", [None, *RECORDED_SEEDS])
@@ -95,9 +99,7 @@ def test_matrix_equals_per_pair_predict_with_rules_per_vm(seed: int):
     """Microsegmentation and per-VM firewall rules: every VM its own class, rule tables instead of walks."""
     d = random_rule_design(seed)
     engine = Engine(d.t)
-    for src, dst, verdict in engine.matrix().rows():
-        expected = engine.predict(src, dst)
-        assert verdict is expected.verdict, (seed, src, dst, expected.reasons)
+    assert_matrix_is_the_walk(engine, seed)
 
 
 def _random_edit(d, doc, rnd: random.Random) -> None:
