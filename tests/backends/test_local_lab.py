@@ -52,6 +52,22 @@ def test_up_is_idempotent_and_a_vlan_edit_changes_only_that(lab):
     assert ping(lab, d, "h1v1", "10.10.1.10")          # the rest still works
 
 
+def test_the_lab_is_ipv4_only_so_its_pnics_carry_no_ipv6_chatter(lab):
+    """IPv6 on would send address probes, router solicitations and listener reports from every new link for
+    seconds, flooded over the bridges and across the pNICs, where verify would count them as a burst's bytes."""
+    d = campus(vms_per_host=2, hosts=2)
+    lab.up(d)
+    namespaces = ours(design_tag(d.id), kernel_lists()[0])
+    assert len(namespaces) == 8
+    for ns in sorted(namespaces):
+        links = json.loads(subprocess.run(["ip", "-n", ns, "-j", "-6", "addr"], capture_output=True, text=True,
+                                          check=True).stdout or "[]")
+        assert [(x["ifname"], a["local"]) for x in links for a in x.get("addr_info", [])] == [], ns
+        disabled = subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-n", "net.ipv6.conf.default.disable_ipv6"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+        assert disabled == "1", ns
+
+
 def test_teardown_leaves_no_namespace_link_or_process(lab):
     before_ns, before_links = kernel_lists()
     d = campus(vms_per_host=2, hosts=2)

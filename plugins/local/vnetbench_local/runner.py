@@ -74,12 +74,15 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
         ns = spec["ns"]
         steps = [Step(NETNS_ADD, "ip", None, owner, f"netns add {ns}"),
                  Step(CONF, "ip", ns, owner, f"link set lo alias {mark} up" if mark else "link set lo up")]
+        # The lab speaks IPv4 only. With IPv6 on, every new link sends duplicate-address probes, router
+        # solicitations and multicast listener reports for several seconds, flooded over every bridge and
+        # tunnel: tens of kilobytes per pNIC that verify's counters would take for a burst's bytes.
+        keys = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
         if spec.get("forward"):
-            steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(
-                ns, ["sysctl", "-qw", "net.ipv4.ip_forward=1"]))))
+            keys.append("net.ipv4.ip_forward=1")
         if spec.get("arp_ignore"):
-            steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(
-                ns, ["sysctl", "-qw", "net.ipv4.conf.all.arp_ignore=1"]))))
+            keys.append("net.ipv4.conf.all.arp_ignore=1")
+        steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(ns, ["sysctl", "-qw", *keys]))))
         return steps
     if kind == "bridge":
         ns, name = spec["ns"], spec["name"]
