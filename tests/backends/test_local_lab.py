@@ -68,6 +68,21 @@ def test_the_lab_is_ipv4_only_so_its_pnics_carry_no_ipv6_chatter(lab):
         assert disabled == "1", ns
 
 
+def test_lab_bridges_keep_learned_macs_so_a_long_verify_sees_no_floods(lab):
+    """With the kernel's 5-minute ageing, a frame for a MAC not heard from lately floods every port of its
+    bridge, and over a tunnel to every endpoint: extra pNIC crossings that verify would count."""
+    d = campus(vms_per_host=2, hosts=2)
+    lab.up(d)
+    bridges = 0
+    for ns in sorted(ours(design_tag(d.id), kernel_lists()[0])):
+        links = json.loads(subprocess.run(["ip", "-n", ns, "-d", "-j", "link", "show", "type", "bridge"],
+                                          capture_output=True, text=True, check=True).stdout or "[]")
+        for link in links:
+            bridges += 1
+            assert link["linkinfo"]["info_data"]["ageing_time"] >= 24 * 3600 * 100, (ns, link["ifname"])
+    assert bridges >= 4
+
+
 def test_teardown_leaves_no_namespace_link_or_process(lab):
     before_ns, before_links = kernel_lists()
     d = campus(vms_per_host=2, hosts=2)

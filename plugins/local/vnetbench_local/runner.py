@@ -29,8 +29,10 @@ from .context import Context, kill_pids
 # Stages, in the order they run: deletions first (filters before links before namespaces), then creations.
 TC_DEL, NFT_DEL, LINK_DEL, NETNS_DEL = 0, 1, 2, 3
 NETNS_ADD, SYSCTL, LINK_ADD, CONF, NFT, TC = 10, 11, 12, 13, 14, 15
+#: How long a lab bridge keeps a learned MAC, in hundredths of a second (a day).
+AGEING_CS = 24 * 3600 * 100
 STAGE_NAMES = {TC_DEL: "removing shapers", NFT_DEL: "removing filters", LINK_DEL: "removing links",
-               NETNS_DEL: "removing namespaces", NETNS_ADD: "creating namespaces", SYSCTL: "enabling forwarding",
+               NETNS_DEL: "removing namespaces", NETNS_ADD: "creating namespaces", SYSCTL: "namespace settings",
                LINK_ADD: "creating links", CONF: "addresses, bridge ports and routes", NFT: "loading filters",
                TC: "attaching shapers"}
 _FAILED = re.compile(r"^Command failed -:(\d+)\s*$")
@@ -86,7 +88,10 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
         return steps
     if kind == "bridge":
         ns, name = spec["ns"], spec["name"]
-        return [Step(LINK_ADD, "ip", None, owner, f"link add {name} netns {ns} type bridge"),
+        # Learned MACs are kept a day, not the kernel's 5 minutes: a vSwitch knows its VMs' MACs and never floods
+        # a frame for one of them, and a physical switch's flood of an aged entry would reach other hosts'
+        # pNICs, which verify would count as a path the prediction does not have.
+        return [Step(LINK_ADD, "ip", None, owner, f"link add {name} netns {ns} type bridge ageing_time {AGEING_CS}"),
                 Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} up", 1),
                 *[Step(CONF, "ip", ns, owner, f"addr add {a} dev {name}", 3) for a in spec["addrs"]]]
     if kind == "veth":
