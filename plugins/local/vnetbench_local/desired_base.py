@@ -162,7 +162,8 @@ class BuilderBase:
         place = self.fabric.place(vm, nic)
         if place.segment is None:
             return None, place.problem if place.invalid else ""
-        return self.bridge_of(self.vnic_key(vm, nic, place)), ""
+        key = self.vnic_key(vm, nic, place)
+        return (self.bridge_of(key) if key is not None else None), ""
 
     def vnic_key(self, vm: VM, nic: Any, place: Place | None = None) -> SegmentKey | None:
         """The segment ``nic``'s frames join, with the uplink a pin puts it on (``desired_team``)."""

@@ -46,7 +46,7 @@ class TeamParts(BuilderBase):
 
     def team_filters(self) -> None:
         """The rules of every VLAN whose vNICs leave through more than one uplink (first in the forward chain)."""
-        by_vlan: dict[SegmentKey, dict[str, list[str]]] = {}     # segment without its uplink -> wire -> its vNICs
+        by_vlan: dict[SegmentKey, dict[str | None, list[str]]] = {}     # segment without its uplink -> wire -> its vNICs
         for _, port, vm, nic in self.vm_ports:
             key = self.vnic_key(vm, nic)
             seg = self.segments.get(key) if key is not None else None
