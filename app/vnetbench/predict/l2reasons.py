@@ -73,11 +73,8 @@ class L2Reasons(WalkerBase):
 
     def _without_edges(self, kind: EdgeKind) -> nx.Graph:
         """The segment graph without the edges of ``kind`` that join one host's segments (PVLAN, TEAM: a vDS
-        never forwards a frame from its uplink back out of it)."""
-        out = nx.Graph()
-        out.adj = {n: {p: d for p, d in peers.items() if d["kind"] is not kind}
-                   for n, peers in self.net.graph.adj.items()}
-        return out
+        never forwards a frame from its uplink back out of it): a view, so a walk copies nothing."""
+        return nx.without_edges(self.net.graph, lambda data: data["kind"] is not kind)
 
     def _pvlan_reason(self, a: int, b: int) -> str:
         """Why two private VLAN ports do not meet: their roles (named), or a VLAN one side sends on that the
