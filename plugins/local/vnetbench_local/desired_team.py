@@ -54,7 +54,7 @@ class TeamParts(BuilderBase):
                 continue      # (a private VLAN's VLANs leave through uplinks of their own: ``desired_pvlan``)
             wire = self.wire_port(key, seg.bridge)    # None: its uplink does not reach the network
             by_vlan.setdefault(replace(key, uplink=None), {}).setdefault(wire, []).append(port)
-        for key, partner, port in self._embedded_ports():   # an SR-IOV embedded switch: with its pNIC's vNICs
+        for _, partner, port in self._embedded_ports():   # an SR-IOV embedded switch: with its pNIC's vNICs
             if replace(partner, uplink=None) in by_vlan:
                 by_vlan[replace(partner, uplink=None)].setdefault(
                     self.wire_port(partner, self.segments[partner].bridge), []).append(port)
@@ -73,7 +73,6 @@ class TeamParts(BuilderBase):
                     rules.append(_drop([wire], others + strangers, f"{seg.bridge}: {wire} reaches its own vNICs only"))
                     self.keep_apart(seg.ns, wire)
             self.bridge_rules[seg.ns] = rules + self.bridge_rules.get(seg.ns, [])
-
 
     def _embedded_ports(self) -> list[tuple[SegmentKey, SegmentKey, str]]:
         """(embedded switch segment, the virtual segment it joins, the port on that segment's bridge), as
