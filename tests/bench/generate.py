@@ -10,6 +10,7 @@
   directions, default deny. Every VM answers differently.
 - ``firewalls``: zones of VMs behind routed firewall VMs (one per 25 hosts) that hold one /32 rule per VM
   behind them, a transit VLAN to a core router with a static route per zone, shared services on the core.
+- ``teamed``: the racks design with a teaming policy per host, pins and private VLANs (issue 23).
 - ``diverse``: four pods of racks with 100 VLANs each, every rack carrying its own subset and every host
   port pruned to the host's VLANs; a distribution L3 switch per pod and static routes between pods over a
   transit VLAN; a vSS and a per-pod vDS on every host; NSX segments with a DLR across two pods.
@@ -24,9 +25,9 @@ import random
 from collections.abc import Callable
 
 from vnetbench.model.objects import (
-    VM, Action, DfwRule, Dlr, DlrInterface, Forwarding, ForwardMode, Host, Link, PhysicalRouter, PhysicalSwitch,
-    PNic, Port, PortMode, Portgroup, Proto, Route, RouterInterface, Rule, Switch, SwitchKind, Topology, Uplink,
-    VmRole, VNic,
+    VM, Action, DfwRule, Dlr, DlrInterface, Forwarding, ForwardMode, Host, Link, LoadBalancing, PhysicalRouter,
+    PhysicalSwitch, PNic, Port, PortChannel, PortMode, Portgroup, Proto, Pvlan, PvlanType, Route, RouterInterface, Rule, Switch,
+    SwitchKind, Teaming, Topology, Uplink, VmRole, VNic,
 )
 
 FIREWALL_EVERY = 50   # one firewall VM per this many hosts
@@ -485,10 +486,57 @@ def vcenter(vms: int = 45_000, hosts: int = 2_500, seed: int = 1) -> Topology:
     return t
 
 
+# --- the fabric as admins build it: a teaming policy per host, pins, private VLANs (issue 23) --------------
+
+TEAM_POLICIES = [LoadBalancing.PORT_ID, LoadBalancing.IP_HASH, LoadBalancing.MAC_HASH, LoadBalancing.FAILOVER_ORDER]
+
+
+def teamed(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    """The racks design where every host's vSwitch0 has a second active uplink (vmnic3) under a teaming policy
+    of its own (port ID, IP hash, MAC hash, explicit order, in turn); on every fourth host that uplink's port
+    carries only VLANs 100-102 ("half my VMs lost the network"); a tenth of vSwitch0's vNICs are pinned. dvs1
+    holds private VLAN 300 (isolated 301, communities 302 and 303) on portgroups of their own, with a twentieth
+    of the VMs moved onto them."""
+    t = generate(vms, hosts, seed)
+    t.id, t.name = f"teamed-{vms}-{hosts}", f"teamed: {vms} VMs on {hosts} hosts"
+    rnd = random.Random(seed + 2)
+    switches = {sw.id: sw for sw in t.switches}
+    ports = {p.id: (ps, p) for ps in t.physical_switches for p in ps.ports}
+    for h, host in enumerate(t.hosts):
+        pnic = PNic(f"{host.id}.vmnic3", "vmnic3", 10_000)
+        host.pnics.append(pnic)
+        tor, sibling = ports[f"{next(lk.b for lk in t.links if lk.a == f'{host.id}.vmnic0')}"]
+        port = Port(f"{tor.id}.{host.id}.3", f"{sibling.name}-3", PortMode.TRUNK,
+                    allowed="100-102" if h % 4 == 0 else "all")
+        tor.ports.append(port)
+        t.links.append(Link(f"l.{host.id}.3", pnic.id, port.id))
+        vs0 = switches[f"{host.id}.vs0"]
+        vs0.uplinks.append(Uplink(pnic.id))
+        vs0.teaming = Teaming(TEAM_POLICIES[h % len(TEAM_POLICIES)])
+        if vs0.teaming.load_balancing is LoadBalancing.IP_HASH:     # IP hash needs a static port channel
+            tor.port_channels.append(PortChannel(f"{tor.id}.po{h}", f"Po{h}", [sibling.id, port.id]))
+    vds = switches["dvs1"]
+    vds.pvlans = [Pvlan(300, 300, PvlanType.PROMISCUOUS), Pvlan(300, 301, PvlanType.ISOLATED),
+                  Pvlan(300, 302, PvlanType.COMMUNITY), Pvlan(300, 303, PvlanType.COMMUNITY)]
+    for v in (300, 301, 302, 303):
+        vds.portgroups.append(Portgroup(f"dv{v}", f"dv-pvlan{v}", 0, pvlan=v))
+    n = 0
+    for vm in t.vms:
+        nic = vm.vnics[0]
+        if vm.role is not VmRole.VM:
+            continue
+        if nic.network.endswith(tuple(f".vs0.pg{v}" for v in range(100, 105))) and rnd.random() < 0.1:
+            nic.uplink = rnd.choice(switches[nic.network.rsplit(".", 1)[0]].uplinks).pnic
+        elif rnd.random() < 0.05:
+            n += 1
+            nic.network, nic.ip, nic.gateway = f"dv{rnd.choice((300, 301, 302, 303))}", f"10.30.{n // 254}.{n % 254 + 1}/16", None
+    return t
+
+
 def _pod_vlan(pod: int, index: int) -> int:
     return 1000 + POD_VLANS * pod + index
 
 
 SHAPES: dict[str, Callable[[int, int, int], Topology]] = {
     "racks": generate, "microseg": microseg, "firewalls": firewalls, "diverse": diverse, "routed": routed,
-    "routedfw": routed_firewalls, "routeddfw": routed_dfw, "vcenter": vcenter}
+    "routedfw": routed_firewalls, "routeddfw": routed_dfw, "vcenter": vcenter, "teamed": teamed}

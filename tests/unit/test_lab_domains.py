@@ -94,7 +94,7 @@ def partition(labels: dict[str, object]) -> tuple[set[frozenset[str]], set[str]]
 
 @given(st.randoms(use_true_random=False))
 def test_the_labs_layer2_domains_are_the_predictions(rnd: random.Random):
-    design = random_design(rnd, teaming=False).t   # the lab does not emulate teaming policies and pins yet
+    design = random_design(rnd, teaming=False).t   # (pins and private VLANs split bridges by port: test_lab_reach)
     lab = desired_lab(design)
     assert partition(lab_domains(lab, design)) == partition(predicted_domains(design))
 

@@ -10,7 +10,7 @@ so the path chosen among equal ones, and the hops explained, stay the same.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 #: A node: any hashable (segment numbers, switch ids); typed loosely so callers keep their own node types.
@@ -95,6 +95,33 @@ class Graph:
 
     def __len__(self) -> int:
         return len(self.adj)
+
+
+class _FilteredAdj(Mapping[Node, dict[Node, dict[str, Any]]]):
+    """An adjacency without the edges ``keep`` refuses, filtered node by node as a search reaches them."""
+
+    def __init__(self, adj: dict[Node, dict[Node, dict[str, Any]]], keep: Callable[[dict[str, Any]], bool]) -> None:
+        self.adj, self.keep = adj, keep
+
+    def __getitem__(self, node: Node) -> dict[Node, dict[str, Any]]:
+        return {p: d for p, d in self.adj[node].items() if self.keep(d)}
+
+    def __contains__(self, node: object) -> bool:
+        return node in self.adj
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.adj)
+
+    def __len__(self) -> int:
+        return len(self.adj)
+
+
+def without_edges(g: Graph, keep: Callable[[dict[str, Any]], bool]) -> Graph:
+    """A view of ``g`` with only the edges whose data ``keep`` accepts: nothing is copied, so a search costs
+    what it visits."""
+    out = Graph()
+    out.adj = _FilteredAdj(g.adj, keep)   # type: ignore[assignment]
+    return out
 
 
 def bidirectional_shortest_path(g: Graph, source: Node, target: Node) -> list[Node]:

@@ -55,6 +55,13 @@ class L2Reasons(WalkerBase):
         the other host, whose vDS hands it to ``b``; never through another host's vDS."""
         net = self.net
         sa, sb = net.segments[a], net.segments[b]
+        if sa.local != sb.local and net.teamed and (sa.pvlan < 0 or sb.pvlan < 0):
+            # a vSwitch forwards nothing from one uplink to another, and the physical switch learns each vNIC's
+            # MAC on the uplink it sends through: between hosts, frames never cross a TEAM edge
+            try:
+                return nx.bidirectional_shortest_path(self._without_edges(EdgeKind.TEAM), a, b)
+            except nx.NetworkXNoPath:
+                pass
         if sa.pvlan < 0 or sb.pvlan < 0 or sa.local == sb.local:
             return nx.bidirectional_shortest_path(net.graph, a, b)
         entry = pvlan_segment_entry(net.typed(sa.object_id, "switch"), sa.vlan)
@@ -62,15 +69,12 @@ class L2Reasons(WalkerBase):
         there = net.segment_id(SegmentKey(sb.object_id, sb.host, pvlan_wire_vlans(entry)[0]))
         if there is None:
             raise nx.NetworkXNoPath(f"{sb.name}'s host takes no VLAN {entry.secondary}")
-        return nx.bidirectional_shortest_path(self._without_pvlan_edges(), a, there) + ([b] if there != b else [])
+        return nx.bidirectional_shortest_path(self._without_edges(EdgeKind.PVLAN), a, there) + ([b] if there != b else [])
 
-    def _without_pvlan_edges(self) -> nx.Graph:
-        """The segment graph without the edges that join a host's private VLAN segments (a vDS never forwards a
-        frame from its uplink back out of it)."""
-        out = nx.Graph()
-        out.adj = {n: {p: d for p, d in peers.items() if d["kind"] is not EdgeKind.PVLAN}
-                   for n, peers in self.net.graph.adj.items()}
-        return out
+    def _without_edges(self, kind: EdgeKind) -> nx.Graph:
+        """The segment graph without the edges of ``kind`` that join one host's segments (PVLAN, TEAM: a vDS
+        never forwards a frame from its uplink back out of it): a view, so a walk copies nothing."""
+        return nx.without_edges(self.net.graph, lambda data: data["kind"] is not kind)
 
     def _pvlan_reason(self, a: int, b: int) -> str:
         """Why two private VLAN ports do not meet: their roles (named), or a VLAN one side sends on that the

@@ -40,11 +40,12 @@ from .desired_guests import GuestParts
 from .desired_hosted import HostedParts
 from .desired_nsx import NsxParts
 from .desired_physical import PhysicalParts
+from .desired_pvlan import PvlanParts
 
 __all__ = ["PHASES", "SUPPORTED_SWITCHES", "DesiredLab", "EndpointInfo", "desired_lab"]
 
 
-class _Builder(GuestParts, PhysicalParts, NsxParts, HostedParts):
+class _Builder(GuestParts, PhysicalParts, NsxParts, HostedParts, PvlanParts):
     """The whole lab: each part adds its resources; ``finish`` adds the routes and bridge filters they asked for."""
 
     def finish(self) -> None:
@@ -84,12 +85,17 @@ class _Builder(GuestParts, PhysicalParts, NsxParts, HostedParts):
                 continue
             a, b = r.spec["a"], r.spec["b"]
             if a["master"] and b["master"]:
-                ra, rb = find((a["ns"], a["master"])), find((b["ns"], b["master"]))
+                ra, rb = find(self.loop_node(a)), find(self.loop_node(b))
                 if ra == rb:
                     self.reasons.append(f"the layer-2 network has a loop through {r.description}: the lab "
                                         "runs no spanning tree (remove a trunk, uplink or bridged firewall leg)")
                     return
                 parent[ra] = rb
+
+    def loop_node(self, end: dict[str, Any]) -> tuple[str, str]:
+        """What a veth end joins at layer 2: its bridge, or itself where the bridge forwards nothing from it to
+        another uplink (``desired_team``, ``desired_pvlan``)."""
+        return (end["ns"], end["name"]) if (end["ns"], end["name"]) in self.apart_wires else (end["ns"], end["master"])
 
     def build(self) -> DesiredLab:
         self.check_supported()
@@ -107,7 +113,11 @@ class _Builder(GuestParts, PhysicalParts, NsxParts, HostedParts):
             if sw.kind is SwitchKind.HOSTED_NAT:
                 self.hosted_nat(sw)
         self.overlay()
+        self.check_pvlan()
+        self.pvlan_listeners()
         self.uplinks()
+        self.team_filters()
+        self.pvlan_filters()
         self.trunks()
         self.dfw()
         self.finish()

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vnetbench.backends import nftables as nft
 from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag
 from vnetbench.model import VM, Index, SwitchKind, Topology
-from vnetbench.model.forwarding import PER_GUEST, Fabric, SegmentKey, Switching, ingress
+from vnetbench.model.forwarding import (
+    PER_GUEST, Fabric, Place, SegmentKey, Switching, UplinkChooser, ingress, pvlan_segment_entry,
+)
 from vnetbench.model.routing import route_prefix
 
-from .names import ifname, mac_for, ns_name
+from .names import ifname, mac_for, ns_name, pvlan_bridge_name
 from .unemulated import unemulated
 
 #: Creation order of resource kinds; deletion runs the other way round.
@@ -106,6 +108,7 @@ class BuilderBase:
         self.vm_ports: list[tuple[str, str, VM, Any]] = []                   # hv ns, port, VM, vNIC
         self.bridge_chains: dict[str, list[tuple[str, list[str]]]] = {}      # hv ns -> extra chains
         self.neighbours: dict[str, list[list[str]]] = {}                     # ns -> [ip, mac, dev] (DLR)
+        self.apart_wires: set[tuple[str, str]] = set()          # (ns, uplink port) forwarding to no other uplink
 
     def _add(self, res: Want) -> None:
         self.res.setdefault(res.key, res)
@@ -150,7 +153,7 @@ class BuilderBase:
         for sw in self.d.switches:
             if sw.kind not in SUPPORTED_SWITCHES:
                 self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
-        self.reasons += unemulated(self.d)
+        self.reasons += unemulated(self.d, self.fabric)
 
     _iface = staticmethod(interface_address)
 
@@ -159,7 +162,18 @@ class BuilderBase:
         place = self.fabric.place(vm, nic)
         if place.segment is None:
             return None, place.problem if place.invalid else ""
-        return self.bridge_of(place.segment), ""
+        key = self.vnic_key(vm, nic, place)
+        return (self.bridge_of(key) if key is not None else None), ""
+
+    def vnic_key(self, vm: VM, nic: Any, place: Place | None = None) -> SegmentKey | None:
+        """The segment ``nic``'s frames join, with the uplink a pin puts it on (``desired_team``)."""
+        place = place or self.fabric.place(vm, nic)
+        key = place.segment
+        if key is not None and self.fabric.may_choose_uplink(vm, nic, place):
+            choice = self.fabric.vnic_uplinks(vm, nic, place)
+            if choice.chooser is UplinkChooser.PIN:
+                key = replace(key, uplink=choice.uplinks[0].pnic)
+        return key
 
     def switch_segment(self, host: str, network: str, who: str) -> tuple[Segment | None, str]:
         """The bridge of ``network``'s untagged segment on ``host`` (a DLR interface's, a patch's, a NAT's)."""
@@ -191,7 +205,11 @@ class BuilderBase:
                     addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
                     addrs = (addr,) if addr else ()
                 label = f"{sw.name}" + (f" VLAN {key.vlan}" if key.vlan is not None else "")
-                br = self.bridge(ns, ifname("b", sw.id, key.vlan), label, sw.id, sw.mtu, addrs)
+                entry = pvlan_segment_entry(sw, key.vlan)
+                if entry is not None:     # every VLAN of a private VLAN: one bridge, the roles filtered (desired_pvlan)
+                    label = f"{sw.name} private VLAN {entry.primary}"
+                br = self.bridge(ns, ifname("b", sw.id, key.vlan) if entry is None else pvlan_bridge_name(sw.id, entry.primary),
+                                 label, sw.id, sw.mtu, addrs)
             self.segments[key] = Segment(key, sw, ns, br, sw.mtu if sw else 1500)
             if sw is not None and sw.kind is SwitchKind.NSX_SEGMENT:
                 self.overlay_members.setdefault(sw.id, []).append(self.segments[key])

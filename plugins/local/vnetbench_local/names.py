@@ -46,6 +46,11 @@ def ifname(role: str, *parts: object) -> str:
     return role + digest(*parts)[:10]
 
 
+def pvlan_bridge_name(switch_id: str, primary: int) -> str:
+    """The one bridge of private VLAN ``primary`` on a host's instance of vDS ``switch_id`` (``desired_pvlan``)."""
+    return ifname("b", switch_id, "pvlan", primary)
+
+
 def guest_ifname(name: str, index: int, taken: set[str]) -> str:
     """The vNIC's own name (eth0) inside the VM's namespace when the kernel accepts it, else ethN."""
     if _IFNAME.match(name) and name not in taken and name != "lo":

@@ -32,6 +32,8 @@ from .inventory import ADAPTERS, Inventory, read_inventory
 from .ledger import Entry, Ledger
 from .planner import ORDER, nic_edits, nic_keys
 from .tasks import TaskWaiter, fault_text
+from .pvlan import pvlan_changes, pvlan_spec, read_pvlans
+from .teaming import dvs_teaming, host_teaming
 
 log = logging.getLogger("vnetbench.vsphere")
 
@@ -56,19 +58,12 @@ def _host_security(sec: dict[str, bool]) -> Any:
                                                  forgedTransmits=sec["forged_transmits"])
 
 
-def _teaming(active: list[str] | None, standby: list[str] | None) -> Any:
-    if active is None:
-        return None
-    return vim.host.NetworkPolicy.NicTeamingPolicy(
-        nicOrder=vim.host.NetworkPolicy.NicOrderPolicy(activeNic=active, standbyNic=standby or []))
-
-
 def vswitch_spec(d: dict[str, Any]) -> Any:
     pnics = d["active"] + d["standby"]
     spec = vim.host.VirtualSwitch.Specification(numPorts=128, mtu=d["mtu"])
     if pnics:
         spec.bridge = vim.host.VirtualSwitch.BondBridge(nicDevice=pnics)
-        spec.policy = vim.host.NetworkPolicy(nicTeaming=_teaming(d["active"], d["standby"]))
+        spec.policy = vim.host.NetworkPolicy(nicTeaming=host_teaming(d["active"], d["standby"], d.get("teaming")))
     return spec
 
 
@@ -76,11 +71,13 @@ def portgroup_spec(d: dict[str, Any]) -> Any:
     return vim.host.PortGroup.Specification(
         name=d["name"], vlanId=d["vlan"], vswitchName=d["vswitch"],
         policy=vim.host.NetworkPolicy(security=_host_security(d["security"]),
-                                      nicTeaming=_teaming(d["active"], d["standby"])))
+                                      nicTeaming=host_teaming(d["active"], d["standby"], d.get("teaming"))))
 
 
 def dvportgroup_spec(d: dict[str, Any], design_id: str, config_version: str | None = None) -> Any:
-    if d["vlan"] == "trunk":
+    if d.get("pvlan") is not None:
+        vlan = pvlan_spec(d["pvlan"])
+    elif d["vlan"] == "trunk":
         vlan = DVS.TrunkVlanSpec(inherited=False, vlanId=[vim.NumericRange(start=lo, end=hi) for lo, hi in d["ranges"]])
     else:
         vlan = DVS.VlanIdSpec(inherited=False, vlanId=int(d["vlan"]))
@@ -92,7 +89,14 @@ def dvportgroup_spec(d: dict[str, Any], design_id: str, config_version: str | No
     return vim.dvs.DistributedVirtualPortgroup.ConfigSpec(
         name=d["name"], type="earlyBinding", numPorts=8, autoExpand=True, configVersion=config_version,
         description=marking.description(design_id),
-        defaultPortConfig=DVS.VmwarePortConfigPolicy(vlan=vlan, securityPolicy=security))
+        defaultPortConfig=DVS.VmwarePortConfigPolicy(vlan=vlan, securityPolicy=security,
+                                                     uplinkTeamingPolicy=dvs_teaming(d.get("teaming"))))
+
+
+def _dvs_ports(d: dict[str, Any]) -> Any:
+    """A distributed switch's default port policy: its teaming policy, when the design sets one."""
+    team = dvs_teaming(d.get("teaming"))
+    return DVS.VmwarePortConfigPolicy(uplinkTeamingPolicy=team) if team is not None else None
 
 
 def _sriov(d: dict[str, Any]) -> bool:
@@ -367,7 +371,8 @@ class Applier:
     def _create_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
         assert self.design_id is not None
         spec = vim.DistributedVirtualSwitch.CreateSpec(configSpec=DVS.ConfigSpec(
-            name=d["name"], description=marking.description(self.design_id), maxMtu=d["mtu"]))
+            name=d["name"], description=marking.description(self.design_id), maxMtu=d["mtu"],
+            defaultPortConfig=_dvs_ports(d), pvlanConfigSpec=pvlan_changes(d.get("pvlans", []), []) or None))
         task = self._dc(d["datacenter"]).network_folder.CreateDVS_Task(spec)
 
         def add_members(dvs: Any) -> Any:
@@ -399,7 +404,10 @@ class Applier:
         for host_name in d["remove"]:
             members.append(vim.dvs.HostMember.ConfigSpec(operation="remove", host=self._host(host_name).ref))
         version = dvs_ref.config.configVersion
-        return dvs_ref.ReconfigureDvs_Task(DVS.ConfigSpec(configVersion=version, host=members, maxMtu=d["mtu"]))
+        held = read_pvlans(getattr(dvs_ref.config, "pvlanConfig", None))
+        return dvs_ref.ReconfigureDvs_Task(DVS.ConfigSpec(
+            configVersion=version, host=members, maxMtu=d["mtu"], defaultPortConfig=_dvs_ports(d),
+            pvlanConfigSpec=pvlan_changes(d["pvlans"], held) if "pvlans" in d else None))
 
     def _create_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
         assert self.inv is not None and self.design_id is not None

@@ -50,6 +50,7 @@ from . import marking
 from .guests import guest_os
 from .inventory import HostInfo, Inventory, NicInfo, VmInfo, unmodelled_adapter
 from .neighbours import Neighbour
+from .teaming import fold_teaming
 
 VM_W, VM_H, PG_W, PG_H, PAD, HEADER, GAP = 110.0, 70.0, 120.0, 44.0, 16.0, 36.0, 20.0
 VMS_PER_ROW = 6
@@ -169,7 +170,10 @@ class _Builder:
                            if (h.moid, d) in self.pnic_ids]
                 if uplinks and not sw.uplinks:
                     sw.uplinks = uplinks
-                sw.portgroups.append(Portgroup(pg_id, pg_names[pg.name], pg.vlan, security=pg.security))
+                sw.portgroups.append(Portgroup(pg_id, pg_names[pg.name], pg.vlan, security=pg.security,
+                                               teaming=pg.teaming))
+            sw.teaming = vs.teaming
+            fold_teaming(sw)
             self.topo.switches.append(sw)
 
     def _dvs(self, d, name: str) -> None:
@@ -181,7 +185,10 @@ class _Builder:
             if pg.dvs == d.name and pg.datacenter == d.datacenter and not pg.uplink:
                 self.dvpg_ids[pg.key] = _id(pg.ref._moId)
                 self.dvpg_switch[pg.key] = sw
-                sw.portgroups.append(Portgroup(self.dvpg_ids[pg.key], pg.name, pg.vlan, security=pg.security))
+                sw.portgroups.append(Portgroup(self.dvpg_ids[pg.key], pg.name, pg.vlan, security=pg.security,
+                                               teaming=pg.teaming, pvlan=pg.pvlan))
+        sw.teaming, sw.pvlans = d.teaming, list(d.pvlans)
+        fold_teaming(sw)
         self.topo.switches.append(sw)
         self.bands[d.datacenter].append(sw.id)
 

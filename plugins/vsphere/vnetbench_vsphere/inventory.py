@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyVmomi import vim, vmodl
-from vnetbench.model import NicType, Security
+from vnetbench.model import NicType, Pvlan, Security, Teaming
 from vnetbench.model.vlan import ALL_VLANS, MAX_VLAN, format_ranges
 
+from .pvlan import read_pvlans
+from .teaming import read_teaming
 from .marking import MANAGED_FIELD, managed_by_description, managed_by_extra_config, nic_keys_of
 
 V = vim.vm.device
@@ -72,6 +74,7 @@ class VSwitchInfo:
     mtu: int | None
     pnics: list[str] | None
     portgroups: list[str]
+    teaming: Teaming | None = None     # its spec's policy (None: no spec, or no load balancing named)
 
 
 @dataclass
@@ -83,6 +86,7 @@ class PortgroupInfo:
     active: list[str]
     standby: list[str]
     spec: Any
+    teaming: Teaming | None = None     # its own policy (None: it inherits the switch's)
 
 
 @dataclass
@@ -124,6 +128,8 @@ class DvsInfo:
     mtu: int | None
     config_version: str
     uplinks: dict[str, list[str]]
+    teaming: Teaming | None = None     # its ports' default uplink teaming policy
+    pvlans: list[Pvlan] = field(default_factory=list)     # its private VLAN map
 
     @property
     def managed(self) -> str | None:
@@ -142,6 +148,8 @@ class DvpgInfo:
     description: str
     config_version: str
     uplink: bool
+    teaming: Teaming | None = None     # its uplink teaming policy (None: it inherits the switch's)
+    pvlan: int | None = None           # the private VLAN (secondary) its ports are on
 
     @property
     def managed(self) -> str | None:
@@ -369,6 +377,13 @@ def dvpg_vlan(vlan: Any) -> int | str:
     return 0
 
 
+def dvpg_pvlan(vlan: Any) -> int | None:
+    """The private VLAN a distributed portgroup's VLAN spec puts its ports on, or None."""
+    if isinstance(vlan, vim.dvs.VmwareDistributedVirtualSwitch.PvlanSpec):
+        return int(vlan.pvlanId)
+    return None
+
+
 def _routes(ip_stack: Iterable[Any]) -> list[ipaddress.IPv4Network]:
     """The guest's own IPv4 networks from its routing table (``guest.ipStack``), most specific first."""
     out = []
@@ -430,7 +445,9 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
             dvs = DvsInfo(obj, v["name"], v.get("uuid", ""), _datacenter_of(moid, props)[0],
                           getattr(cfg, "description", None) or "",
                           [h._moId for h in v.get("summary.hostMember") or []],
-                          getattr(cfg, "maxMtu", None), getattr(cfg, "configVersion", "") or "", uplinks)
+                          getattr(cfg, "maxMtu", None), getattr(cfg, "configVersion", "") or "", uplinks,
+                          read_teaming(getattr(getattr(cfg, "defaultPortConfig", None), "uplinkTeamingPolicy", None)),
+                          read_pvlans(getattr(cfg, "pvlanConfig", None)))
             inv.dvses.append(dvs)
             dvs_by_moid[moid] = dvs
         elif isinstance(obj, vim.OpaqueNetwork):
@@ -447,7 +464,8 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
                 obj, v["name"], v.get("key", ""), dvs.name if dvs else "", _datacenter_of(moid, props)[0],
                 dvpg_vlan(getattr(port, "vlan", None)), _security(getattr(port, "securityPolicy", None)),
                 getattr(cfg, "description", None) or "", getattr(cfg, "configVersion", "") or "",
-                bool(getattr(cfg, "uplink", False)) or "-DVUplinks" in v["name"]))
+                bool(getattr(cfg, "uplink", False)) or "-DVUplinks" in v["name"],
+                read_teaming(getattr(port, "uplinkTeamingPolicy", None)), dvpg_pvlan(getattr(port, "vlan", None))))
         elif isinstance(obj, vim.VirtualMachine):
             inv.vms.append(_read_vm(obj, v, props, field_key))
     return inv
@@ -463,7 +481,8 @@ def _read_host_network(host: HostInfo, info: Any) -> None:
         spec = vs.spec if vs.spec is not None and vs.spec.numPorts else None
         pnics = list(getattr(spec.bridge, "nicDevice", None) or []) if spec is not None else None
         host.vswitches.append(VSwitchInfo(vs.name, vs.mtu if spec is not None else None, pnics,
-                                          list(vs.portgroup or [])))
+                                          list(vs.portgroup or []),
+                                          read_teaming(getattr(getattr(spec, "policy", None), "nicTeaming", None))))
         switch_policy[vs.name] = getattr(vs.spec, "policy", None)
     for pg in info.portgroup or []:
         spec = pg.spec
@@ -478,7 +497,8 @@ def _read_host_network(host: HostInfo, info: Any) -> None:
         if not active and not standby:
             active, standby = _teaming(sw_policy)
         host.portgroups.append(PortgroupInfo(spec.name, spec.vswitchName, int(spec.vlanId or 0), security,
-                                             active, standby, spec))
+                                             active, standby, spec,
+                                             read_teaming(getattr(own, "nicTeaming", None))))
 
 
 def _read_vm(obj: Any, v: dict[str, Any], props: dict[str, tuple[Any, dict[str, Any]]],

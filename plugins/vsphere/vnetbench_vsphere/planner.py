@@ -12,17 +12,19 @@ what needs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vnetbench.backends.contract import Op, PlannedChange, Unsupported
-from vnetbench.model import VM, Index, NicType, Security, Switch, SwitchKind, Topology
+from vnetbench.model import VM, Index, NicType, Security, Switch, SwitchKind, Teaming, Topology
 from vnetbench.model.vlan import VlanError, VlanMode, parse_vlan
 
 from . import marking
 from .guests import guest_id
 from .inventory import ADAPTERS, HostInfo, Inventory, NicInfo, VmInfo, adapter_name
 from .ledger import Entry
+from .pvlan import pvlan_data
+from .teaming import teaming_data
 
 #: The ledger's entries on one server: design id -> what that design created there.
 Owned = dict[str, set[Entry]]
@@ -183,7 +185,8 @@ class Planner:
         key = f"{host.name}/{name}"
         active, standby = self._pnic_names(sw.uplinks)
         label = f"standard switch {sw.name} on {host.name}"
-        want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby, label=label)
+        want = dict(host=host.name, name=name, mtu=sw.mtu, active=active, standby=standby, label=label,
+                    teaming=teaming_data(effective_teaming(sw, None)))
         have = host.vswitch(name)
         mine = have is not None and self._mine(host, name)
         if have is None:
@@ -192,7 +195,8 @@ class Planner:
         elif not mine:
             self._conflict("vswitch", key, label, f"a standard switch named {name}", sw.id, **want)
         elif (have.mtu is not None and have.mtu != sw.mtu) or (have.pnics is not None
-                                                                and sorted(have.pnics) != sorted(active + standby)):
+                                                                and sorted(have.pnics) != sorted(active + standby)) \
+                or (have.mtu is not None and sw.teaming is not None and have.teaming != effective_teaming(sw, None)):
             uplinks = ", ".join(active + standby) or "none"
             risky = [f"the uplinks of {sw.name} become {uplinks}, MTU {sw.mtu}",
                      taken_pnics(host, active + standby, name, self.inv)]
@@ -207,8 +211,10 @@ class Planner:
         vlan_id = 0 if vlan.mode is VlanMode.NONE else (4095 if vlan.mode is VlanMode.TRUNK else vlan.tag)
         pg_active, pg_standby = self._pnic_names(pg.uplinks) if pg.uplinks is not None else (None, None)
         label = f"portgroup {pg.name} on {host.name}/{sw.name}"
+        teaming = effective_teaming(sw, pg)
         data = dict(host=host.name, name=pg_name, vswitch=vswitch, vlan=vlan_id, security=security_data(pg.security),
-                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [], label=label)
+                    active=pg_active, standby=pg_standby, needs=[needs] if needs else [], label=label,
+                    teaming=teaming_data(teaming))
         current = host.portgroup(pg_name)
         key = f"{host.name}/{pg_name}"
         if current is None:
@@ -226,8 +232,10 @@ class Planner:
             diffs.append("security policy")
         if pg_active is not None and (current.active, current.standby) != (pg_active, pg_standby):
             diffs.append("teaming order")
+        if teaming is not None and current.teaming != teaming:
+            diffs.append("teaming policy")
         if diffs:
-            risky = [d for d in diffs if d != "security policy"]
+            risky = [d for d in diffs if d not in ("security policy", "teaming policy")]
             self._add(Op.UPDATE, "portgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
                       f"portgroup {pg.name} on {host.name}: {', '.join(risky)}" if risky else "", was=current.vswitch,
                       **data)
@@ -252,7 +260,9 @@ class Planner:
                                   if self.index.parent(u.pnic) is host]
         have = self.inv.dvs(sw.name, dc)
         label = f"distributed switch {sw.name}"
-        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label)
+        teaming = effective_teaming(sw, None)
+        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label, teaming=teaming_data(teaming),
+                    pvlans=pvlan_data(sw.pvlans))
         if have is None:
             self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id,
                       self._taken_by_dvs(members, sw.name), add=members, remove=[], edit={}, **want)
@@ -267,10 +277,13 @@ class Planner:
             edit = {h: p for h, p in members.items() if h in present and present[h] in have.uplinks
                     and sorted(have.uplinks[present[h]]) != sorted(p)}
             mtu = have.mtu is not None and have.mtu != sw.mtu
-            if add or remove or edit or mtu:
+            policy = teaming is not None and have.teaming != teaming
+            pvlans = pvlan_data(have.pvlans) != want["pvlans"]
+            if add or remove or edit or mtu or policy or pvlans:
                 parts = [f"add {', '.join(add)}" if add else "", f"remove {', '.join(remove)}" if remove else "",
                          "; ".join(f"uplinks of {h}: {', '.join(p) or 'none'}" for h, p in edit.items()),
-                         f"MTU {sw.mtu}" if mtu else ""]
+                         f"MTU {sw.mtu}" if mtu else "", "teaming policy" if policy else "",
+                         "private VLANs" if pvlans else ""]
                 risky = [f"uplinks of {h} become {', '.join(p) or 'none'}" for h, p in edit.items()]
                 risky += [f"MTU {have.mtu} -> {sw.mtu}"] if mtu else []
                 taken = self._taken_by_dvs(add, sw.name)
@@ -289,9 +302,11 @@ class Planner:
 
     def _dvportgroup(self, sw: Switch, pg: Any, dc: str, needs: str | None) -> None:
         vlan = parse_vlan(pg.vlan, SwitchKind.VDS)
+        teaming = replace(pg.teaming, lag=None) if pg.teaming is not None else None   # else the switch's
         data = dict(datacenter=dc, dvs=sw.name, name=pg.name, vlan=str(vlan.tag or 0) if vlan.mode is not VlanMode.TRUNK
                     else "trunk", ranges=[list(r) for r in vlan.ranges], security=security_data(pg.security),
-                    needs=[needs] if needs else [], label=f"distributed portgroup {pg.name}")
+                    needs=[needs] if needs else [], label=f"distributed portgroup {pg.name}",
+                    teaming=teaming_data(teaming), pvlan=pg.pvlan)
         current = self.inv.dvpg(pg.name, dc)
         key = f"{dc}/{pg.name}"
         label = data["label"]
@@ -302,10 +317,14 @@ class Planner:
             self._conflict("dvportgroup", key, label, f"a distributed portgroup named {pg.name}", pg.id, **data)
             return
         diffs = []
-        if not parse_vlan(current.vlan, SwitchKind.VDS).means(vlan):
+        if pg.pvlan is None and not parse_vlan(current.vlan, SwitchKind.VDS).means(vlan):   # (a private VLAN: no VLAN)
             diffs.append(f"{parse_vlan(current.vlan, SwitchKind.VDS)} -> {vlan}")
         if current.security != pg.security:
             diffs.append("security policy")
+        if teaming is not None and current.teaming != teaming:
+            diffs.append("teaming policy")
+        if current.pvlan != pg.pvlan:
+            diffs.append(f"private VLAN {current.pvlan or 'none'} -> {pg.pvlan or 'none'}")
         if diffs:
             self._add(Op.UPDATE, "dvportgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
                       moid=current.ref._moId, owner=self.did, **data)
@@ -378,6 +397,13 @@ class Planner:
 
 
 # --- host connectivity ---------------------------------------------------------------------------------------
+
+
+def effective_teaming(sw: Switch, pg: Any) -> Teaming | None:
+    """The teaming policy a portgroup sends: its own override, else its switch's, without a LAG (a LAG's uplink
+    order is not deployed), None when the design sets none (the server's own stays)."""
+    policy = (pg.teaming if pg is not None else None) or sw.teaming
+    return replace(policy, lag=None) if policy is not None else None
 
 
 def taken_pnics(host: HostInfo, pnics: list[str], switch: str, inv: Inventory) -> str:
