@@ -11,7 +11,7 @@ checks=0
 bash scripts/check.sh || checks=$?
 echo "== tests: pytest (hypothesis profile ci; --hypothesis-profile=deep for the long campaign)"
 tests=0
-xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadgroup "$@" tests || tests=$?
+xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadgroup --no-loadscope-reorder "$@" tests || tests=$?
 [ "$checks" -eq 0 ] || echo "the static checks failed (see == lint / == types above)" >&2
 [ "$tests" -ne 0 ] && exit "$tests"
 exit "$checks"
