@@ -16,7 +16,7 @@ designer's ``settle`` does): walking the whole heap after every test cost 0.1 to
 time of the short ones; frozen, each collection walks only what the last test made. At the end of each module
 the heap is unfrozen and collected once, so the cycles of module fixtures are still freed.
 
-Run on several processes (``-n auto --dist loadgroup --no-loadscope-reorder``, as ``scripts/run-tests.sh`` does),
+Run on several processes (``--dist loadgroup --no-loadscope-reorder``, as ``scripts/run-tests.sh`` does),
 each worker gets its own X server, the tests that touch the host's network share one worker, and the longest
 groups start first: see ``workers.py``. Every process keeps its user files (settings, autosave, results) in a
 folder of its own unless the caller set one.

@@ -1,4 +1,5 @@
-"""How the suite runs on several processes (pytest-xdist, ``-n auto --dist loadgroup``) without tests meeting.
+"""How the suite runs on several processes (pytest-xdist: a worker per core and one more, ``--dist loadgroup``)
+without tests meeting.
 
 - **One X server per worker.** GUI tests wait for their window to become the active one and real drags move the
   pointer; two workers on one screen would take focus and the pointer from each other. Each worker starts its own
