@@ -1,4 +1,5 @@
-"""How the suite runs on several processes (pytest-xdist, ``-n auto --dist loadgroup``) without tests meeting.
+"""How the suite runs on several processes (pytest-xdist: a worker per core and one more, ``--dist loadgroup``)
+without tests meeting.
 
 - **One X server per worker.** GUI tests wait for their window to become the active one and real drags move the
   pointer; two workers on one screen would take focus and the pointer from each other. Each worker starts its own
@@ -8,6 +9,10 @@
   (the ``system`` group, scheduled first because it is the longest).
 - **A file at a time elsewhere.** Every other test is grouped by its file, so a module's expensive fixtures
   (a built bundle, a debootstrap root) are made once, by one worker.
+- **The longest groups first.** xdist hands out groups in the order the workers collected them
+  (``--no-loadscope-reorder``; by default it puts the groups with the most tests first, which sent the .deb
+  build, six tests and four minutes, to the end, with the other worker idle). ``in_schedule_order`` puts the
+  system group first, then every file with a ``slow`` test, then the rest by their number of tests.
 """
 
 from __future__ import annotations
@@ -88,3 +93,16 @@ def group_of(item: pytest.Item) -> str:
             or SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ()))):
         return "system"
     return str(path.relative_to(TESTS)) if path.is_relative_to(TESTS) else path.name
+
+
+def in_schedule_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with each group's tests together, in the order the groups should start: ``system``, then the
+    groups holding a test marked ``slow``, then the others, most tests first; within a group, as collected."""
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(group_of(item), []).append(item)
+
+    def rank(group: str) -> tuple[int, int]:
+        slow = any(item.get_closest_marker("slow") is not None for item in groups[group])
+        return (0 if group == "system" else 1 if slow else 2, -len(groups[group]))
+    return [item for group in sorted(groups, key=rank) for item in groups[group]]

@@ -160,7 +160,10 @@ class Recorder:
         self.calls, self.kind = calls, kind
 
     def __call__(self, *args, **kwargs):
-        call = types.SimpleNamespace(kind=self.kind, args=args, kwargs=kwargs, pure=[], scripts=[],
+        # an analysis's scripts as PyInstaller lists them: the runtime hooks, then the scripts, by name
+        scripts = [(Path(path).stem, path, "PYSOURCE") for path in
+                   [*kwargs.get("runtime_hooks", []), *args[0]]] if self.kind == "Analysis" else []
+        call = types.SimpleNamespace(kind=self.kind, args=args, kwargs=kwargs, pure=[], scripts=scripts,
                                      binaries=[], datas=kwargs.get("datas", []))
         self.calls.append(call)
         return call
@@ -183,7 +186,8 @@ def run_spec(monkeypatch) -> list:
 def test_spec_compiles_and_every_path_it_names_exists(monkeypatch):
     calls = run_spec(monkeypatch)
     analyses = [c for c in calls if c.kind == "Analysis"]
-    assert len(analyses) == 2
+    assert len(analyses) == 1, "one analysis of both scripts serves both launchers"
+    assert sorted(Path(script).name for script in analyses[0].args[0]) == ["vnetbench_cli.py", "vnetbench_gui.py"]
     for analysis in analyses:
         for script in analysis.args[0]:
             assert Path(script).is_file(), script
@@ -193,8 +197,10 @@ def test_spec_compiles_and_every_path_it_names_exists(monkeypatch):
             if not source.startswith("/site-packages/"):
                 assert Path(source).exists(), source
         assert [Path(hook).name for hook in analysis.kwargs["runtime_hooks"]] == [RUNTIME_HOOK.name]
-    names = {c.kwargs["name"] for c in calls if c.kind == "EXE"}
-    assert names == {"vnetbench-gui", "vnetbench"}
+    hook = RUNTIME_HOOK.stem
+    launchers = {c.kwargs["name"]: [name for name, _path, _kind in c.args[1]] for c in calls if c.kind == "EXE"}
+    assert launchers == {"vnetbench-gui": [hook, "vnetbench_gui"], "vnetbench": [hook, "vnetbench_cli"]}, \
+        "each launcher runs the runtime hook, then its own script only"
     assert [c.kwargs["name"] for c in calls if c.kind == "COLLECT"] == ["vnetbench"]
 
 

@@ -20,6 +20,13 @@ def test_a_worker_groups_its_tests_as_the_suite_says(request):
     assert request.node.nodeid.endswith("@unit/test_workers.py"), request.node.nodeid
 
 
+def test_xdist_starts_the_groups_in_the_order_the_workers_collected(request):
+    """Else xdist starts the groups with the most tests first, and ``workers.in_schedule_order`` is undone."""
+    if not workers.is_worker() or not request.config.getvalue("loadgroup"):
+        pytest.skip("runs only on an xdist worker under --dist loadgroup (scripts/run-tests.sh)")
+    assert request.config.getvalue("loadscopereorder") is False, "scripts/run-tests.sh passes --no-loadscope-reorder"
+
+
 def test_a_worker_has_its_own_x_server():
     if not workers.is_worker():
         pytest.skip("runs only on an xdist worker")
@@ -54,3 +61,14 @@ def test_everything_else_goes_a_file_at_a_time():
     assert workers.group_of(_Item("unit/test_predict_matrix.py")) == "unit/test_predict_matrix.py"
     assert workers.group_of(_Item("gui/test_room.py", marks={"xvfb"}, fixtures={"qtbot"})) == "gui/test_room.py"
     assert workers.group_of(_Item("packaging/test_install.py")) == "packaging/test_install.py"
+
+
+def test_the_longest_groups_start_first_and_each_group_stays_together():
+    lab = _Item("backends/test_local_lab.py")
+    deb = [_Item("packaging/test_install.py", marks={"slow"}), _Item("packaging/test_install.py")]
+    many = [_Item("unit/test_predict_matrix.py") for _ in range(3)]
+    few = _Item("unit/test_layout.py")
+    kvm = _Item("backends/kvm/test_kvm_e2e.py", marks={"slow"})
+    collected = [few, *many, deb[0], lab, deb[1], kvm]
+    assert workers.in_schedule_order(collected) == [lab, kvm, *deb, *many, few]
+    assert sorted(map(id, workers.in_schedule_order(collected))) == sorted(map(id, collected))

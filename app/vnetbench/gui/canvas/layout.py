@@ -104,6 +104,8 @@ def remember_as_saved(workbench, drawn):
     """After a save: remember the automatic layout of the design as saved (worked out off the GUI thread), the
     one a reopened design is drawn with, and call ``drawn()`` to redraw with it; so the pNIC and port chips
     and cable routes look the same before and after the design is reopened. Dropped if an edit came first."""
+    from shiboken6 import isValid
+
     from ..worker import Task
 
     topology, stack = workbench.topology, workbench.undo_stack
@@ -111,7 +113,8 @@ def remember_as_saved(workbench, drawn):
     task = Task(lambda progress, cancel: arrange(snapshot()))
 
     def done(diagram: Diagram) -> None:
-        if workbench.topology is topology and stack.index() == index:
+        # a window closed while the layout was worked out has deleted its stack
+        if workbench.topology is topology and isValid(stack) and stack.index() == index:
             remember(topology, diagram)
             drawn()
 
