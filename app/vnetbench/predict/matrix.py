@@ -354,7 +354,7 @@ class MatrixBuilder:
         consecutive columns, at a time: a slice of rows and columns is written several times faster than cell
         by cell (columns are mostly in runs: the classes with members, with a few emptied ones between).
         ``forward`` None: the rows are written already (``_unreach_rows``)."""
-        spans = list(_runs(cols))
+        spans: list[tuple[int, int, slice | np.ndarray]] = list(_runs(cols))
         if len(spans) * RUN > len(cols):   # scattered columns: each run of rows written in one go
             spans = [(0, len(cols), cols)]
         for a, b, run in _runs(rows):
