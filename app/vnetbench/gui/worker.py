@@ -149,7 +149,7 @@ class BackgroundHold(QObject):
 
     def _reported(self, task: Task) -> None:
         self._catching_up.discard(task)
-        if not self._catching_up and not self.held:
+        if not self._catching_up and not self.held and isValid(self):   # (at exit Qt may have deleted it)
             self.caught_up.emit()
 
 
