@@ -79,10 +79,9 @@ def test_designer_labels_and_tooltips_show_names_as_text(name, window, qtbot):
             check_tip(model.headerData(row, orientation, TIP), payload, f"matrix header {row}")
             assert not raw_controls(model.headerData(row, orientation))
 
-    problems = win.problems_dock
-    tree = problems.tree
-    for i in range(tree.topLevelItemCount()):
-        check_tip(tree.topLevelItem(i).toolTip(1), payload, "problem")
+    problems = win.problems_dock.tree.model()
+    for i in range(problems.rowCount()):
+        check_tip(problems.index(i, 1).data(TIP), payload, "problem")
 
     win.workbench.request_pair(design.vms[0].id, design.vms[3].id)
     path = win.docks["PathDock"]

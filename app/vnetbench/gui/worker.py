@@ -30,7 +30,9 @@ computation::
     workbench.designChanged.connect(lambda change: runner.schedule(build))
 
 While ``background_hold()`` is held (the canvas drawing a design just opened), ``Latest`` runs wait and start
-when it is released: on two cores their threads would take the interpreter from the drawing.
+when it is released: on two cores their threads would take the interpreter from the drawing. Once every run it
+held back has reported (the docks hold the new design's first results), it emits ``caught_up``: the collector
+then leaves those long-lived results out of later collections (``collector``).
 """
 
 from __future__ import annotations
@@ -112,13 +114,21 @@ class Task(QObject):
 
 
 class BackgroundHold(QObject):
-    """Holds back every ``Latest`` recomputation while held; ``released`` lets the waiting ones start."""
+    """Holds back every ``Latest`` recomputation while held; ``released`` lets the waiting ones start, and
+    ``caught_up`` says that all of them have reported since."""
 
     released = Signal()
+    caught_up = Signal()
 
     def __init__(self) -> None:
         super().__init__()
         self.held = False
+        self._catching_up: set[Task] = set()
+
+    @property
+    def catching_up(self) -> bool:
+        """Released, and runs it held back are still computing."""
+        return not self.held and bool(self._catching_up)
 
     def hold(self) -> None:
         self.held = True
@@ -126,7 +136,21 @@ class BackgroundHold(QObject):
     def release(self) -> None:
         if self.held:
             self.held = False
-            self.released.emit()
+            self.released.emit()   # the waiting runs start (``follow``)
+            if not self._catching_up:
+                self.caught_up.emit()
+
+    def follow(self, task: Task, owner: QObject) -> None:
+        """``task`` is a run this hold held back: ``caught_up`` waits for it to report, or for ``owner`` (who
+        wants the result) to be deleted."""
+        self._catching_up.add(task)
+        task.finished.connect(lambda: self._reported(task))
+        owner.destroyed.connect(lambda *_: self._reported(task))
+
+    def _reported(self, task: Task) -> None:
+        self._catching_up.discard(task)
+        if not self._catching_up and not self.held and isValid(self):   # (at exit Qt may have deleted it)
+            self.caught_up.emit()
 
 
 _HOLD: BackgroundHold | None = None
@@ -155,6 +179,7 @@ class Latest(QObject):
         self._delay = delay_ms
         self._build: Callable[[], Work] | None = None
         self._task: Task | None = None
+        self._held_back = False   # the run due now was scheduled or due while the hold was held
         background_hold().released.connect(self._resume)
 
     @property
@@ -164,6 +189,7 @@ class Latest(QObject):
     def schedule(self, build: Callable[[], Work], delay_ms: int | None = None) -> None:
         """Run ``build()``'s work after the delay (restarted by every call); a run still going is cancelled."""
         self._build = build
+        self._held_back = self._held_back or background_hold().held
         if self._task is not None:
             self._task.cancel()
         self._timer.start(self._delay if delay_ms is None else delay_ms)
@@ -173,13 +199,18 @@ class Latest(QObject):
             self._start()
 
     def _start(self) -> None:
-        if self._build is None or background_hold().held:
+        hold = background_hold()
+        if self._build is None or hold.held:
+            self._held_back = self._held_back or self._build is not None
             return
         task = Task(self._build())
         self._build = None
         if not isValid(self):  # the owner was deleted while build() ran (garbage collection can do that)
             return
         self._task = task
+        if self._held_back:
+            self._held_back = False
+            hold.follow(task, self)
         task.progress.connect(lambda d, t, m: self._deliver(task, self.progress, d, t, m))
         task.succeeded.connect(lambda value: self._deliver(task, self.succeeded, value))
         task.failed.connect(lambda exc: self._deliver(task, self.failed, exc))

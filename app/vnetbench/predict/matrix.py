@@ -152,8 +152,13 @@ class _Keys:
         self.innermost = Prefixes(self.networks).longest(vec.ip)
 
     def point(self, vec: Vector, i: int) -> tuple:
+        """Point i's part of its endpoint's key. Its subnet and gateway go in as numbers: keys are hashed
+        several times after every edit, and an address object hashes in Python (a thousand VMs moved: 12 ms)."""
         p = vec.points[i]
-        return (p.segment, p.iface.network if p.iface else None, p.gateway, p.problem, p.nic_type is None,
+        network, gateway = p.iface.network if p.iface else None, p.gateway
+        return (p.segment,
+                None if network is None else (network.version, int(network.network_address), network.prefixlen),
+                None if gateway is None else (gateway.version, int(gateway)), p.problem, p.nic_type is None,
                 int(self.innermost[i]), frozenset({p.owner, p.nic, p.portgroup} & self.names))
 
 
@@ -345,13 +350,18 @@ class MatrixBuilder:
         self.self_table[rows] = self.table[rows, rows]
 
     def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray | None, backward: np.ndarray) -> None:
-        """Write cells [rows, cols] and [cols, rows] (rows ascending), a run of consecutive rows at a time: a
-        slice of rows and columns is written several times faster than cell by cell. ``forward`` None: the
-        rows are written already (``_unreach_rows``)."""
+        """Write cells [rows, cols] and [cols, rows] (both ascending), a run of consecutive rows, and of
+        consecutive columns, at a time: a slice of rows and columns is written several times faster than cell
+        by cell (columns are mostly in runs: the classes with members, with a few emptied ones between).
+        ``forward`` None: the rows are written already (``_unreach_rows``)."""
+        spans: list[tuple[int, int, slice | np.ndarray]] = list(_runs(cols))
+        if len(spans) * RUN > len(cols):   # scattered columns: each run of rows written in one go
+            spans = [(0, len(cols), cols)]
         for a, b, run in _runs(rows):
-            if forward is not None:
-                self.table[run, cols] = forward[a:b]
-            self.table[cols, run] = backward[:, a:b]
+            for c, d, span in spans:
+                if forward is not None:
+                    self.table[run, span] = forward[a:b, c:d]
+                self.table[span, run] = backward[c:d, a:b]
 
     def _unreach_rows(self, rows: np.ndarray) -> None:
         """Rows of new classes that reach nothing, written whole: cells with classes that have no members
@@ -382,7 +392,7 @@ class MatrixBuilder:
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
             towards, _ = vec.flows(pc, pn, False)
-            back = np.where(towards == BLOCKED, BLOCKED, UNREACH).astype(np.int8)
+            back = np.where(towards == BLOCKED, np.int8(BLOCKED), np.int8(UNREACH))   # int8 throughout
             if replies:
                 back = np.where(towards < BLOCKED, vec.flows(pn, pc, True, True)[0], back)
             self._put(rows, cols, vec.flows(pn, pc, False)[0] if dfw else None, back)

@@ -65,6 +65,7 @@ class DesignScene(Following, Framing, Routing, Selecting, Containment, Gestures,
         self.keys_of: dict[str, list[str]] = {}  # model id -> the keys of the items drawn for it
         self.held: dict[str, list[str]] = {}  # frame key -> the keys of what it holds
         self._host_counts: dict[str, str] = {}
+        self._tinted: set[str] = set()  # host tiles coloured by a problem (``show_problems``)
         self.vms_in: dict[str, int] = {}  # host id -> how many VMs it holds
         self._syncing = False
         self._selecting = False
@@ -123,10 +124,12 @@ class DesignScene(Following, Framing, Routing, Selecting, Containment, Gestures,
                 if top in worst and order.get(worst[top], 3) <= order.get(severity, 3):
                     continue
                 worst[top] = severity
-        for oid, item in self.nodes.items():
+        for oid in self._tinted | worst.keys():   # not every node: a large design has tens of thousands
+            item = self.nodes.get(oid)
             if isinstance(item, NodeItem) and item.kind == "host" and item.verdict != worst.get(oid):
                 item.verdict = worst.get(oid)
                 item.update()
+        self._tinted = set(worst)
 
     def show_deploy_states(self, states: dict) -> None:
         """Badges from the deploy dock: what the backend holds for each object (and why, in the tooltip)."""
