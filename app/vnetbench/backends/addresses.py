@@ -22,13 +22,14 @@ def endpoint_address(name: str, addresses: Mapping[str, str], vnic_id: str | Non
 
 
 def interface_address(text: str | None, where: str, reasons: list[str]) -> str | None:
-    """``text`` (``ip/prefix``) written canonically; None when absent, or when wrong with a reason naming ``where``."""
+    """``text`` (``ip/prefix``, IPv4 or IPv6) written canonically (IPv6 in its RFC 5952 short form); None when absent, or when wrong with a reason naming ``where``."""
     if not text:
         return None
     try:
         if "/" not in text:
             raise ValueError
-        return str(ipaddress.IPv4Interface(text))
+        return str(ipaddress.ip_interface(text))
     except ValueError:
-        reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
+        reasons.append(f"{where}: {text!r} is not an address/prefix (write it like 10.0.0.5/24 or "
+                       "2001:db8:1::5/64)")
         return None
