@@ -507,7 +507,7 @@ class Network:
             for p in pts:
                 if p.segment == inside_seg and p.iface is not None and inside_ip in p.iface.network:
                     net = p.iface.network
-        iface = make_iface(int(inside_ip), net.prefixlen if net else 24)
+        iface = make_iface(int(inside_ip), net.prefixlen if net else 24, inside_ip.version)
         device = Device(f"{sw.id}", f"{sw.name} NAT", DeviceKind.NAT, host=host)
         device.points.append(Point(inside_seg, iface, None, sw.id, sw.id, f"{sw.name} NAT inside"))
         wire = self.fabric.nat_wire(sw)

@@ -85,14 +85,14 @@ def _walk(node: _Node) -> Iterator[_Node]:
 
 
 #: What each field holds: an interface (``address/prefix``), an address, or a network (a rule's match).
-_KINDS = {"ip": "interface", "gateway": "address", "via": "address", "prefix": "network", "src": "network",
+_KINDS = {"ip": "interface", "host_address": "interface", "gateway": "address", "nat_gateway": "address", "via": "address", "prefix": "network", "src": "network",
           "dst": "network"}
 
 
 def _fields(topology: Topology) -> Iterator[tuple[Any, str]]:
     """Every (object, field) of a projected design that holds an address, a network or a rule's match."""
-    for part in interfaces(topology):
-        for name in ("ip", "gateway"):
+    for part in [*interfaces(topology), *topology.switches]:
+        for name in ("ip", "gateway", "host_address", "nat_gateway"):
             if getattr(part, name, None):
                 yield part, name
     for owner in [*topology.physical_routers, *topology.nsx.dlrs, *(vm.forwarding for vm in topology.vms)]:
@@ -113,7 +113,7 @@ def _parsed(text: str, kind: str) -> tuple[Any, Any] | None:
             itf = ipaddress.ip_interface(value)
             return itf.network, itf.ip
         if kind == "address":
-            return None, ipaddress.ip_address(value)
+            return None, ipaddress.ip_address(value.split("/", 1)[0])
         return ipaddress.ip_network(value, strict=False), None
     except ValueError:
         return None

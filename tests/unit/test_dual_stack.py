@@ -1,0 +1,133 @@
+"""IPv6 and dual stack: the file format, validation, and prediction per family through the one decision core
+(the walk reads IPv6 addresses as they are, the matrix its relabelling, and both agree)."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+import pytest
+
+from vnetbench import resources_dir
+from vnetbench.model import load
+from vnetbench.model.families import families_in, project
+from vnetbench.model.fileformat import dumps, loads
+from vnetbench.model.validate import validate
+from vnetbench.predict import Engine
+from vnetbench.predict.family import differing_pairs, predict
+
+from random_designs import random_design, random_rule_design
+from test_predict_matrix import assert_matrix_is_the_walk
+
+FOUR_CASES = resources_dir() / "examples" / "esx-four-cases.vnet.yaml"
+DUAL = resources_dir() / "examples" / "esx-dual-stack.vnet.yaml"
+_V4 = re.compile(r"\b(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})(/\d{1,2})?\b")
+
+
+def _four_cases_v6(text: str) -> str:
+    """The issue's substitution: 10.30.0.X/24 -> 2001:db8:30::X/64, 10.31.0.X/24 -> 2001:db8:31::X/64,
+    gateways and router interfaces likewise."""
+    return re.sub(r"\b10\.(3[01])\.0\.(\d+)(/24)?\b",
+                  lambda m: f"2001:db8:{m.group(1)}::{m.group(2)}" + ("/64" if m.group(3) else ""), text)
+
+
+def _mapped(text: str) -> str:
+    """Every IPv4 literal as the IPv6 address 2001:db8::/96 + it (prefix + 96): containment is kept."""
+    def one(m: re.Match) -> str:
+        address = ipaddress.IPv6Address(int(ipaddress.IPv6Address("2001:db8::")) + int(ipaddress.IPv4Address(m[1])))
+        return f"{address}/{int(m[2][1:]) + 96}" if m[2] else str(address)
+    return _V4.sub(one, text)
+
+
+def test_an_ipv6_only_copy_of_the_four_cases_predicts_the_same_verdicts():
+    text = FOUR_CASES.read_text()
+    six = loads(_four_cases_v6(text))
+    assert families_in(six) == [6] and "10.3" not in dumps(six).split("layout:")[0].split("hosts:")[1]
+    four, v6 = Engine(loads(text)), Engine(six)
+    matrix = v6.matrix()
+    pairs = list(matrix.rows())
+    assert len(pairs) == 25
+    for src, dst, verdict in pairs:
+        assert verdict is four.predict(src, dst).verdict is v6.predict(src, dst).verdict, (src, dst)
+    assert "2001:db8:31::31" in " ".join(v6.predict("web01", "db01").reasons)
+
+
+def test_the_dual_stack_example_differs_where_the_rules_name_ipv4_only():
+    t = load(DUAL)
+    assert families_in(t) == [4, 6]
+    answers = predict(t, "dmz01", "app01")
+    assert str(answers[4].verdict) == "blocked" and str(answers[6].verdict) == "in-host-routed"
+    diff = differing_pairs(Engine(t, 4).matrix(), Engine(t, 6).matrix())
+    assert diff == {("vm-dmz01", "vm-app01"), ("vm-app01", "vm-dmz01")}
+
+
+def test_a_link_local_gateway_names_the_router_on_the_senders_link():
+    t = load(DUAL)
+    seen = project(t, 6)
+    web02 = next(v for v in seen.vms if v.name == "web02")
+    assert web02.vnics[0].gateway == "2001:db8:10::1" and web02.vnics[0].ip == "2001:db8:10::12/64"
+    assert "2001:db8:10::1" in " ".join(Engine(t, 6).predict("web02", "app01").reasons)
+
+
+def test_dual_stack_fields_round_trip_and_old_files_load_unchanged():
+    t = load(DUAL)
+    again = loads(dumps(t))
+    nic = next(v for v in again.vms if v.name == "web02").vnics[0]
+    assert nic.addresses == ["2001:db8:10::12/64"] and nic.gateway6 == "fe80::1%eth0"
+    old = FOUR_CASES.read_text()
+    assert "addresses" not in dumps(loads(old)) and "gateway6" not in dumps(loads(old))
+    assert project(loads(old), 4).vms[0].vnics[0].ip == "10.30.0.11/24"
+
+
+def _problems(text: str) -> list[str]:
+    return [f"{p.severity} {p.path}: {p.message} -> {p.hint}" for p in validate(loads(text))]
+
+
+def test_validation_reads_both_families():
+    text = FOUR_CASES.read_text()
+    assert _problems(_four_cases_v6(text)) == []
+    bad = text.replace("ip: 10.30.0.11/24", "ip: 2001:db8:30::zz/64")
+    assert any("not in address/prefix form" in p and "2001:db8:1::10/64" in p and "10.0.1.10/24" in p
+               for p in _problems(bad))
+    outside = _four_cases_v6(text).replace("gateway: 2001:db8:30::1\n", "gateway: 2001:db8:99::1\n", 1)
+    assert any("outside its subnet 2001:db8:30::/64" in p for p in _problems(outside))
+    v4_as_v6 = text.replace("gateway: 10.30.0.1\n", "gateway: 10.30.0.1\n    gateway6: 10.30.0.1\n", 1)
+    assert any("as IPv6 gateway" in p for p in _problems(v4_as_v6))
+    no_v6 = text.replace("gateway: 10.30.0.1\n", "gateway: 10.30.0.1\n    gateway6: 2001:db8:30::1\n", 1)
+    assert any("IPv6 gateway 2001:db8:30::1 but no IPv6 address" in p for p in _problems(no_v6))
+    long_form = _four_cases_v6(text).replace("ip: 2001:db8:30::11/64", "ip: 2001:0db8:30:0::11/64")
+    assert any(p.startswith("warning") and "short form (RFC 5952): 2001:db8:30::11/64" in p
+               for p in _problems(long_form))
+    dup = DUAL.read_text().replace("- 2001:db8:10::12/64", "- 2001:db8:10::11/64")
+    assert any("the address 2001:db8:10::11" in p for p in _problems(dup))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_an_ipv6_copy_of_a_random_design_answers_like_it_and_its_matrix_is_the_walk(seed: int):
+    d = (random_rule_design if seed % 2 else random_design)(seed)
+    text = dumps(d.t)
+    six = loads(_mapped(text))
+    if families_in(six) != [6]:
+        pytest.skip("a design without addresses")
+    four, v6 = Engine(loads(text)), Engine(six)
+    assert_matrix_is_the_walk(v6, seed)
+    for src, dst, verdict in v6.matrix().rows():
+        assert verdict is four.matrix().verdict(src, dst), (seed, src, dst)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dual_stack_random_designs_agree_per_family(seed: int):
+    """IPv6 addresses beside the IPv4 ones (rules stay IPv4): each family's matrix is its walk."""
+    d = random_rule_design(seed) if seed % 2 else random_design(seed)
+    for vm in d.t.vms:
+        for nic in vm.vnics:
+            if nic.ip:
+                nic.addresses.append(_mapped(nic.ip))
+            if nic.gateway:
+                nic.gateway6 = _mapped(nic.gateway)
+    for router in d.t.physical_routers:
+        for itf in router.interfaces:
+            if itf.ip:
+                itf.addresses.append(_mapped(itf.ip))
+    for fam in families_in(d.t):
+        assert_matrix_is_the_walk(Engine(d.t, fam), seed)
