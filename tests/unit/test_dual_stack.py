@@ -131,3 +131,26 @@ def test_dual_stack_random_designs_agree_per_family(seed: int):
                 itf.addresses.append(_mapped(itf.ip))
     for fam in families_in(d.t):
         assert_matrix_is_the_walk(Engine(d.t, fam), seed)
+
+
+def test_validation_of_a_dual_stack_design_names_what_one_family_lacks():
+    text = DUAL.read_text()
+    found = _problems(text)
+    assert found == [p for p in found if "fw01's rules name IPv4 networks only" in p and p.startswith("warning")]
+    assert len(found) == 1
+    covered = text.replace("      name: dmz-to-app\n", "      name: dmz-to-app\n"
+                           "    - action: deny\n      src: 2001:db8:30::/64\n      dst: 2001:db8:20::/64\n")
+    assert _problems(covered) == []
+    stuck = text.replace("    gateway6: 2001:db8:20::1\n", "")
+    assert any("app01/eth0 has the IPv6 address 2001:db8:20::21/64 but no IPv6 gateway" in p for p in _problems(stuck))
+    small = text.replace("    gateway6: 2001:db8:20::1\n", "    gateway6: 2001:db8:20::1\n    mtu: 1200\n")
+    assert any("below IPv6's minimum link MTU of 1280" in p for p in _problems(small))
+    mixed = FOUR_CASES.read_text().replace(
+        "    vlan: 301\nlinks:", "    vlan: 301\n  routes:\n  - prefix: 2001:db8:40::/48\n    via: 10.31.0.9\nlinks:")
+    assert any("an address of the other family" in p for p in _problems(mixed))
+
+
+def test_ipv6_answers_say_routers_never_fragment():
+    reasons = " ".join(Engine(load(DUAL), 6).predict("web01", "app01").reasons)
+    assert "IPv6 routers never fragment" in reasons and "Packet Too Big" in reasons
+    assert "fragment" not in " ".join(Engine(load(DUAL), 4).predict("web01", "app01").reasons)
