@@ -53,6 +53,12 @@ def addresses(part: Any) -> list[str]:
     return [a for a in out if isinstance(a, str) and a.strip()]
 
 
+def shown(part: Any) -> list[str]:
+    """An interface's addresses as pictures and tables show them: ``ip``, then its other global ones (a
+    link-local address only names a next hop)."""
+    return [a for i, a in enumerate(addresses(part)) if i == 0 or not link_local(a)]
+
+
 def address_of(part: Any, fam: Family) -> str | None:
     """An interface's address of one family: its first global one, else its first link-local one."""
     mine = [a for a in addresses(part) if family(a) == fam]
