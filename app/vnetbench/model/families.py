@@ -39,6 +39,11 @@ def family(text: str | None) -> Family | None:
         return None
 
 
+def other(fam: int) -> Family:
+    """The other family."""
+    return 6 if fam == 4 else 4
+
+
 def link_local(text: str | None) -> bool:
     """Whether an address (with or without prefix or scope) is an IPv6 link-local one (fe80::/10)."""
     if family(text) != 6:
