@@ -154,3 +154,44 @@ def test_ipv6_answers_say_routers_never_fragment():
     reasons = " ".join(Engine(load(DUAL), 6).predict("web01", "app01").reasons)
     assert "IPv6 routers never fragment" in reasons and "Packet Too Big" in reasons
     assert "fragment" not in " ".join(Engine(load(DUAL), 4).predict("web01", "app01").reasons)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_dual_stack_engine_follows_edits_like_a_fresh_one(seed: int):
+    """Edits of a dual-stack design reach its projection in place (a VLAN, a vNIC's network, a rule) or make
+    it anew (an address): the matrix after them is a fresh engine's."""
+    from vnetbench.model import Document
+    from vnetbench.model.objects import Action, Rule
+
+    d = random_rule_design(seed)
+    for vm in d.t.vms:
+        for nic in vm.vnics:
+            if nic.ip:
+                nic.addresses.append(_mapped(nic.ip))
+            if nic.gateway:
+                nic.gateway6 = _mapped(nic.gateway)
+    for router in d.t.physical_routers:
+        for itf in router.interfaces:
+            if itf.ip:
+                itf.addresses.append(_mapped(itf.ip))
+    doc = Document(d.t)
+    engines = {f: Engine(d.t, f) for f in families_in(d.t)}
+    for engine in engines.values():
+        engine.matrix()
+        doc.subscribe(engine.changed)
+    pgs = [pg for sw in d.t.switches for pg in sw.portgroups]
+    nics = [n for vm in d.t.vms if vm.role.value == "vm" for n in vm.vnics if n.network]
+    firewalls = [vm for vm in d.t.vms if vm.role.value == "firewall"]
+    if pgs:
+        doc.set(pgs[0], "vlan", 77)
+    if nics and len(pgs) > 1:
+        doc.set(nics[0], "network", pgs[-1].id)
+    if firewalls:
+        doc.insert(firewalls[0].forwarding, "rules", Rule(Action.DENY, "any", _mapped("10.0.0.0/8")), 0)
+    for f, engine in engines.items():
+        fresh = Engine(d.t, f).matrix()
+        assert list(engine.matrix().rows()) == list(fresh.rows()), (seed, f)
+    if nics:
+        doc.set(nics[-1], "addresses", [])
+        for f, engine in engines.items():
+            assert list(engine.matrix().rows()) == list(Engine(d.t, f).matrix().rows()), (seed, f)

@@ -124,14 +124,70 @@ def _resolve_link_local(topology: Topology, gateway: str, own: str | None) -> st
     return gateway
 
 
+#: Fields a projection rewrites: an edit of one makes the projection anew.
+PROJECTED_FIELDS = frozenset({"ip", "addresses", "gateway", "gateway6", "prefix", "via", "interface", "source"})
+#: List fields whose items a copy of the design copies too (an edit that adds or removes one needs a new copy).
+COPIED_LISTS = frozenset({"vms", "hosts", "switches", "physical_routers", "physical_hosts", "vnics", "pnics",
+                          "interfaces", "routes", "nics", "snat", "dlrs", "rules", "forwarding", "nsx", "dfw"})
+
+
+class Clone:
+    """A copy of a design in which every part that holds addresses and routes (and, with ``rules``, rules
+    and the switches' NAT addresses) is a copy of its own while the rest is shared: what ``project`` and the
+    matrix's relabelling rewrite, without the cost of a deep copy of ten thousand VMs. ``copies`` maps each
+    original part (by ``id``) to its copy, so an edit of the design can be made on the copy too."""
+
+    def __init__(self, topology: Topology, rules: bool = True) -> None:
+        self.copies: dict[int, Any] = {}
+        self.rules = rules
+        t = self.topology = self._one(topology)
+        t.vms = [self._vm(v) for v in topology.vms]
+        t.hosts = [self._with(h, "pnics") for h in topology.hosts]
+        t.physical_routers = [self._with(r, "interfaces", "routes") for r in topology.physical_routers]
+        t.physical_hosts = [self._with(h, "nics") for h in topology.physical_hosts]
+        t.nsx = self._one(topology.nsx)
+        t.nsx.dlrs = [self._with(d, "interfaces", "routes") for d in topology.nsx.dlrs]
+        if rules:
+            t.switches = [self._one(s) for s in topology.switches]
+            t.nsx.dfw = self._with(topology.nsx.dfw, "rules")
+
+    def _one(self, obj: Any) -> Any:
+        out = self.copies[id(obj)] = copy.copy(obj)
+        return out
+
+    def _with(self, obj: Any, *lists: str) -> Any:
+        out = self._one(obj)
+        for name in lists:
+            setattr(out, name, [self._one(x) for x in getattr(obj, name)])
+        return out
+
+    def _vm(self, vm: Any) -> Any:
+        out = self._with(vm, "vnics")
+        out.forwarding = self._with(vm.forwarding, "routes", "snat", *(("rules",) if self.rules else ()))
+        return out
+
+
+def clone_addressing(topology: Topology) -> Topology:
+    """``Clone(topology).topology``: a copy whose addresses, routes and rules can be rewritten."""
+    return Clone(topology).topology
+
+
 def project(topology: Topology, fam: Family) -> Topology:
     """The design as one family sees it (see the module's docstring); the design itself when it uses no other
     family and no extra address, so a plain IPv4 design predicts exactly as before."""
+    clone = projection(topology, fam)
+    return clone.topology if clone is not None else topology
+
+
+def projection(topology: Topology, fam: Family) -> Clone | None:
+    """``project`` as the clone it makes, which knows each part's copy (its rules and switches are the
+    design's own: a projection rewrites none); None when the design is its own projection."""
     if not any(a for part in interfaces(topology) for a in addresses(part)[1:]) and \
             not any(getattr(part, "gateway6", None) for part in interfaces(topology)) and \
             families_in(topology) == [fam]:
-        return topology
-    out = copy.deepcopy(topology)
+        return None
+    clone = Clone(topology, rules=False)
+    out = clone.topology
     for part in interfaces(out):
         own = address_of(part, fam)
         part.ip = own
@@ -153,4 +209,4 @@ def project(topology: Topology, fam: Family) -> Topology:
         owner.routes[:] = kept
         if hasattr(owner, "snat"):
             owner.snat[:] = [s for s in owner.snat if family(s.source) == fam]
-    return out
+    return clone

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.document import Change
 from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rule, Topology, VmRole, VNic
-from ..model.families import Family, families_in, project
+from ..model.families import COPIED_LISTS, PROJECTED_FIELDS, Family, families_in, project, projection
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
 from .network import Network
 from .relabel import relabel
@@ -52,12 +52,14 @@ class Engine:
 
     def _compile(self) -> None:
         fam = self.family or families_in(self.topology)[0]
-        self._seen = project(self.topology, fam)   # the design as the family sees it (itself, single-stack)
+        self._clone = projection(self.topology, fam)
+        # the design as the family sees it (itself, single-stack)
+        self._seen = self._clone.topology if self._clone is not None else self.topology
         self._network = Network(self._seen)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)
         # the vectorised matrix holds addresses in 64 bits: an IPv6 design's runs on its IPv4 relabelling
-        self._matrix_walker = self._walker if fam == 4 else Walker(Network(relabel(self._seen)), self.calibration)
+        self._matrix_walker: Walker | None = self._walker if fam == 4 else None
         self._explainer: Walker | None = self._walker   # None: renamed since, the story compiles anew
         self._stale = False
 
@@ -106,6 +108,8 @@ class Engine:
 
         if self._stale:
             self._compile()
+        if self._matrix_walker is None:
+            self._matrix_walker = Walker(Network(relabel(self._seen)), self.calibration)
         walker = self._matrix_walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):
@@ -132,9 +136,12 @@ class Engine:
             return
         if self._stale:
             return  # a rebuild is due anyway, and reads the design as it is then
-        if self._seen is not self.topology:
-            self._rebuild()   # the projection is a copy the edit did not reach: compiled anew when next used
+        if self._clone is not None and not self._mirrored(change):
+            self._rebuild()   # an edit the projection cannot follow in place: compiled anew when next used
             return
+        if self._matrix_walker is not self._walker:
+            # an IPv6 matrix's relabelled copy is made anew (the walk above follows the edit in place)
+            self._matrix_walker = self._builder = self._matrix = None
         if self._explainer is not self._walker:
             self._explainer = None    # the story's own network is out of date too
         if change.op == "set" and change.field in _WORDING_FIELDS:
@@ -152,6 +159,22 @@ class Engine:
             return
         if not self._rule_edit(change):
             self._rebuild()
+
+    def _mirrored(self, change: Change) -> bool:
+        """Make an edit of the design on its projection too (``families.projection``: the parts holding
+        addresses are copies); False when the projection must be made anew (an address, a route, a part
+        added or removed where the projection holds copies)."""
+        assert self._clone is not None
+        copied = self._clone.copies.get(id(change.obj if change.op == "set" else change.owner))
+        if copied is None:
+            return True   # a part the projection shares with the design: the edit is there already
+        if change.op != "set":    # a list of the copy: the design's own one (rules), or a list of copies
+            owner = change.owner
+            return getattr(copied, change.field, None) is getattr(owner, change.field, None)
+        if change.field in PROJECTED_FIELDS or change.field in COPIED_LISTS:
+            return False
+        setattr(copied, change.field, getattr(change.obj, change.field))
+        return True
 
     def _rebuild(self) -> None:
         self._stale = True

@@ -9,13 +9,12 @@ real IPv6 design (Python ints hold 128 bits); the matrix's cells are explained b
 
 from __future__ import annotations
 
-import copy
 import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.families import interfaces
+from ..model.families import clone_addressing, interfaces
 from ..model.objects import Topology
 
 #: The label space: IPv4, whose matrix code is the one that exists.
@@ -128,7 +127,7 @@ def _key(item: Any) -> tuple[int, int]:
 def relabel(topology: Topology) -> Topology:
     """A projected IPv6 design with every IPv6 address and network written as its IPv4 label (see the module's
     docstring), and every IPv4 network a rule names as a name nobody has."""
-    out = copy.deepcopy(topology)
+    out = clone_addressing(topology)
     found = []
     for obj, name in _fields(out):
         parsed = _parsed(getattr(obj, name), _KINDS[name])
