@@ -10,6 +10,7 @@ real IPv6 design (Python ints hold 128 bits); the matrix's cells are explained b
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -103,25 +104,32 @@ def _fields(topology: Topology) -> Iterator[tuple[Any, str]]:
         yield rule, "dst"
 
 
-def _parsed(text: str, kind: str) -> tuple[Any, Any] | None:
-    """A field's text as (network, address): an interface has both, an address only the second, a network
-    only the first; None when it is neither (a name, ``any``)."""
-    value = text.strip().split("%", 1)[0]
+def _parsed(text: str, kind: str) -> tuple[int, tuple[int, int] | None, tuple[int, int] | None] | None:
+    """A field's text as (family, network, address), each of the last two (start, prefix length) as
+    ``_nest`` takes them: an interface has both, an address only the second, a network only the first; None
+    when it is neither (a name, ``any``)."""
+    value, _, prefix = text.strip().split("%", 1)[0].partition("/")
     try:
-        if kind == "interface":
-            itf = ipaddress.ip_interface(value)
-            return itf.network, itf.ip
-        if kind == "address":
-            return None, ipaddress.ip_address(value.split("/", 1)[0])
-        return ipaddress.ip_network(value, strict=False), None
-    except ValueError:
+        packed = socket.inet_pton(socket.AF_INET6 if ":" in value else socket.AF_INET, value)
+    except (OSError, ValueError):
         return None
-
-
-def _key(item: Any) -> tuple[int, int]:
-    if isinstance(item, ipaddress.IPv6Network):
-        return int(item.network_address), item.prefixlen
-    return int(item), 128
+    bits = 8 * len(packed)
+    if kind == "address":
+        length = bits
+    elif not prefix:
+        length = bits
+    elif prefix.isdigit() and int(prefix) <= bits:
+        length = int(prefix)
+    else:
+        return None
+    number = int.from_bytes(packed, "big")
+    start = number >> (bits - length) << (bits - length)
+    fam = 6 if bits == 128 else 4
+    if kind == "interface":
+        return fam, (start, length), (number, bits)
+    if kind == "address":
+        return fam, None, (number, bits)
+    return fam, (start, length), None
 
 
 def relabel(topology: Topology) -> Topology:
@@ -133,21 +141,20 @@ def relabel(topology: Topology) -> Topology:
         parsed = _parsed(getattr(obj, name), _KINDS[name])
         if parsed is not None:
             found.append((obj, name, *parsed))
-    items = {_key(x) for _, _, network, address in found for x in (network, address)
-             if x is not None and x.version == 6}
+    items = {x for _, _, fam, network, address in found for x in (network, address) if x is not None and fam == 6}
     root = _nest(items)
     _place(root, 0, 0)
     labels = {(n.start, n.length): n.label for n in _walk(root)}
-    for obj, name, network, address in found:
-        if (network or address).version == 4:
+    for obj, name, fam, network, address in found:
+        if fam == 4:
             if name in ("src", "dst"):
                 setattr(obj, name, _OTHER_FAMILY + getattr(obj, name))
             continue
         if network is not None:
-            base, length = labels[_key(network)]
+            base, length = labels[network]
             net_text = f"{ipaddress.IPv4Address(base)}/{length}"
         if address is not None:
-            at = str(ipaddress.IPv4Address(labels[_key(address)][0]))
+            at = str(ipaddress.IPv4Address(labels[address][0]))
         if network is not None and address is not None:
             setattr(obj, name, f"{at}/{length}")
         else:
