@@ -91,8 +91,8 @@ def interfaces(topology: Topology) -> Iterator[Any]:
         yield from vm.vnics
     for router in topology.physical_routers:
         yield from router.interfaces
-    for host in topology.physical_hosts:
-        yield from host.nics
+    for physical in topology.physical_hosts:
+        yield from physical.nics
     for host in topology.hosts:
         yield from host.pnics
     for dlr in topology.nsx.dlrs:

@@ -168,12 +168,12 @@ class Engine:
         copied = self._clone.copies.get(id(change.obj if change.op == "set" else change.owner))
         if copied is None:
             return True   # a part the projection shares with the design: the edit is there already
+        field = change.field or ""
         if change.op != "set":    # a list of the copy: the design's own one (rules), or a list of copies
-            owner = change.owner
-            return getattr(copied, change.field, None) is getattr(owner, change.field, None)
-        if change.field in PROJECTED_FIELDS or change.field in COPIED_LISTS:
+            return getattr(copied, field, None) is getattr(change.owner, field, None)
+        if field in PROJECTED_FIELDS or field in COPIED_LISTS:
             return False
-        setattr(copied, change.field, getattr(change.obj, change.field))
+        setattr(copied, field, getattr(change.obj, field))
         return True
 
     def _rebuild(self) -> None:

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..model.families import Family
 from ..model.document import Change, Document
 from .engine import Engine
 from .matrix import Matrix
@@ -30,13 +31,13 @@ class LiveMatrix:
 
     def __init__(self, document: Document) -> None:
         self.document = document
-        self.family: int | None = None     # the address family it predicts (None: the design's first)
+        self.family: Family | None = None     # the address family it predicts (None: the design's first)
         self._engine: Engine | None = None
         self._edits: list[Change] = []
         self._lock = threading.Lock()
         document.subscribe(self.edited)
 
-    def set_family(self, family: int | None) -> None:
+    def set_family(self, family: Family | None) -> None:
         """Predict another address family from the next ``run`` on."""
         with self._lock:
             if family != self.family:

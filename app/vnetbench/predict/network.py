@@ -24,7 +24,7 @@ import functools
 import ipaddress
 import socket
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from ..model.index import Index
 from ..model.objects import (
@@ -58,9 +58,9 @@ class Iface:
         return text
 
 
-_NETWORKS: dict[tuple[int, int, int], ipaddress.IPv4Network] = {}
+_NETWORKS: dict[tuple[int, int, int], Any] = {}
 #: Address width and classes per family (a design projected onto IPv6 holds IPv6 addresses: ``model.families``).
-_FAMILY = {4: (32, ipaddress.IPv4Address, ipaddress.IPv4Network), 6: (128, ipaddress.IPv6Address, ipaddress.IPv6Network)}
+_FAMILY: dict[int, tuple[int, Any, Any]] = {4: (32, ipaddress.IPv4Address, ipaddress.IPv4Network), 6: (128, ipaddress.IPv6Address, ipaddress.IPv6Network)}
 
 
 def make_iface(value: int, prefix: int, version: int = 4) -> Iface:
@@ -199,7 +199,7 @@ def parse_if(text: str | None) -> Iface | None:
 def route_network(text: str) -> ipaddress.IPv4Network | None:
     """A route's prefix as prediction takes it (``route_prefix``; host bits allowed), parsed once per text:
     routers in a large design repeat the same prefixes thousands of times."""
-    return route_prefix(text, strict=False)
+    return cast("ipaddress.IPv4Network | None", route_prefix(text, strict=False))   # IPv6 in a projection
 
 
 @functools.lru_cache(maxsize=_PARSED)

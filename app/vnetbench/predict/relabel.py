@@ -95,7 +95,8 @@ def _fields(topology: Topology) -> Iterator[tuple[Any, str]]:
         for name in ("ip", "gateway", "host_address", "nat_gateway"):
             if getattr(part, name, None):
                 yield part, name
-    for owner in [*topology.physical_routers, *topology.nsx.dlrs, *(vm.forwarding for vm in topology.vms)]:
+    owners: list[Any] = [*topology.physical_routers, *topology.nsx.dlrs, *(vm.forwarding for vm in topology.vms)]
+    for owner in owners:
         for route in owner.routes:
             yield route, "prefix"
             yield route, "via"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ...model.text import one_line
 from ...predict import Verdict, family
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     other = next((e.matrix() for f, e in engines.items() if e is not engine), None)
     differ = family.differing_pairs(matrix, other) if other is not None else set()
     if args.json:
-        extra = {"family": engine.family}
+        extra: dict[str, Any] = {"family": engine.family}
         if other is not None:
             extra["families_differ"] = sorted([a, b] for a, b in differ)
         print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid, **extra})

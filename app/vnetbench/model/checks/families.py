@@ -4,8 +4,10 @@ written for one family while both are in use, and links too small for IPv6."""
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
-from ..families import IPV6_MIN_MTU, address_of, addresses, families_in, family, gateway_of, interfaces, link_local
+from ..families import (IPV6_MIN_MTU, address_of, addresses, families_in, family, gateway_of, interfaces,
+                        link_local, other)
 from ..objects import VmRole
 from .values import ValueChecks
 
@@ -37,14 +39,14 @@ class FamilyChecks(ValueChecks):
                               "like fe80::1%eth0)")
         if used != [4, 6]:
             return
-        sets = [(f"vms[{i}].forwarding.rules", vm.id, f"{vm.name}'s rules", vm.forwarding.rules)
+        sets: list[tuple[str, str | None, str, list[Any]]] = [(f"vms[{i}].forwarding.rules", vm.id, f"{vm.name}'s rules", vm.forwarding.rules)
                 for i, vm in enumerate(self.t.vms) if vm.role is not VmRole.VM]
         sets.append(("nsx.dfw.rules", None, "the DFW's rules", self.t.nsx.dfw.rules))
         for path, owner, label, rules in sets:
-            named = {family(spec) for r in rules for spec in (r.src, r.dst)} - {None}
+            named = {f for r in rules for spec in (r.src, r.dst) if (f := family(spec)) is not None}
             if len(named) == 1:
                 (only,) = named
-                other = 10 - only
+                missing = other(only)
                 self.warn(path, owner, f"{label} name IPv{only} networks only while the design uses IPv4 and "
-                          f"IPv6: IPv{other} traffic is judged by none of them", f"add the IPv{other} networks to "
-                          "the rules (or name objects, or any, which cover both families)")
+                          f"IPv6: IPv{missing} traffic is judged by none of them", f"add the IPv{missing} networks "
+                          "to the rules (or name objects, or any, which cover both families)")
