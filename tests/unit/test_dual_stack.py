@@ -195,3 +195,11 @@ def test_a_dual_stack_engine_follows_edits_like_a_fresh_one(seed: int):
         doc.set(nics[-1], "addresses", [])
         for f, engine in engines.items():
             assert list(engine.matrix().rows()) == list(Engine(d.t, f).matrix().rows()), (seed, f)
+
+
+def test_the_report_lists_both_families_of_each_interface(tmp_path):
+    from vnetbench.export import report_html
+
+    html = report_html(load(DUAL), tmp_path / "dual.html").path.read_text()
+    assert "10.20.0.21/24, 2001:db8:20::21/64" in html and "10.20.0.1, 2001:db8:20::1" in html
+    assert "2001:db8:30::/64" in html and "fe80::1/64" not in html
