@@ -27,9 +27,17 @@ class ValueChecks(CheckerBase):
             self.error(path, obj_id, f"{label} has VLAN {value}, which is out of range",
                        f"use a VLAN id from 1 to {MAX_VLAN}")
 
-    def check_address(self, path: str, obj_id: str | None, value: str, label: str) -> bool:
+    def check_address(self, path: str, obj_id: str | None, value: str, label: str, only: int | None = None) -> bool:
         """A plain IPv4 or IPv6 address (no prefix; an IPv6 link-local one may name its interface,
-        ``fe80::1%eth0``); report and return False otherwise."""
+        ``fe80::1%eth0``), of family ``only`` when given; report and return False otherwise."""
+        if only == 4:
+            try:
+                ipaddress.IPv4Address(value)
+            except ValueError:
+                self.error(path, obj_id, f"{label} is {value!r}, which is not an IPv4 address",
+                           "write a plain address like 10.0.1.1 (no prefix)")
+                return False
+            return True
         try:
             ipaddress.ip_address(value.split("%", 1)[0] if link_local(value) else value)
         except ValueError:
