@@ -203,3 +203,26 @@ def test_the_report_lists_both_families_of_each_interface(tmp_path):
     html = report_html(load(DUAL), tmp_path / "dual.html").path.read_text()
     assert "10.20.0.21/24, 2001:db8:20::21/64" in html and "10.20.0.1, 2001:db8:20::1" in html
     assert "2001:db8:30::/64" in html and "fe80::1/64" not in html
+
+
+def test_the_cli_predicts_per_family_and_flags_a_difference(capsys):
+    import json
+
+    from vnetbench.cli.main import main
+
+    assert main(["predict", str(DUAL), "--from", "dmz01", "--to", "app01"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("!! IPv4 and IPv6 differ: IPv4 blocked, IPv6 in-host-routed")
+    assert "--- IPv4 ---" in out and "--- IPv6 ---" in out and "2001:db8:20::21" in out
+    assert main(["predict", str(DUAL), "--from", "dmz01", "--to", "app01", "--family", "6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "in-host-routed"
+    assert main(["matrix", str(DUAL), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["family"] == 4 and sorted(map(tuple, data["families_differ"])) == [("vm-app01", "vm-dmz01"),
+                                                                                   ("vm-dmz01", "vm-app01")]
+    assert main(["matrix", str(DUAL), "--family", "6"]) == 0
+    assert "!HR" in capsys.readouterr().out
+    assert main(["matrix", str(FOUR_CASES), "--family", "6"]) != 0
+    assert "has no IPv6 address" in capsys.readouterr().err
+    assert main(["demo", str(DUAL)]) == 0
+    assert "ok  dmz01 -> app01 (IPv6): in-host-routed" in capsys.readouterr().out
