@@ -226,3 +226,20 @@ def test_the_cli_predicts_per_family_and_flags_a_difference(capsys):
     assert "has no IPv6 address" in capsys.readouterr().err
     assert main(["demo", str(DUAL)]) == 0
     assert "ok  dmz01 -> app01 (IPv6): in-host-routed" in capsys.readouterr().out
+
+
+def test_the_ipv4_lab_deploys_what_ipv4_sees_of_a_dual_stack_design():
+    """Until the lab speaks IPv6, a dual-stack design deploys its IPv4 half: IPv6 routes are left out and a
+    rule naming IPv6 networks only (which no IPv4 packet is in) becomes no nft statement."""
+    from vnetbench.backends.nftables import rule_lines
+    from vnetbench.model.objects import Action, Route, Rule
+    from vnetbench_local.desired_base import static_routes
+
+    def resolve(name):
+        return None
+
+    assert rule_lines(Rule(Action.DENY, "2001:db8:30::/64", "any"), resolve, "r") == []
+    assert rule_lines(Rule(Action.DENY, "10.30.0.0/24", "2001:db8:20::/64"), resolve, "r") == []
+    assert rule_lines(Rule(Action.DENY, "10.30.0.0/24", "any"), resolve, "r") == ['ip saddr 10.30.0.0/24 drop comment "r"']
+    routes = [Route("2001:db8:40::/48", "2001:db8:30::9"), Route("default", "fe80::1%eth0"), Route("10.40.0.0/16", "10.30.0.9")]
+    assert static_routes(routes) == [["10.40.0.0/16", "10.30.0.9"]]
