@@ -20,6 +20,7 @@ Importable: ``generate(vms, hosts, seed)`` and ``SHAPES``.
 
 from __future__ import annotations
 
+import ipaddress
 import random
 
 from collections.abc import Callable
@@ -533,10 +534,40 @@ def teamed(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
     return t
 
 
+def _six(text: str) -> str:
+    """An IPv4 address, ``address/prefix`` or network as the IPv6 one 2001:db8::/96 holds at its place."""
+    address, _, prefix = text.partition("/")
+    six = ipaddress.IPv6Address(int(ipaddress.IPv6Address("2001:db8::")) + int(ipaddress.IPv4Address(address)))
+    return f"{six}/{int(prefix) + 96}" if prefix else str(six)
+
+
+def dual_stack(vms: int = 10_000, hosts: int = 500, seed: int = 1) -> Topology:
+    """``firewalls`` run dual stack: every address, gateway and route gets its IPv6 twin, but the firewalls'
+    /32 rules stay IPv4 (the common finding), so the two families answer differently."""
+    t = firewalls(vms, hosts, seed)
+    t.id, t.name = f"dualstack-{vms}-{hosts}", f"dual stack: {vms} VMs on {hosts} hosts"
+    for vm in t.vms:
+        for nic in vm.vnics:
+            if nic.ip:
+                nic.addresses.append(_six(nic.ip))
+            if nic.gateway:
+                nic.gateway6 = _six(nic.gateway)
+        vm.forwarding.routes += [Route(_six(r.prefix) if r.prefix != "default" else "::/0", _six(r.via))
+                                 for r in vm.forwarding.routes]
+    for router in t.physical_routers:
+        for itf in router.interfaces:
+            if itf.ip:
+                itf.addresses.append(_six(itf.ip))
+        router.routes += [Route(_six(r.prefix) if r.prefix != "default" else "::/0", _six(r.via))
+                          for r in router.routes]
+    return t
+
+
 def _pod_vlan(pod: int, index: int) -> int:
     return 1000 + POD_VLANS * pod + index
 
 
 SHAPES: dict[str, Callable[[int, int, int], Topology]] = {
     "racks": generate, "microseg": microseg, "firewalls": firewalls, "diverse": diverse, "routed": routed,
-    "routedfw": routed_firewalls, "routeddfw": routed_dfw, "vcenter": vcenter, "teamed": teamed}
+    "routedfw": routed_firewalls, "routeddfw": routed_dfw, "vcenter": vcenter, "teamed": teamed,
+    "dualstack": dual_stack}

@@ -322,3 +322,17 @@ def test_teaming_lacp_private_vlan_and_vlan_filtering_fields_follow_the_switch_k
     vm = win.editor.add("vm", 60, 60, host)
     win.workbench.select([vm])
     assert not any(name.endswith(".uplink") or name.endswith("bridge_vlans") for name in win.inspector.fields)
+
+
+def test_a_vnic_shows_its_further_addresses_and_ipv6_gateway(window):
+    win = window
+    vm = win.editor.add("vm", 300, 0)
+    win.workbench.select([vm])
+    fields = win.inspector.fields
+    assert "vnics.0.addresses" in fields and "vnics.0.gateway6" in fields
+    nic = next(v for v in win.workbench.topology.vms if v.id == vm).vnics[0]
+    type_into(win, "vnics.0.gateway6", "2001:db8:30::zz")
+    assert nic.gateway6 is None   # refused in the field, with the reason beside it
+    assert "2001:db8:30::zz is not a valid IP address" in win.inspector.messages["vnics.0.gateway6"].text()
+    type_into(win, "vnics.0.gateway6", "fe80::1%eth0")
+    assert nic.gateway6 == "fe80::1%eth0"

@@ -449,18 +449,23 @@ def example_letters() -> dict[str, str]:
     from vnetbench import resources_dir
     from vnetbench.model import load
 
+    from vnetbench.model.families import families_in
+
     out = {}
     for path in sorted((resources_dir() / "examples").glob("*.vnet.yaml")):
-        out.update(letters(path.name.removesuffix(".vnet.yaml"), load(path)))
+        topology = load(path)
+        out.update(letters(path.name.removesuffix(".vnet.yaml"), topology))
+        if families_in(topology) == [4, 6]:   # a dual-stack example: its IPv6 answers too
+            out.update(letters(path.name.removesuffix(".vnet.yaml") + " ipv6", topology, 6))
     return out
 
 
-def letters(name: str, topology) -> dict[str, str]:  # noqa: ANN001 - a Topology
+def letters(name: str, topology, family: int | None = None) -> dict[str, str]:  # noqa: ANN001 - a Topology
     """One letter a pair, in the matrix's order: the matrix's verdict, the walk's, and the walk's for TCP/443
-    (where rules name ports)."""
+    (where rules name ports); in one address family when given."""
     from vnetbench.predict import Engine
 
-    engine = Engine(topology)
+    engine = Engine(topology, family)
     rows = list(engine.matrix().rows())
     return {f"{name} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
             f"{name} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),

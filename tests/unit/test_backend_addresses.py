@@ -22,8 +22,17 @@ def test_a_wrong_address_names_the_field_and_the_fix():
     for text in ("10.0.0.5", "10.0.0.300/24", "web01", "10.0.0.5/40"):
         reasons: list[str] = []
         assert interface_address(text, "vNIC web01/eth0 ip", reasons) is None
-        assert reasons == [f"vNIC web01/eth0 ip: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)"]
+        assert reasons == [f"vNIC web01/eth0 ip: {text!r} is not an address/prefix (write it like 10.0.0.5/24 "
+                           "or 2001:db8:1::5/64)"]
+
+
+def test_ipv6_is_written_in_its_short_form_and_refused_where_a_backend_takes_ipv4_only():
+    reasons: list[str] = []
+    assert interface_address("2001:0db8:30:0::11/64", "x", reasons) == "2001:db8:30::11/64"
+    assert interface_address("2001:db8:30::11/64", "vNIC web01/eth0 ip", reasons, only=4) is None
+    assert reasons == ["vNIC web01/eth0 ip: '2001:db8:30::11/64' is an IPv6 address, and this backend configures "
+                       "IPv4 only (give the interface an IPv4 ip, with 2001:db8:30::11/64 in addresses)"]
 
 
 def test_the_lab_reads_addresses_through_it():
-    assert BuilderBase._iface is interface_address
+    assert BuilderBase._iface.func is interface_address and BuilderBase._iface.keywords == {"only": 4}

@@ -31,7 +31,8 @@ def test_one_example_per_seed_situation():
 
 #: Examples that show a mistake on purpose, with the words of the warnings they are there to show.
 TEACHING_WARNINGS = {"esx-teaming-half-lost": ("do not carry the same VLANs", "link status only"),
-                     "esx-private-vlans": ("does not carry the isolated secondary VLAN 201",)}
+                     "esx-private-vlans": ("does not carry the isolated secondary VLAN 201",),
+                     "esx-dual-stack": ("name IPv4 networks only while the design uses IPv4 and IPv6",)}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=NAMES)
@@ -83,11 +84,12 @@ def test_expected_verdicts_are_well_formed(path):
     assert isinstance(expected, list) and len(expected) >= 3
     pairs = set()
     for entry in expected:
-        assert set(entry) == {"from", "to", "verdict", "why"}, entry
+        assert set(entry) - {"family"} == {"from", "to", "verdict", "why"}, entry
+        assert entry.get("family", 4) in (4, 6), entry
         assert entry["verdict"] in VERDICTS
         index.endpoint(entry["from"]), index.endpoint(entry["to"])  # LookupError if a name is wrong
         assert entry["why"].strip()
-        pairs.add((entry["from"], entry["to"]))
+        pairs.add((entry["from"], entry["to"], entry.get("family", 4)))
     assert len(pairs) == len(expected)
 
 

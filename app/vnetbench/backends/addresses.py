@@ -21,14 +21,21 @@ def endpoint_address(name: str, addresses: Mapping[str, str], vnic_id: str | Non
     return str(ipaddress.IPv4Interface(next(iter(addresses.values()))).ip)
 
 
-def interface_address(text: str | None, where: str, reasons: list[str]) -> str | None:
-    """``text`` (``ip/prefix``) written canonically; None when absent, or when wrong with a reason naming ``where``."""
+def interface_address(text: str | None, where: str, reasons: list[str], only: int | None = None) -> str | None:
+    """``text`` (``ip/prefix``, IPv4 or IPv6; of family ``only`` when given) written canonically (IPv6 in its
+    RFC 5952 short form); None when absent, or when wrong with a reason naming ``where``."""
     if not text:
         return None
     try:
         if "/" not in text:
             raise ValueError
-        return str(ipaddress.IPv4Interface(text))
+        itf = ipaddress.ip_interface(text)
     except ValueError:
-        reasons.append(f"{where}: {text!r} is not an IPv4 address/prefix (write it like 10.0.0.5/24)")
+        reasons.append(f"{where}: {text!r} is not an address/prefix (write it like 10.0.0.5/24 or "
+                       "2001:db8:1::5/64)")
         return None
+    if only is not None and itf.version != only:
+        reasons.append(f"{where}: {text!r} is an IPv{itf.version} address, and this backend configures IPv{only} "
+                       f"only (give the interface an IPv{only} ip, with {text} in addresses)")
+        return None
+    return str(itf)

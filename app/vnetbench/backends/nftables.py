@@ -62,11 +62,19 @@ def _set(values: list[str]) -> str:
     return values[0] if len(values) == 1 else "{ " + ", ".join(values) + " }"
 
 
-def _match(rule: Rule, resolve: Resolver, where: str, reply: bool = False) -> str:
-    """The match part of one rule; ``reply`` matches the answers to it (addresses and ports swapped)."""
+def _ipv4(values: list[str] | None) -> list[str] | None:
+    """A side's addresses as the IPv4 lab matches them: its IPv4 ones (a rule of IPv6 networks matches nothing)."""
+    return None if values is None else [v for v in values if ":" not in v]
+
+
+def _match(rule: Rule, resolve: Resolver, where: str, reply: bool = False) -> str | None:
+    """The match part of one rule; ``reply`` matches the answers to it (addresses and ports swapped); None
+    when it names IPv6 networks only, which no packet of the IPv4 lab is in."""
     match = []
-    src = _addresses(rule.src, resolve, f"{where} src")
-    dst = _addresses(rule.dst, resolve, f"{where} dst")
+    src = _ipv4(_addresses(rule.src, resolve, f"{where} src"))
+    dst = _ipv4(_addresses(rule.dst, resolve, f"{where} dst"))
+    if src == [] or dst == []:
+        return None
     if reply:
         src, dst = dst, src
     if src:
@@ -91,6 +99,8 @@ def rule_lines(rule: Rule, resolve: Resolver, where: str, can_reject: bool = Tru
     reset and everything else with an ICMP port unreachable, as ``decide.symptom`` predicts."""
     comment = (rule.name or where).replace('"', "'")[:120]
     match = _match(rule, resolve, where)
+    if match is None:
+        return []
     return [f'{match} {verdict} comment "{comment}"' for verdict in refusal(rule.proto, rule.action, can_reject)]
 
 
@@ -159,8 +169,8 @@ def chain_body(fw: Forwarding, resolve: Resolver, owner: str, conntrack: bool = 
         body += ["ct state established,related accept", "ct state invalid drop",
                  "tcp flags & (syn | ack) != syn ct state new drop"]
     elif fw.stateful:
-        body += [f'{_match(r, resolve, w, reply=True)} accept comment "reply to {w}"'
-                 for r, w in zip(fw.rules, names) if r.action is Action.ALLOW]
+        body += [f'{match} accept comment "reply to {w}"' for r, w in zip(fw.rules, names)
+                 if r.action is Action.ALLOW and (match := _match(r, resolve, w, reply=True)) is not None]
     body += [line for r, w in zip(fw.rules, names) for line in rule_lines(r, resolve, w, conntrack)]
     if fw.default_policy is Action.REJECT and conntrack:
         body += [f'{verdict} comment "{owner} default reject"' for verdict in refusal(Proto.ANY, Action.REJECT)]

@@ -24,6 +24,7 @@ from ..layout.content import (
     SWITCH_KINDS, lacp_text, portgroup_details, pvlan_map_text, teaming_text,
 )
 from ..model import Index, Topology
+from ..model.families import DEFAULT_NETWORK, family, shown
 from ..model.objects import PORTGROUP_SWITCHES, Route, VmRole
 from ..model.routing import DEFAULT_PREFIX
 from ..model.text import exportable
@@ -108,15 +109,17 @@ def inventory(topology: Topology) -> dict[str, Any]:
             if nic.guest_vlan:
                 network += f" (guest VLAN {nic.guest_vlan})"
             nics.append({"name": nic.name + ("" if nic.connected else " (disconnected)"), "type": str(nic.type),
-                         "network": network, "ip": nic.ip or "", "gateway": nic.gateway or ""})
+                         "network": network, "ip": ", ".join(shown(nic)),
+                         "gateway": ", ".join(g for g in (nic.gateway, nic.gateway6) if g)})
         vms.append({"name": vm.name, "host": name(vm.host), "role": ROLES.get(vm.role, str(vm.role)), "vnics": nics})
     physical = [{"name": s.name, "kind": "physical switch",
                  "parts": [f"{p.name} {p.mode} {p.access_vlan if p.mode == 'access' else p.allowed}"
                            for p in s.ports] + _bundles(s)} for s in topology.physical_switches]
     physical += [{"name": r.name, "kind": "router" + (f" (L3 switch on {name(r.switch)})" if r.switch else ""),
-                  "parts": [f"{i.name} {i.ip or ''}" + (f" VLAN {i.vlan}" if i.vlan else "") for i in r.interfaces]}
+                  "parts": [f"{i.name} {' '.join(shown(i))}" + (f" VLAN {i.vlan}" if i.vlan else "")
+                            for i in r.interfaces]}
                  for r in topology.physical_routers]
-    physical += [{"name": h.name, "kind": "physical host", "parts": [f"{n.name} {n.ip or ''}" for n in h.nics]}
+    physical += [{"name": h.name, "kind": "physical host", "parts": [f"{n.name} {' '.join(shown(n))}" for n in h.nics]}
                  for h in topology.physical_hosts]
     counts = [count(len(topology.hosts), "host"), count(len(topology.switches), "switch"),
               count(sum(len(s.portgroups) for s in topology.switches), "portgroup"), count(len(topology.vms), "VM"),
@@ -172,24 +175,28 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
     for vm in topology.vms:
         if vm.role is VmRole.VM or vm.forwarding.mode != "routed":
             continue
-        interfaces = [{"name": n.name, "network": _network(index, n.network), "ip": n.ip or ""} for n in vm.vnics]
-        routes = [{"prefix": net, "via": f"connected ({n.name})"} for n in vm.vnics if (net := _connected(n.ip))]
+        interfaces = [{"name": n.name, "network": _network(index, n.network), "ip": ", ".join(shown(n))}
+                      for n in vm.vnics]
+        routes = [{"prefix": net, "via": f"connected ({n.name})"} for n in vm.vnics for a in shown(n)
+                  if (net := _connected(a))]
         routes += _static(vm.forwarding.routes)
-        routes += [{"prefix": "0.0.0.0/0 (default)", "via": f"{n.gateway} ({n.name})"} for n in vm.vnics
-                   if n.gateway]
+        routes += [{"prefix": f"{DEFAULT_NETWORK[family(g) or 4]} (default)", "via": f"{g} ({n.name})"}
+                   for n in vm.vnics for g in (n.gateway, n.gateway6) if g]
         out.append({"name": vm.name, "kind": f"{ROLES[vm.role]} VM on {name(vm.host)}", "interfaces": interfaces,
                     "routes": routes})
     for dlr in topology.nsx.dlrs:
-        interfaces = [{"name": i.name, "network": _network(index, i.network), "ip": i.ip} for i in dlr.interfaces]
-        routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in dlr.interfaces if (net := _connected(i.ip))]
+        interfaces = [{"name": i.name, "network": _network(index, i.network), "ip": ", ".join(shown(i))}
+                      for i in dlr.interfaces]
+        routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in dlr.interfaces for a in shown(i)
+                  if (net := _connected(a))]
         routes += _static(dlr.routes)
         out.append({"name": dlr.name, "kind": "NSX distributed logical router (routes on each source host)",
                     "interfaces": interfaces, "routes": routes})
     for router in topology.physical_routers:
-        interfaces = [{"name": i.name, "network": f"VLAN {i.vlan}" if i.vlan else "", "ip": i.ip or ""}
+        interfaces = [{"name": i.name, "network": f"VLAN {i.vlan}" if i.vlan else "", "ip": ", ".join(shown(i))}
                       for i in router.interfaces]
-        routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in router.interfaces
-                  if (net := _connected(i.ip))]
+        routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in router.interfaces for a in shown(i)
+                  if (net := _connected(a))]
         routes += _static(router.routes)
         kind = f"L3 switch on {name(router.switch)}" if router.switch else "physical router"
         out.append({"name": router.name, "kind": kind, "interfaces": interfaces, "routes": routes})
@@ -200,7 +207,8 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
 
 def _static(routes: list[Route]) -> list[dict[str, str]]:
     """Static routes as the report's rows, in the order the router tries equal prefixes."""
-    return [{"prefix": "0.0.0.0/0 (default)" if r.prefix.strip().lower() == DEFAULT_PREFIX else r.prefix,
+    return [{"prefix": f"{DEFAULT_NETWORK[family(r.via) or 4]} (default)"
+             if r.prefix.strip().lower() == DEFAULT_PREFIX else r.prefix,
              "via": r.via + (f" ({r.interface})" if r.interface else "")} for r in routes]
 
 

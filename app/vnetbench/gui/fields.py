@@ -145,7 +145,7 @@ def _checked_text(text: str, field: str) -> str:
         problem = address_problem(text, with_prefix=True)
         if problem:
             raise FieldError(problem)
-    elif field in ("gateway", "nat_gateway", "via") and text:
+    elif field in ("gateway", "gateway6", "nat_gateway", "via") and text:
         problem = address_problem(text.split("/")[0], with_prefix=False)
         if problem:
             raise FieldError(problem)

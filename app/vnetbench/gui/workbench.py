@@ -54,6 +54,7 @@ class Workbench(QObject):
         self.path: Any = None
         self._engine: Engine | None = None
         self._pending: list[Change] = []
+        self._families: dict[int, tuple[int, Engine]] = {}   # family -> (revision, its predictor)
         self._snapshot: tuple[int, bytes] | None = None
         self._captured: tuple[Topology, bytes, Index] | None = None
         #: The backend the deploy dock is connected to (through its connect dialog), for the measure dock to
@@ -89,6 +90,13 @@ class Workbench(QObject):
             except Exception:  # noqa: BLE001 - an update the engine trips over: start afresh from the design
                 self._engine = Engine(self.topology)
         return self._engine
+
+    def family_engine(self, family: int) -> Engine:
+        """The predictor for one address family (a dual-stack design's other one), compiled anew after edits."""
+        found = self._families.get(family)
+        if found is None or found[0] != self.document.revision:
+            found = self._families[family] = (self.document.revision, Engine(self.topology, 6 if family == 6 else 4))
+        return found[1]
 
     def snapshot(self) -> Snapshot:
         """Capture the design now (cheap, on the GUI thread); calling the result, in a worker thread, gives an

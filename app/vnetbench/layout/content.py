@@ -8,6 +8,7 @@ in the same fonts at the same offsets (``TEXT_X``, ``TEXT_TOP``), so what fits h
 
 from __future__ import annotations
 
+from ..model.families import shown
 from ..model.forwarding import pvlan_entry
 from ..model.nsxt import gateway_kind
 from ..model.objects import (VM, Dlr, FailureDetection, Host, HostNic, LacpMode, LoadBalancing, PhysicalHost,
@@ -162,9 +163,7 @@ def vm_details(vm: VM) -> list[str]:
     """Each vNIC on a line: its name, adapter type and address; a forwarding VM says what it is first."""
     lines = [] if vm.role == VmRole.VM else [f"{vm.role} \u00b7 {vm.forwarding.mode}"]
     for nic in vm.vnics:
-        parts = [nic.name, str(nic.type)]
-        if nic.ip:
-            parts.append(nic.ip)
+        parts = [nic.name, str(nic.type), *shown(nic)]
         if nic.guest_vlan is not None:
             parts.append(f"VLAN {nic.guest_vlan}")
         if not nic.connected:
@@ -189,7 +188,7 @@ def port_details(port: Port) -> list[str]:
 
 
 def interface_details(itf: RouterInterface | HostNic) -> list[str]:
-    lines = [itf.ip] if itf.ip else []
+    lines = shown(itf)
     if itf.vlan is not None:
         lines.append(f"VLAN {itf.vlan}")
     return lines
@@ -216,4 +215,4 @@ def physical_host_details(ph: PhysicalHost) -> list[str]:
 
 def dlr_details(dlr: Dlr) -> list[str]:
     return ["NSX DLR" if dlr.tier is None else f"NSX-T {gateway_kind(dlr)}"] + \
-        [f"{itf.name} {itf.ip}" for itf in dlr.interfaces]
+        [f"{itf.name} {' '.join(shown(itf))}" for itf in dlr.interfaces]

@@ -232,6 +232,8 @@ class PNic:
     mtu: int = 1500
     ip: str | None = None
     gateway: str | None = None
+    addresses: list[str] = field(default_factory=list)
+    gateway6: str | None = None
 
 
 @dataclass
@@ -340,7 +342,10 @@ class Switch:
 
 @dataclass
 class VNic:
-    """A guest adapter. ``ip`` is ``address/prefix``; ``guest_vlan`` only on a trunk portgroup (or DirectPath).
+    """A guest adapter. ``ip`` is ``address/prefix`` (IPv4 or IPv6); ``addresses`` holds its further ones (the
+    other family of a dual-stack vNIC, secondaries, an IPv6 link-local one); ``gateway`` is the gateway of
+    ``ip``'s family or of either, ``gateway6`` an IPv6 one beside an IPv4 ``gateway`` (a link-local next hop
+    is written ``fe80::1%eth0``). ``guest_vlan`` only on a trunk portgroup (or DirectPath).
 
     An SR-IOV adapter is a virtual function of the pNIC ``physical_function``: its portgroup (``network``) only
     gives it a VLAN; its frames bypass the virtual switch. A DirectPath adapter is that whole pNIC, owned by the
@@ -360,6 +365,8 @@ class VNic:
     mtu: int = 1500
     uplink: str | None = None
     bridge_vlans: BridgeVlans | None = None
+    addresses: list[str] = field(default_factory=list)
+    gateway6: str | None = None
 
 
 @dataclass
@@ -463,18 +470,20 @@ class PhysicalSwitch:
 
 @dataclass
 class RouterInterface:
-    """A routed interface or SVI. ``vlan`` is the tag it uses on its port (``None``: untagged)."""
+    """A routed interface or SVI. ``vlan`` is the tag it uses on its port (``None``: untagged); ``addresses``
+    holds its further addresses (the other family, secondaries, an IPv6 link-local one), like a vNIC's."""
 
     id: str
     name: str
     ip: str | None = None
     vlan: int | None = None
+    addresses: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Route:
     """A static route of a router (physical, a router/firewall/edge VM, an NSX DLR): traffic for ``prefix``
-    (a CIDR, or ``default`` for 0.0.0.0/0) goes to the next hop ``via``, out of ``interface`` (an interface
+    (an IPv4 or IPv6 CIDR, or ``default``: 0.0.0.0/0, or ::/0 when ``via`` is IPv6) goes to the next hop ``via``, out of ``interface`` (an interface
     or vNIC of the router, by id or name) when given, else out of the interface whose subnet holds ``via``."""
 
     prefix: str
@@ -503,6 +512,8 @@ class HostNic:
     gateway: str | None = None
     mac: str | None = None
     vlan: int | None = None
+    addresses: list[str] = field(default_factory=list)
+    gateway6: str | None = None
 
 
 @dataclass
@@ -534,12 +545,13 @@ class Link:
 
 @dataclass
 class DlrInterface:
-    """A distributed logical router's leg on an NSX segment."""
+    """A distributed logical router's leg on an NSX segment; ``addresses`` as a router interface's."""
 
     id: str
     name: str
     network: str
     ip: str
+    addresses: list[str] = field(default_factory=list)
 
 
 @dataclass

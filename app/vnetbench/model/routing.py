@@ -17,14 +17,15 @@ from .objects import VM, Dlr, ForwardMode, PhysicalRouter, Route, Topology, VmRo
 DEFAULT_PREFIX = "default"
 
 
-def route_prefix(text: str, strict: bool = True) -> ipaddress.IPv4Network | None:
-    """A route's destination network (``default`` is 0.0.0.0/0); None when it is not an IPv4 network (with
-    its host bits zero, when ``strict``: validation insists, prediction takes the network they lie in)."""
+def route_prefix(text: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """A route's destination network (``default`` is 0.0.0.0/0: an IPv6 design's projection writes ::/0);
+    None when it is not an IPv4 or IPv6 network (with its host bits zero, when ``strict``: validation
+    insists, prediction takes the network they lie in)."""
     text = text.strip()
     if text.lower() == DEFAULT_PREFIX:
         return ipaddress.IPv4Network("0.0.0.0/0")
     try:
-        return ipaddress.IPv4Network(text, strict=strict)
+        return ipaddress.ip_network(text, strict=strict)
     except ValueError:
         return None
 

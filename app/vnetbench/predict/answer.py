@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..model.families import IPV6_MIN_MTU
 from . import decide
 from .explain import Narrator, asymmetry
 from .network import Network
@@ -36,10 +37,16 @@ class AnsweringWalker(WalkerBase):
             reasons = list(walk.reasons)
         if walk.delivered and not reasons:
             reasons.append(self._explain(walk))
+        if mtu is not None and self._ipv6(walk.src) and (walk.routed_by or mtu < IPV6_MIN_MTU):
+            reasons.append(ipv6_packet_note(mtu, limit))
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
                      tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
                      limit,
                      tuple(walk.steps), walk.blocked and walk.refused)
+
+    def _ipv6(self, endpoint: str) -> bool:
+        """Whether the walk is an IPv6 one (the design projected onto IPv6: ``model.families``)."""
+        return any(p.ip is not None and p.ip.version == 6 for p in self.net.points.get(endpoint, ()))
 
     def _explain(self, walk: Walk) -> str:
         where = "inside the host" if not walk.pnics else f"through {len(walk.pnics)} pNIC crossing(s)"
@@ -97,3 +104,12 @@ def decided(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, ne
             asym = (asymmetry(net, fwd, rev, one_way), asym[0][:1].upper() + asym[0][1:] + ".")
         return Prediction(forward, reverse, verdict, story + asym, flow)
     return Prediction(forward, reverse, verdict, forward.reasons, flow)
+
+
+def ipv6_packet_note(mtu: int, where: str) -> str:
+    """What the largest packet means for IPv6: routers never fragment, and no link carries less than 1280."""
+    if mtu < IPV6_MIN_MTU:
+        return (f"The path takes only {mtu} bytes at {where}, below IPv6's minimum link MTU of {IPV6_MIN_MTU}: "
+                f"IPv6 does not work across it; raise that MTU to at least {IPV6_MIN_MTU}.")
+    return (f"IPv6 routers never fragment: a packet over {mtu} bytes is dropped and its sender told by an ICMPv6 "
+            "Packet Too Big, so path MTU discovery must get through.")

@@ -290,16 +290,19 @@ def first_of_lowest(ranks: Sequence[Any]) -> int:
 
 
 class Prefixes:
-    """Longest-prefix match of addresses against a set of IPv4 networks, each given as (address, prefix
-    length): one sorted table per length. ``holding`` answers one address, ``longest`` many at once."""
+    """Longest-prefix match of addresses against a set of networks of one family, each given as (address,
+    prefix length), ``bits`` wide (32: IPv4, 128: IPv6, which only ``holding`` answers: the matrix takes
+    IPv6 designs relabelled, ``family``): one sorted table per length. ``holding`` answers one address,
+    ``longest`` many at once."""
 
-    def __init__(self, networks: Sequence[tuple[int, int]] | set[tuple[int, int]]) -> None:
+    def __init__(self, networks: Sequence[tuple[int, int]] | set[tuple[int, int]], bits: int = 32) -> None:
         self.networks = sorted(set(networks))
         self.index = {n: i for i, n in enumerate(self.networks)}
         self.lists: list[tuple[int, list[int], list[int]]] = []
+        full = (1 << bits) - 1
         for length in sorted({n for _, n in self.networks}, reverse=True):
             ids = [i for i, (_, n) in enumerate(self.networks) if n == length]
-            self.lists.append(((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, [self.networks[i][0] for i in ids], ids))
+            self.lists.append(((full << (bits - length)) & full, [self.networks[i][0] for i in ids], ids))
         self._arrays: list | None = None
 
     def holding(self, value: int) -> list[int]:
@@ -341,12 +344,13 @@ class RouteTable:
                  pinned: Sequence[int | None] = ()) -> None:
         self.routes = list(routes)
         self.pinned = list(pinned) + [None] * (len(self.routes) - len(pinned))
-        self.subnets = Prefixes([(int(n.network_address), n.prefixlen) for n in subnets if n is not None])
+        bits = max([n.max_prefixlen for n in subnets if n is not None] + [p.max_prefixlen for p, _ in routes] + [32])
+        self.subnets = Prefixes([(int(n.network_address), n.prefixlen) for n in subnets if n is not None], bits)
         self.on_subnet: list[list[int]] = [[] for _ in self.subnets.networks]
         for i, n in enumerate(subnets):
             if n is not None:
                 self.on_subnet[self.subnets.index[int(n.network_address), n.prefixlen]].append(i)
-        self.prefixes = Prefixes([(int(p.network_address), p.prefixlen) for p, _ in self.routes])
+        self.prefixes = Prefixes([(int(p.network_address), p.prefixlen) for p, _ in self.routes], bits)
         self.first_route = [-1] * len(self.prefixes.networks)
         for r, (p, _) in enumerate(self.routes):
             slot = self.prefixes.index[int(p.network_address), p.prefixlen]

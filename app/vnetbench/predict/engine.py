@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.document import Change
 from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rule, Topology, VmRole, VNic
+from ..model.families import COPIED_LISTS, PROJECTED_FIELDS, Family, families_in, project, projection
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
 from .network import Network
+from .relabel import relabel
 from .result import Prediction
 from .rules import generic
 from .walk import Walker
@@ -38,8 +40,9 @@ _RULE_FIELDS = frozenset({"action", "src", "dst", "proto", "port", "applied_to"}
 class Engine:
     """One design's prediction: the pair walk, the matrix and what-if, kept up to date with the design's edits."""
 
-    def __init__(self, topology: Topology) -> None:
+    def __init__(self, topology: Topology, family: Family | None = None) -> None:
         self.topology = topology
+        self.family = family     # the address family predicted (None: the design's first, IPv4 when it has it)
         self._matrix: Matrix | None = None        # numpy and the matrix code load with the first matrix
         self._builder: MatrixBuilder | None = None
         self._affected: set[str] = set()     # endpoints whose rows and columns the next matrix recomputes
@@ -48,9 +51,15 @@ class Engine:
         self._compile()
 
     def _compile(self) -> None:
-        self._network = Network(self.topology)
+        fam = self.family or families_in(self.topology)[0]
+        self._clone = projection(self.topology, fam)
+        # the design as the family sees it (itself, single-stack)
+        self._seen = self._clone.topology if self._clone is not None else self.topology
+        self._network = Network(self._seen)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)
+        # the vectorised matrix holds addresses in 64 bits: an IPv6 design's runs on its IPv4 relabelling
+        self._matrix_walker: Walker | None = self._walker if fam == 4 else None
         self._explainer: Walker | None = self._walker   # None: renamed since, the story compiles anew
         self._stale = False
 
@@ -60,7 +69,8 @@ class Engine:
         if self._stale:
             self._compile()
         if self._explainer is None:   # renamed since: the matrix keeps its network, the story gets a new one
-            self._explainer = Walker(Network(self.topology), self._profile())
+            self._explainer = Walker(Network(project(self.topology, self.family or families_in(self.topology)[0])),
+                                     self._profile())
         return self._explainer
 
     @property
@@ -98,7 +108,9 @@ class Engine:
 
         if self._stale:
             self._compile()
-        walker = self._walker
+        if self._matrix_walker is None:
+            self._matrix_walker = Walker(Network(relabel(self._seen)), self.calibration)
+        walker = self._matrix_walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):
                 self._builder.check = check or (lambda: None)   # this call's, not the one that built it
@@ -124,6 +136,12 @@ class Engine:
             return
         if self._stale:
             return  # a rebuild is due anyway, and reads the design as it is then
+        if self._clone is not None and not self._mirrored(change):
+            self._rebuild()   # an edit the projection cannot follow in place: compiled anew when next used
+            return
+        if self._matrix_walker is not self._walker:
+            # an IPv6 matrix's relabelled copy is made anew (the walk above follows the edit in place)
+            self._matrix_walker = self._builder = self._matrix = None
         if self._explainer is not self._walker:
             self._explainer = None    # the story's own network is out of date too
         if change.op == "set" and change.field in _WORDING_FIELDS:
@@ -141,6 +159,22 @@ class Engine:
             return
         if not self._rule_edit(change):
             self._rebuild()
+
+    def _mirrored(self, change: Change) -> bool:
+        """Make an edit of the design on its projection too (``families.projection``: the parts holding
+        addresses are copies); False when the projection must be made anew (an address, a route, a part
+        added or removed where the projection holds copies)."""
+        assert self._clone is not None
+        copied = self._clone.copies.get(id(change.obj if change.op == "set" else change.owner))
+        if copied is None:
+            return True   # a part the projection shares with the design: the edit is there already
+        field = change.field or ""
+        if change.op != "set":    # a list of the copy: the design's own one (rules), or a list of copies
+            return getattr(copied, field, None) is getattr(change.owner, field, None)
+        if field in PROJECTED_FIELDS or field in COPIED_LISTS:
+            return False
+        setattr(copied, field, getattr(change.obj, field))
+        return True
 
     def _rebuild(self) -> None:
         self._stale = True

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..model.families import Family
 from ..model.document import Change, Document
 from .engine import Engine
 from .matrix import Matrix
@@ -30,10 +31,17 @@ class LiveMatrix:
 
     def __init__(self, document: Document) -> None:
         self.document = document
+        self.family: Family | None = None     # the address family it predicts (None: the design's first)
         self._engine: Engine | None = None
         self._edits: list[Change] = []
         self._lock = threading.Lock()
         document.subscribe(self.edited)
+
+    def set_family(self, family: Family | None) -> None:
+        """Predict another address family from the next ``run`` on."""
+        with self._lock:
+            if family != self.family:
+                self.family, self._engine = family, None
 
     def edited(self, change: Change) -> None:
         """An edit was applied (called on the editing thread)."""
@@ -47,7 +55,7 @@ class LiveMatrix:
             edits, self._edits = self._edits, []
             try:
                 if self._engine is None or any(c.op == "reset" for c in edits):
-                    self._engine = Engine(self.document.topology)
+                    self._engine = Engine(self.document.topology, self.family)
                 else:
                     for change in edits:
                         self._engine.changed(change)

@@ -141,7 +141,7 @@ class _Keys:
         for rule in rules:
             for spec in (rule.src, rule.dst):
                 parsed = parse_spec(spec)
-                if parsed.lo is not None and parsed.hi is not None:
+                if parsed.lo is not None and parsed.hi is not None and parsed.version == 4:
                     self.networks.add((parsed.lo, 32 - (parsed.hi - parsed.lo).bit_length()))
                 elif not parsed.everything:
                     self.names.add(parsed.name)

@@ -24,7 +24,7 @@ import functools
 import ipaddress
 import socket
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from ..model.index import Index
 from ..model.objects import (
@@ -58,17 +58,21 @@ class Iface:
         return text
 
 
-_NETWORKS: dict[tuple[int, int], ipaddress.IPv4Network] = {}
+_NETWORKS: dict[tuple[int, int, int], Any] = {}
+#: Address width and classes per family (a design projected onto IPv6 holds IPv6 addresses: ``model.families``).
+_FAMILY: dict[int, tuple[int, Any, Any]] = {4: (32, ipaddress.IPv4Address, ipaddress.IPv4Network), 6: (128, ipaddress.IPv6Address, ipaddress.IPv6Network)}
 
 
-def make_iface(value: int, prefix: int) -> Iface:
+def make_iface(value: int, prefix: int, version: int = 4) -> Iface:
     """An interface from an address as a number and a prefix length, shared between equal ones (big designs hold many)."""
-    mask = (0xFFFFFFFF << (32 - prefix)) & 0xFFFFFFFF
-    key = (value & mask, prefix)
+    bits, address, network_class = _FAMILY[version]
+    full = (1 << bits) - 1
+    mask = (full << (bits - prefix)) & full
+    key = (value & mask, prefix, version)
     network = _NETWORKS.get(key)
     if network is None:
-        network = _NETWORKS[key] = ipaddress.IPv4Network(key)
-    return Iface(ipaddress.IPv4Address(value), network)
+        network = _NETWORKS[key] = network_class(key[:2])
+    return Iface(address(value), network)
 
 
 @dataclass
@@ -158,16 +162,29 @@ def _quad(text: str) -> int | None:
         return None
 
 
+def _hextets(text: str) -> int | None:
+    """An IPv6 address (its ``%scope`` dropped) as an int, else None."""
+    try:
+        return int.from_bytes(socket.inet_pton(socket.AF_INET6, text.split("%", 1)[0]), "big")
+    except (OSError, ValueError):
+        return None
+
+
 #: Parsed addresses are remembered: an edit that moves a thousand VMs parses their unchanged addresses again.
 _PARSED = 1 << 17
 
 
 @functools.lru_cache(maxsize=_PARSED)
 def parse_if(text: str | None) -> Iface | None:
-    """``address/prefix`` (prefix 32 when absent); None when it is not an IPv4 interface."""
+    """``address/prefix`` (prefix 32, or 128, when absent); None when it is not an IPv4 or IPv6 interface."""
     if not text:
         return None
     addr, _, prefix = text.strip().partition("/")
+    if ":" in addr:
+        value = _hextets(addr)
+        if value is not None and (not prefix or (prefix.isdigit() and int(prefix) <= 128)):
+            return make_iface(value, int(prefix or 128), 6)
+        return None
     value = _quad(addr)
     mask = _quad(prefix) if "." in prefix else None
     if mask is not None:  # a dotted netmask (255.255.255.0) must be contiguous ones
@@ -182,14 +199,17 @@ def parse_if(text: str | None) -> Iface | None:
 def route_network(text: str) -> ipaddress.IPv4Network | None:
     """A route's prefix as prediction takes it (``route_prefix``; host bits allowed), parsed once per text:
     routers in a large design repeat the same prefixes thousands of times."""
-    return route_prefix(text, strict=False)
+    return cast("ipaddress.IPv4Network | None", route_prefix(text, strict=False))   # IPv6 in a projection
 
 
 @functools.lru_cache(maxsize=_PARSED)
 def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
-    """The address of ``a.b.c.d`` or ``a.b.c.d/len``; None for no text."""
+    """The address of ``a.b.c.d`` or ``a.b.c.d/len`` (or an IPv6 one); None for no text."""
     if not text:
         return None
+    if ":" in text:
+        six = _hextets(text.strip().split("/")[0])
+        return ipaddress.IPv6Address(six) if six is not None else None  # type: ignore[return-value]
     value = _quad(text.strip().split("/")[0])
     return ipaddress.IPv4Address(value) if value is not None else None
 
@@ -487,7 +507,7 @@ class Network:
             for p in pts:
                 if p.segment == inside_seg and p.iface is not None and inside_ip in p.iface.network:
                     net = p.iface.network
-        iface = make_iface(int(inside_ip), net.prefixlen if net else 24)
+        iface = make_iface(int(inside_ip), net.prefixlen if net else 24, inside_ip.version)
         device = Device(f"{sw.id}", f"{sw.name} NAT", DeviceKind.NAT, host=host)
         device.points.append(Point(inside_seg, iface, None, sw.id, sw.id, f"{sw.name} NAT inside"))
         wire = self.fabric.nat_wire(sw)

@@ -26,21 +26,28 @@ class CompiledRules:
         self._ports: dict[int | None, np.ndarray] = {}
 
     @staticmethod
-    def _side(specs: list[Spec]) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, list[int]]]:
+    def _side(specs: list[Spec]) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, list[int]],
+                                          list[tuple[int, int, int]]]:
+        """Per side: any, the IPv4 ranges as arrays, the names, and the (few) IPv6 ranges as a list."""
         everything = np.array([s.everything for s in specs], dtype=bool)
-        lo = np.array([s.lo if s.lo is not None else 1 for s in specs], dtype=np.int64)
-        hi = np.array([s.hi if s.hi is not None else 0 for s in specs], dtype=np.int64)
+        four = [s.lo is not None and s.version == 4 for s in specs]
+        lo = np.array([s.lo if v4 else 1 for s, v4 in zip(specs, four)], dtype=np.int64)
+        hi = np.array([s.hi if v4 else 0 for s, v4 in zip(specs, four)], dtype=np.int64)
+        six = [(i, s.lo, s.hi) for i, s in enumerate(specs) if s.version == 6 and s.lo is not None and s.hi is not None]
         names: dict[str, list[int]] = {}
         for i, s in enumerate(specs):
             if not s.everything:
                 names.setdefault(s.name, []).append(i)
-        return everything, lo, hi, names
+        return everything, lo, hi, names, six
 
     def matching(self, side: int, party: Party) -> np.ndarray:
         """Which rules' side (0 source, 1 destination) names the party: by address range or by id."""
-        everything, lo, hi, names = self.sides[side]
+        everything, lo, hi, names, six = self.sides[side]
         hit = everything.copy()
-        if party.ip is not None:
+        if party.ip is not None and party.ip.version == 6:
+            value = int(party.ip)
+            hit[[i for i, first, last in six if first <= value <= last]] = True
+        elif party.ip is not None:
             value = int(party.ip)
             hit |= (lo <= value) & (value <= hi)
         for name in party.ids:

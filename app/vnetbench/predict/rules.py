@@ -49,13 +49,15 @@ class Spec:
 
     everything: bool
     name: str
-    lo: int | None = None      # first and last IPv4 address of the network it names, if it names one
+    lo: int | None = None      # first and last address of the network it names, if it names one
     hi: int | None = None
+    version: int = 4           # that network's family: it names no address of the other
 
 
 @lru_cache(maxsize=1 << 16)
 def parse_spec(spec: str | None) -> Spec:
-    """A rule's source or destination read once: any, an IPv4 network (its address range), or a name."""
+    """A rule's source or destination read once: any (both families), an IPv4 or IPv6 network (its address
+    range), or a name."""
     text = (spec or "any").strip()
     if text.lower() in ("any", "*", ""):
         return Spec(True, text)
@@ -63,9 +65,7 @@ def parse_spec(spec: str | None) -> Spec:
         network = ipaddress.ip_network(text, strict=False)
     except ValueError:
         return Spec(False, text)
-    if network.version != 4:
-        return Spec(False, text)
-    return Spec(False, text, int(network.network_address), int(network.broadcast_address))
+    return Spec(False, text, int(network.network_address), int(network.broadcast_address), network.version)
 
 
 def spec_matches(spec: str | None, party: Party) -> bool:
@@ -74,7 +74,7 @@ def spec_matches(spec: str | None, party: Party) -> bool:
     if parsed.everything or parsed.name in party.ids:
         return True
     return party.ip is not None and parsed.lo is not None and parsed.hi is not None \
-        and parsed.lo <= int(party.ip) <= parsed.hi
+        and parsed.version == party.ip.version and parsed.lo <= int(party.ip) <= parsed.hi
 
 
 @lru_cache(maxsize=1 << 12)

@@ -100,7 +100,7 @@ class PointSets:
                 found = self.everything
             else:
                 parts = [np.array(self.by_name.get(parsed.name, ()), dtype=np.int64)]
-                if parsed.lo is not None and parsed.hi is not None:
+                if parsed.lo is not None and parsed.hi is not None and parsed.version == 4:
                     lo, hi = np.searchsorted(self.sorted_ips, [parsed.lo, parsed.hi + 1])
                     parts.append(self.order[lo:hi])
                 found = np.unique(np.concatenate(parts))

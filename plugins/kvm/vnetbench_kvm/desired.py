@@ -34,6 +34,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
 from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, returns_through
+from vnetbench.model.families import route_family
 from vnetbench.model.routing import route_prefix
 from vnetbench.model.vlan import VlanMode
 
@@ -376,7 +377,7 @@ class _Builder:
                 "nics": nics, "nft": rules, "nft_family": family}
         if forwards and not bridged and vm.forwarding.routes:   # loaded over the channel, after the rules
             spec["routes"] = [[r.prefix.strip(), r.via.strip()] for r in vm.forwarding.routes
-                              if route_prefix(r.prefix) is not None]
+                              if route_prefix(r.prefix) is not None and route_family(r) == 4]
         role = "" if vm.role is VmRole.VM else f"{vm.role.value}, "
         models = ", ".join(sorted({n["model"] for n in nics})) or "no NIC"
         self.add(Want("domain", f"domain/{name}", spec, f"guest {vm.name} ({role}{models})", vm.id,
@@ -425,7 +426,7 @@ class _Builder:
         return None, None
 
     def address(self, text: str | None, where: str) -> str | None:
-        return interface_address(text, where, self.reasons)
+        return interface_address(text, where, self.reasons, only=4)   # guests get IPv4
 
     # --- all of it -------------------------------------------------------------------------------------
 

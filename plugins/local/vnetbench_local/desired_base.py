@@ -3,6 +3,7 @@ segments and shapers every part of the design is built from (the parts are in th
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -12,6 +13,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag
 from vnetbench.model import VM, Index, SwitchKind, Topology
+from vnetbench.model.families import route_family
 from vnetbench.model.forwarding import (
     PER_GUEST, Fabric, Place, SegmentKey, Switching, UplinkChooser, ingress, pvlan_segment_entry,
 )
@@ -65,7 +67,8 @@ def static_routes(routes: list[Any], default: Sequence[Sequence[str]] = ()) -> l
     (its vNIC gateway) unless a static default route comes first: among equal prefixes the first listed
     wins, as the prediction's ``decide.RouteTable`` decides. A route's interface is left to the kernel, which
     picks the one whose subnet holds the next hop."""
-    out = [[r.prefix.strip(), r.via.strip()] for r in routes if route_prefix(r.prefix) is not None]
+    out = [[r.prefix.strip(), r.via.strip()] for r in routes
+           if route_prefix(r.prefix) is not None and route_family(r) == 4]   # the lab speaks IPv4
     if not any(route_prefix(p) == route_prefix("default") for p, _ in out):
         out += [list(r) for r in default]
     return out
@@ -155,7 +158,7 @@ class BuilderBase:
                 self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
         self.reasons += unemulated(self.d, self.fabric)
 
-    _iface = staticmethod(interface_address)
+    _iface = staticmethod(functools.partial(interface_address, only=4))   # the lab speaks IPv4
 
     def segment(self, vm: VM, nic: Any) -> tuple[Segment | None, str]:
         """The bridge a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""

@@ -68,17 +68,22 @@ def _matrix(topology: Topology, engine) -> None:
 
 
 def _expected(path: Path, engine) -> int:
-    """Compare with ``<name>.expect.yaml`` beside the design; return the number of disagreements."""
+    """Compare with ``<name>.expect.yaml`` beside the design (an entry with ``family: 6`` in IPv6); return the
+    number of disagreements."""
     expect = path.with_name(path.name.replace(".vnet.yaml", ".expect.yaml"))
     if not expect.is_file() or expect == path:
         return 0
     _heading(f"Predicted vs expected ({expect.name})")
     wrong = 0
+    engines = {engine.family or 4: engine}
     for entry in yaml.safe_load(expect.read_text(encoding="utf-8")) or []:
-        got = str(engine.predict(entry["from"], entry["to"]).verdict)
+        fam = entry.get("family", 4)
+        if fam not in engines:
+            engines[fam] = type(engine)(engine.topology, fam)
+        got = str(engines[fam].predict(entry["from"], entry["to"]).verdict)
         ok = got == entry["verdict"]
         wrong += not ok
-        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}: {got}"
+        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}{' (IPv6)' if fam == 6 else ''}: {got}"
             + ("" if ok else f" (expected {entry['verdict']}: {entry['why']})"))
     return wrong
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ...model.text import one_line
-from ...predict import Engine, Verdict
+from ...predict import Verdict, family
 from ...predict.calibration import CalibrationError
 from ...predict.uplinkmarks import MARK
 from ..common import load_design, print_json, say
@@ -37,12 +38,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     out.add_argument("--csv", action="store_true", help="stream src,dst,verdict rows as CSV")
     out.add_argument("--summary", action="store_true",
                      help="the number of ordered pairs per verdict, and of endpoint classes")
+    p.add_argument("--family", type=int, choices=[4, 6],
+                   help="IPv4 or IPv6 (default: IPv4 when the design uses it; on a dual-stack design the grid "
+                        "marks with ! the pairs whose IPv6 verdict differs)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        engine = Engine(load_design(args.file))
+        design = load_design(args.file)
+        engines = family.engines(design)
+        if args.family is not None and args.family not in engines:
+            raise CliError(f"--family {args.family}: the design has no IPv{args.family} address; it uses "
+                           + " and ".join(f"IPv{f}" for f in engines))
+
+        engine = engines[args.family or next(iter(engines))]
     except CalibrationError as exc:
         raise CliError(f"calibration: {exc}") from None
     n = len(engine.topology.vms) + len(engine.topology.physical_hosts)
@@ -70,8 +80,13 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     names = list(table.names)
     grid = [[str(matrix.verdict(a, b)) if a != b else None for b in matrix.endpoints] for a in matrix.endpoints]
+    other = next((e.matrix() for f, e in engines.items() if e is not engine), None)
+    differ = family.differing_pairs(matrix, other) if other is not None else set()
     if args.json:
-        print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid})
+        extra: dict[str, Any] = {"family": engine.family}
+        if other is not None:
+            extra["families_differ"] = sorted([a, b] for a, b in differ)
+        print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid, **extra})
         return EXIT_OK
     names = [one_line(name) for name in names]
     width = max((len(name) for name in names), default=4)
@@ -79,11 +94,13 @@ def run(args: argparse.Namespace) -> int:
     mark = MARK if marks else ""
     say(" " * width + "  " + " ".join(f"{i + 1:>3}" + " " * len(mark) for i in range(len(names))))
     for i, (name, row) in enumerate(zip(names, grid)):
-        cells = " ".join(f"{SHORT[Verdict(v)] if v else '.':>3}" + (mark if marks.depends(matrix.endpoints[i], dst)
-                                                                   else " " * len(mark))
+        cells = " ".join(f"{('!' if (matrix.endpoints[i], dst) in differ else '') + (SHORT[Verdict(v)] if v else '.'):>3}"
+                         + (mark if marks.depends(matrix.endpoints[i], dst) else " " * len(mark))
                          for v, dst in zip(row, matrix.endpoints))
         say(f"{name:<{width}}  {cells}   {i + 1}")
     say("\n" + "  ".join(f"{s}={v}" for v, s in SHORT.items()) + "  .=itself")
     if marks or not marks.complete:
         say(marks.legend)
+    if other is not None:
+        say(f"IPv{engine.family} shown; !=IPv4 and IPv6 differ ({len(differ)} pairs; --family to see the other)")
     return EXIT_OK

@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView,
 from ...backends import CancelToken, ProgressFn
 from ...model import Change
 from ...model.text import one_line
+from ...model.families import families_in, other
 from ...predict import Engine, Matrix, PairChange, Verdict
+from ...predict.family import differing_pairs
 from ...predict.diff import Edit, compare, describe
 from ...predict.live import LiveMatrix
 from ...predict.uplinkmarks import MARK, NONE, UplinkMarks, uplink_marks
@@ -43,6 +45,8 @@ CELL = 22
 #: A cell's width when some cells carry the uplink mark beside their symbol.
 MARKED_CELL = 34
 HEADER_HEIGHT = 90
+#: The mark of a cell whose verdict differs between IPv4 and IPv6.
+FAMILIES_DIFFER = "≠"
 #: The header measures this many of the longest names (in characters) to find the widest.
 MEASURED = 32
 
@@ -58,6 +62,9 @@ class MatrixResult:
     col_masks: tuple[int, ...]
     counts: dict[Verdict, int]
     uplinks: UplinkMarks = NONE
+    family: int = 4                                   # the address family shown
+    families: tuple[int, ...] = (4,)                  # those the design uses
+    differ: frozenset[tuple[str, str]] = frozenset()  # pairs whose verdict the other family gives differently
 
 
 @dataclass(frozen=True)
@@ -107,9 +114,13 @@ def compute(live: LiveMatrix, progress: ProgressFn, cancel: CancelToken, against
         progress(3, 4, "comparing")
         changes, changed = compare(against, matrix, engine.walker, edits, LISTED) if against is not None \
             else (None, 0)
+        families = tuple(families_in(topology))
+        shown = engine.family or families[0]
+        differ = frozenset(differing_pairs(matrix, Engine(topology, other(shown)).matrix(cancel.check))) \
+            if len(families) > 1 else frozenset()
         progress(4, 4, "done")
         return Update(MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts(),
-                                   marks), changes, changed, seen)
+                                   marks, shown, families, differ), changes, changed, seen)
 
     return live.run(work, cancel.check)
 
@@ -272,8 +283,9 @@ class MatrixModel(QAbstractTableModel):
         pair, result = self.pair(index), self.result
         assert pair is not None and result is not None      # a cell with a verdict has both
         depends = result.uplinks.depends(*pair)
+        differs = pair in result.differ
         if role == Qt.ItemDataRole.DisplayRole:
-            return VERDICT_SYMBOLS[verdict] + (MARK if depends else "")
+            return (FAMILIES_DIFFER if differs else "") + VERDICT_SYMBOLS[verdict] + (MARK if depends else "")
         cell = self.observed.get(pair)
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._outcome_fill.get(cell.outcome, self._fill[verdict]) if cell else self._fill[verdict]
@@ -285,6 +297,9 @@ class MatrixModel(QAbstractTableModel):
         if depends:
             tip += (f"\n{MARK} depends on the uplink chosen at run time: this is the worst of its uplinks "
                     f"(click for the outcome per uplink)")
+        if differs:
+            tip += (f"\n{FAMILIES_DIFFER} IPv4 and IPv6 differ here: IPv{other(result.family)} answers otherwise "
+                    "(switch the family to see it)")
         if cell:
             tip += f"\nverified: {cell.outcome}" + "".join(f"\n{c.what}: {c.detail}" for c in cell.contradictions)
         return plain_tip(tip)
@@ -347,6 +362,12 @@ class MatrixDock(QDockWidget):
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter VMs by name")
         self.filter.setClearButtonEnabled(True)
+        self.family = QComboBox()
+        self.family.addItem("IPv4", 4)
+        self.family.addItem("IPv6", 6)
+        self.family.setToolTip(f"The address family the matrix shows; {FAMILIES_DIFFER} marks a pair whose "
+                               "verdict the other family gives differently")
+        self.family.hide()   # shown for a design with both families
         self.verdict_filter = QComboBox()
         self.verdict_filter.addItem("every verdict", None)
         for verdict in VERDICTS:
@@ -375,6 +396,7 @@ class MatrixDock(QDockWidget):
         self.view.setMinimumHeight(3 * CELL)
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)
+        bar.addWidget(self.family)
         bar.addWidget(self.verdict_filter)
         bar.addWidget(self.progress)
         self.verify_button = QPushButton("Verify")
@@ -398,6 +420,7 @@ class MatrixDock(QDockWidget):
         self.result: MatrixResult | None = None
         self.filter.textChanged.connect(self._refilter)
         self.verdict_filter.currentIndexChanged.connect(self._refilter)
+        self.family.currentIndexChanged.connect(self._family_chosen)
         self.verifier = VerifyRunner.of(workbench)
         self.verify_button.clicked.connect(self.verifier.start)
         self.verifier.started.connect(lambda: self.verify_button.setEnabled(False))
@@ -431,6 +454,13 @@ class MatrixDock(QDockWidget):
         pairs = sum(result.counts.values())
         parts = [f"{verdict_text(v)}: {n}" for v, n in result.counts.items() if n]
         self.summary.setText(f"{len(result.matrix.endpoints)} VMs, {pairs} pairs. " + " · ".join(parts))
+        self.family.setVisible(len(result.families) > 1)
+        self.family.blockSignals(True)
+        self.family.setCurrentIndex(self.family.findData(result.family))
+        self.family.blockSignals(False)
+        if result.differ:
+            self.summary.setText(self.summary.text() + f"\n{FAMILIES_DIFFER} {len(result.differ)} pairs answer "
+                                 "differently in IPv4 and IPv6")
         marks = result.uplinks
         self.legend.setText(marks.legend)
         self.legend.setVisible(bool(marks) or not marks.complete)
@@ -456,6 +486,11 @@ class MatrixDock(QDockWidget):
         self.model.set_result(self.result, self.filter.text(), self.verdict_filter.currentData())
         names = self.result.names if self.result is not None else {}
         self.header.fit([names.get(end, end) for end in self.model.visible])
+
+    def _family_chosen(self) -> None:
+        """Show the other address family: the matrix is computed again for it."""
+        self.prediction.live.set_family(self.family.currentData())
+        self.prediction.schedule(0)
 
     def _clicked(self, index: QModelIndex) -> None:
         pair = self.model.pair(index)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLab
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ...model import Change, Index
+from ...model.families import families_in, other
 from ...measure.verify import Cell
 from ...predict import Prediction, Trace
 from ...predict.result import HopKind
@@ -53,6 +54,11 @@ class PathDock(QDockWidget):
         self.badge = plain(QLabel())
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.badge.setMinimumHeight(28)
+        #: a dual-stack pair's answer in the other family, and whether the two differ
+        self.families = QLabel()
+        self.families.setWordWrap(True)
+        self.families.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.families.hide()
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -81,6 +87,7 @@ class PathDock(QDockWidget):
         layout.addWidget(self.picker)
         layout.addLayout(flow)
         layout.addWidget(self.badge)
+        layout.addWidget(self.families)
         layout.addWidget(self.details)
         layout.addWidget(self.observed)
         layout.addWidget(self.hops, 1)
@@ -128,7 +135,29 @@ class PathDock(QDockWidget):
             return
         self.prediction = prediction
         self._show(prediction)
+        self._show_other_family(prediction, None if proto == "any" else proto, port)
         self.workbench.highlight_path(prediction)
+
+    def _show_other_family(self, prediction: Prediction, proto: str | None, port: int | None) -> None:
+        """On a dual-stack design, the pair's answer in the other family too; a difference is what an admin
+        most wants to know, so it is said first and marked."""
+        families = families_in(self.workbench.topology)
+        if len(families) < 2:
+            self.families.hide()
+            return
+        shown = self.workbench.engine.family or families[0]
+        second = self.workbench.family_engine(other(shown)).predict(prediction.flow.src, prediction.flow.dst,
+                                                                    proto, port)
+        first, then = verdict_text(str(prediction.verdict)), verdict_text(str(second.verdict))
+        if second.verdict == prediction.verdict:
+            self.families.setText(f"IPv{other(shown)} answers the same: {then}.")
+            self.families.setStyleSheet("")
+        else:
+            why = html.escape(" ".join([r for r in second.reasons if r not in prediction.reasons][:2]))
+            self.families.setText(f"<b>≠ IPv4 and IPv6 differ</b>: IPv{shown} {html.escape(first)}, "
+                                  f"IPv{other(shown)} {html.escape(then)}. In IPv{other(shown)}: {why}")
+            self.families.setStyleSheet("QLabel { border: 2px solid #d97706; border-radius: 4px; padding: 4px; }")
+        self.families.show()
 
     def _show_nothing(self, message: str) -> None:
         self.prediction = None
@@ -137,6 +166,7 @@ class PathDock(QDockWidget):
         self.hops.clear()
         self.details.clear()
         self.observed.hide()
+        self.families.hide()
         if self.workbench.path is not None:
             self.workbench.highlight_path(None)
 

@@ -28,7 +28,7 @@ class NatChecks(ValueChecks):
                 except ValueError:
                     self.error(f"{path}.source", vm.id, f"{label} translates sources {rule.source!r}, which is not "
                                "a network", "write the inside network like 172.16.0.0/16")
-                self.check_address(f"{path}.to", vm.id, rule.to, f"{label}'s translated address")
+                self.check_address(f"{path}.to", vm.id, rule.to, f"{label}'s translated address", only=4)
                 if rule.interface is not None and not any(rule.interface in (n.id, n.name) for n in vm.vnics):
                     names = ", ".join(n.name for n in vm.vnics) or "none"
                     self.error(f"{path}.interface", vm.id, f"{label} applies on {rule.interface!r}, which is not "

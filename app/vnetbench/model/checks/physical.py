@@ -42,12 +42,13 @@ class PhysicalChecks(ValueChecks):
                 self.check_vlan_id(f"{path}.interfaces[{j}].vlan", itf.id, itf.vlan, label)
                 if itf.ip is not None:
                     self.check_interface_address(f"{path}.interfaces[{j}].ip", itf.id, itf.ip, label)
+                self.check_more_addresses(f"{path}.interfaces[{j}]", itf.id, itf, label)
         for i, ph in enumerate(self.t.physical_hosts):
             for j, nic in enumerate(ph.nics):
                 path = f"physical_hosts[{i}].nics[{j}]"
                 label = f"{ph.name}/{nic.name}"
                 self.check_vlan_id(f"{path}.vlan", nic.id, nic.vlan, label)
-                self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label)
+                self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label, nic)
 
     def check_links(self) -> None:
         """Cables: both ends exist, can be cabled together, and each socket takes one cable."""

@@ -3,6 +3,7 @@ and NSX DLRs."""
 
 from __future__ import annotations
 
+from ..families import family
 from ..routing import route_owners, route_prefix
 from .values import ValueChecks
 
@@ -17,8 +18,12 @@ class RouteChecks(ValueChecks):
                 rpath, oid = f"{owner.path}.routes[{j}]", owner.obj.id
                 if route_prefix(route.prefix) is None:
                     self.error(f"{rpath}.prefix", oid, f"{owner.name} has a route to {route.prefix!r}, which is "
-                               "not a network", "write the network like 10.20.0.0/16 (host bits zero), or default")
-                self.check_address(f"{rpath}.via", oid, route.via, f"{owner.name}'s next hop")
+                               "not a network", "write the network like 10.20.0.0/16 or 2001:db8:20::/48 (host "
+                               "bits zero), or default")
+                if self.check_address(f"{rpath}.via", oid, route.via, f"{owner.name}'s next hop") and \
+                        route.prefix.strip().lower() != "default" and family(route.prefix) not in (None, family(route.via)):
+                    self.error(f"{rpath}.via", oid, f"{owner.name}'s route to {route.prefix} goes to {route.via}, "
+                               "an address of the other family", f"give an IPv{family(route.prefix)} next hop")
                 if route.interface is not None and owner.interface(route.interface) is None:
                     names = ", ".join(itf[1] for itf in owner.interfaces) or "none"
                     self.error(f"{rpath}.interface", oid, f"{owner.name}'s route to {route.prefix} leaves by "

@@ -41,7 +41,8 @@ class SwitchChecks(ValueChecks):
                     self.warn(f"{path}.ip", pnic.id, f"{self.name(pnic.id)} gives the ESXi host OS an address, "
                               "which vnetbench does not model (ESXi addresses live on VMkernel ports)",
                               "remove ip; host OS addresses are for hosted hypervisors and KVM hosts")
-                self.check_ip_and_gateway(path, pnic.id, pnic.ip, pnic.gateway, f"the host OS on {self.name(pnic.id)}")
+                self.check_ip_and_gateway(path, pnic.id, pnic.ip, pnic.gateway, f"the host OS on {self.name(pnic.id)}",
+                                          pnic)
 
     def check_switches(self) -> None:
         """Each virtual switch: kind-specific fields, uplinks (shared, foreign, all standby) and portgroups."""

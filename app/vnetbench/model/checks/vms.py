@@ -115,7 +115,7 @@ class VmChecks(ValueChecks):
         elif nic.mac is not None and int(nic.mac[:2], 16) & 1:
             self.error(f"{path}.mac", nic.id, f"{label} has the multicast MAC {nic.mac}",
                        "a NIC needs a unicast MAC: the first byte must be even (VMware uses 00:50:56)")
-        self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label)
+        self.check_ip_and_gateway(path, nic.id, nic.ip, nic.gateway, label, nic)
 
     def check_physical_function(self, path: str, vm: VM, nic, label: str) -> None:
         """SR-IOV and DirectPath adapters name the pNIC they use; a DirectPath one owns it alone."""
