@@ -387,6 +387,20 @@ class Snat:
 
 
 @dataclass
+class Dnat:
+    """Destination NAT (port forwarding) on a router or edge VM: packets to ``address`` (one of its vNICs'
+    addresses) of ``proto`` to ``port`` (none: every port) take the destination ``to``, port ``to_port`` (none:
+    unchanged); replies go back through the same translation."""
+
+    address: str
+    to: str
+    proto: Proto = Proto.ANY
+    port: int | None = None
+    to_port: int | None = None
+    name: str = ""
+
+
+@dataclass
 class Forwarding:
     """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins. A routed VM
     sends by its connected subnets, then by the longest of ``routes``, then to its first vNIC gateway (a
@@ -398,6 +412,7 @@ class Forwarding:
     rules: list[Rule] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
     snat: list[Snat] = field(default_factory=list)
+    dnat: list[Dnat] = field(default_factory=list)
 
 
 @dataclass
@@ -653,4 +668,4 @@ __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostK
            "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
-           "Link", "Tep", "Snat", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]
+           "Link", "Tep", "Snat", "Dnat", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

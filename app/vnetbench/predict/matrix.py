@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.objects import VmRole
-from . import snat
+from . import dnat, snat
 from .kinds import DeviceKind
 from .network import Point
 from .result import VERDICTS, Prediction, Verdict
@@ -300,8 +300,9 @@ class MatrixBuilder:
                          {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip})
         nat, nat_gw = self._nat
         if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable) \
-                or routes_itself(net, eid) is not None or snat.behind(net, usable):   # a router picks its way per
-            # destination; a source NAT's replies return through the translation (the walk mirrors them)
+                or routes_itself(net, eid) is not None or snat.behind(net, usable) \
+                or dnat.published(net, usable):   # a router picks its way per destination; a source or
+            # destination NAT's replies return through the translation (the walk mirrors them)
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 

@@ -1,0 +1,88 @@
+"""Destination NAT in the walk and the matrix (SEMANTICS.md section 9): a flow to an endpoint that a router or
+edge VM publishes (``model.dnat``) goes to the rule's outside address and port; that VM translates the
+destination to the inside address and routes it on; replies come back through the translation (the walk
+mirrors them, as for SNAT).
+
+The walk tries the direct way first; the published ways only when it does not deliver, so a sender that
+reaches the inside address itself is not sent round through the NAT."""
+
+from __future__ import annotations
+
+import ipaddress
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..model.dnat import DnatRule, dnat_rules, forwards
+from .network import Device, Network, Point
+from .result import Hop, HopKind
+from .rules import Party
+from .walkrecord import Walk
+
+_INSIDE: weakref.WeakKeyDictionary[Network, set[ipaddress.IPv4Address]] = weakref.WeakKeyDictionary()
+
+
+@dataclass
+class Via:
+    """A walk's way to its destination through one DNAT rule: the VM that holds it, its outside point, the
+    destination as rules see it once translated, and the flow's port inside (``done`` once translated)."""
+
+    device: str
+    point: Point
+    rule: DnatRule
+    party: Party
+    port: int | None
+    done: bool = False
+
+    @property
+    def outside_port(self) -> int | None:
+        """The port the sender connects to."""
+        return self.rule.rule.port if self.rule.rule.port is not None else self.port
+
+
+def published(net: Network, points: Iterable[Point]) -> bool:
+    """Whether some DNAT rule of the design translates to one of these interfaces: the matrix walks such an
+    endpoint pair by pair (its replies return through the translation)."""
+    inside = _INSIDE.get(net)
+    if inside is None:
+        inside = _INSIDE[net] = {r.to for vm in net.topology.vms for r in dnat_rules(vm)}
+    return bool(inside) and any(p.ip in inside for p in points)
+
+
+def ways(net: Network, dst_point: Point, party: Party, port: int | None) -> list[Via]:
+    """The DNAT ways to ``dst_point``: each rule translating to its address, on a VM whose outside address
+    the compiled network holds."""
+    out = []
+    for vm in net.topology.vms:
+        for rule in dnat_rules(vm):
+            if rule.to != dst_point.ip:
+                continue
+            point = next((p for p in net.points.get(vm.id, []) if p.ip == rule.address and p.segment is not None),
+                         None)
+            if point is not None:
+                out.append(Via(vm.id, point, rule, party, port))
+    return out
+
+
+def enter(walk: Walk, device: Device, proto: str | None) -> tuple[ipaddress.IPv4Address, Party, int | None] | None:
+    """The VM holding ``walk.via`` receives the packet at its outside address: the new destination (address,
+    party, port) when its rule forwards the flow, else None with the reason."""
+    via = walk.via
+    assert via is not None
+    if not forwards(via.rule, proto, via.port):
+        what = f"{proto} port {via.port}" if proto and via.port else (proto or "a flow without a protocol")
+        walk.reasons.append(f"{device.name}'s {via.rule.label().removeprefix('its ')} forwards only "
+                            f"{via.rule.what()} there, not {what}")
+        return None
+    via.done = True
+    walk.nat = True
+    walk.hops.append(Hop(HopKind.NAT, device.id, device.name, f"translates the destination to {via.rule.to}"))
+    return via.rule.to, via.party, via.port
+
+
+def words(walk: Walk, device: Device) -> str:
+    """The translation ``device`` made on this hop, in words ("" when it made none)."""
+    via = walk.via
+    if via is None or not via.done or via.device != device.id:
+        return ""
+    return via.rule.describe(device.name, via.port)
