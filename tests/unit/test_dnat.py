@@ -131,3 +131,31 @@ def test_the_verifier_probes_the_rule_port_at_the_outside_address():
             return "172.16.30.11"
 
     assert _target(p, _Endpoint()) == "10.100.0.2"
+
+
+def test_the_report_lists_the_edge_nat_rules_beside_its_routes(tmp_path):
+    from lxml import html as lxml_html
+
+    from vnetbench.export import report_html
+
+    text = report_html(load(T1_T0), tmp_path / "t1t0.html").path.read_text()
+    doc = lxml_html.fromstring(text)
+    device = next(h for h in doc.iter("h3") if (h.text or "").startswith("en01")).getparent()
+    nat = [[" ".join(td.text_content().split()) for td in tr] for tr in device.findall(".//table")[2].find("tbody")]
+    assert nat == [["SNAT", "db-out", "from 172.16.30.0/24, leaving by uplink1", "source 10.100.0.2"],
+                   ["DNAT", "db-in", "to 10.100.0.2 tcp port 15432", "destination 172.16.30.11 port 5432"]]
+
+
+def test_an_address_the_vm_forwards_whole_is_not_where_it_is_reached_itself():
+    from vnetbench.model.objects import VNic
+
+    t = load(T1_T0)
+    edge = _edge(t)
+    edge.vnics.insert(0, VNic("nic-en01-uplink2", "uplink2", network="pg-edge-uplink", ip="10.100.0.3/24"))
+    edge.forwarding.dnat = [Dnat("10.100.0.3", "172.16.30.11", name="all-in")]
+    engine = Engine(t)
+    to_edge = engine.predict("srv01", "en01")
+    assert to_edge.verdict.delivered and to_edge.forward.hops[-1].name == "en01/uplink1"
+    to_db = engine.predict("srv01", "db01")
+    assert to_db.verdict.delivered and to_db.forward.entry == ("10.100.0.3", None)
+    _agree(engine)

@@ -30,6 +30,7 @@ from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
 from .matrix import VerdictTable, matrix_csv, verdict_table
+from .natrows import nat_rows
 from .scene import build_scene, highlighted
 from .words import blocks, count, number
 
@@ -178,7 +179,7 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
         routes += [{"prefix": "0.0.0.0/0 (default)", "via": f"{n.gateway} ({n.name})"} for n in vm.vnics
                    if n.gateway]
         out.append({"name": vm.name, "kind": f"{ROLES[vm.role]} VM on {name(vm.host)}", "interfaces": interfaces,
-                    "routes": routes})
+                    "routes": routes, "nat": nat_rows(vm)})
     for dlr in topology.nsx.dlrs:
         interfaces = [{"name": i.name, "network": _network(index, i.network), "ip": i.ip} for i in dlr.interfaces]
         routes = [{"prefix": net, "via": f"connected ({i.name})"} for i in dlr.interfaces if (net := _connected(i.ip))]
@@ -195,6 +196,7 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
         out.append({"name": router.name, "kind": kind, "interfaces": interfaces, "routes": routes})
     for n, device in enumerate(out, start=1):
         device["anchor"] = f"router-{n}"
+        device.setdefault("nat", [])
     return out
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model.dnat import DnatRule, dnat_rules, forwards
+from ..model.objects import Proto
 from .network import Device, Network, Point
 from .result import Hop, HopKind
 from .rules import Party
@@ -62,6 +63,16 @@ def ways(net: Network, dst_point: Point, party: Party, port: int | None) -> list
             if point is not None:
                 out.append(Via(vm.id, point, rule, party, port))
     return out
+
+
+def taken(net: Network, point: Point, proto: str | None, port: int | None) -> bool:
+    """Whether a DNAT rule of the interface's own VM forwards a flow of ``proto`` to ``port`` at its address
+    elsewhere, so the VM itself is not reached there."""
+    vm = net.typed(point.owner, "vm")
+    if vm is None or not vm.forwarding.dnat or point.ip is None:
+        return False
+    return any(r.address == point.ip and (r.rule.proto is Proto.ANY or str(r.rule.proto) == proto)
+               and (r.rule.port is None or r.rule.port == port) for r in dnat_rules(vm))
 
 
 def enter(walk: Walk, device: Device, proto: str | None) -> tuple[ipaddress.IPv4Address, Party, int | None] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .dnat import Via, ways
+from .dnat import Via, taken, ways
 from .events import FromEndpoint, FromGateway, LegWalked, ToGateway
 from .network import Point
 from .routing import RoutingWalker
@@ -44,6 +44,12 @@ class DnatWalker(RoutingWalker):
             direct[0].reasons.append(f"the way in through {self.net.name_of(via.device)}'s destination NAT "
                                      f"({via.rule.outside(port)}) fails too: {tried[0].reasons[-1]}")
         return direct
+
+    def own_points(self, dst_id: str, proto: str | None, port: int | None) -> list[Point]:
+        """The destination's interfaces a flow reaches it at: not an address its own DNAT rules forward on
+        for this flow (all of them when every one is)."""
+        points = self.net.points.get(dst_id, [])
+        return [p for p in points if not taken(self.net, p, proto, port)] or points
 
     def into_dnat(self, walk: Walk, seg: int, sender: FromEndpoint | FromGateway, src: Party, proto: str | None,
                   reply: bool) -> int | None:

@@ -73,7 +73,7 @@ class Walker(DnatWalker, AnsweringWalker):
         A ``reply`` is the answer of a conversation: stateful firewalls (and a stateful DFW) pass it on the
         connection's state instead of their rules, stateless ones see an ephemeral port (no port)."""
         port = decide.reply_port(port, reply)
-        dst_points = [only_dst] if only_dst is not None else self.net.points.get(dst_id, [])
+        dst_points = [only_dst] if only_dst is not None else self.own_points(dst_id, proto, port)
         if len(dst_points) <= 1:
             found = self._direction(src_id, dst_id, dst_points[0] if dst_points else None, proto, port, reply, explain)
         else:   # a person means the address nearest to the source: ``decide.destination_rank`` picks among all tries
