@@ -85,3 +85,32 @@ def test_a_one_to_one_dnat_carries_ping_and_the_verifier_confirms_every_pair(lab
     inward = next(c for c in result.cells if (c.src_name, c.dst_name) == ("srv01", "db01"))
     [icmp] = [ch for ch in inward.checks if ch.what == "icmp"]
     assert (icmp.outcome, icmp.predicted) == (Outcome.CONFIRMED, "routed-via-physical")
+
+
+PORT_FORWARD = T1_T0.with_name("hosted-nat-port-forward.vnet.yaml")
+
+
+def test_a_hosted_nat_port_forward_lets_the_lan_in_and_the_verifier_confirms_every_pair(lab):
+    """Seed 003's hosted NAT with [incomingtcp] 8080 and [incomingudp] 10161 to web01: the laptop reaches web01's
+    servers at ws1's address, which web01 sees as the laptop's own; the verifier confirms every pair, and the
+    forwarded TCP and UDP flows through the NAT."""
+    design = load(PORT_FORWARD)
+    design.id = unique_id("portfwd")
+    lab.up(design)
+    engine = Engine(design)
+    matrix = engine.matrix()
+    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
+    result = Verifier(lab, design, plans, scope, limits=left).run()
+    bad = [(c.src_name, c.dst_name, [ch.detail for ch in c.contradictions]) for c in result.cells
+           if c.outcome is not Outcome.CONFIRMED]
+    assert bad == [], "\n".join(map(str, bad))
+    inward = next(c for c in result.cells if (c.src_name, c.dst_name) == ("laptop", "web01"))
+    assert {(ch.what, ch.outcome, ch.predicted) for ch in inward.checks} >= {
+        ("icmp", Outcome.CONFIRMED, "unreachable"), ("tcp/80", Outcome.CONFIRMED, "routed-via-physical"),
+        ("udp/161", Outcome.CONFIRMED, "routed-via-physical")}
+    server = lab.endpoint(design, "web01").start(["python3", "-c", TCP_SERVER.replace("5432", "80")])
+    time.sleep(0.3)
+    probe = lab.endpoint(design, "laptop").start(flow_argv("tcp", "192.168.1.10", 8080))
+    assert probe.wait(10) == 0
+    server.wait(5)
+    assert "".join(server.lines()).strip() == "192.168.1.50"

@@ -83,11 +83,12 @@ def test_expected_verdicts_are_well_formed(path):
     assert isinstance(expected, list) and len(expected) >= 3
     pairs = set()
     for entry in expected:
-        assert set(entry) == {"from", "to", "verdict", "why"}, entry
+        assert {"from", "to", "verdict", "why"} <= set(entry) <= {"from", "to", "proto", "port", "verdict", "why"}, entry
+        assert entry.get("proto", "tcp") in ("tcp", "udp", "icmp") and "port" not in entry or "proto" in entry
         assert entry["verdict"] in VERDICTS
         index.endpoint(entry["from"]), index.endpoint(entry["to"])  # LookupError if a name is wrong
         assert entry["why"].strip()
-        pairs.add((entry["from"], entry["to"]))
+        pairs.add((entry["from"], entry["to"], entry.get("proto"), entry.get("port")))
     assert len(pairs) == len(expected)
 
 

@@ -220,10 +220,18 @@ def dnat_rule(address: str, proto: str, port: int | None, to: str, to_port: int 
     return f"{match} dnat to {to}" + (f":{to_port}" if to_port is not None else "")
 
 
-def nat_ruleset(outside: str) -> str:
-    """A hosted NAT service: masquerade what leaves through ``outside``, let in only the replies."""
+def nat_ruleset(outside: str, forwards: Sequence[tuple[str, int, str, int | None]] = ()) -> str:
+    """A hosted NAT service: masquerade what leaves through ``outside``, let in only the replies and what its
+    port forwards (proto, host port, guest address, guest port or None) send on to a guest."""
+    pre = "".join(f'    iifname "{outside}" {proto} dport {port} dnat to {guest}'
+                  + (f":{guest_port}" if guest_port is not None else "") + "\n"
+                  for proto, port, guest, guest_port in forwards)
     return (f"table ip {TABLE}\ndelete table ip {TABLE}\ntable ip {TABLE} {{\n"
-            f'  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n'
+            + (f"  chain pre {{\n    type nat hook prerouting priority dstnat; policy accept;\n{pre}  }}\n"
+               if forwards else "")
+            + f'  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n'
             f'    oifname "{outside}" masquerade\n  }}\n'
             f"  chain forward {{\n    type filter hook forward priority 0; policy accept;\n"
-            f'    ct state established,related accept\n    iifname "{outside}" drop\n  }}\n}}\n')
+            f'    ct state established,related accept\n'
+            + ("    ct status dnat accept\n" if forwards else "")
+            + f'    iifname "{outside}" drop\n  }}\n}}\n')

@@ -242,11 +242,13 @@ def choose_pairs(endpoints: Sequence[str], classes: Iterable[int],
 
 
 def rule_flows(design: Topology, limit: int = MAX_FLOWS) -> tuple[list[tuple[str, int]], list[str]]:
-    """The TCP/UDP flows the design's firewall VMs', DFW and DNAT rules name (proto, port; a DNAT rule: the port
-    inside), at most ``limit``; and the ones left out, in words."""
+    """The TCP/UDP flows the design's firewall VMs', DFW and DNAT rules and port forwards name (proto, port; a
+    DNAT rule or port forward: the port inside), at most ``limit``; and the ones left out, in words."""
     found: list[tuple[str, int]] = []
     rules = [r for vm in design.vms for r in vm.forwarding.rules] + list(design.nsx.dfw.rules) + \
-        [SimpleNamespace(proto=r.proto, port=r.to_port or r.port) for vm in design.vms for r in vm.forwarding.dnat]
+        [SimpleNamespace(proto=r.proto, port=r.to_port or r.port) for vm in design.vms for r in vm.forwarding.dnat] + \
+        [SimpleNamespace(proto=f.proto, port=f.guest_port or f.host_port) for sw in design.switches
+         for f in sw.port_forwards]
     for rule in rules:
         proto = str(rule.proto)
         for port in _ports(rule):

@@ -12,18 +12,20 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from .objects import VM, Dnat, Proto, Topology
+from .objects import VM, Dnat, Proto, Switch, Topology
 from .routing import routes_vm
 
 
 @dataclass(frozen=True)
 class DnatRule:
-    """One parsed DNAT rule of a VM: its place in the list, outside address, inside address and ports."""
+    """One parsed DNAT rule of a VM (or a hosted NAT's port forward, ``kind``): its place in the list, outside
+    address, inside address and ports."""
 
     index: int
     rule: Dnat
     address: ipaddress.IPv4Address
     to: ipaddress.IPv4Address
+    kind: str = "DNAT rule"
 
     @property
     def inside_port(self) -> int | None:
@@ -32,7 +34,7 @@ class DnatRule:
 
     def label(self) -> str:
         """The rule as an explanation names it."""
-        return f"DNAT rule {self.rule.name}" if self.rule.name else f"its DNAT rule {self.index + 1}"
+        return f"{self.kind} {self.rule.name}" if self.rule.name else f"its {self.kind} {self.index + 1}"
 
     def outside(self, port: int | None) -> str:
         """The address (and port) a sender connects to for a flow to ``port`` inside."""
@@ -62,6 +64,19 @@ def dnat_rules(vm: VM) -> list[DnatRule]:
                                 ipaddress.IPv4Address(rule.to.strip())))
         except ValueError:
             continue
+    return out
+
+
+def port_forwards(sw: Switch, outside: ipaddress.IPv4Address) -> list[DnatRule]:
+    """A hosted NAT's port forwards that parse, as DNAT rules at the host's own LAN address ``outside``."""
+    out = []
+    for i, pf in enumerate(sw.port_forwards):
+        try:
+            to = ipaddress.IPv4Address(pf.guest.strip())
+        except ValueError:
+            continue
+        rule = Dnat(str(outside), pf.guest, pf.proto, pf.host_port, pf.guest_port, pf.name)
+        out.append(DnatRule(i, rule, outside, to, "port forward"))
     return out
 
 

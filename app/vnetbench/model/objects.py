@@ -303,6 +303,19 @@ class Portgroup:
 
 
 @dataclass
+class PortForward:
+    """A hosted NAT service's incoming port forward (VMware's ``[incomingtcp]`` / ``[incomingudp]``): ``proto``
+    (tcp or udp) packets to ``host_port`` at the host's own LAN address go to the guest ``guest``, port
+    ``guest_port`` (none: the same port)."""
+
+    proto: Proto
+    host_port: int
+    guest: str
+    guest_port: int | None = None
+    name: str = ""
+
+
+@dataclass
 class Switch:
     """A virtual switch.
 
@@ -314,6 +327,7 @@ class Switch:
     ``encapsulation`` is an NSX segment's (None: Geneve). ``teaming`` None keeps the explicit failover order of
     ``uplinks`` (what designs without a policy always meant). ``lags`` and ``pvlans`` are a vDS's LACP groups and
     private VLAN map; ``vlan_filtering`` makes a Linux bridge VLAN-aware (its ports' ``bridge_vlans``).
+    ``port_forwards`` let the LAN reach guests of a hosted NAT network.
     """
 
     id: str
@@ -333,6 +347,7 @@ class Switch:
     lags: list[Lag] = field(default_factory=list)
     pvlans: list[Pvlan] = field(default_factory=list)
     vlan_filtering: bool = False
+    port_forwards: list[PortForward] = field(default_factory=list)
 
 
 # --- virtual machines --------------------------------------------------------------------------------
@@ -668,4 +683,4 @@ __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostK
            "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
-           "Link", "Tep", "Snat", "Dnat", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]
+           "Link", "Tep", "Snat", "Dnat", "PortForward", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

@@ -60,7 +60,7 @@ class _Checker(NameChecks, SwitchChecks, VmChecks, PhysicalChecks, RouteChecks, 
     def run(self) -> list[Problem]:
         for check in (self.check_ids, self.check_lengths, self.check_names, self.check_hosts, self.check_switches,
                       self.check_vms, self.check_physical, self.check_links, self.check_nsx,
-                      self.check_gateways_tiers, self.check_teps, self.check_snat, self.check_dnat,
+                      self.check_gateways_tiers, self.check_teps, self.check_snat, self.check_dnat, self.check_port_forwards,
                       self.check_segments, self.check_gateways, self.check_layout, self.check_routes,
                       self.check_teaming):
             run_alone(check, self.problems)

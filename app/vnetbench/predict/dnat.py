@@ -13,8 +13,9 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..model.dnat import DnatRule, dnat_rules, forwards
+from ..model.dnat import DnatRule, dnat_rules, forwards, port_forwards
 from ..model.objects import Proto
+from .kinds import DeviceKind
 from .network import Device, Network, Point
 from .result import Hop, HopKind
 from .rules import Party
@@ -46,8 +47,21 @@ def published(net: Network, points: Iterable[Point]) -> bool:
     endpoint pair by pair (its replies return through the translation)."""
     inside = _INSIDE.get(net)
     if inside is None:
-        inside = _INSIDE[net] = {r.to for vm in net.topology.vms for r in dnat_rules(vm)}
+        inside = _INSIDE[net] = {r.to for vm in net.topology.vms for r in dnat_rules(vm)} | \
+            {r.to for _, _, r in _forwards(net)}
     return bool(inside) and any(p.ip in inside for p in points)
+
+
+def _forwards(net: Network) -> list[tuple[Device, Point, DnatRule]]:
+    """Every hosted NAT's port forwards, with the NAT service and its outside point (the host's LAN address)."""
+    out = []
+    for device in net.devices:
+        sw = net.typed(device.id, "switch") if device.kind is DeviceKind.NAT else None
+        outside = device.points[1] if sw is not None and len(device.points) > 1 else None
+        if sw is None or outside is None or outside.ip is None or outside.segment is None:
+            continue
+        out += [(device, outside, r) for r in port_forwards(sw, outside.ip)]
+    return out
 
 
 def ways(net: Network, dst_point: Point, party: Party, port: int | None) -> list[Via]:
@@ -62,6 +76,8 @@ def ways(net: Network, dst_point: Point, party: Party, port: int | None) -> list
                          None)
             if point is not None:
                 out.append(Via(vm.id, point, rule, party, port))
+    out += [Via(device.id, outside, rule, party, port) for device, outside, rule in _forwards(net)
+            if rule.to == dst_point.ip]
     return out
 
 

@@ -59,7 +59,7 @@ class DnatWalker(RoutingWalker):
         assert via is not None
         if via.done:      # the translating VM was a gateway on the way
             return seg
-        device = next(d for d, _ in self.net.by_address.get(via.rule.address, []) if d.id == via.device)
+        device = next(d for d in self.net.devices if d.id == via.device)
         point, address = via.point, via.rule.address
         assert point.segment is not None   # ``dnat.ways`` takes only such points
         outside = Party(address, frozenset())

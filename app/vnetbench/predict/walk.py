@@ -133,15 +133,15 @@ class Walker(DnatWalker, AnsweringWalker):
         if dfw_here and not self.dfw_check(walk, src_point, src_party, dst_party, proto, port, "out"):
             return walk, src_point, dst_point
         dst_seg = net.segment_of(dst_point)
-        if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment:
+        if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment and via is None:
             walk.reasons.append(f"{dst_name} sits behind {self._nat_inside[dst_seg.object_id]}, which hides it "
-                                f"from outside (no port forwarding is modelled)")
+                                f"from outside (no port forward publishes it)")
             return walk, src_point, dst_point
 
         seg, network, dst_seg_id = src_point.segment, src_point.iface.network, dst_point.segment
         assert seg is not None and dst_seg_id is not None   # a point on no segment has a problem, told above
         near = decide.inside_net(dst_ip, network)
-        walk.note(L3Choice(src_point, dst_point, near, gateway))
+        walk.note(L3Choice(src_point, dst_point if via is None else via.point, near, gateway))
         sender: FromEndpoint | FromGateway = FromEndpoint(src_point)
         if not near:
             if gateway is None:

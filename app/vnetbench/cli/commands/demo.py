@@ -75,10 +75,12 @@ def _expected(path: Path, engine) -> int:
     _heading(f"Predicted vs expected ({expect.name})")
     wrong = 0
     for entry in yaml.safe_load(expect.read_text(encoding="utf-8")) or []:
-        got = str(engine.predict(entry["from"], entry["to"]).verdict)
+        proto, port = entry.get("proto"), entry.get("port")   # a flow of one protocol (and port), if named
+        got = str(engine.predict(entry["from"], entry["to"], proto, port).verdict)
         ok = got == entry["verdict"]
         wrong += not ok
-        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}: {got}"
+        flow = f" ({proto}" + (f" port {port}" if port else "") + ")" if proto else ""
+        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}{flow}: {got}"
             + ("" if ok else f" (expected {entry['verdict']}: {entry['why']})"))
     return wrong
 

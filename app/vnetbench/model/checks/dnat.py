@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from ..objects import Proto
+from ..objects import Proto, SwitchKind
 from ..routing import routes_vm
 from .values import ValueChecks
 
@@ -42,3 +42,24 @@ class DnatChecks(ValueChecks):
                 elif rule.to_port is not None and rule.port is None:
                     self.error(f"{path}.to_port", vm.id, f"{label} translates to port {rule.to_port} but forwards "
                                "every port", "set port (the outside port), or leave to_port empty")
+
+    def check_port_forwards(self) -> None:
+        """Port forwards sit on a hosted NAT network, forward TCP or UDP ports to a guest address, and the
+        host's address they listen on is known (the NAT's pNIC has an ip)."""
+        for i, sw in enumerate(self.t.switches):
+            for j, pf in enumerate(sw.port_forwards):
+                path = f"switches[{i}].port_forwards[{j}]"
+                label = f"{sw.name}'s port forward {pf.name or j + 1}"
+                if sw.kind is not SwitchKind.HOSTED_NAT:
+                    self.error(path, sw.id, f"{label} cannot apply: {sw.name} is not a hosted NAT network",
+                               "set its kind to hosted-nat, or remove the port forward")
+                    continue
+                if pf.proto not in (Proto.TCP, Proto.UDP):
+                    self.error(f"{path}.proto", sw.id, f"{label} forwards protocol {pf.proto}",
+                               "set proto to tcp or udp")
+                for key in ("host_port", "guest_port"):
+                    value = getattr(pf, key)
+                    if value is not None and not 0 < value < 65536:
+                        self.error(f"{path}.{key}", sw.id, f"{label} has {key} {value}, which is not a port",
+                                   "write a port 1-65535")
+                self.check_address(f"{path}.guest", sw.id, pf.guest, f"{label}'s guest address")
