@@ -89,10 +89,10 @@ class _Linter:
             self.problems.append(Problem(WARNING, f"vms[{vms[vm_b.id]}].forwarding.snat[{b.index}]", vm_b.id,
                                          f"{label} overlaps {other}: {why}",
                                          "give each rule its own sources and each NAT its own translated address"))
-        for vm, a, b, why in dnat.overlaps(self.net.topology):
-            self.problems.append(Problem(WARNING, f"vms[{vms[vm.id]}].forwarding.dnat[{b.index}]", vm.id,
-                                         f"{vm.name}'s {b.label().removeprefix('its ')} overlaps its "
-                                         f"{a.label().removeprefix('its ')}: {why}",
+        for vm, first, later, why in dnat.overlaps(self.net.topology):
+            self.problems.append(Problem(WARNING, f"vms[{vms[vm.id]}].forwarding.dnat[{later.index}]", vm.id,
+                                         f"{vm.name}'s {later.label().removeprefix('its ')} overlaps its "
+                                         f"{first.label().removeprefix('its ')}: {why}",
                                          "give each DNAT rule its own outside address or port"))
 
     def add(self, severity: str, point_or_id: Point | str, field: str, message: str, hint: str) -> None:
