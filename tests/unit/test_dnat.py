@@ -159,3 +159,22 @@ def test_an_address_the_vm_forwards_whole_is_not_where_it_is_reached_itself():
     to_db = engine.predict("srv01", "db01")
     assert to_db.verdict.delivered and to_db.forward.entry == ("10.100.0.3", None)
     _agree(engine)
+
+
+def test_the_random_nat_designs_cover_snat_dnat_and_port_forwards_and_walk_and_matrix_agree():
+    """The recorded agreement (test_predict_matrix) holds ``random_nat_design`` too: these draws are what it guards."""
+    from random_designs import random_nat_design
+
+    seen: set[str] = set()
+    for seed in range(30):
+        t = random_nat_design(seed).t
+        en = next(vm for vm in t.vms if vm.name == "en")
+        seen |= {"snat" for _ in en.forwarding.snat}
+        seen |= {"dnat port" if r.port else "dnat one-to-one" for r in en.forwarding.dnat}
+        seen |= {"port forward" for sw in t.switches for _ in sw.port_forwards}
+        if seed < 8:
+            engine = Engine(t)
+            _agree(engine)
+            seen |= {"in through dnat" for a, b, _ in engine.matrix().rows()
+                     if engine.predict(a, b, "tcp", 443).forward.entry}
+    assert seen == {"snat", "dnat port", "dnat one-to-one", "port forward", "in through dnat"}

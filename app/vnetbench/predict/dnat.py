@@ -52,6 +52,13 @@ def published(net: Network, points: Iterable[Point]) -> bool:
     return bool(inside) and any(p.ip in inside for p in points)
 
 
+def holds(net: Network, eid: str) -> bool:
+    """Whether the endpoint is a VM with DNAT rules: a flow to an address they forward on does not reach it
+    there (``taken``), so the matrix walks it pair by pair."""
+    vm = net.typed(eid, "vm")
+    return vm is not None and bool(dnat_rules(vm))
+
+
 def _forwards(net: Network) -> list[tuple[Device, Point, DnatRule]]:
     """Every hosted NAT's port forwards, with the NAT service and its outside point (the host's LAN address)."""
     out = []

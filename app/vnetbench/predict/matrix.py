@@ -272,7 +272,8 @@ class MatrixBuilder:
 
     def _key(self, eid: str) -> tuple:
         key = tuple(self.keys.point(self.vec, i) for i in self.points_of[eid])
-        return key + ((eid,) if eid in self.forwarding else ())
+        alone = eid in self.forwarding or dnat.published(self.net, self.net.points.get(eid, []))   # its own ways in
+        return key + ((eid,) if alone else ())
 
     def _points(self, classes) -> np.ndarray:  # noqa: ANN001 - an iterable of class numbers
         """The points of single classes (each representative's one interface)."""
@@ -301,8 +302,9 @@ class MatrixBuilder:
         nat, nat_gw = self._nat
         if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable) \
                 or routes_itself(net, eid) is not None or snat.behind(net, usable) \
-                or dnat.published(net, usable):   # a router picks its way per destination; a source or
-            # destination NAT's replies return through the translation (the walk mirrors them)
+                or dnat.published(net, usable) or dnat.holds(net, eid):   # a router picks its way per
+            # destination; a source or destination NAT's replies return through the translation (the walk mirrors
+            # them), and a VM's own DNAT rules take some of its addresses for some flows
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 
