@@ -5,7 +5,6 @@ forwards and by ping through a one-to-one rule, as the prediction says; the VM s
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,18 @@ pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
 T1_T0 = Path(__file__).resolve().parents[2] / "resources" / "examples" / "nsx-t-t1-t0.vnet.yaml"
 TCP_SERVER = ("import socket\ns=socket.socket();s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
-              "s.bind(('',5432));s.listen();c,a=s.accept();print(a[0],flush=True)\n")
-UDP_SERVER = ("import socket\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(('',53))\n"
+              "s.bind(('',5432));s.listen();print('ready',flush=True);c,a=s.accept();print(a[0],flush=True)\n")
+UDP_SERVER = ("import socket\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(('',53));print('ready',flush=True)\n"
               "d,a=s.recvfrom(64);s.sendto(d,a);print(a[0],flush=True)\n")
+
+
+def _listening(endpoint, script: str):
+    """Start a server ``script`` in ``endpoint`` and return it once it listens (its first line), with the rest
+    of its output to come."""
+    server = endpoint.start(["python3", "-c", script])
+    lines = server.lines()
+    assert next(lines).strip() == "ready"
+    return server, lines
 
 
 def _design(rules: list[Dnat]):
@@ -35,8 +43,7 @@ def _design(rules: list[Dnat]):
 def _served(lab, design, script: str, proto: str, port: int) -> tuple[int, str]:
     """Start ``script`` in db01, probe it from srv01 at ``port`` of en01's uplink address; the probe's exit
     status and the address the server saw the client at."""
-    server = lab.endpoint(design, "db01").start(["python3", "-c", script])
-    time.sleep(0.3)
+    server, lines = _listening(lab.endpoint(design, "db01"), script)
     probe = lab.endpoint(design, "srv01").start(flow_argv(proto, "10.100.0.2", port))
     code = probe.wait(10)
     out = "".join(probe.lines())
@@ -44,7 +51,7 @@ def _served(lab, design, script: str, proto: str, port: int) -> tuple[int, str]:
         server.wait(5)
     except TimeoutError:
         server.terminate()
-    seen = "".join(server.lines()).strip()
+    seen = "".join(lines).strip()
     return (0 if proto == "tcp" and code == 0 or "answered" in out else 1), seen
 
 
@@ -61,8 +68,7 @@ def test_tcp_and_udp_port_forwards_reach_the_inside_vm_at_the_edge_address(lab):
     # an unpublished port is not forwarded: en01 itself answers it (nothing listens there, a reset), as the
     # prediction's 'not published' says the inside VM is not reached
     assert engine.predict("srv01", "db01", "tcp", 15433).verdict is Verdict.UNREACHABLE
-    server = lab.endpoint(design, "db01").start(["python3", "-c", TCP_SERVER.replace("5432", "15433")])
-    time.sleep(0.3)
+    server, _ = _listening(lab.endpoint(design, "db01"), TCP_SERVER.replace("5432", "15433"))
     probe = lab.endpoint(design, "srv01").start(flow_argv("tcp", "10.100.0.2", 15433))
     assert probe.wait(10) != 0
     server.terminate()
@@ -108,9 +114,12 @@ def test_a_hosted_nat_port_forward_lets_the_lan_in_and_the_verifier_confirms_eve
     assert {(ch.what, ch.outcome, ch.predicted) for ch in inward.checks} >= {
         ("icmp", Outcome.CONFIRMED, "unreachable"), ("tcp/80", Outcome.CONFIRMED, "routed-via-physical"),
         ("udp/161", Outcome.CONFIRMED, "routed-via-physical")}
-    server = lab.endpoint(design, "web01").start(["python3", "-c", TCP_SERVER.replace("5432", "80")])
-    time.sleep(0.3)
+    # the host OS ws1 is an endpoint too (its adapter on VMnet8, deployed as the host's namespace): confirmed
+    assert {(c.src_name, c.dst_name, c.verdict.value) for c in result.cells if "ws1" in (c.src_name, c.dst_name)} >= {
+        ("web01", "ws1", "in-host"), ("ws1", "build01", "in-host"), ("laptop", "ws1", "unreachable")}
+    assert lab.endpoint(design, "ws1").address() == "192.168.8.1"   # what measure runs its probes in
+    server, lines = _listening(lab.endpoint(design, "web01"), TCP_SERVER.replace("5432", "80"))
     probe = lab.endpoint(design, "laptop").start(flow_argv("tcp", "192.168.1.10", 8080))
     assert probe.wait(10) == 0
     server.wait(5)
-    assert "".join(server.lines()).strip() == "192.168.1.50"
+    assert "".join(lines).strip() == "192.168.1.50"

@@ -503,12 +503,20 @@ def letters(name: str, topology) -> dict[str, str]:  # noqa: ANN001 - a Topology
     (where rules name ports)."""
     from vnetbench.predict import Engine
 
+    from vnetbench.model.hostos import endpoint_hosts
+
     engine = Engine(topology)
-    rows = list(engine.matrix().rows())
-    return {f"{name} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
-            f"{name} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),
-            f"{name} walk tcp/443": "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
-                                            for a, b, _ in rows)}
+    host_os = {h.id for h in endpoint_hosts(topology)}   # endpoints since the host OS became one: keys of their own
+    every = list(engine.matrix().rows())
+    out = {}
+    for what, rows in (("", [r for r in every if not {r[0], r[1]} & host_os]),
+                       (" host os", [r for r in every if {r[0], r[1]} & host_os])):
+        if rows or not what:
+            out |= {f"{name}{what} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
+                    f"{name}{what} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),
+                    f"{name}{what} walk tcp/443": "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
+                                                          for a, b, _ in rows)}
+    return out
 
 
 def record() -> None:

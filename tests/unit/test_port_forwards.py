@@ -60,3 +60,19 @@ def test_the_drawing_and_the_report_list_the_forwards(tmp_path):
     from vnetbench.layout.content import switch_details
 
     assert "forward tcp 8080 \u2192 192.168.8.20:80" in switch_details(load(EXAMPLE).switches[0])
+
+
+def test_the_host_os_is_an_endpoint_of_its_hosted_networks(capsys):
+    """``vnetbench predict --to ws1`` (it exited 2: no VM or physical host named ws1), the matrix, and the lab's
+    endpoint in the host's namespace."""
+    from vnetbench.cli.main import main
+    from vnetbench_local.desired import desired_lab
+
+    assert main(["predict", str(EXAMPLE), "--from", "web01", "--to", "ws1"]) == 0
+    assert "web01 -> ws1: in-host" in capsys.readouterr().out
+    engine = Engine(load(EXAMPLE))
+    assert "host-ws1" in engine.matrix().endpoints
+    assert engine.predict("ws1", "build01").verdict is Verdict.IN_HOST
+    assert engine.predict("laptop", "ws1").verdict is Verdict.UNREACHABLE
+    lab = desired_lab(load(EXAMPLE))
+    assert lab.endpoints["host-ws1"].addresses == {"sw-ws1-vmnet8:host": "192.168.8.1/24"}

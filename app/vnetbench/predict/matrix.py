@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model.hostos import endpoint_hosts
 from ..model.objects import VmRole
 from . import dnat, snat
 from .kinds import DeviceKind
@@ -185,7 +186,8 @@ class MatrixBuilder:
     def build(self) -> Matrix:
         """The whole matrix from scratch: endpoints, their classes and every cell."""
         net = self.net
-        self.endpoints = [vm.id for vm in net.topology.vms] + [ph.id for ph in net.topology.physical_hosts]
+        self.endpoints = [vm.id for vm in net.topology.vms] + [ph.id for ph in net.topology.physical_hosts] + \
+            [h.id for h in endpoint_hosts(net.topology)]   # a hosted hypervisor's host OS
         self.position = {e: i for i, e in enumerate(self.endpoints)}
         self.forwarding = {vm.id for vm in net.topology.vms if vm.role is not VmRole.VM}
         points: list[Point] = []

@@ -51,7 +51,8 @@ def _engine(topology: Topology):
 
 def _matrix(topology: Topology, engine) -> None:
     matrix = engine.matrix()
-    names = {vm.id: vm.name for vm in topology.vms} | {h.id: h.name for h in topology.physical_hosts}
+    names = {vm.id: vm.name for vm in topology.vms} | {h.id: h.name for h in topology.physical_hosts} | \
+        {h.id: h.name for h in topology.hosts}   # a hosted hypervisor's host OS
     labels = [one_line(names.get(e, e)) for e in matrix.endpoints]
     width = max([len(label) for label in labels] + [4])
     say(" " * (width + 2) + " ".join(f"{label[:width]:>{width}}" for label in labels))
