@@ -431,10 +431,12 @@ def random_rule_design(seed: int, teaming: bool = True) -> Design:
     return d
 
 
-def random_nat_design(seed: int, teaming: bool = True) -> Design:
-    """A random design with NAT drawn apart (``_nat_island``), so the rest is the recorded ``random_design``."""
+def random_nat_design(seed: int | random.Random, teaming: bool = True) -> Design:
+    """A random design with NAT drawn apart (``_nat_island``), so the rest is the recorded ``random_design``
+    (a property test hands over a ``random.Random``)."""
     d = random_design(seed, teaming=teaming)
-    _nat_island(d, random.Random(seed + 9000), seed)
+    n = seed.randrange(10**6) if isinstance(seed, random.Random) else seed
+    _nat_island(d, random.Random(n + 9000), n)
     return d
 
 
