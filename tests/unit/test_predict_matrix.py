@@ -10,6 +10,7 @@ from random_designs import (RECORDED, RECORDED_SEEDS, example_letters, random_de
                             random_rule_design, verdict_letters)
 
 from vnetbench.model import Change
+from vnetbench.model.hostos import endpoint_hosts
 from vnetbench.predict import Engine, Verdict
 
 
@@ -26,7 +27,8 @@ def test_matrix_equals_per_pair_predict(seed: int):
     d = random_design(seed)
     engine = Engine(d.t)
     matrix = engine.matrix()
-    assert set(matrix.endpoints) == {vm.id for vm in d.t.vms} | {ph.id for ph in d.t.physical_hosts}
+    assert set(matrix.endpoints) == {vm.id for vm in d.t.vms} | {ph.id for ph in d.t.physical_hosts} | \
+        {h.id for h in endpoint_hosts(d.t)}   # a hosted hypervisor's host OS, at its virtual adapters
     assert_matrix_is_the_walk(engine, seed)
 
 
