@@ -21,7 +21,8 @@ from .result import Hop, HopKind
 from .rules import Party
 from .walkrecord import Walk
 
-_INSIDE: weakref.WeakKeyDictionary[Network, set[ipaddress.IPv4Address]] = weakref.WeakKeyDictionary()
+_INSIDE: weakref.WeakKeyDictionary[Network, dict[ipaddress.IPv4Address, list[tuple[str, Point, DnatRule]]]] = \
+    weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -42,14 +43,33 @@ class Via:
         return self.rule.rule.port if self.rule.rule.port is not None else self.port
 
 
+def _by_inside(net: Network) -> dict[ipaddress.IPv4Address, list[tuple[str, Point, DnatRule]]]:
+    """Every DNAT rule and port forward of the design whose outside address the compiled network holds, by the
+    inside address it translates to: (the VM or NAT service that translates, its outside point, the rule).
+    Worked out once per compiled network (a failed walk asks for every destination)."""
+    found = _INSIDE.get(net)
+    if found is None:
+        found = _INSIDE[net] = {}
+        for vm in net.topology.vms:
+            for rule in dnat_rules(vm):
+                point = next((p for p in net.points.get(vm.id, []) if p.ip == rule.address and p.segment is not None),
+                             None)
+                if point is not None:
+                    found.setdefault(rule.to, []).append((vm.id, point, rule))
+        for device in net.devices:
+            sw = net.typed(device.id, "switch") if device.kind is DeviceKind.NAT else None
+            outside = device.points[1] if sw is not None and len(device.points) > 1 else None
+            if sw is not None and outside is not None and outside.ip is not None and outside.segment is not None:
+                for rule in port_forwards(sw, outside.ip):
+                    found.setdefault(rule.to, []).append((device.id, outside, rule))
+    return found
+
+
 def published(net: Network, points: Iterable[Point]) -> bool:
-    """Whether some DNAT rule of the design translates to one of these interfaces: the matrix walks such an
-    endpoint pair by pair (its replies return through the translation)."""
-    inside = _INSIDE.get(net)
-    if inside is None:
-        inside = _INSIDE[net] = {r.to for vm in net.topology.vms for r in dnat_rules(vm)} | \
-            {r.to for _, _, r in _forwards(net)}
-    return bool(inside) and any(p.ip in inside for p in points)
+    """Whether some DNAT rule or port forward of the design translates to one of these interfaces: the matrix
+    walks such an endpoint pair by pair (its replies return through the translation)."""
+    inside = _by_inside(net)
+    return bool(inside) and any(p.ip in inside for p in points if p.ip is not None)
 
 
 def holds(net: Network, eid: str) -> bool:
@@ -59,33 +79,11 @@ def holds(net: Network, eid: str) -> bool:
     return vm is not None and bool(dnat_rules(vm))
 
 
-def _forwards(net: Network) -> list[tuple[Device, Point, DnatRule]]:
-    """Every hosted NAT's port forwards, with the NAT service and its outside point (the host's LAN address)."""
-    out = []
-    for device in net.devices:
-        sw = net.typed(device.id, "switch") if device.kind is DeviceKind.NAT else None
-        outside = device.points[1] if sw is not None and len(device.points) > 1 else None
-        if sw is None or outside is None or outside.ip is None or outside.segment is None:
-            continue
-        out += [(device, outside, r) for r in port_forwards(sw, outside.ip)]
-    return out
-
-
 def ways(net: Network, dst_point: Point, party: Party, port: int | None) -> list[Via]:
-    """The DNAT ways to ``dst_point``: each rule translating to its address, on a VM whose outside address
-    the compiled network holds."""
-    out = []
-    for vm in net.topology.vms:
-        for rule in dnat_rules(vm):
-            if rule.to != dst_point.ip:
-                continue
-            point = next((p for p in net.points.get(vm.id, []) if p.ip == rule.address and p.segment is not None),
-                         None)
-            if point is not None:
-                out.append(Via(vm.id, point, rule, party, port))
-    out += [Via(device.id, outside, rule, party, port) for device, outside, rule in _forwards(net)
-            if rule.to == dst_point.ip]
-    return out
+    """The DNAT ways to ``dst_point``: each rule and port forward translating to its address."""
+    if dst_point.ip is None:
+        return []
+    return [Via(owner, point, rule, party, port) for owner, point, rule in _by_inside(net).get(dst_point.ip, [])]
 
 
 def taken(net: Network, point: Point, proto: str | None, port: int | None) -> bool:

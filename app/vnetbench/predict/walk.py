@@ -15,9 +15,9 @@ from ..model.forwarding import UplinkChooser
 
 from . import decide
 from .answer import AnsweringWalker, combine
+from .decide import judges
 from .dnat import Via
 from .dnatwalk import DnatWalker
-from .decide import judges
 from .events import DfwChecked, FromEndpoint, FromGateway, L3Choice, LegWalked, ToDestination, ToGateway
 from .network import Point
 from .result import VERDICTS, Flow, Hop, HopKind, Prediction, UplinkOutcome
