@@ -1,7 +1,7 @@
 """The NSX-T example deployed for real in the local lab and verified pair by pair: Tier-1 and Tier-0 distributed
 routers as routing namespaces on every host, the Tier-0 service router as the edge node's namespace, the
 segments as per-host bridges joined by VXLAN between the tunnel endpoints, in per-rack TEP subnets routed by
-the physical L3 switch, the edge node's SNAT as nftables; and the MTU of a routed transport, the kernel's own limit against the prediction's."""
+the physical L3 switch, the edge node's SNAT and DNAT as nftables (TCP in through the DNAT); and the MTU of a routed transport, the kernel's own limit against the prediction's."""
 
 from __future__ import annotations
 
@@ -38,6 +38,12 @@ def test_the_tier1_tier0_example_confirms_every_pair(lab):
     assert {(c.src_name, c.dst_name) for c in result.cells} >= {("web01", "db01"), ("web01", "srv01"),
                                                                 ("srv01", "app02"), ("db01", "srv01"),
                                                                 ("srv01", "db01")}
+    # in through en01's DNAT rule db-in: srv01 connects to 10.100.0.2 port 15432 and reaches db01's port 5432
+    # (refused there, as nothing listens: the packets went through), the replies back through the translation;
+    # the probe is the prediction's, and the verifier confirmed it
+    inward = next(c for c in result.cells if (c.src_name, c.dst_name) == ("srv01", "db01"))
+    [tcp] = [ch for ch in inward.checks if ch.what == "tcp/5432"]
+    assert (tcp.outcome, tcp.predicted, tcp.observed) == (Outcome.CONFIRMED, "routed-via-physical", "reached")
 
 
 def routed_overlay() -> Topology:

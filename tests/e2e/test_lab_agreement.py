@@ -36,7 +36,10 @@ def _artifacts() -> Path:
 
 
 def _target(prediction, endpoint) -> str:
-    """The address the prediction's path ends at (the destination vNIC it chose), else the first one."""
+    """The address the prediction's path ends at (the destination vNIC it chose; a destination NAT's outside
+    address), else the first one."""
+    if prediction.forward.entry is not None:
+        return prediction.forward.entry[0]
     for hop in reversed(prediction.forward.hops):
         if hop.kind in ("vnic", "host_nic") and hop.object_id in endpoint.addresses:
             return endpoint.address(hop.object_id)
@@ -202,4 +205,24 @@ def test_random_designs_deployed_agree_with_the_prediction(tmp_path):
         rows += _agreement(backend, design, f"random design {seed}", iperf_pairs=0)[0]
     print("\n" + "\n".join(_table(rows) + [f"skipped seed {s}: {'; '.join(r)}" for s, r in skipped.items()]))
     assert len(skipped) <= len(RANDOM_SEEDS) // 3, skipped
+    assert [r for r in rows if not r["agree"]] == []
+
+
+#: Random designs with NAT drawn (``random_nat_design``): an edge VM with a one-to-one DNAT (with or without SNAT)
+#: and a hosted NAT with a port forward, pinged pair by pair through the translations.
+NAT_SEEDS = (14, 16)
+
+
+def test_random_nat_designs_deployed_agree_with_the_prediction(tmp_path):
+    backend = _root_backend(tmp_path)
+    sys.path.insert(0, str(ROOT / "tests" / "unit"))
+    from random_designs import random_nat_design
+
+    rows = []
+    for seed in NAT_SEEDS:
+        design = random_nat_design(seed, teaming=False).t
+        design.id = f"{design.id}-nat"
+        rows += _agreement(backend, design, f"random NAT design {seed}", iperf_pairs=0)[0]
+    print("\n" + "\n".join(_table(rows)))
+    assert any(r["dst"] == "i80b" and r["src"] == "o81" and r["lab"] == "connects" for r in rows)   # in by DNAT
     assert [r for r in rows if not r["agree"]] == []

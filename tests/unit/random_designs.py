@@ -5,7 +5,8 @@ socket, NSX segments, hosted bridged, host-only and NAT networks), SR-IOV and Di
 VLAN, routers with static routes, router / firewall / edge VMs with static routes (longest prefix, a route
 naming its interface, a forgotten route back) and rules that reject or drop, routed and bridged firewalls
 (stateful or not) that some VMs use as gateway while others use the router (asymmetric paths), multi-homed
-VMs, DFW rules with protocols and ports.
+VMs, DFW rules with protocols and ports; and, drawn apart (``random_nat_design``), SNAT and DNAT on an edge VM
+and port forwards of a hosted NAT network.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from builders import (Action, DfwRule, Design, ForwardMode, HostKind, MacvtapMod
                       VmRole)
 
 
-from vnetbench.model.objects import BridgeVlans, Link, LoadBalancing, Proto, Pvlan, PvlanType, Route, Teaming
+from vnetbench.model.objects import (BridgeVlans, Dnat, Link, LoadBalancing, PortForward, Proto, Pvlan, PvlanType,
+                                     Route, Snat, Teaming)
 
 
 def random_design(seed: int | random.Random, island: bool = True, teaming: bool = True) -> Design:
@@ -429,6 +431,49 @@ def random_rule_design(seed: int, teaming: bool = True) -> Design:
     return d
 
 
+def random_nat_design(seed: int | random.Random, teaming: bool = True) -> Design:
+    """A random design with NAT drawn apart (``_nat_island``), so the rest is the recorded ``random_design``
+    (a property test hands over a ``random.Random``)."""
+    d = random_design(seed, teaming=teaming)
+    n = seed.randrange(10**6) if isinstance(seed, random.Random) else seed
+    _nat_island(d, random.Random(n + 9000), n)
+    return d
+
+
+def _nat_island(d: Design, rnd: random.Random, seed: int) -> None:
+    """An edge VM between an inside VLAN 80 and an outside VLAN 81 of a host on the physical network: SNAT lets
+    the inside out (or not), DNAT rules (one to one, or TCP 443 / UDP ports, some translated) let the outside
+    in, a rule may reject part of it; and a workstation whose hosted NAT network forwards TCP 443 to a guest."""
+    base = f"10.{230 + seed % 20}"
+    net = {v: f"{base}.{v}" for v in (80, 81)}
+    h = d.host("nh", pnics=1)
+    ps = d.t.physical_switches[0]
+    d.plug(ps, "nh.vmnic0", trunk=True, allowed="80,81")
+    sw = d.switch(h, "vs", ["nh.vmnic0"])
+    pgs = {v: d.pg(sw, f"pg{v}", v) for v in (80, 81)}
+    rules = [Rule(rnd.choice([Action.REJECT, Action.DROP]), "any", f"{net[80]}.10", Proto.TCP, 443, name="no-web")]
+    en = d.fw("en", h, [(pgs[81], f"{net[81]}.1/24"), (pgs[80], f"{net[80]}.1/24")],
+              stateful=rnd.random() < 0.7, role=rnd.choice([VmRole.NSX_EDGE, VmRole.ROUTER, VmRole.FIREWALL]),
+              rules=rules if rnd.random() < 0.3 else [])
+    if rnd.random() < 0.7:
+        en.forwarding.snat = [Snat(f"{net[80]}.0/24", f"{net[81]}.1", rnd.choice([None, "eth0"]), "out")]
+    draws = [Dnat(f"{net[81]}.1", f"{net[80]}.10", Proto.TCP, 443, rnd.choice([None, 8443]), "web"),
+             Dnat(f"{net[81]}.1", f"{net[80]}.20", Proto.UDP, 5353, None, "udp"),
+             Dnat(f"{net[81]}.1", f"{net[80]}.20", name="one-to-one")]
+    en.forwarding.dnat = rnd.sample(draws, rnd.randint(0, 2))
+    d.vm("i80a", h, pgs[80], f"{net[80]}.10/24", f"{net[80]}.1")
+    d.vm("i80b", h, pgs[80], f"{net[80]}.20/24", f"{net[80]}.1")
+    d.phost("o81", d.port(ps, "o81", vlan=81), f"{net[81]}.50/24", rnd.choice([None, f"{net[81]}.1"]))
+    if rnd.random() < 0.5:
+        ws = d.host("nws", pnics=1, kind=HostKind.HOSTED)
+        ws.pnics[0].ip = f"{net[81]}.60/24"
+        d.plug(ps, "nws.vmnic0", vlan=81)
+        nat = d.switch(ws, "vmnet8", ["nws.vmnic0"], kind=SwitchKind.HOSTED_NAT, nat_gateway="192.168.90.2")
+        nat.port_forwards = [PortForward(Proto.TCP, rnd.choice([443, 8443]), "192.168.90.10",
+                                         rnd.choice([None, 443]))]
+        d.vm("nwg", ws, nat, "192.168.90.10/24", "192.168.90.2")
+
+
 #: Where the verdicts the engines gave on the examples and the random designs were recorded (``record``), and on which seeds.
 RECORDED = Path(__file__).parent / "data" / "random_verdicts.json"
 RECORDED_SEEDS = range(30)
@@ -439,7 +484,7 @@ _LETTERS = {"in-host": "h", "in-host-routed": "H", "via-physical": "p", "routed-
 def verdict_letters(seed: int) -> dict[str, str]:
     """The verdicts of every pair of the two random designs of ``seed`` (see ``letters``)."""
     out = {}
-    for make in (random_design, random_rule_design, random_pvlan_design):
+    for make in (random_design, random_rule_design, random_pvlan_design, random_nat_design):
         out.update(letters(f"{make.__name__}({seed})", make(seed).t))
     return out
 
@@ -465,12 +510,20 @@ def letters(name: str, topology, family: int | None = None) -> dict[str, str]:  
     (where rules name ports); in one address family when given."""
     from vnetbench.predict import Engine
 
+    from vnetbench.model.hostos import endpoint_hosts
+
     engine = Engine(topology, family)
-    rows = list(engine.matrix().rows())
-    return {f"{name} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
-            f"{name} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),
-            f"{name} walk tcp/443": "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
-                                            for a, b, _ in rows)}
+    host_os = {h.id for h in endpoint_hosts(topology)}   # endpoints since the host OS became one: keys of their own
+    every = list(engine.matrix().rows())
+    out = {}
+    for what, rows in (("", [r for r in every if not {r[0], r[1]} & host_os]),
+                       (" host os", [r for r in every if {r[0], r[1]} & host_os])):
+        if rows or not what:
+            out |= {f"{name}{what} matrix": "".join(_LETTERS[v.value] for _, _, v in rows),
+                    f"{name}{what} walk": "".join(_LETTERS[engine.predict(a, b).verdict.value] for a, b, _ in rows),
+                    f"{name}{what} walk tcp/443": "".join(_LETTERS[engine.predict(a, b, "tcp", 443).verdict.value]
+                                                          for a, b, _ in rows)}
+    return out
 
 
 def record() -> None:

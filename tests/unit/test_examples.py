@@ -84,12 +84,14 @@ def test_expected_verdicts_are_well_formed(path):
     assert isinstance(expected, list) and len(expected) >= 3
     pairs = set()
     for entry in expected:
-        assert set(entry) - {"family"} == {"from", "to", "verdict", "why"}, entry
+        assert {"from", "to", "verdict", "why"} <= set(entry) <= {"from", "to", "family", "proto", "port", "verdict",
+                                                                  "why"}, entry
         assert entry.get("family", 4) in (4, 6), entry
+        assert entry.get("proto", "tcp") in ("tcp", "udp", "icmp") and "port" not in entry or "proto" in entry
         assert entry["verdict"] in VERDICTS
         index.endpoint(entry["from"]), index.endpoint(entry["to"])  # LookupError if a name is wrong
         assert entry["why"].strip()
-        pairs.add((entry["from"], entry["to"], entry.get("family", 4)))
+        pairs.add((entry["from"], entry["to"], entry.get("family", 4), entry.get("proto"), entry.get("port")))
     assert len(pairs) == len(expected)
 
 

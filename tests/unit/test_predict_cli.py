@@ -47,7 +47,9 @@ def test_matrix_answers_on_every_example(design, capsys):
     assert main(["matrix", str(design), "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     topology = load(design)
-    n = len(topology.vms) + len(topology.physical_hosts)
+    from vnetbench.model.hostos import endpoint_hosts
+
+    n = len(topology.vms) + len(topology.physical_hosts) + len(endpoint_hosts(topology))   # a host OS too
     assert len(rows) == n * (n - 1)
     assert {r["verdict"] for r in rows} <= {"in-host", "in-host-routed", "via-physical", "routed-via-physical",
                                            "blocked", "unreachable"}

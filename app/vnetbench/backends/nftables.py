@@ -14,7 +14,7 @@ tracking without br_netfilter, so there "stateful" means: the replies of allowed
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from ..model import Action, Forwarding, Index, Proto, Rule, Topology
 
@@ -206,19 +206,42 @@ def bridged_ruleset(fw: Forwarding, resolve: Resolver, owner: str, blocked_by_po
     return ruleset("bridge", [("forward", "forward", _policy(fw.default_policy), body)])
 
 
-def snat_ruleset(rules: list[tuple[str, str, str | None]]) -> str:
+def snat_ruleset(rules: list[tuple[str, str, str | None]], dnat: Sequence[str] = ()) -> str:
     """A router's source NAT: each (sources, translated address, interface or None) in order, first match wins
-    (a rule's ``accept`` ends the chain); replies are translated back by connection tracking."""
+    (a rule's ``accept`` ends the chain); and its destination NAT, ``dnat`` statements (``dnat_rule``) in
+    prerouting; replies are translated back by connection tracking."""
     lines = "".join(f'    ip saddr {source}{f" oifname {chr(34)}{out}{chr(34)}" if out else ""} snat to {to}\n'
                     for source, to, out in rules)
+    pre = "".join(f"    {rule}\n" for rule in dnat)
     return (f"table ip {TABLE}\ndelete table ip {TABLE}\ntable ip {TABLE} {{\n"
-            f"  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n{lines}  }}\n}}\n")
+            + (f"  chain pre {{\n    type nat hook prerouting priority dstnat; policy accept;\n{pre}  }}\n"
+               if dnat else "")
+            + f"  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n{lines}  }}\n}}\n")
 
 
-def nat_ruleset(outside: str) -> str:
-    """A hosted NAT service: masquerade what leaves through ``outside``, let in only the replies."""
+def dnat_rule(address: str, proto: str, port: int | None, to: str, to_port: int | None) -> str:
+    """One destination NAT statement: packets to ``address`` (of ``proto``, to ``port``) go to ``to``
+    (``to_port``; none: the port they came to)."""
+    match = f"ip daddr {address}"
+    if port is not None:
+        match += f" {proto} dport {port}"
+    elif proto in ("tcp", "udp", "icmp"):
+        match += f" meta l4proto {proto}"
+    return f"{match} dnat to {to}" + (f":{to_port}" if to_port is not None else "")
+
+
+def nat_ruleset(outside: str, forwards: Sequence[tuple[str, int, str, int | None]] = ()) -> str:
+    """A hosted NAT service: masquerade what leaves through ``outside``, let in only the replies and what its
+    port forwards (proto, host port, guest address, guest port or None) send on to a guest."""
+    pre = "".join(f'    iifname "{outside}" {proto} dport {port} dnat to {guest}'
+                  + (f":{guest_port}" if guest_port is not None else "") + "\n"
+                  for proto, port, guest, guest_port in forwards)
     return (f"table ip {TABLE}\ndelete table ip {TABLE}\ntable ip {TABLE} {{\n"
-            f'  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n'
+            + (f"  chain pre {{\n    type nat hook prerouting priority dstnat; policy accept;\n{pre}  }}\n"
+               if forwards else "")
+            + f'  chain post {{\n    type nat hook postrouting priority srcnat; policy accept;\n'
             f'    oifname "{outside}" masquerade\n  }}\n'
             f"  chain forward {{\n    type filter hook forward priority 0; policy accept;\n"
-            f'    ct state established,related accept\n    iifname "{outside}" drop\n  }}\n}}\n')
+            f'    ct state established,related accept\n'
+            + ("    ct status dnat accept\n" if forwards else "")
+            + f'    iifname "{outside}" drop\n  }}\n}}\n')

@@ -31,6 +31,7 @@ from ..model.text import exportable
 from ..predict.printer import hop_kind
 from . import style
 from .matrix import VerdictTable, matrix_csv, verdict_table
+from .natrows import nat_rows
 from .scene import build_scene, highlighted
 from .words import blocks, count, number
 
@@ -183,7 +184,7 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
         routes += [{"prefix": f"{DEFAULT_NETWORK[family(g) or 4]} (default)", "via": f"{g} ({n.name})"}
                    for n in vm.vnics for g in (n.gateway, n.gateway6) if g]
         out.append({"name": vm.name, "kind": f"{ROLES[vm.role]} VM on {name(vm.host)}", "interfaces": interfaces,
-                    "routes": routes})
+                    "routes": routes, "nat": nat_rows(vm)})
     for dlr in topology.nsx.dlrs:
         interfaces = [{"name": i.name, "network": _network(index, i.network), "ip": ", ".join(shown(i))}
                       for i in dlr.interfaces]
@@ -202,6 +203,7 @@ def routing(topology: Topology) -> list[dict[str, Any]]:
         out.append({"name": router.name, "kind": kind, "interfaces": interfaces, "routes": routes})
     for n, device in enumerate(out, start=1):
         device["anchor"] = f"router-{n}"
+        device.setdefault("nat", [])
     return out
 
 

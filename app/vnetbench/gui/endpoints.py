@@ -13,6 +13,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from PySide6.QtWidgets import QComboBox, QCompleter, QGridLayout, QLabel, QToolButton, QWidget
 
 from ..model import Change, Index
+from ..model.hostos import endpoint_hosts
 from .signals import connect_weakly
 from .workbench import Workbench, affects_traffic
 
@@ -34,10 +35,11 @@ class Pair:
 
 
 def endpoints(index: Index) -> list[tuple[str, str]]:
-    """(id, label) of every VM and physical host, VMs first, in design order."""
+    """(id, label) of every VM, physical host and hosted hypervisor's host OS, VMs first, in design order."""
     topo = index.topology
     items = [(vm.id, vm.name if vm.role == "vm" else f"{vm.name} ({vm.role})") for vm in topo.vms]
     items += [(ph.id, f"{ph.name} (physical host)") for ph in topo.physical_hosts]
+    items += [(h.id, f"{h.name} (host OS)") for h in endpoint_hosts(topo)]
     return items
 
 

@@ -116,6 +116,8 @@ def switch_details(sw: Switch) -> list[str]:
         lines.append(f"host {sw.host_address}")
     if sw.nat_gateway:
         lines.append(f"NAT gateway {sw.nat_gateway}")
+    lines += [f"forward {pf.proto} {pf.host_port} \u2192 {pf.guest}:{pf.guest_port or pf.host_port}"
+              for pf in sw.port_forwards]
     return lines
 
 

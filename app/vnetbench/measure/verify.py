@@ -31,6 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from types import SimpleNamespace
 from enum import StrEnum
 from typing import Any
 
@@ -241,10 +242,13 @@ def choose_pairs(endpoints: Sequence[str], classes: Iterable[int],
 
 
 def rule_flows(design: Topology, limit: int = MAX_FLOWS) -> tuple[list[tuple[str, int]], list[str]]:
-    """The TCP/UDP flows the design's firewall VMs' and DFW rules name (proto, port), at most ``limit``; and
-    the ones left out, in words."""
+    """The TCP/UDP flows the design's firewall VMs', DFW and DNAT rules and port forwards name (proto, port; a
+    DNAT rule or port forward: the port inside), at most ``limit``; and the ones left out, in words."""
     found: list[tuple[str, int]] = []
-    rules = [r for vm in design.vms for r in vm.forwarding.rules] + list(design.nsx.dfw.rules)
+    rules = [r for vm in design.vms for r in vm.forwarding.rules] + list(design.nsx.dfw.rules) + \
+        [SimpleNamespace(proto=r.proto, port=r.to_port or r.port) for vm in design.vms for r in vm.forwarding.dnat] + \
+        [SimpleNamespace(proto=f.proto, port=f.guest_port or f.host_port) for sw in design.switches
+         for f in sw.port_forwards]
     for rule in rules:
         proto = str(rule.proto)
         for port in _ports(rule):
@@ -849,7 +853,8 @@ class Verifier:
                 if not src.has_program(program):
                     missing.add(f"{proto} flows from {cell.src_name}: it has no {program}")
                     continue
-                probes.append(_Probe(src, flow_argv(proto, addr, port), (plan, cell, proto, port, p)))
+                to, to_port = p.forward.entry or (addr, port)   # a destination NAT: its outside address and port
+                probes.append(_Probe(src, flow_argv(proto, to, to_port or port), (plan, cell, proto, port, p)))
         self.result.limits += sorted(missing)
         self._say("probing the rules' TCP/UDP flows")
         run_probes(probes, self.parallel, self.cancel, lambda n: self._say("probing the rules' TCP/UDP flows", 1),
@@ -922,7 +927,10 @@ def _limit(p: Prediction) -> tuple[int | None, str]:
 
 
 def _target(p: Prediction, endpoint: Endpoint) -> str:
-    """The address the prediction's path ends at (the destination vNIC it chose), else the endpoint's first."""
+    """The address the prediction's path ends at (the destination vNIC it chose; a destination NAT's outside
+    address), else the endpoint's first."""
+    if p.forward.entry is not None:
+        return p.forward.entry[0]
     for hop in reversed(p.forward.hops):
         if hop.kind in (HopKind.VNIC, HopKind.HOST_NIC) and hop.object_id:
             try:

@@ -9,7 +9,7 @@ from .objects import (FORMAT_VERSION, MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, H
                      Portgroup, Switch, VNic, Rule, Forwarding, VM, Port, PhysicalSwitch, RouterInterface, Route,
                      PhysicalRouter, HostNic, PhysicalHost, Link, DlrInterface, Dlr, DfwRule, Dfw, Nsx, Place, Note,
                      Layout, Topology, LoadBalancing, FailureDetection, LacpMode, LagHash, PvlanType, Teaming, Lag,
-                     Pvlan, BridgeVlans, PortChannel, Tep, Snat)
+                     Pvlan, BridgeVlans, PortChannel, Tep, Snat, Dnat, PortForward)
 
 __all__ = ["Change", "Document", "FormatError", "Index", "TopologyFileError", "dumps", "load", "loads", "save",
            "FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostKind", "SwitchKind",
@@ -18,4 +18,4 @@ __all__ = ["Change", "Document", "FormatError", "Index", "TopologyFileError", "d
            "Forwarding", "VM", "Port", "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter",
            "HostNic", "PhysicalHost", "Link", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place",
            "Note", "Layout", "Topology", "LoadBalancing", "FailureDetection", "LacpMode", "LagHash", "PvlanType",
-           "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "Tep", "Snat"]
+           "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "Tep", "Snat", "Dnat", "PortForward"]

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .objects import VM, PhysicalHost, Topology
+from .hostos import endpoint_hosts
+from .objects import VM, Host, PhysicalHost, Topology
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,14 @@ class Index:
         entry = self.entries.get(obj_id)
         return entry.path if entry else ""
 
-    def endpoint(self, name_or_id: str) -> VM | PhysicalHost:
-        """A VM or physical host by id or name; ``LookupError`` suggests the closest names."""
+    def endpoint(self, name_or_id: str) -> VM | PhysicalHost | Host:
+        """A VM, physical host or hosted hypervisor's host OS (``hostos.endpoint_hosts``) by id or name;
+        ``LookupError`` suggests the closest names."""
+        hosts = endpoint_hosts(self.topology)
         entry = self.entries.get(name_or_id)
-        if entry and entry.kind in ("vm", "physical_host"):
+        if entry and (entry.kind in ("vm", "physical_host") or entry.obj in hosts):
             return entry.obj
-        candidates: list[VM | PhysicalHost] = [*self.topology.vms, *self.topology.physical_hosts]
+        candidates: list[VM | PhysicalHost | Host] = [*self.topology.vms, *self.topology.physical_hosts, *hosts]
         for obj in candidates:
             if obj.name == name_or_id:
                 return obj

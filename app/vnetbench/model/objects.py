@@ -305,6 +305,19 @@ class Portgroup:
 
 
 @dataclass
+class PortForward:
+    """A hosted NAT service's incoming port forward (VMware's ``[incomingtcp]`` / ``[incomingudp]``): ``proto``
+    (tcp or udp) packets to ``host_port`` at the host's own LAN address go to the guest ``guest``, port
+    ``guest_port`` (none: the same port)."""
+
+    proto: Proto
+    host_port: int
+    guest: str
+    guest_port: int | None = None
+    name: str = ""
+
+
+@dataclass
 class Switch:
     """A virtual switch.
 
@@ -316,6 +329,7 @@ class Switch:
     ``encapsulation`` is an NSX segment's (None: Geneve). ``teaming`` None keeps the explicit failover order of
     ``uplinks`` (what designs without a policy always meant). ``lags`` and ``pvlans`` are a vDS's LACP groups and
     private VLAN map; ``vlan_filtering`` makes a Linux bridge VLAN-aware (its ports' ``bridge_vlans``).
+    ``port_forwards`` let the LAN reach guests of a hosted NAT network.
     """
 
     id: str
@@ -335,6 +349,7 @@ class Switch:
     lags: list[Lag] = field(default_factory=list)
     pvlans: list[Pvlan] = field(default_factory=list)
     vlan_filtering: bool = False
+    port_forwards: list[PortForward] = field(default_factory=list)
 
 
 # --- virtual machines --------------------------------------------------------------------------------
@@ -394,6 +409,20 @@ class Snat:
 
 
 @dataclass
+class Dnat:
+    """Destination NAT (port forwarding) on a router or edge VM: packets to ``address`` (one of its vNICs'
+    addresses) of ``proto`` to ``port`` (none: every port) take the destination ``to``, port ``to_port`` (none:
+    unchanged); replies go back through the same translation."""
+
+    address: str
+    to: str
+    proto: Proto = Proto.ANY
+    port: int | None = None
+    to_port: int | None = None
+    name: str = ""
+
+
+@dataclass
 class Forwarding:
     """How a router, firewall or edge VM forwards between its vNICs. First matching rule wins. A routed VM
     sends by its connected subnets, then by the longest of ``routes``, then to its first vNIC gateway (a
@@ -405,6 +434,7 @@ class Forwarding:
     rules: list[Rule] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
     snat: list[Snat] = field(default_factory=list)
+    dnat: list[Dnat] = field(default_factory=list)
 
 
 @dataclass
@@ -665,4 +695,4 @@ __all__ = ["FORMAT_VERSION", "MULTI_HOST_SWITCHES", "PORTGROUP_SWITCHES", "HostK
            "FailureDetection", "LacpMode", "LagHash", "PvlanType", "Teaming", "Lag", "Pvlan", "BridgeVlans", "PortChannel", "PNic",
            "Host", "Uplink", "Security", "Portgroup", "Switch", "VNic", "Rule", "Forwarding", "VM", "Port",
            "PhysicalSwitch", "RouterInterface", "Route", "PhysicalRouter", "HostNic", "PhysicalHost",
-           "Link", "Tep", "Snat", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]
+           "Link", "Tep", "Snat", "Dnat", "PortForward", "DlrInterface", "Dlr", "DfwRule", "Dfw", "Nsx", "Place", "Note", "Layout", "Topology"]

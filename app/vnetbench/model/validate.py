@@ -10,6 +10,7 @@ probably not as intended (a bridged firewall without promiscuous mode drops traf
 from __future__ import annotations
 
 from .checks.base import CheckerBase
+from .checks.dnat import DnatChecks
 from .checks.families import FamilyChecks
 from .checks.layout import LayoutChecks
 from .checks.names import NameChecks
@@ -56,12 +57,12 @@ def drawing_errors(topology: Topology) -> list[Problem]:
 
 #: every check of every part, run in order by ``run`` (one failing check is reported, the others still run)
 class _Checker(NameChecks, SwitchChecks, VmChecks, PhysicalChecks, RouteChecks, SegmentChecks, LayoutChecks,
-               TeamingChecks, NsxtChecks, NatChecks, FamilyChecks, CheckerBase):
+               TeamingChecks, NsxtChecks, NatChecks, DnatChecks, FamilyChecks, CheckerBase):
     def run(self) -> list[Problem]:
         for check in (self.check_ids, self.check_lengths, self.check_names, self.check_hosts, self.check_switches,
                       self.check_vms, self.check_physical, self.check_links, self.check_nsx,
-                      self.check_gateways_tiers, self.check_teps, self.check_snat, self.check_segments,
-                      self.check_gateways, self.check_layout, self.check_routes,
-                      self.check_teaming, self.check_families):
+                      self.check_gateways_tiers, self.check_teps, self.check_snat, self.check_dnat,
+                      self.check_port_forwards, self.check_segments, self.check_gateways, self.check_layout,
+                      self.check_routes, self.check_teaming, self.check_families):
             run_alone(check, self.problems)
         return self.problems

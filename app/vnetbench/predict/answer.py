@@ -42,7 +42,7 @@ class AnsweringWalker(WalkerBase):
         return Trace(walk.src, walk.dst, verdict, tuple(walk.hops), tuple(walk.pnics), tuple(walk.routed_by),
                      tuple(walk.rules), tuple(walk.segments), tuple(reasons), estimate, mtu,
                      limit,
-                     tuple(walk.steps), walk.blocked and walk.refused)
+                     tuple(walk.steps), walk.blocked and walk.refused, entry(walk))
 
     def _ipv6(self, endpoint: str) -> bool:
         """Whether the walk is an IPv6 one (the design projected onto IPv6: ``model.families``)."""
@@ -64,6 +64,12 @@ class AnsweringWalker(WalkerBase):
                    events=[] if walk.events is not None else None)
         rev.reasons.append("replies return through the NAT's connection tracking")
         return rev
+
+
+def entry(walk: Walk) -> tuple[str, int | None] | None:
+    """Where the sender sent a flow that a destination NAT translated: its outside address and port."""
+    via = walk.via
+    return (str(via.rule.address), via.outside_port) if via is not None and via.done else None
 
 
 def combine(forward: Trace, reverse: Trace, fwd: Walk, rev: Walk, flow: Flow, net: Network) -> Prediction:

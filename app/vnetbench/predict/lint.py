@@ -12,7 +12,8 @@ transport MTU...) plus these lints, each with its place in the file and its fix:
   as a warning;
 - a jumbo VM and a physical host (a NAS) in one subnet with a smaller MTU on the way (its switch port);
 - tunnel endpoints that cannot reach each other, or a tunnel path that cannot carry a 1500-byte guest packet;
-- overlapping SNAT rules: one that an earlier rule hides, or one translated address two NATs claim.
+- overlapping SNAT rules: one that an earlier rule hides, or one translated address two NATs claim; and a DNAT
+  rule that an earlier one hides (same outside address, protocol and port).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import ipaddress
 from collections import Counter
 
 from ..model.forwarding import STANDARD_MTU
+from ..model import dnat
 from ..model.nat import overlaps
 from ..model.nsxt import internal_addresses
 from ..model.objects import Topology, VmRole
@@ -78,7 +80,8 @@ class _Linter:
             self.add(WARNING, host_id, field, message, hint)
 
     def nat_overlaps(self) -> None:
-        """SNAT rules that overlap (``model.nat.overlaps``): a rule another hides, or one address two NATs claim."""
+        """NAT rules that overlap (``model.nat.overlaps``, ``model.dnat.overlaps``): a rule another hides, or one
+        address two SNATs claim."""
         vms = {vm.id: i for i, vm in enumerate(self.net.topology.vms)}
         for vm_a, a, vm_b, b, why in overlaps(self.net.topology):
             label = f"{vm_b.name}'s SNAT rule {b.rule.name or b.index + 1}"
@@ -86,6 +89,11 @@ class _Linter:
             self.problems.append(Problem(WARNING, f"vms[{vms[vm_b.id]}].forwarding.snat[{b.index}]", vm_b.id,
                                          f"{label} overlaps {other}: {why}",
                                          "give each rule its own sources and each NAT its own translated address"))
+        for vm, first, later, why in dnat.overlaps(self.net.topology):
+            self.problems.append(Problem(WARNING, f"vms[{vms[vm.id]}].forwarding.dnat[{later.index}]", vm.id,
+                                         f"{vm.name}'s {later.label().removeprefix('its ')} overlaps its "
+                                         f"{first.label().removeprefix('its ')}: {why}",
+                                         "give each DNAT rule its own outside address or port"))
 
     def add(self, severity: str, point_or_id: Point | str, field: str, message: str, hint: str) -> None:
         obj_id = point_or_id.nic if isinstance(point_or_id, Point) else point_or_id

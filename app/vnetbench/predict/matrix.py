@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model.hostos import endpoint_hosts
 from ..model.objects import VmRole
-from . import snat
+from . import dnat, snat
 from .kinds import DeviceKind
 from .network import Point
 from .result import VERDICTS, Prediction, Verdict
@@ -190,7 +191,8 @@ class MatrixBuilder:
     def build(self) -> Matrix:
         """The whole matrix from scratch: endpoints, their classes and every cell."""
         net = self.net
-        self.endpoints = [vm.id for vm in net.topology.vms] + [ph.id for ph in net.topology.physical_hosts]
+        self.endpoints = [vm.id for vm in net.topology.vms] + [ph.id for ph in net.topology.physical_hosts] + \
+            [h.id for h in endpoint_hosts(net.topology)]   # a hosted hypervisor's host OS
         self.position = {e: i for i, e in enumerate(self.endpoints)}
         self.forwarding = {vm.id for vm in net.topology.vms if vm.role is not VmRole.VM}
         points: list[Point] = []
@@ -277,7 +279,8 @@ class MatrixBuilder:
 
     def _key(self, eid: str) -> tuple:
         key = tuple(self.keys.point(self.vec, i) for i in self.points_of[eid])
-        return key + ((eid,) if eid in self.forwarding else ())
+        alone = eid in self.forwarding or dnat.published(self.net, self.net.points.get(eid, []))   # its own ways in
+        return key + ((eid,) if alone else ())
 
     def _points(self, classes) -> np.ndarray:  # noqa: ANN001 - an iterable of class numbers
         """The points of single classes (each representative's one interface)."""
@@ -305,8 +308,10 @@ class MatrixBuilder:
                          {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip})
         nat, nat_gw = self._nat
         if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable) \
-                or routes_itself(net, eid) is not None or snat.behind(net, usable):   # a router picks its way per
-            # destination; a source NAT's replies return through the translation (the walk mirrors them)
+                or routes_itself(net, eid) is not None or snat.behind(net, usable) \
+                or dnat.published(net, usable) or dnat.holds(net, eid):   # a router picks its way per
+            # destination; a source or destination NAT's replies return through the translation (the walk mirrors
+            # them), and a VM's own DNAT rules take some of its addresses for some flows
             return SCALAR
         return SINGLE if len(net.points[eid]) == 1 else COMPOUND
 

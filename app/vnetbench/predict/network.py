@@ -35,8 +35,9 @@ from ..model.forwarding import (
     Wire, ingress, ingress_problem, pvlan_label, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
+from ..model.hostos import endpoint_hosts
 from ..model.routing import route_prefix
-from . import graph, teps
+from . import graph, hostos, teps
 from .kinds import IN_HOST_EDGES, DeviceKind, EdgeKind
 
 
@@ -342,6 +343,8 @@ class Network:
         for ph in topo.physical_hosts:
             self.points[ph.id] = [self._wire_point(ph.id, nic.id, f"{ph.name}/{nic.name}", nic.ip, nic.gateway, nic.vlan)
                                   for nic in ph.nics]
+        for host in endpoint_hosts(topo):
+            self.points[host.id] = hostos.points(self, host)
         for router in topo.physical_routers:
             self._router(router)
         for vm in topo.vms:

@@ -194,6 +194,7 @@ class Trace:
     mtu_limit: str = ""
     steps: tuple[Step, ...] = ()
     refused: bool = False       # blocked by a reject: the sender got a TCP RST or an ICMP unreachable
+    entry: tuple[str, int | None] | None = None   # the outside address (and port) a DNAT published it at
 
     @property
     def crosses_pnic(self) -> bool:

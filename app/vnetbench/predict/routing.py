@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 
 from ..model.objects import Action
-from . import decide, snat
+from . import decide, dnat, snat
 from .decide import judges
 from .events import FromGateway, LegWalked, Received, Routed, ToGateway
 from .kinds import DeviceKind
@@ -65,6 +65,8 @@ class RoutingWalker(LegWalker):
                 return step
             device, point, in_seg = step
             src = walk.source or src      # a source NAT on the way: later gateways see the translated source
+            if walk.via is not None and walk.via.done:   # a destination NAT: they see the inside destination
+                dst_ip, dst, port = walk.via.rule.to, walk.via.party, walk.via.port
         walk.reasons.append(f"the packet to {dst_ip} passes more than {MAX_ROUTED} gateways: a routing loop")
         return None
 
@@ -78,6 +80,11 @@ class RoutingWalker(LegWalker):
         net = self.net
         host = net.segments[in_seg].host
         own = next((p for p in device.points if p.ip == dst_ip and p.segment is not None), None)
+        if own is not None and walk.via is not None and not walk.via.done and walk.via.device == device.id:
+            inside = dnat.enter(walk, device, proto)   # a destination NAT: routed on to the inside address
+            if inside is None:
+                return None
+            (dst_ip, dst, port), own = inside, None
         if own is not None and device.kind.appliance:
             walk.steps.append(Step(StepKind.ROUTE, device.id, device.name,
                                    RouteDetail(point.nic, own.nic, received=True)))
@@ -118,8 +125,8 @@ class RoutingWalker(LegWalker):
             walk.nat = True
             walk.hops.append(Hop(HopKind.NAT, device.id, device.name, f"translates the source to {translated.to}"))
             src = walk.source = Party(translated.to, frozenset())
-        walk.note(Routed(device, point, in_seg, out_point, seg, next_hop, check, prefix,
-                         "" if translated is None else translated.describe(device.name)))
+        walk.note(Routed(device, point, in_seg, out_point, seg, next_hop, check, prefix, "; ".join(
+            w for w in (dnat.words(walk, device), "" if translated is None else translated.describe(device.name)) if w)))
         if next_hop is None:
             return seg
         entry = self.gateway_entry(walk, seg, next_hop)

@@ -16,10 +16,12 @@ from ..model.forwarding import UplinkChooser
 from . import decide
 from .answer import AnsweringWalker, combine
 from .decide import judges
+from .dnat import Via
+from .dnatwalk import DnatWalker
 from .events import DfwChecked, FromEndpoint, FromGateway, L3Choice, LegWalked, ToDestination, ToGateway
 from .network import Point
 from .result import VERDICTS, Flow, Hop, HopKind, Prediction, UplinkOutcome
-from .routing import MAX_ROUTED, RoutingWalker
+from .routing import MAX_ROUTED
 from .rules import Party
 from .routetables import routes_itself, sender_route
 from .walkrecord import Leg, Walk, blocks, filtered, mtu_of
@@ -27,7 +29,7 @@ from .walkrecord import Leg, Walk, blocks, filtered, mtu_of
 __all__ = ["MAX_ROUTED", "Leg", "Walk", "Walker", "behind_dfw", "combine"]
 
 
-class Walker(RoutingWalker, AnsweringWalker):
+class Walker(DnatWalker, AnsweringWalker):
     """The walk of one flow: its endpoints, its directions, and their answer (``flow``)."""
 
     def party(self, point: Point) -> Party:
@@ -71,29 +73,34 @@ class Walker(RoutingWalker, AnsweringWalker):
         A ``reply`` is the answer of a conversation: stateful firewalls (and a stateful DFW) pass it on the
         connection's state instead of their rules, stateless ones see an ephemeral port (no port)."""
         port = decide.reply_port(port, reply)
-        dst_points = [only_dst] if only_dst is not None else self.net.points.get(dst_id, [])
+        dst_points = [only_dst] if only_dst is not None else self.own_points(dst_id, proto, port)
         if len(dst_points) <= 1:
-            return self._direction(src_id, dst_id, dst_points[0] if dst_points else None, proto, port, reply, explain)
-        # a person means the address nearest to the source: ``decide.destination_rank`` picks among all tries
-        nets = [p.iface.network for p in self.net.points.get(src_id, []) if p.iface is not None and p.segment is not None]
-        results = [self._direction(src_id, dst_id, p, proto, port, reply, explain) for p in dst_points]
-        ranks = [decide.destination_rank(r[0].delivered, p.segment is not None
-                                         and any(decide.inside_net(p.ip, n) for n in nets))
-                 for r, p in zip(results, dst_points)]
-        return results[decide.first_of_lowest(ranks)]
+            found = self._direction(src_id, dst_id, dst_points[0] if dst_points else None, proto, port, reply, explain)
+        else:   # a person means the address nearest to the source: ``decide.destination_rank`` picks among all tries
+            nets = [p.iface.network for p in self.net.points.get(src_id, [])
+                    if p.iface is not None and p.segment is not None]
+            results = [self._direction(src_id, dst_id, p, proto, port, reply, explain) for p in dst_points]
+            ranks = [decide.destination_rank(r[0].delivered, p.segment is not None
+                                             and any(decide.inside_net(p.ip, n) for n in nets))
+                     for r, p in zip(results, dst_points)]
+            found = results[decide.first_of_lowest(ranks)]
+        if only_dst is not None or reply or found[0].delivered:
+            return found
+        return self.through_dnat(found, dst_id, port, self.party, lambda p, via: self._direction(
+            src_id, dst_id, p, proto, port, False, explain, via))   # the ways a destination NAT publishes
 
     def _direction(self, src_id: str, dst_id: str, dst_point: Point | None, proto: str | None,
-                   port: int | None, reply: bool = False,
-                   explain: bool = False) -> tuple[Walk, Point | None, Point | None]:
+                   port: int | None, reply: bool = False, explain: bool = False,
+                   via: Via | None = None) -> tuple[Walk, Point | None, Point | None]:
         net = self.net
-        walk = Walk(src_id, dst_id, events=[] if explain else None)
+        walk = Walk(src_id, dst_id, events=[] if explain else None, via=via)
         src_points = net.points.get(src_id, [])
         dst_name = net.name_of(dst_id)
         src_name = net.name_of(src_id)
         if dst_point is None or dst_point.iface is None:
             walk.reasons.append(f"{dst_name} has no IPv4 address to send to")
             return walk, None, dst_point
-        dst_ip = dst_point.iface.ip
+        dst_ip = dst_point.iface.ip if via is None else via.rule.address   # through a DNAT: its outside address
         src_point = self.choose_source(src_points, dst_ip)
         gateway = src_point.gateway if src_point is not None else None
         router = routes_itself(net, src_id)
@@ -110,6 +117,8 @@ class Walker(RoutingWalker, AnsweringWalker):
             walk.reasons.append(f"{src_point.name} has no IPv4 address")
             return walk, src_point, dst_point
         src_party, dst_party = self.party(src_point), self.party(dst_point)
+        if via is not None:
+            dst_party, port = Party(dst_ip, frozenset()), via.outside_port
         walk.hops.append(Hop(HopKind.VNIC if src_point.nic_type else HopKind.HOST_NIC, src_point.nic, src_point.name,
                              str(src_point.iface)))
         if src_point.portgroup and net.index.kind(src_point.portgroup) == "portgroup":
@@ -124,15 +133,15 @@ class Walker(RoutingWalker, AnsweringWalker):
         if dfw_here and not self.dfw_check(walk, src_point, src_party, dst_party, proto, port, "out"):
             return walk, src_point, dst_point
         dst_seg = net.segment_of(dst_point)
-        if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment:
+        if dst_seg.object_id in self._nat_inside and src_point.segment != dst_point.segment and via is None:
             walk.reasons.append(f"{dst_name} sits behind {self._nat_inside[dst_seg.object_id]}, which hides it "
-                                f"from outside (no port forwarding is modelled)")
+                                f"from outside (no port forward publishes it)")
             return walk, src_point, dst_point
 
         seg, network, dst_seg_id = src_point.segment, src_point.iface.network, dst_point.segment
         assert seg is not None and dst_seg_id is not None   # a point on no segment has a problem, told above
         near = decide.inside_net(dst_ip, network)
-        walk.note(L3Choice(src_point, dst_point, near, gateway))
+        walk.note(L3Choice(src_point, dst_point if via is None else via.point, near, gateway))
         sender: FromEndpoint | FromGateway = FromEndpoint(src_point)
         if not near:
             if gateway is None:
@@ -159,6 +168,11 @@ class Walker(RoutingWalker, AnsweringWalker):
             if seg is None:
                 return walk, src_point, dst_point
             sender = FromGateway()
+        if via is not None:   # on the outside address's network: to the VM that translates, and on from it
+            seg = self.into_dnat(walk, seg, sender, walk.source or src_party, proto, reply)
+            if seg is None:
+                return walk, src_point, dst_point
+            dst_party, port, sender = via.party, via.port, FromGateway()
         leg = self.leg(seg, dst_seg_id, src_party, dst_party, proto, port, reply)
         walk.add_leg(leg)
         walk.note(LegWalked(leg, sender, ToDestination(dst_point)))

@@ -4,12 +4,16 @@ they record on the way."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import decide
 from .events import Event
 from .network import Point
 from .result import VERDICTS, FilterDetail, Hop, Step, StepKind, Verdict
 from .rules import Decision, Party
+
+if TYPE_CHECKING:
+    from .dnat import Via
 
 
 @dataclass
@@ -57,6 +61,7 @@ class Walk:
     refused: bool = False               # blocked by a reject (``decide.refuses``): the sender gets an answer
     nat: bool = False
     source: Party | None = None         # the packet's source once a source NAT on the way translated it
+    via: Via | None = None              # the DNAT rule the packet reaches its destination through, if any
     steps: list[Step] = field(default_factory=list)
     events: list[Event] | None = None   # the walk's decisions, recorded only to explain a single pair
 

@@ -143,9 +143,10 @@ class _Builder:
         for vm in self.d.vms:
             if vm.role is VmRole.NSX_EDGE:
                 self.reasons.append(f"{vm.name!r} is an NSX edge, which KVM has not")
-            if vm.forwarding.snat:
-                self.reasons.append(f"{vm.name!r} has SNAT rules, which the KVM backend does not configure in its "
-                                    "router guests; deploy it to the local lab")
+            for what, rules in (("SNAT", vm.forwarding.snat), ("DNAT", vm.forwarding.dnat)):
+                if rules:
+                    self.reasons.append(f"{vm.name!r} has {what} rules, which the KVM backend does not configure in "
+                                        "its router guests; deploy it to the local lab")
             for nic in vm.vnics:
                 if nic.type not in NIC_MODELS:
                     self.reasons.append(f"vNIC {vm.name}/{nic.name} is a {nic.type.value}, which QEMU does not "

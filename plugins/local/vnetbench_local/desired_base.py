@@ -17,6 +17,7 @@ from vnetbench.model.families import route_family
 from vnetbench.model.forwarding import (
     PER_GUEST, Fabric, Place, SegmentKey, Switching, UplinkChooser, ingress, pvlan_segment_entry,
 )
+from vnetbench.model.hostos import HOST_ADAPTER_SWITCHES
 from vnetbench.model.routing import route_prefix
 
 from .names import ifname, mac_for, ns_name, pvlan_bridge_name
@@ -204,9 +205,11 @@ class BuilderBase:
                 name = self.ix.get(pnic[0].pnic).name if pnic else sw.name
                 br = self.bridge(ns, ifname("q", sw.id, "macvtap"), f"{sw.kind} on {name}", sw.id, sw.mtu)
             else:
-                if sw.kind is SwitchKind.HOSTED_HOSTONLY and sw.host_address:
+                if sw.kind in HOST_ADAPTER_SWITCHES and sw.host_address:   # the host OS's own adapter: an endpoint
                     addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
                     addrs = (addr,) if addr else ()
+                    if addr and key.host:
+                        self.endpoints.setdefault(key.host, EndpointInfo(ns, {})).addresses[f"{sw.id}:host"] = addr
                 label = f"{sw.name}" + (f" VLAN {key.vlan}" if key.vlan is not None else "")
                 entry = pvlan_segment_entry(sw, key.vlan)
                 if entry is not None:     # every VLAN of a private VLAN: one bridge, the roles filtered (desired_pvlan)

@@ -7,6 +7,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.backends.planning import Want
 from vnetbench.model import VM, Action, ForwardMode, MacvtapMode, SwitchKind, VmRole
 from vnetbench.model.forwarding import PER_GUEST, guests_meet_inside, reflection_reaches_guests
+from vnetbench.model.dnat import dnat_rules
 from vnetbench.model.nat import leaves_by, snat_rules
 
 from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
@@ -65,13 +66,15 @@ class GuestParts(BuilderBase):
         self.endpoints[vm.id] = EndpointInfo(ns, addresses)
         if forwards:
             self.firewall(vm, ns, bridged, blocked_by_policy)
-        rules = snat_rules(vm)
-        if rules:
+        rules, published = snat_rules(vm), dnat_rules(vm)
+        if rules or published:
             out = {n.id: inside_names[n.id] for n in vm.vnics}
             spec = [(str(r.source), str(r.to), next((out[n.id] for n in vm.vnics if leaves_by(vm, r.rule, n.id)), None)
                      if r.rule.interface else None) for r in rules]
-            self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.snat_ruleset(spec)},
-                           f"SNAT of {vm.name}", vm.id, (f"netns/{ns}",)))
+            dnat = [nft.dnat_rule(str(r.address), str(r.rule.proto), r.rule.port, str(r.to), r.rule.to_port)
+                    for r in published]
+            self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.snat_ruleset(spec, dnat)},
+                           f"NAT of {vm.name}", vm.id, (f"netns/{ns}",)))
 
     def check_passthrough(self) -> None:
         for sw in self.d.switches:

@@ -46,8 +46,8 @@ class HostedParts(BuilderBase):
         It sends from the host OS's own address on the NAT's pNIC and routes through the host's gateway, where
         the design gives them (``PNic.ip``/``gateway``). Without them the service borrows, in every subnet of
         the physical network's endpoints, the highest address nobody uses, and routes through the gateway most
-        LAN endpoints use. A destination not on the LAN stays unreachable, and nothing outside reaches in (no
-        port forwarding), as SEMANTICS.md describes.
+        LAN endpoints use. A destination not on the LAN stays unreachable, and nothing outside reaches in but
+        through its port forwards (nftables dnat at the host's address), as SEMANTICS.md describes.
         """
         if not sw.host or not sw.nat_gateway:
             return
@@ -87,5 +87,8 @@ class HostedParts(BuilderBase):
         self.groups.setdefault((wire.pnic, wire.vlan), []).append((br, hv, False))
         if gateways:
             self.routes[ns] = [["default", max(set(gateways), key=gateways.count)]]
-        self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside")},
-                           f"NAT of {sw.name} (masquerade, nothing in from outside)", sw.id, (f"netns/{ns}",)))
+        forwards = [(str(pf.proto), pf.host_port, pf.guest, pf.guest_port) for pf in sw.port_forwards]
+        self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.nat_ruleset("outside", forwards)},
+                       f"NAT of {sw.name} (masquerade, in from outside only "
+                       + (f"through {len(forwards)} port forward(s))" if forwards else "the replies)"), sw.id,
+                       (f"netns/{ns}",)))

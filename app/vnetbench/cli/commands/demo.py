@@ -51,7 +51,8 @@ def _engine(topology: Topology):
 
 def _matrix(topology: Topology, engine) -> None:
     matrix = engine.matrix()
-    names = {vm.id: vm.name for vm in topology.vms} | {h.id: h.name for h in topology.physical_hosts}
+    names = {vm.id: vm.name for vm in topology.vms} | {h.id: h.name for h in topology.physical_hosts} | \
+        {h.id: h.name for h in topology.hosts}   # a hosted hypervisor's host OS
     labels = [one_line(names.get(e, e)) for e in matrix.endpoints]
     width = max([len(label) for label in labels] + [4])
     say(" " * (width + 2) + " ".join(f"{label[:width]:>{width}}" for label in labels))
@@ -80,10 +81,13 @@ def _expected(path: Path, engine) -> int:
         fam = entry.get("family", 4)
         if fam not in engines:
             engines[fam] = type(engine)(engine.topology, fam)
-        got = str(engines[fam].predict(entry["from"], entry["to"]).verdict)
+        proto, port = entry.get("proto"), entry.get("port")   # a flow of one protocol (and port), if named
+        got = str(engines[fam].predict(entry["from"], entry["to"], proto, port).verdict)
         ok = got == entry["verdict"]
         wrong += not ok
-        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}{' (IPv6)' if fam == 6 else ''}: {got}"
+        flow = f" ({proto}" + (f" port {port}" if port else "") + ")" if proto else ""
+        say(f"  {'ok ' if ok else 'DIFF'} {entry['from']} -> {entry['to']}{flow}{' (IPv6)' if fam == 6 else ''}: "
+            f"{got}"
             + ("" if ok else f" (expected {entry['verdict']}: {entry['why']})"))
     return wrong
 
