@@ -130,7 +130,8 @@ def _resolve_link_local(topology: Topology, gateway: str, own: str | None) -> st
 
 
 #: Fields a projection rewrites: an edit of one makes the projection anew.
-PROJECTED_FIELDS = frozenset({"ip", "addresses", "gateway", "gateway6", "prefix", "via", "interface", "source"})
+PROJECTED_FIELDS = frozenset({"ip", "addresses", "gateway", "gateway6", "prefix", "via", "interface", "source",
+                              "host_address", "port_forwards", "dnat"})
 #: List fields whose items a copy of the design copies too (an edit that adds or removes one needs a new copy).
 COPIED_LISTS = frozenset({"vms", "hosts", "switches", "physical_routers", "physical_hosts", "vnics", "pnics",
                           "interfaces", "routes", "nics", "snat", "dlrs", "rules", "forwarding", "nsx", "dfw"})
@@ -187,8 +188,8 @@ def project(topology: Topology, fam: Family) -> Topology:
 
 
 def projection(topology: Topology, fam: Family) -> Clone | None:
-    """``project`` as the clone it makes, which knows each part's copy (its rules and switches are the
-    design's own: a projection rewrites none); None when the design is its own projection."""
+    """``project`` as the clone it makes, which knows each part's copy (its rules are the design's own: a
+    projection rewrites none); None when the design is its own projection."""
     if not any(a for part in interfaces(topology) for a in addresses(part)[1:]) and \
             not any(getattr(part, "gateway6", None) for part in interfaces(topology)) and \
             families_in(topology) == [fam]:
@@ -216,4 +217,13 @@ def projection(topology: Topology, fam: Family) -> Clone | None:
         owner.routes[:] = kept
         if hasattr(owner, "snat"):
             owner.snat[:] = [s for s in owner.snat if family(s.source) == fam]
+            if fam != 4:
+                owner.dnat = []   # NAT translates IPv4 only
+    # a hosted host's own adapter is an endpoint only in its address's family; port forwards are IPv4 NAT
+    out.switches = [clone._one(sw) for sw in out.switches]
+    for sw in out.switches:
+        if sw.host_address and family(sw.host_address) != fam:
+            sw.host_address = None
+        if fam != 4:
+            sw.port_forwards = []
     return clone

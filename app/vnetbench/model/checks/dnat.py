@@ -25,12 +25,12 @@ class DnatChecks(ValueChecks):
                                "firewall)", f"set {vm.name}'s role to router, firewall or nsx-edge in routed mode, "
                                "or remove the rule")
                     continue
-                if self.check_address(f"{path}.address", vm.id, rule.address, f"{label}'s outside address") \
+                if self.check_address(f"{path}.address", vm.id, rule.address, f"{label}'s outside address", only=4) \
                         and str(ipaddress.IPv4Address(rule.address)) not in own:
                     self.error(f"{path}.address", vm.id, f"{label} listens on {rule.address}, which is not an "
                                f"address of {vm.name}'s vNICs ({', '.join(sorted(own)) or 'none'})",
                                "use the address of the vNIC the outside reaches it on")
-                self.check_address(f"{path}.to", vm.id, rule.to, f"{label}'s inside address")
+                self.check_address(f"{path}.to", vm.id, rule.to, f"{label}'s inside address", only=4)
                 for key in ("port", "to_port"):
                     value = getattr(rule, key)
                     if value is not None and not 0 < value < 65536:
@@ -62,4 +62,4 @@ class DnatChecks(ValueChecks):
                     if value is not None and not 0 < value < 65536:
                         self.error(f"{path}.{key}", sw.id, f"{label} has {key} {value}, which is not a port",
                                    "write a port 1-65535")
-                self.check_address(f"{path}.guest", sw.id, pf.guest, f"{label}'s guest address")
+                self.check_address(f"{path}.guest", sw.id, pf.guest, f"{label}'s guest address", only=4)
