@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from lab_designs import unique_id
 
+from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
 from vnetbench.measure.verify import BURST, MIN_BURST_SIZE
 from vnetbench.model import load
 from vnetbench.model.families import address_of
@@ -124,3 +125,16 @@ def test_tcp_connects_over_ipv6_through_the_firewall_where_ipv4_is_denied(lab):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_iperf3_measures_over_ipv6_where_ipv4_is_denied_and_the_run_keeps_its_family(lab):
+    design = dual_stack()
+    lab.up(design)
+    src, dst = lab.endpoint(design, "vm-dmz01"), lab.endpoint(design, "vm-app01")
+    assert dst.address_in(6) == address(design, "vm-app01", 6)
+    run = measure(TestSpec(TestKind.THROUGHPUT, duration=1, cpu=None, family=6), src, dst)
+    assert run.status is RunStatus.OK, run.error
+    assert run.summary["throughput_mbps"] > 0 and any(address(design, "vm-app01", 6) in c for c in run.commands)
+    assert TestSpec.from_dict(run.spec.to_dict()).family == 6       # what the run store keeps
+    blocked = measure(TestSpec(TestKind.THROUGHPUT, duration=1, cpu=None, family=4), src, dst)
+    assert blocked.status is RunStatus.FAILED                 # fw01's dmz-to-app rule drops IPv4

@@ -36,7 +36,8 @@ VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
 @dataclass(frozen=True)
 class EndpointInfo:
     ns: str
-    addresses: dict[str, str]        # vNIC / NIC id -> address/prefix
+    addresses: dict[str, str]        # vNIC / NIC id -> IPv4 address/prefix
+    addresses6: dict[str, str] = field(default_factory=dict)     # vNIC / NIC id -> global IPv6 address/prefix
 
 
 @dataclass
@@ -180,6 +181,11 @@ class BuilderBase:
         """Every address of an interface (``ip``, then ``addresses``; both families), canonical."""
         found = (interface_address(text, where, self.reasons) for text in addresses(part))
         return [a for a in found if a]
+
+    @staticmethod
+    def global6(addrs: list[str]) -> str | None:
+        """The first global IPv6 address among an interface's: where its endpoint is reached over IPv6."""
+        return next((a for a in addrs if family(a) == 6 and not link_local(a)), None)
 
     def enable_ipv6(self) -> None:
         """IPv6 on in the namespaces that hold an IPv6 address, and only there: every other namespace keeps it

@@ -27,6 +27,7 @@ class GuestParts(BuilderBase):
         bridged = forwards and fw.mode is ForwardMode.BRIDGED
         ns = self.netns("v", vm.id, f"VM {vm.name}", forward=forwards and not bridged)
         addresses: dict[str, str] = {}
+        addresses6: dict[str, str] = {}
         taken: set[str] = set()
         blocked_by_policy = False
         bridge_addrs: list[str] = []
@@ -40,6 +41,8 @@ class GuestParts(BuilderBase):
             addr = next((a for a in addrs if family(a) == 4), None)      # endpoints are reached at IPv4
             if addr:
                 addresses[nic.id] = addr
+            if (addr6 := self.global6(addrs)) is not None:
+                addresses6[nic.id] = addr6
             name = guest_ifname(nic.name, i, taken)
             taken.add(name)
             inside_names[nic.id] = name
@@ -71,7 +74,7 @@ class GuestParts(BuilderBase):
             self.routes[ns] = static_routes(fw.routes, self.routes.get(ns, []), devs)
         if bridged:
             self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
-        self.endpoints[vm.id] = EndpointInfo(ns, addresses)
+        self.endpoints[vm.id] = EndpointInfo(ns, addresses, addresses6)
         if forwards:
             self.firewall(vm, ns, bridged, blocked_by_policy)
         rules, published = snat_rules(vm), dnat_rules(vm)

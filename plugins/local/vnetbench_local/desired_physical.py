@@ -31,7 +31,7 @@ class PhysicalParts(BuilderBase):
     def physical_host(self, ph: Any) -> None:
         ns = self.netns("p", ph.id, f"physical host {ph.name}")
         taken: set[str] = set()
-        addresses = {}
+        addresses, addresses6 = {}, {}
         defaults: dict[int, list[list[str]]] = {}        # family -> the default route of its first gateway
         for i, nic in enumerate(ph.nics):
             name = guest_ifname(nic.name, i, taken)
@@ -40,6 +40,8 @@ class PhysicalParts(BuilderBase):
             addr = next((a for a in addrs if family(a) == 4), None)      # endpoints are reached at IPv4
             if addr:
                 addresses[nic.id] = addr
+            if (addr6 := self.global6(addrs)) is not None:
+                addresses6[nic.id] = addr6
             self.attach_to_port(ns, name, nic.id, nic.vlan, addrs, ph.name, ph.id)
             for fam in FAMILIES:
                 own, gateway = next((a for a in addrs if family(a) == fam), None), gateway_of(nic, fam)
@@ -47,7 +49,7 @@ class PhysicalParts(BuilderBase):
                     defaults[fam] = default_route(own, gateway, name)
         if defaults:
             self.routes[ns] = [r for fam in FAMILIES for r in defaults.get(fam, [])]
-        self.endpoints[ph.id] = EndpointInfo(ns, addresses)
+        self.endpoints[ph.id] = EndpointInfo(ns, addresses, addresses6)
 
     def uplinks(self) -> None:
         """Each segment's bridge reaches the physical switch VLAN its wire lands in (``Fabric.segment_wire``).
