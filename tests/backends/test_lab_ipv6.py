@@ -18,7 +18,7 @@ import pytest
 from lab_designs import unique_id
 
 from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
-from vnetbench.measure.verify import BURST, MIN_BURST_SIZE
+from vnetbench.measure.verify import BURST, MIN_BURST_SIZE, Outcome, Verifier, plan_pairs
 from vnetbench.model import load
 from vnetbench.model.families import address_of
 from vnetbench.predict import Engine
@@ -138,3 +138,18 @@ def test_iperf3_measures_over_ipv6_where_ipv4_is_denied_and_the_run_keeps_its_fa
     assert TestSpec.from_dict(run.spec.to_dict()).family == 6       # what the run store keeps
     blocked = measure(TestSpec(TestKind.THROUGHPUT, duration=1, cpu=None, family=4), src, dst)
     assert blocked.status is RunStatus.FAILED                 # fw01's dmz-to-app rule drops IPv4
+
+
+def test_verify_over_ipv6_confirms_every_pair_against_the_ipv6_prediction(lab):
+    """verify's prober sends ICMPv6 echoes (bursts counted on the pNICs, the IPv6 largest packet), its flow
+    probes connect over IPv6: every pair of the IPv6 matrix is confirmed, dmz01 -> app01 delivered."""
+    design = dual_stack()
+    lab.up(design)
+    engine = Engine(design, 6)
+    matrix = engine.matrix()
+    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
+    result = Verifier(lab, design, plans, scope, limits=left, family=6).run()
+    assert [(c.src_name, c.dst_name, [ch.detail for ch in c.checks]) for c in result.cells
+            if c.outcome is not Outcome.CONFIRMED] == []
+    cell = next(c for c in result.cells if (c.src_name, c.dst_name) == ("dmz01", "app01"))
+    assert cell.verdict.delivered and any(ch.what == "largest packet" for ch in cell.checks)

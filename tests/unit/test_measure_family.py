@@ -55,3 +55,10 @@ def test_the_lab_knows_each_endpoints_global_ipv6_address():
                                                    "nic-fw01-eth1": "2001:db8:20::1/64",
                                                    "nic-fw01-eth2": "2001:db8:30::1/64"}   # not fe80::1
     assert lab.endpoints["vm-web02"].addresses == {"nic-web02-eth0": "10.10.0.12/24"}
+
+
+def test_a_ping_sizes_its_payload_by_the_family_header():
+    from vnetbench.measure.prober import Ping
+
+    assert Ping("10.0.0.1", 1500, 1, 0.1, 1, True).argv()[-4:] == ["1472", "-M", "do", "10.0.0.1"]
+    assert Ping("2001:db8::1", 1500, 1, 0.1, 1, True).argv()[-4:] == ["1452", "-M", "do", "2001:db8::1"]
