@@ -108,7 +108,7 @@ def test_routed_firewall_rules_become_an_inet_table():
     [table] = kinds(lab, "nft")
     text = table.spec["text"]
     assert table.spec["family"] == "inet" and "policy drop" in text
-    assert text.index("ct state established,related accept") < text.index("meta l4proto icmp accept")
+    assert text.index("ct state established,related accept") < text.index("meta l4proto { icmp, ipv6-icmp } accept")
     assert "ip daddr 10.2.0.3 tcp dport 5201 accept" in text       # the rule names VM b by id
     assert [r.spec["forward"] for r in kinds(lab, "netns") if r.object_id == "fw"] == [True]
 

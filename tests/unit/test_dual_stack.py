@@ -228,18 +228,27 @@ def test_the_cli_predicts_per_family_and_flags_a_difference(capsys):
     assert "ok  dmz01 -> app01 (IPv6): in-host-routed" in capsys.readouterr().out
 
 
-def test_the_ipv4_lab_deploys_what_ipv4_sees_of_a_dual_stack_design():
-    """Until the lab speaks IPv6, a dual-stack design deploys its IPv4 half: IPv6 routes are left out and a
-    rule naming IPv6 networks only (which no IPv4 packet is in) becomes no nft statement."""
+def test_the_lab_deploys_each_rule_for_the_families_it_names():
+    """A rule naming networks of one family becomes nft statements of that family only (``ip`` or ``ip6``), so
+    IPv6 passes a rule set written for IPv4; ``any`` covers both in one statement; routes of both families are
+    deployed, a link-local next hop leaving by its interface."""
     from vnetbench.backends.nftables import rule_lines
-    from vnetbench.model.objects import Action, Route, Rule
+    from vnetbench.model.objects import Action, Proto, Route, Rule
     from vnetbench_local.desired_base import static_routes
 
     def resolve(name):
-        return None
+        return {"vm-web01": ["10.10.0.11", "2001:db8:10::11"]}.get(name)
 
-    assert rule_lines(Rule(Action.DENY, "2001:db8:30::/64", "any"), resolve, "r") == []
+    assert rule_lines(Rule(Action.DENY, "2001:db8:30::/64", "any"), resolve, "r") == \
+        ['ip6 saddr 2001:db8:30::/64 drop comment "r"']
     assert rule_lines(Rule(Action.DENY, "10.30.0.0/24", "2001:db8:20::/64"), resolve, "r") == []
     assert rule_lines(Rule(Action.DENY, "10.30.0.0/24", "any"), resolve, "r") == ['ip saddr 10.30.0.0/24 drop comment "r"']
+    assert rule_lines(Rule(Action.DENY, "any", "vm-web01", Proto.ICMP), resolve, "r") == [
+        'ip daddr 10.10.0.11 meta l4proto icmp drop comment "r"',
+        'ip6 daddr 2001:db8:10::11 meta l4proto ipv6-icmp drop comment "r"']
+    assert rule_lines(Rule(Action.DENY, "any", "any", Proto.ICMP), resolve, "r") == [
+        'meta l4proto { icmp, ipv6-icmp } drop comment "r"']
     routes = [Route("2001:db8:40::/48", "2001:db8:30::9"), Route("default", "fe80::1%eth0"), Route("10.40.0.0/16", "10.30.0.9")]
-    assert static_routes(routes) == [["10.40.0.0/16", "10.30.0.9"]]
+    assert static_routes(routes, [["default", "10.30.0.1"], ["::/0", "2001:db8:30::1"]], {"eth0": "e0"}) == [
+        ["2001:db8:40::/48", "2001:db8:30::9"], ["::/0", "fe80::1", "e0"], ["10.40.0.0/16", "10.30.0.9"],
+        ["default", "10.30.0.1"]]

@@ -97,7 +97,7 @@ def test_nftables_rejects_tcp_with_a_reset_and_the_rest_with_icmp():
                            'reject comment "fw default reject"']
     bridged = nft.chain_body(Forwarding(rules=[Rule(Action.REJECT)], stateful=False), lambda ref: None, "fw",
                              conntrack=False)
-    assert all("reject" not in line for line in bridged) and bridged[-1].startswith("ip version 4 drop")
+    assert all("reject" not in line for line in bridged) and bridged[-1].startswith("meta protocol { ip, ip6 } drop")
 
 
 def _probe(out: str, code: int) -> SimpleNamespace:

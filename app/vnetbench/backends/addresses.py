@@ -9,16 +9,18 @@ from collections.abc import Mapping
 from .contract import BackendError
 
 
-def endpoint_address(name: str, addresses: Mapping[str, str], vnic_id: str | None = None) -> str:
-    """The IPv4 address of ``vnic_id`` (or of the first addressed vNIC) among ``addresses`` (id -> ip/prefix)."""
+def endpoint_address(name: str, addresses: Mapping[str, str], vnic_id: str | None = None, family: int = 4) -> str:
+    """The address of ``vnic_id`` (or of the first addressed vNIC) among ``addresses`` (id -> ip/prefix, all
+    of ``family``: 4 or 6)."""
+    kind = ipaddress.IPv4Interface if family == 4 else ipaddress.IPv6Interface
     if vnic_id is not None:
         if vnic_id not in addresses:
-            raise BackendError(f"{name} has no address on {vnic_id!r}",
-                               f"give it an ip, or use one of {', '.join(addresses) or 'none'}")
-        return str(ipaddress.IPv4Interface(addresses[vnic_id]).ip)
+            raise BackendError(f"{name} has no IPv{family} address on {vnic_id!r}",
+                               f"give it one, or use one of {', '.join(addresses) or 'none'}")
+        return str(kind(addresses[vnic_id]).ip)
     if not addresses:
-        raise BackendError(f"{name} has no IPv4 address", "give one of its vNICs an ip")
-    return str(ipaddress.IPv4Interface(next(iter(addresses.values()))).ip)
+        raise BackendError(f"{name} has no IPv{family} address", f"give one of its vNICs an IPv{family} address")
+    return str(kind(next(iter(addresses.values()))).ip)
 
 
 def interface_address(text: str | None, where: str, reasons: list[str], only: int | None = None) -> str | None:

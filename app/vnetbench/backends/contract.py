@@ -307,6 +307,13 @@ class Endpoint(ABC):
     def address(self, vnic_id: str | None = None) -> str:
         """The IPv4 address to reach this endpoint at (of ``vnic_id``, or its first addressed vNIC)."""
 
+    def address_in(self, family: int, vnic_id: str | None = None) -> str:
+        """The address of ``family`` (4 or 6) to reach this endpoint at; a backend that reaches its endpoints
+        over IPv6 too says so by overriding this."""
+        if family == 4:
+            return self.address(vnic_id)
+        raise BackendError(f"{self.name} is reached over IPv4 only by this backend", "measure with family 4")
+
     @abstractmethod
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         """Start ``argv`` inside the endpoint, pinned to ``cpu`` when given (latency tests pin both ends)."""

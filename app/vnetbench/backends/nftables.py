@@ -17,6 +17,7 @@ import ipaddress
 from collections.abc import Callable, Iterable, Sequence
 
 from ..model import Action, Forwarding, Index, Proto, Rule, Topology
+from ..model.families import addresses, link_local
 
 TABLE = "vnb"
 
@@ -40,10 +41,10 @@ def _addresses(value: str, resolve: Resolver, what: str) -> list[str] | None:
         pass
     found = resolve(text)
     if found is None:
-        raise RuleError(f"{what} {value!r} is neither any, an IPv4 address or network, nor the id of an "
+        raise RuleError(f"{what} {value!r} is neither any, an IPv4 or IPv6 address or network, nor the id of an "
                         "object with addresses")
     if not found:
-        raise RuleError(f"{what} {value!r} names an object without an IPv4 address")
+        raise RuleError(f"{what} {value!r} names an object without an address")
     return found
 
 
@@ -62,46 +63,53 @@ def _set(values: list[str]) -> str:
     return values[0] if len(values) == 1 else "{ " + ", ".join(values) + " }"
 
 
-def _ipv4(values: list[str] | None) -> list[str] | None:
-    """A side's addresses as the IPv4 lab matches them: its IPv4 ones (a rule of IPv6 networks matches nothing)."""
-    return None if values is None else [v for v in values if ":" not in v]
+def _of_family(values: list[str] | None, fam: int) -> list[str] | None:
+    """A side's addresses of one family (``any`` stays None: it covers both)."""
+    return None if values is None else [v for v in values if (":" in v) == (fam == 6)]
 
 
-def _match(rule: Rule, resolve: Resolver, where: str, reply: bool = False) -> str | None:
-    """The match part of one rule; ``reply`` matches the answers to it (addresses and ports swapped); None
-    when it names IPv6 networks only, which no packet of the IPv4 lab is in."""
-    match = []
-    src = _ipv4(_addresses(rule.src, resolve, f"{where} src"))
-    dst = _ipv4(_addresses(rule.dst, resolve, f"{where} dst"))
-    if src == [] or dst == []:
-        return None
+#: Per family: how nft names its addresses and its ICMP.
+_ADDRESS_WORD = {4: "ip", 6: "ip6"}
+_ICMP = {4: "icmp", 6: "ipv6-icmp", None: "{ icmp, ipv6-icmp }"}
+
+
+def _match(rule: Rule, resolve: Resolver, where: str, reply: bool = False) -> list[str]:
+    """The match parts of one rule, one per family it covers; ``reply`` matches the answers to it (addresses
+    and ports swapped). A rule naming networks of one family matches no packet of the other (the finding of a
+    rule set written for IPv4 only); one whose sides are ``any`` covers both families in one match."""
+    src = _addresses(rule.src, resolve, f"{where} src")
+    dst = _addresses(rule.dst, resolve, f"{where} dst")
     if reply:
         src, dst = dst, src
-    if src:
-        match.append(f"ip saddr {_set(src)}")
-    if dst:
-        match.append(f"ip daddr {_set(dst)}")
-    ports = _ports(rule.port, f"{where} port")
-    way = "sport" if reply else "dport"
-    if rule.proto in (Proto.TCP, Proto.UDP):
-        match.append(f"{rule.proto.value} {way} {ports}" if ports else f"meta l4proto {rule.proto.value}")
-    elif rule.proto is Proto.ICMP:
-        match.append("meta l4proto icmp")
-    elif ports:
-        match.append(f"meta l4proto {{ tcp, udp }} th {way} {ports}")
-    if not match:
-        match.append("ip version 4")
-    return " ".join(match)
+    fams: tuple[int | None, ...] = (None,) if src is None and dst is None else (4, 6)
+    out = []
+    for fam in fams:
+        match = []
+        if fam is not None:
+            s, d = _of_family(src, fam), _of_family(dst, fam)
+            if s == [] or d == []:
+                continue
+            match += [f"{_ADDRESS_WORD[fam]} {side} {_set(v)}" for side, v in (("saddr", s), ("daddr", d)) if v]
+        ports = _ports(rule.port, f"{where} port")
+        way = "sport" if reply else "dport"
+        if rule.proto in (Proto.TCP, Proto.UDP):
+            match.append(f"{rule.proto.value} {way} {ports}" if ports else f"meta l4proto {rule.proto.value}")
+        elif rule.proto is Proto.ICMP:
+            match.append(f"meta l4proto {_ICMP[fam]}")
+        elif ports:
+            match.append(f"meta l4proto {{ tcp, udp }} th {way} {ports}")
+        if not match:
+            match.append("meta protocol { ip, ip6 }")
+        out.append(" ".join(match))
+    return out
 
 
 def rule_lines(rule: Rule, resolve: Resolver, where: str, can_reject: bool = True) -> list[str]:
     """One model rule as nft statements (``ip saddr ... tcp dport 22 drop``): a reject answers TCP with a
     reset and everything else with an ICMP port unreachable, as ``decide.symptom`` predicts."""
     comment = (rule.name or where).replace('"', "'")[:120]
-    match = _match(rule, resolve, where)
-    if match is None:
-        return []
-    return [f'{match} {verdict} comment "{comment}"' for verdict in refusal(rule.proto, rule.action, can_reject)]
+    return [f'{match} {verdict} comment "{comment}"' for match in _match(rule, resolve, where)
+            for verdict in refusal(rule.proto, rule.action, can_reject)]
 
 
 def refusal(proto: Proto, action: Action, can_reject: bool = True) -> list[str]:
@@ -118,19 +126,32 @@ def refusal(proto: Proto, action: Action, can_reject: bool = True) -> list[str]:
 
 
 def design_resolver(design: Topology) -> Resolver:
-    """Addresses of the object a rule names: a VM, vNIC, NIC or interface, a physical host, a host's VMs,
-    or a portgroup/switch (the subnets of the vNICs on it)."""
+    """Addresses of the object a rule names, of both families: a VM, vNIC, NIC or interface, a physical host,
+    a host's VMs, or a portgroup/switch (the subnets of the vNICs on it)."""
     ix = Index(design)
     nics = [(vm, n) for vm in design.vms for n in vm.vnics]
 
     def ips(items: Iterable[object]) -> list[str]:
         out = []
         for item in items:
-            try:
-                out.append(str(ipaddress.IPv4Interface(getattr(item, "ip")).ip))
-            except (ValueError, TypeError):
-                continue
+            for text in addresses(item):
+                try:
+                    if not link_local(text):      # a link-local address names a next hop, never a flow's end
+                        out.append(str(ipaddress.ip_interface(text).ip))
+                except ValueError:
+                    continue
         return out
+
+    def subnets(items: Iterable[object]) -> list[str]:
+        out = set()
+        for item in items:
+            for text in addresses(item):
+                try:
+                    if "/" in text and not link_local(text):
+                        out.add(str(ipaddress.ip_interface(text).network))
+                except ValueError:
+                    continue
+        return sorted(out)
 
     def resolve(ref: str) -> list[str] | None:
         kind = ix.kind(ref)
@@ -142,8 +163,7 @@ def design_resolver(design: Topology) -> Resolver:
         if kind == "physical_host":
             return ips(obj.nics)
         if kind in ("portgroup", "switch"):
-            return sorted({str(ipaddress.IPv4Interface(n.ip).network) for _, n in nics
-                           if n.ip and "/" in n.ip and (n.network == ref or ix.parent(n.network) is obj)})
+            return subnets(n for _, n in nics if n.network == ref or ix.parent(n.network) is obj)
         if kind == "host":
             return ips([n for vm, n in nics if vm.host == ref])
         return None
@@ -170,7 +190,7 @@ def chain_body(fw: Forwarding, resolve: Resolver, owner: str, conntrack: bool = 
                  "tcp flags & (syn | ack) != syn ct state new drop"]
     elif fw.stateful:
         body += [f'{match} accept comment "reply to {w}"' for r, w in zip(fw.rules, names)
-                 if r.action is Action.ALLOW and (match := _match(r, resolve, w, reply=True)) is not None]
+                 if r.action is Action.ALLOW for match in _match(r, resolve, w, reply=True)]
     body += [line for r, w in zip(fw.rules, names) for line in rule_lines(r, resolve, w, conntrack)]
     if fw.default_policy is Action.REJECT and conntrack:
         body += [f'{verdict} comment "{owner} default reject"' for verdict in refusal(Proto.ANY, Action.REJECT)]

@@ -2,8 +2,8 @@
 
 Starting a ``ping`` (and a shell around it) per probe cost ``vnetbench verify`` a process per pair and check:
 for 2,450 pairs, tens of thousands of processes. Instead each endpoint runs ``PROBER`` once (Python's standard
-library only, in the endpoint's own ``python3``, with one raw ICMP socket) and reads its probes on stdin, one line
-each::
+library only, in the endpoint's own ``python3``, with one raw ICMP socket, and a raw ICMPv6 one from its first
+IPv6 probe) and reads its probes on stdin, one line each::
 
     ID DELAY ADDR,SIZE,COUNT,GAP,WAIT,DF [ADDR,SIZE,COUNT,GAP,WAIT,DF ...]
 
@@ -42,6 +42,22 @@ try:                                       # only echo replies (type 0) reach th
 except OSError:
     pass
 s.setblocking(False)
+s6 = []                                    # the ICMPv6 socket, opened by the first probe of an IPv6 address
+
+def sock6():
+    if not s6:
+        t = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)   # the kernel sums its checksum
+        try:
+            t.setsockopt(socket.SOL_SOCKET, 33, 1 << 23)
+        except OSError:
+            t.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 23)
+        block = bytearray(b"\xff" * 32)   # ICMP6_FILTER: a bit per type to block; only echo replies (129) pass
+        block[129 >> 3] &= ~(1 << (129 & 7)) & 0xFF
+        t.setsockopt(58, 1, bytes(block))
+        t.setblocking(False)
+        s6.append(t)
+    return s6[0]
+
 base = (os.getpid() * 7919) & 0xFFFF
 probes, waiting, timers, out = {}, {}, [], sys.stdout
 nid = [0]
@@ -64,7 +80,8 @@ class Step:
         self.sent = self.got = 0
         self.seen = set()
         self.error = ""
-        self.payload = b"vnetbench-verify".ljust(max(self.size - 28, 0), b"\0")
+        self.v6 = ":" in a                 # IPv6: 40 bytes of header and ICMPv6's 8, not IPv4's 20 and 8
+        self.payload = b"vnetbench-verify".ljust(max(self.size - (48 if self.v6 else 28), 0), b"\0")
         self.words = words(self.payload)   # the checksum of an echo is this plus its header's words
         nid[0] += 1
         self.ident = (base + nid[0]) & 0xFFFF
@@ -76,10 +93,23 @@ def start(pid, delay=0.0):
     heapq.heappush(timers, (time.monotonic() + delay, 0, pid, st.ident))
 
 def send(pid, st):
+    if st.v6:
+        return send6(st)
     pkt = struct.pack("!BBHHH", 8, 0, csum(st.words + 0x0800 + st.ident + st.sent), st.ident, st.sent) + st.payload
     s.setsockopt(socket.IPPROTO_IP, 10, 2 if st.df else 0)
     try:
         s.sendto(pkt, (st.addr, 0))
+        st.sent += 1
+        return True
+    except OSError as e:
+        st.error = "local error: message too long" if e.errno == 90 else "sendto: " + os.strerror(e.errno)
+        return False
+
+def send6(st):
+    t = sock6()
+    t.setsockopt(41, 23, 2 if st.df else 0)          # IPV6_MTU_DISCOVER: DO, or let the sender fragment
+    try:
+        t.sendto(struct.pack("!BBHHH", 128, 0, 0, st.ident, st.sent) + st.payload, (st.addr, 0, 0, 0))
         st.sent += 1
         return True
     except OSError as e:
@@ -117,14 +147,14 @@ def tick(now):
             if st.sent and st.got >= st.sent:
                 finish_step(pid, st)
 
-def read_replies():
+def read_replies(sock, v6=False):
     while True:
         try:
-            data = s.recv(65535)
+            data = sock.recv(65535)
         except (BlockingIOError, InterruptedError):
             return
-        ihl = (data[0] & 15) * 4
-        if len(data) < ihl + 8 or data[ihl] != 0:
+        ihl = 0 if v6 else (data[0] & 15) * 4        # an ICMPv6 socket hands over the message alone
+        if len(data) < ihl + 8 or data[ihl] != (129 if v6 else 0):
             continue
         ident, seq = struct.unpack("!HH", data[ihl + 4:ihl + 8])
         item = waiting.get(ident)
@@ -141,11 +171,13 @@ inp = sys.stdin.fileno()
 buf = b""
 open_in = True
 while open_in or probes:
-    read_replies()                         # before the timers: a reply that waited for this process counts
+    read_replies(s)                        # before the timers: a reply that waited for this process counts
+    for t in s6:
+        read_replies(t, True)
     tick(time.monotonic())
     out.flush()
     delay = max(0.0, timers[0][0] - time.monotonic()) if timers else 1.0
-    ready = select.select([s] + ([inp] if open_in else []), [], [], delay)[0]
+    ready = select.select([s] + s6 + ([inp] if open_in else []), [], [], delay)[0]
     if inp in ready:
         chunk = os.read(inp, 65536)
         if not chunk:
@@ -175,8 +207,9 @@ class Ping:
 
     def argv(self) -> list[str]:
         """The same probe as an ``ping`` command, for endpoints that cannot run the prober."""
+        header = 48 if ":" in self.addr else 28     # ``-s`` sizes the payload: IP + ICMP header (IPv6: 40 + 8)
         argv = ["ping", "-n", "-q", "-c", str(self.count), "-i", f"{self.gap:g}", "-W", f"{self.wait:g}",
-                "-s", str(max(self.size - 28, 0))]   # ``-s`` sizes the payload: 28 bytes of IP + ICMP header
+                "-s", str(max(self.size - header, 0))]
         return argv + (["-M", "do"] if self.df else []) + [self.addr]
 
     def field(self) -> str:

@@ -160,7 +160,7 @@ class Runner:
                 series: str) -> dict[str, Any]:
         spec = self.spec
         server, port = self._start_server("iperf3", iperf3.server_argv, iperf3.is_ready)
-        address = self.dst.address()
+        address = self.dst.address_in(spec.family)
         client = self._start(self.src, "iperf3 client", iperf3.client_argv(
             address, port, spec.duration, streams=spec.streams, reverse=spec.reverse, udp=udp,
             rate_mbps=rate_mbps, length=length))
@@ -189,7 +189,7 @@ class Runner:
 
     def _rr(self) -> dict[str, Any]:
         spec = self.spec
-        address = self.dst.address()
+        address = self.dst.address_in(spec.family)
         server, port = self._start_server("sockperf", lambda p: sockperf.server_argv(address, p),
                                           sockperf.is_ready, cpu=spec.cpu)
         client = self._start(self.src, "sockperf client",

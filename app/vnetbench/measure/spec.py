@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from ..model.families import Family
+
 
 class TestKind(StrEnum):
     """The kinds of test: each names its probe tool and the unit of its headline figure."""
@@ -49,6 +51,7 @@ class TestSpec:
     (the connection is still opened by the source, as the prediction assumes). ``protocol`` and
     ``udp_rate_mbps`` apply to throughput; ``message_size`` to rr; ``payload`` to pps; ``sizes`` to sweep.
     ``cpu`` is the CPU both ends of a round-trip test are pinned to: unpinned runs add wake-up noise.
+    ``family``: the address family the test runs over (4 or 6), stored with the run.
     """
 
     kind: TestKind
@@ -61,6 +64,7 @@ class TestSpec:
     payload: int = 64
     sizes: tuple[int, ...] = SWEEP_SIZES
     cpu: int | None = 0
+    family: Family = 4
     __test__ = False  # not a pytest test class
 
     def __post_init__(self) -> None:
@@ -83,6 +87,11 @@ class TestSpec:
             raise SpecError(f"payload {self.payload} is out of range: iperf3 UDP needs 16 to 1472 bytes")
         if not self.sizes or any(not 1 <= s <= 1048576 for s in self.sizes):
             raise SpecError("sizes must list message sizes from 1 to 1048576 bytes")
+        if self.family not in (4, 6):
+            raise SpecError(f"family {self.family} is unknown: use 4 (IPv4) or 6 (IPv6)")
+        if self.family == 6 and self.kind is TestKind.RR:
+            raise SpecError("rr runs sockperf, whose Debian 12 version (3.7) takes IPv4 addresses only: "
+                            "measure round trips with family 4")
         if self.cpu is not None and self.cpu < 0:
             raise SpecError(f"cpu {self.cpu} is not a CPU number: use 0 or above, or leave it unset")
 
@@ -114,7 +123,8 @@ class TestSpec:
             what = f"TCP round trip {self.message_size}/{self.message_size} B"
         else:
             what = f"UDP {self.payload} B packet rate"
-        return what + (", reverse" if self.reverse else "") + f", {self.duration:g} s"
+        return what + (", reverse" if self.reverse else "") + (", IPv6" if self.family == 6 else "") + \
+            f", {self.duration:g} s"
 
     def to_dict(self) -> dict[str, Any]:
         """As plain data for run files and the store."""

@@ -383,7 +383,8 @@ def ping(addr: str, size: int, count: int = BURST, df: bool = True, gap: float =
 #: A TCP connect (exit 0: a listener; "refused": a reset came back) and a UDP send that waits for the port's
 #: ICMP unreachable ("refused") or an answer, in the endpoint's own shell and Python.
 TCP_PROBE = 'exec 3<>/dev/tcp/"$0"/"$1"'
-UDP_PROBE = ("import socket,sys\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.settimeout(float(sys.argv[3]))\n"
+UDP_PROBE = ("import socket,sys\ns=socket.socket(socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET,"
+             "socket.SOCK_DGRAM);s.settimeout(float(sys.argv[3]))\n"
              "s.connect((sys.argv[1],int(sys.argv[2])))\nfor _ in range(2):\n s.send(b'vnetbench-verify')\n"
              " try:\n  s.recv(64);print('answered');break\n except ConnectionRefusedError:\n  print('refused');break\n"
              " except OSError:pass\n")
@@ -418,8 +419,9 @@ class Verifier:
 
     def __init__(self, backend: Backend, design: Topology, pairs: Iterable[PairPlan], scope: str,
                  parallel: int = PARALLEL, progress: ProgressFn | None = None,
-                 cancel: CancelToken | None = None, limits: Iterable[str] = ()) -> None:
+                 cancel: CancelToken | None = None, limits: Iterable[str] = (), family: int = 4) -> None:
         self.backend, self.design, self.pairs = backend, design, list(pairs)
+        self.family = family          # the address family probed (``pairs`` hold that family's predictions)
         self.scope, self.parallel = scope, max(1, parallel)
         self.progress, self.cancel = progress, cancel or CancelToken()
         self.caps = backend.probe_capabilities
@@ -457,7 +459,7 @@ class Verifier:
                 cell.checks.append(Check("icmp", Outcome.NOT_CHECKED, str(p.verdict), "", str(why)))
                 continue
             try:
-                addr = _target(p, dst)
+                addr = _target(p, dst, self.family)
             except BackendError as exc:
                 cell.checks.append(Check("icmp", Outcome.NOT_CHECKED, str(p.verdict), "", exc.message))
                 continue
@@ -926,18 +928,18 @@ def _limit(p: Prediction) -> tuple[int | None, str]:
     return t.mtu, t.mtu_limit
 
 
-def _target(p: Prediction, endpoint: Endpoint) -> str:
-    """The address the prediction's path ends at (the destination vNIC it chose; a destination NAT's outside
-    address), else the endpoint's first."""
+def _target(p: Prediction, endpoint: Endpoint, family: int = 4) -> str:
+    """The address of ``family`` the prediction's path ends at (the destination vNIC it chose; a destination
+    NAT's outside address), else the endpoint's first."""
     if p.forward.entry is not None:
         return p.forward.entry[0]
     for hop in reversed(p.forward.hops):
         if hop.kind in (HopKind.VNIC, HopKind.HOST_NIC) and hop.object_id:
             try:
-                return endpoint.address(hop.object_id)
+                return endpoint.address_in(family, hop.object_id)
             except (BackendError, KeyError, LookupError):
                 continue
-    return endpoint.address()
+    return endpoint.address_in(family)
 
 
 def _agrees(delta: dict[str, int], answered: list[tuple[_Probe, tuple[int, int]]]) -> bool:

@@ -465,7 +465,7 @@ class LocalLabBackend(Backend):
         ctx.reap_probes()                # what a killed measure left running
         if info is None or not ctx.alive or info.ns not in ctx.namespaces(info.ns):
             raise BackendError(f"{obj.name} is not deployed in the local lab", "run `vnetbench lab up FILE` first")
-        return LabEndpoint(ctx, obj.name, info.ns, info.addresses)
+        return LabEndpoint(ctx, obj.name, info.ns, info.addresses, info.addresses6)
 
     def pnic_counters(self, design: Topology) -> dict[str, int]:
         lab = self._lab_of(design)

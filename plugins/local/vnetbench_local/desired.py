@@ -57,7 +57,7 @@ class _Builder(GuestParts, PhysicalParts, NsxParts, HostedParts, PvlanParts):
             spec: dict[str, Any] = {"ns": ns, "routes": routes}
             if ns in self.neighbours:
                 spec["neigh"] = self.neighbours[ns]
-            what = [f"{p} via {v}" for p, v in routes] + ([f"{len(self.neighbours[ns])} static neighbours"]
+            what = [f"{r[0]} via {r[1]}" for r in routes] + ([f"{len(self.neighbours[ns])} static neighbours"]
                                                            if ns in self.neighbours else [])
             self._add(Want("routes", f"routes/{ns}", spec, f"routes in {ns} ({', '.join(what)})", owner,
                                tuple(deps)))
@@ -121,6 +121,7 @@ class _Builder(GuestParts, PhysicalParts, NsxParts, HostedParts, PvlanParts):
         self.trunks()
         self.dfw()
         self.finish()
+        self.enable_ipv6()
         ordered = dict(sorted(self.res.items(), key=lambda kv: (PHASES.index(kv[1].kind), kv[0])))
         return DesiredLab(self.tag, ordered, self.endpoints, self.reasons)
 

@@ -13,7 +13,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag
 from vnetbench.model import VM, Index, SwitchKind, Topology
-from vnetbench.model.families import route_family
+from vnetbench.model.families import DEFAULT_NETWORK, addresses, family, link_local, route_family
 from vnetbench.model.forwarding import (
     PER_GUEST, Fabric, Place, SegmentKey, Switching, UplinkChooser, ingress, pvlan_segment_entry,
 )
@@ -36,7 +36,8 @@ VTEP_NET = ipaddress.IPv4Network("100.64.0.0/16")
 @dataclass(frozen=True)
 class EndpointInfo:
     ns: str
-    addresses: dict[str, str]        # vNIC / NIC id -> address/prefix
+    addresses: dict[str, str]        # vNIC / NIC id -> IPv4 address/prefix
+    addresses6: dict[str, str] = field(default_factory=dict)     # vNIC / NIC id -> global IPv6 address/prefix
 
 
 @dataclass
@@ -53,25 +54,40 @@ def veth_end(ns: str, name: str, master: str | None = None, *, isolated: bool = 
             "learning": learning, "mac": mac, "addrs": list(addrs), "up": up}
 
 
-def default_route(addr: str, gateway: str) -> list[list[str]]:
-    """The guest's default route through the first interface that has an address, a segment and a gateway (as
-    the prediction chooses it); a gateway outside that interface's subnet gives no route (the OS refuses it)."""
+def default_route(addr: str, gateway: str, dev: str | None = None) -> list[list[str]]:
+    """The guest's default route of ``addr``'s family through the first interface that has an address, a
+    segment and a gateway of that family (as the prediction chooses it); a gateway outside that interface's
+    subnet gives no route (the OS refuses it). A link-local gateway (``fe80::1%eth0``) leaves by ``dev``."""
+    fam = family(addr)
+    if fam == 6 and link_local(gateway):
+        return [[DEFAULT_NETWORK[6], gateway.split("%", 1)[0], dev]] if dev else []
     try:
-        inside = ipaddress.IPv4Address(gateway) in ipaddress.IPv4Interface(addr).network
+        inside = ipaddress.ip_address(gateway) in ipaddress.ip_interface(addr).network
     except ValueError:
         inside = False
-    return [["default", gateway]] if inside else []
+    return [["default" if fam == 4 else DEFAULT_NETWORK[6], gateway]] if inside else []
 
 
-def static_routes(routes: list[Any], default: Sequence[Sequence[str]] = ()) -> list[list[str]]:
-    """A router's static routes as ``ip route`` takes them (``default`` stays ``default``), then ``default``
-    (its vNIC gateway) unless a static default route comes first: among equal prefixes the first listed
-    wins, as the prediction's ``decide.RouteTable`` decides. A route's interface is left to the kernel, which
-    picks the one whose subnet holds the next hop."""
-    out = [[r.prefix.strip(), r.via.strip()] for r in routes
-           if route_prefix(r.prefix) is not None and route_family(r) == 4]   # the lab speaks IPv4
-    if not any(route_prefix(p) == route_prefix("default") for p, _ in out):
-        out += [list(r) for r in default]
+def static_routes(routes: list[Any], default: Sequence[Sequence[str]] = (),
+                  devs: dict[str, str] | None = None) -> list[list[str]]:
+    """A router's static routes of both families as ``ip route`` takes them (an IPv4 ``default`` stays
+    ``default``, an IPv6 one is ``::/0``), then ``default`` (its vNIC gateways) of each family with no static
+    default route: among equal prefixes the first listed wins, as the prediction's ``decide.RouteTable``
+    decides. A route's interface is left to the kernel, which picks the one whose subnet holds the next hop;
+    a link-local next hop (``fe80::1%eth0``, or with ``interface``) leaves by its interface's name in ``devs``."""
+    out = []
+    for r in routes:
+        fam = route_family(r)
+        if route_prefix(r.prefix) is None or fam is None:
+            continue
+        prefix = r.prefix.strip()
+        if fam == 6 and prefix.lower() == "default":
+            prefix = DEFAULT_NETWORK[6]
+        via, _, scope = r.via.strip().partition("%")
+        scope = scope or (r.interface or "")
+        out.append([prefix, via, (devs or {}).get(scope, scope)] if link_local(via) and scope else [prefix, via])
+    defaults = {family(p) or 4 for p, *_ in out if (net := route_prefix(p)) is not None and net.prefixlen == 0}
+    out += [list(r) for r in default if (family(r[1].split("%")[0]) or 4) not in defaults]
     return out
 
 
@@ -159,7 +175,27 @@ class BuilderBase:
                 self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
         self.reasons += unemulated(self.d, self.fabric)
 
-    _iface = staticmethod(functools.partial(interface_address, only=4))   # the lab speaks IPv4
+    _iface = staticmethod(functools.partial(interface_address, only=4))   # NSX, hosted NAT: IPv4 parts
+
+    def _addrs(self, part: Any, where: str) -> list[str]:
+        """Every address of an interface (``ip``, then ``addresses``; both families), canonical."""
+        found = (interface_address(text, where, self.reasons) for text in addresses(part))
+        return [a for a in found if a]
+
+    @staticmethod
+    def global6(addrs: list[str]) -> str | None:
+        """The first global IPv6 address among an interface's: where its endpoint is reached over IPv6."""
+        return next((a for a in addrs if family(a) == 6 and not link_local(a)), None)
+
+    def enable_ipv6(self) -> None:
+        """IPv6 on in the namespaces that hold an IPv6 address, and only there: every other namespace keeps it
+        off, so its links send no IPv6 chatter at all (see ``runner.create_steps``)."""
+        holders = {end["ns"] for r in self.res.values() if r.kind == "veth" for end in (r.spec["a"], r.spec["b"])
+                   if any(family(a) == 6 for a in end["addrs"])}
+        holders |= {r.spec["ns"] for r in self.res.values() if r.kind == "bridge"
+                    and any(family(a) == 6 for a in r.spec["addrs"])}
+        for ns in holders:
+            self.res[f"netns/{ns}"].spec["ipv6"] = True
 
     def segment(self, vm: VM, nic: Any) -> tuple[Segment | None, str]:
         """The bridge a vNIC plugs into (None: nowhere), with a reason when the design is wrong."""
@@ -221,7 +257,7 @@ class BuilderBase:
                 self.overlay_members.setdefault(sw.id, []).append(self.segments[key])
         return self.segments[key]
 
-    def attach_to_port(self, ns: str, name: str, obj_id: str, tag: int | None, addr: str | None,
+    def attach_to_port(self, ns: str, name: str, obj_id: str, tag: int | None, addrs: Sequence[str],
                        owner: str, object_id: str, svi_switch: str | None = None) -> None:
         """A router interface or physical host NIC: a veth from ``ns`` into the VLAN bridge it lands in."""
         port = self.fabric.port_of(obj_id)
@@ -239,7 +275,7 @@ class BuilderBase:
         # The NIC takes its port's MTU; an SVI its switch's largest (the frames it routes cross some port).
         mtu = port.mtu if port is not None else max((p.mtu for p in self.ix.get(ps_id).ports), default=1500) \
             if ps_id else 1500
-        self.veth(veth_end(ns, name, addrs=(addr,) if addr else (), mac=mac_for(self.tag, obj_id)), b,
+        self.veth(veth_end(ns, name, addrs=tuple(addrs), mac=mac_for(self.tag, obj_id)), b,
                   f"{owner} {name}", object_id, mtu)
 
     def shaper(self, ns: str, ifb: str, rate: int, members: list[str], what: str, object_id: str) -> None:

@@ -8,6 +8,7 @@ from vnetbench.backends.planning import Want
 from vnetbench.model import VM, Action, ForwardMode, MacvtapMode, SwitchKind, VmRole
 from vnetbench.model.forwarding import PER_GUEST, guests_meet_inside, reflection_reaches_guests
 from vnetbench.model.dnat import dnat_rules
+from vnetbench.model.families import FAMILIES, family, gateway_of
 from vnetbench.model.nat import leaves_by, snat_rules
 
 from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
@@ -26,23 +27,28 @@ class GuestParts(BuilderBase):
         bridged = forwards and fw.mode is ForwardMode.BRIDGED
         ns = self.netns("v", vm.id, f"VM {vm.name}", forward=forwards and not bridged)
         addresses: dict[str, str] = {}
+        addresses6: dict[str, str] = {}
         taken: set[str] = set()
         blocked_by_policy = False
         bridge_addrs: list[str] = []
         inside_names: dict[str, str] = {}
+        defaults: dict[int, list[list[str]]] = {}        # family -> the default route of its first gateway
         for i, nic in enumerate(vm.vnics):
             seg, why = self.segment(vm, nic)
             if why:
                 self.reasons.append(why)
-            addr = self._iface(nic.ip, f"vNIC {vm.name}/{nic.name} ip", self.reasons)
+            addrs = self._addrs(nic, f"vNIC {vm.name}/{nic.name} ip")
+            addr = next((a for a in addrs if family(a) == 4), None)      # endpoints are reached at IPv4
             if addr:
                 addresses[nic.id] = addr
+            if (addr6 := self.global6(addrs)) is not None:
+                addresses6[nic.id] = addr6
             name = guest_ifname(nic.name, i, taken)
             taken.add(name)
             inside_names[nic.id] = name
             if bridged:
                 blocked_by_policy |= bool(seg and self.fabric.bridging_problems(vm, nic))
-                bridge_addrs += [addr] if addr else []
+                bridge_addrs += addrs
             mac = nic.mac or mac_for(self.tag, nic.id)
             isolated = False
             if seg and seg.switch is not None and seg.switch.kind in PER_GUEST:
@@ -51,19 +57,24 @@ class GuestParts(BuilderBase):
                     pnic = self.fabric.uplinks_of(seg.switch, vm.host, None)[0].pnic
                     self.private_macs.setdefault(pnic, []).append(mac.lower())
             a = veth_end(ns, name, "fw0" if bridged else None, mac=mac, up=nic.connected,
-                     addrs=() if bridged or not addr else (addr,))
+                     addrs=() if bridged else tuple(addrs))
             b = veth_end(seg.ns if seg else self.hv(vm.host), ifname("n", nic.id),
                      seg.bridge if seg and nic.connected else None, isolated=isolated, learning=not isolated)
             self.veth(a, b, f"{vm.name} {nic.name}", vm.id, min(nic.mtu, seg.mtu) if seg else nic.mtu)
             if seg and nic.connected:
                 self.vm_ports.append((seg.ns, b["name"], vm, nic))
-            if seg and addr and nic.gateway and ns not in self.routes:
-                self.routes[ns] = default_route(addr, nic.gateway)
+            for fam in FAMILIES:
+                own, gateway = next((a for a in addrs if family(a) == fam), None), gateway_of(nic, fam)
+                if seg and own and gateway and fam not in defaults:
+                    defaults[fam] = default_route(own, gateway, name)
+        if defaults:
+            self.routes[ns] = [r for fam in FAMILIES for r in defaults.get(fam, [])]
         if forwards and not bridged and fw.routes:
-            self.routes[ns] = static_routes(fw.routes, self.routes.get(ns, []))
+            devs = {n.name: inside_names[n.id] for n in vm.vnics} | {n.id: inside_names[n.id] for n in vm.vnics}
+            self.routes[ns] = static_routes(fw.routes, self.routes.get(ns, []), devs)
         if bridged:
             self.bridge(ns, "fw0", f"bridged firewall {vm.name}", vm.id, addrs=tuple(bridge_addrs))
-        self.endpoints[vm.id] = EndpointInfo(ns, addresses)
+        self.endpoints[vm.id] = EndpointInfo(ns, addresses, addresses6)
         if forwards:
             self.firewall(vm, ns, bridged, blocked_by_policy)
         rules, published = snat_rules(vm), dnat_rules(vm)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vnetbench.model.families import FAMILIES, family, gateway_of
 from vnetbench.model.forwarding import PER_GUEST, Switching, shares_embedded_switch, trunk_vlan
 
 from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
@@ -17,28 +18,38 @@ class PhysicalParts(BuilderBase):
     def physical_router(self, rt: Any) -> None:
         ns = self.netns("r", rt.id, f"router {rt.name}", forward=True)
         taken: set[str] = set()
+        devs = {}
         for i, itf in enumerate(rt.interfaces):
             name = guest_ifname(itf.name, i, taken)
             taken.add(name)
-            addr = self._iface(itf.ip, f"router {rt.name} interface {itf.name} ip", self.reasons)
-            self.attach_to_port(ns, name, itf.id, itf.vlan, addr, rt.name, rt.id, rt.switch)
+            devs[itf.name] = devs[itf.id] = name
+            addrs = self._addrs(itf, f"router {rt.name} interface {itf.name} ip")
+            self.attach_to_port(ns, name, itf.id, itf.vlan, addrs, rt.name, rt.id, rt.switch)
         if rt.routes:
-            self.routes[ns] = static_routes(rt.routes)
+            self.routes[ns] = static_routes(rt.routes, devs=devs)
 
     def physical_host(self, ph: Any) -> None:
         ns = self.netns("p", ph.id, f"physical host {ph.name}")
         taken: set[str] = set()
-        addresses = {}
+        addresses, addresses6 = {}, {}
+        defaults: dict[int, list[list[str]]] = {}        # family -> the default route of its first gateway
         for i, nic in enumerate(ph.nics):
             name = guest_ifname(nic.name, i, taken)
             taken.add(name)
-            addr = self._iface(nic.ip, f"physical host {ph.name} NIC {nic.name} ip", self.reasons)
+            addrs = self._addrs(nic, f"physical host {ph.name} NIC {nic.name} ip")
+            addr = next((a for a in addrs if family(a) == 4), None)      # endpoints are reached at IPv4
             if addr:
                 addresses[nic.id] = addr
-            self.attach_to_port(ns, name, nic.id, nic.vlan, addr, ph.name, ph.id)
-            if addr and nic.gateway and ns not in self.routes:
-                self.routes[ns] = default_route(addr, nic.gateway)
-        self.endpoints[ph.id] = EndpointInfo(ns, addresses)
+            if (addr6 := self.global6(addrs)) is not None:
+                addresses6[nic.id] = addr6
+            self.attach_to_port(ns, name, nic.id, nic.vlan, addrs, ph.name, ph.id)
+            for fam in FAMILIES:
+                own, gateway = next((a for a in addrs if family(a) == fam), None), gateway_of(nic, fam)
+                if own and gateway and fam not in defaults:
+                    defaults[fam] = default_route(own, gateway, name)
+        if defaults:
+            self.routes[ns] = [r for fam in FAMILIES for r in defaults.get(fam, [])]
+        self.endpoints[ph.id] = EndpointInfo(ns, addresses, addresses6)
 
     def uplinks(self) -> None:
         """Each segment's bridge reaches the physical switch VLAN its wire lands in (``Fabric.segment_wire``).

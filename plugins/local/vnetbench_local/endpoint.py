@@ -62,11 +62,18 @@ def _net_ns(pid: int) -> str | None:
 
 
 class LabEndpoint(Endpoint):
-    def __init__(self, ctx: Context, name: str, ns: str, addresses: dict[str, str]) -> None:
+    def __init__(self, ctx: Context, name: str, ns: str, addresses: dict[str, str],
+                 addresses6: dict[str, str] | None = None) -> None:
         self.ctx, self.name, self.ns, self.addresses = ctx, name, ns, addresses
+        self.addresses6 = addresses6 or {}
 
     def address(self, vnic_id: str | None = None) -> str:
         return endpoint_address(self.name, self.addresses, vnic_id)
+
+    def address_in(self, family: int, vnic_id: str | None = None) -> str:
+        if family == 4:
+            return self.address(vnic_id)
+        return endpoint_address(self.name, self.addresses6, vnic_id, family=6)
 
     def argv(self, argv: list[str], cpu: int | None = None) -> list[str]:
         if argv[:1] == ["python3"]:

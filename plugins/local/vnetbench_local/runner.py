@@ -35,6 +35,9 @@ STAGE_NAMES = {TC_DEL: "removing shapers", NFT_DEL: "removing filters", LINK_DEL
                NETNS_DEL: "removing namespaces", NETNS_ADD: "creating namespaces", SYSCTL: "namespace settings",
                LINK_ADD: "creating links", CONF: "addresses, bridge ports and routes", NFT: "loading filters",
                TC: "attaching shapers"}
+#: The IPv6 settings of a namespace that speaks it: no duplicate-address probes, no router advertisements
+#: taken or solicited, no link-local address of the kernel's making.
+IPV6_QUIET = ("accept_dad=0", "accept_ra=0", "router_solicitations=0", "addr_gen_mode=1")
 _FAILED = re.compile(r"^Command failed -:(\d+)\s*$")
 
 
@@ -49,6 +52,16 @@ class Step:
     argv: tuple[str, ...] = ()
     stdin: str = ""
     tolerant: bool = False     # a delete: what is already gone is fine
+
+
+def _addr_line(addr: str, dev: str) -> str:
+    """An ``ip addr add`` line; an IPv6 address is used at once, without a duplicate-address probe."""
+    return f"addr add {addr} dev {dev}" + (" nodad" if ":" in addr else "")
+
+
+def _route_line(verb: str, route: list[str]) -> str:
+    """``route replace|del PREFIX via HOP``, with ``dev`` where the hop is link-local (``default_route``)."""
+    return f"route {verb} {route[0]} via {route[1]}" + (f" dev {route[2]}" if len(route) > 2 else "")
 
 
 def _end_lines(end: dict[str, Any], mtu: int, owner: int) -> list[Step]:
@@ -66,7 +79,7 @@ def _end_lines(end: dict[str, Any], mtu: int, owner: int) -> list[Step]:
         flags = (f"hairpin {'on' if end.get('hairpin') else 'off'} isolated {'on' if end.get('isolated') else 'off'} "
                  f"learning {'on' if end.get('learning', True) else 'off'}")
         steps.append(Step(CONF, "ip", ns, owner, f"link set {name} type bridge_slave {flags}", 2))
-    steps += [Step(CONF, "ip", ns, owner, f"addr add {a} dev {name}", 3) for a in end.get("addrs", [])]
+    steps += [Step(CONF, "ip", ns, owner, _addr_line(a, name), 3) for a in end.get("addrs", [])]
     return steps
 
 
@@ -76,12 +89,18 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
         ns = spec["ns"]
         steps = [Step(NETNS_ADD, "ip", None, owner, f"netns add {ns}"),
                  Step(CONF, "ip", ns, owner, f"link set lo alias {mark} up" if mark else "link set lo up")]
-        # The lab speaks IPv4 only. With IPv6 on, every new link sends duplicate-address probes, router
-        # solicitations and multicast listener reports for several seconds, flooded over every bridge and
-        # tunnel: tens of kilobytes per pNIC that verify's counters would take for a burst's bytes.
-        keys = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+        # IPv6 is off unless the namespace holds an IPv6 address (``enable_ipv6``). With it on as the kernel
+        # sets it, every new link sends duplicate-address probes, router solicitations and multicast listener
+        # reports for several seconds, flooded over every bridge and tunnel: tens of kilobytes per pNIC that
+        # verify's counters would take for a burst's bytes. So where it is on, no address is probed, no router
+        # asked for or listened to, and no link-local address made up: the design's addresses are all it has.
+        if spec.get("ipv6"):
+            keys = [f"net.ipv6.conf.{c}.{k}" for c in ("default", "all") for k in IPV6_QUIET]
+        else:
+            keys = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
         if spec.get("forward"):
             keys.append("net.ipv4.ip_forward=1")
+            keys += ["net.ipv6.conf.all.forwarding=1"] if spec.get("ipv6") else []
         if spec.get("arp_ignore"):
             keys.append("net.ipv4.conf.all.arp_ignore=1")
         steps.append(Step(SYSCTL, "exec", ns, owner, argv=tuple(ctx.in_ns(ns, ["sysctl", "-qw", *keys]))))
@@ -93,7 +112,7 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
         # pNICs, which verify would count as a path the prediction does not have.
         return [Step(LINK_ADD, "ip", None, owner, f"link add {name} netns {ns} type bridge ageing_time {AGEING_CS}"),
                 Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} up", 1),
-                *[Step(CONF, "ip", ns, owner, f"addr add {a} dev {name}", 3) for a in spec["addrs"]]]
+                *[Step(CONF, "ip", ns, owner, _addr_line(a, name), 3) for a in spec["addrs"]]]
     if kind == "veth":
         a, b = spec["a"], spec["b"]
         return [Step(LINK_ADD, "ip", None, owner,
@@ -112,7 +131,7 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
                 *[Step(NFT, "bridge", ns, owner, f"fdb append {mac} dev {name} dst {r}")
                   for mac, r in spec.get("macs", [])]]
     if kind == "routes":
-        return [*[Step(CONF, "ip", spec["ns"], owner, f"route replace {p} via {v}", 4) for p, v in spec["routes"]],
+        return [*[Step(CONF, "ip", spec["ns"], owner, _route_line("replace", r), 4) for r in spec["routes"]],
                 *[Step(CONF, "ip", spec["ns"], owner, f"neigh replace {ip} lladdr {mac} dev {dev} nud permanent", 5)
                   for ip, mac, dev in spec.get("neigh", [])]]
     if kind == "nft":
@@ -137,8 +156,8 @@ def delete_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int) -> l
     if kind == "vxlan":
         return [Step(LINK_DEL, "ip", spec["ns"], owner, f"link del {spec['name']}", 0, tolerant=True)]
     if kind == "routes":
-        return [Step(LINK_DEL, "ip", spec["ns"], owner, f"route del {p} via {v}", -1, tolerant=True)
-                for p, v in spec["routes"]]
+        return [Step(LINK_DEL, "ip", spec["ns"], owner, _route_line("del", r), -1, tolerant=True)
+                for r in spec["routes"]]
     if kind == "nft":
         return [Step(NFT_DEL, "exec", spec["ns"], owner, tolerant=True, argv=tuple(ctx.in_ns(
             spec["ns"], ["nft", "delete", "table", spec["family"], TABLE])))]

@@ -24,7 +24,7 @@ from ...measure.result import summary_lines
 from ...measure.runner import measure_locks
 from ...model import Index
 from ...model.text import one_line
-from ...predict import predict
+from ...predict import Engine
 from ..backend_options import SignalToken, add_backend_options, connect_backend, open_backend, run_cancellable
 from ..common import load_design, print_json, say
 from ..main import EXIT_BACKEND, EXIT_NO, EXIT_OK, EXIT_USAGE, CliError
@@ -44,6 +44,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--reverse", action="store_true", help="B sends to A (A still opens the connection)")
     p.add_argument("--udp", type=float, metavar="MBITS", help="throughput over UDP at this rate in Mbit/s")
     p.add_argument("--size", type=int, default=1024, help="request/response size in bytes (rr; default 1024)")
+    p.add_argument("--family", type=int, choices=(4, 6), default=4,
+                   help="measure over IPv4 (default) or IPv6, against that family's prediction")
     add_backend_options(p)
     p.add_argument("--versus", metavar="FILE2", help="A/B: run the same test on this design right after")
     p.add_argument("--versus-from", metavar="C", help="A/B: source in the second variant (default: A)")
@@ -56,7 +58,8 @@ def register(subparsers: Any) -> None:
 def _spec(args: argparse.Namespace) -> TestSpec:
     spec = TestSpec(TestKind(args.test), duration=args.duration, streams=args.streams, reverse=args.reverse,
                     protocol="udp" if args.udp is not None else "tcp",
-                    udp_rate_mbps=args.udp if args.udp is not None else 100.0, message_size=args.size)
+                    udp_rate_mbps=args.udp if args.udp is not None else 100.0, message_size=args.size,
+                    family=args.family)
     try:
         spec.check()
     except SpecError as exc:
@@ -73,7 +76,7 @@ def _side(backend: Any, spec: TestSpec, variant: Variant, options: tuple[str, st
             raise CliError(f"{option}: {exc.args[0]}", EXIT_USAGE) from None
     try:
         return prepare_side(backend, design, variant,
-                            lambda d, a, b: predict(d, a, b, proto=spec.proto))
+                            lambda d, a, b: Engine(d, spec.family).predict(a, b, spec.proto))
     except BackendError as exc:
         how = f"vnetbench lab up {variant.design}" if backend.name == "local" else \
             f"vnetbench deploy {variant.design} --backend {backend.name}"

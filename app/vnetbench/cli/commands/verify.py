@@ -38,6 +38,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--all-pairs-up-to", type=int, default=ALL_PAIRS_UP_TO, metavar="N",
                    help=f"probe every ordered pair up to N endpoints, else one per pair of endpoint classes "
                         f"(default {ALL_PAIRS_UP_TO})")
+    p.add_argument("--family", type=int, choices=(4, 6), default=4,
+                   help="probe over IPv4 (default) or IPv6 (ping -6 and the IPv6 limit), against that family's "
+                        "prediction")
     p.add_argument("-o", "--output", metavar="OUT", help="also write the verification to OUT.csv or OUT.json")
     p.add_argument("--no-store", action="store_true", help="do not keep the verification in the run store")
     p.add_argument("--json", action="store_true", help="print the verification as JSON")
@@ -61,12 +64,13 @@ def run(args: argparse.Namespace) -> int:
     if args.parallel < 1:
         raise CliError("--parallel must be 1 or more (probes running at once)", EXIT_USAGE)
     design = load_design(args.file)
-    engine = Engine(design)
+    engine = Engine(design, args.family)
     matrix = engine.matrix()
     if len(matrix.endpoints) < 2:
         raise CliError(f"{args.file}: the design has fewer than two VMs or physical hosts, so there is no pair "
                        "to verify", EXIT_USAGE)
     plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict, args.all_pairs_up_to)
+    scope += ", IPv6" if args.family == 6 else ""
     backend = open_backend(args, connect=False)
     token = SignalToken()
     try:
@@ -75,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         bar = ProgressBar("verify")
         try:
             verification = run_cancellable(lambda cancel: Verifier(
-                backend, design, plans, scope, args.parallel, bar, cancel, left).run(), token)
+                backend, design, plans, scope, args.parallel, bar, cancel, left, args.family).run(), token)
         except BackendError as exc:
             raise CliError(str(exc), EXIT_BACKEND) from None
         finally:

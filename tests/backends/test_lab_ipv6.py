@@ -1,0 +1,155 @@
+"""IPv6 in the real lab: the dual-stack example deployed, each family checked against its own prediction.
+
+The example's firewall rules name IPv4 networks only, so dmz01 -> app01 is blocked over IPv4 and routed over IPv6;
+web02 reaches its IPv6 gateway by the firewall's link-local address. Every pair is pinged with real ``ping -4`` and
+``ping -6``, the largest IPv6 packet is sent across the firewall with don't-fragment semantics (IPv6 routers never
+fragment), and a TCP connection is made over IPv6 through it. IPv6 is quiet: right after the deploy the pNICs carry
+far less than verify's smallest burst (no duplicate-address probes, router solicitations or listener reports).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lab_designs import unique_id
+
+from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
+from vnetbench.measure.verify import BURST, MIN_BURST_SIZE, Outcome, Verifier, plan_pairs
+from vnetbench.model import load
+from vnetbench.model.families import address_of
+from vnetbench.predict import Engine
+
+pytestmark = pytest.mark.lab
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+#: The IPv6 header (40) and the ICMPv6 echo header (8) around ``ping -s`` bytes.
+ICMP6_AND_IP6 = 48
+#: What the pNICs may carry unasked right after a deploy: a quarter of verify's smallest burst.
+QUIET_BYTES = BURST * MIN_BURST_SIZE // 4
+
+
+def dual_stack():
+    design = load(EXAMPLES / "esx-dual-stack.vnet.yaml")
+    design.id = unique_id("dual-stack")
+    return design
+
+
+def address(design, vm_id: str, fam: int) -> str:
+    vm = next(v for v in design.vms if v.id == vm_id)
+    return address_of(vm.vnics[0], fam).split("/")[0]
+
+
+def ping_argv(target: str, size: int | None = None) -> list[str]:
+    df = ["-M", "do", "-s", str(size)] if size is not None else []
+    return ["ping", "-6" if ":" in target else "-4", *df, "-c2", "-i0.2", "-W1", "-w3", target]
+
+
+def succeeds(lab, design, src: str, argv: list[str]) -> bool:
+    cmd = lab.endpoint(design, src).start(argv)
+    list(cmd.lines())
+    return cmd.wait(10) == 0
+
+
+def test_a_dual_stack_deploy_is_quiet_on_the_pnics(lab):
+    design = dual_stack()
+    lab.up(design)
+    before = lab.pnic_counters(design)
+    time.sleep(2)
+    after = lab.pnic_counters(design)
+    chatter = sum(after[k] - before.get(k, 0) for k in after)
+    assert before and chatter < QUIET_BYTES, (chatter, before, after)
+
+
+def test_every_pair_reaches_as_its_family_predicts(lab):
+    design = dual_stack()
+    engines = {fam: Engine(design, fam) for fam in (4, 6)}
+    lab.up(design)
+    vms = [vm.id for vm in design.vms]
+    cases = [(a, b, fam) for a, b in itertools.permutations(vms, 2) for fam in (4, 6)]
+    running = {case: lab.endpoint(design, case[0]).start(ping_argv(address(design, case[1], case[2])))
+               for case in cases}
+    seen = {}
+    for case, cmd in running.items():
+        list(cmd.lines())
+        seen[case] = cmd.wait(10) == 0
+    expected = {(a, b, fam): engines[fam].predict(a, b, "icmp").verdict.delivered for a, b, fam in cases}
+    assert {c: v for c, v in seen.items() if v != expected[c]} == {}
+    assert (seen[("vm-dmz01", "vm-app01", 4)], seen[("vm-dmz01", "vm-app01", 6)]) == (False, True)
+    assert seen[("vm-web02", "vm-app01", 6)]           # by the firewall's link-local address
+
+
+def test_the_largest_ipv6_packet_crosses_the_firewall_and_one_byte_more_does_not(lab):
+    design = dual_stack()
+    mtu, at = Engine(design, 6).predict("vm-dmz01", "vm-app01", "icmp").mtu
+    assert mtu >= 1280, at
+    lab.up(design)
+    target = address(design, "vm-app01", 6)
+    assert succeeds(lab, design, "vm-dmz01", ping_argv(target, mtu - ICMP6_AND_IP6))
+    assert not succeeds(lab, design, "vm-dmz01", ping_argv(target, mtu - ICMP6_AND_IP6 + 1))
+
+
+SERVER = ("import socket, sys\n"
+          "s = socket.create_server(('::', 5201), family=socket.AF_INET6, dualstack_ipv6=True)\n"
+          "print('listening', flush=True)\n"
+          "s.settimeout(8)\n"
+          "for _ in range(2):\n"
+          "    try:\n"
+          "        c, peer = s.accept()\n"
+          "    except TimeoutError:\n"
+          "        break\n"
+          "    c.sendall(b'hello ' + peer[0].encode())\n"
+          "    c.close()\n")
+CLIENT = ("import socket, sys\n"
+          "try:\n"
+          "    c = socket.create_connection((sys.argv[1], 5201), timeout=3)\n"
+          "except OSError as exc:\n"
+          "    sys.exit(f'no connection: {exc}')\n"
+          "print(c.recv(100).decode())\n")
+
+
+def test_tcp_connects_over_ipv6_through_the_firewall_where_ipv4_is_denied(lab):
+    design = dual_stack()
+    lab.up(design)
+    server = lab.endpoint(design, "vm-app01").start([sys.executable, "-c", SERVER])
+    assert next(iter(server.lines())) == "listening"
+    try:
+        out6 = lab.endpoint(design, "vm-dmz01").start([sys.executable, "-c", CLIENT, address(design, "vm-app01", 6)])
+        assert list(out6.lines()) == [f"hello {address(design, 'vm-dmz01', 6)}"] and out6.wait(10) == 0
+        out4 = lab.endpoint(design, "vm-dmz01").start([sys.executable, "-c", CLIENT, address(design, "vm-app01", 4)])
+        list(out4.lines())
+        assert out4.wait(10) != 0                      # fw01's dmz-to-app rule drops IPv4
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_iperf3_measures_over_ipv6_where_ipv4_is_denied_and_the_run_keeps_its_family(lab):
+    design = dual_stack()
+    lab.up(design)
+    src, dst = lab.endpoint(design, "vm-dmz01"), lab.endpoint(design, "vm-app01")
+    assert dst.address_in(6) == address(design, "vm-app01", 6)
+    run = measure(TestSpec(TestKind.THROUGHPUT, duration=1, cpu=None, family=6), src, dst)
+    assert run.status is RunStatus.OK, run.error
+    assert run.summary["throughput_mbps"] > 0 and any(address(design, "vm-app01", 6) in c for c in run.commands)
+    assert TestSpec.from_dict(run.spec.to_dict()).family == 6       # what the run store keeps
+    blocked = measure(TestSpec(TestKind.THROUGHPUT, duration=1, cpu=None, family=4), src, dst)
+    assert blocked.status is RunStatus.FAILED                 # fw01's dmz-to-app rule drops IPv4
+
+
+def test_verify_over_ipv6_confirms_every_pair_against_the_ipv6_prediction(lab):
+    """verify's prober sends ICMPv6 echoes (bursts counted on the pNICs, the IPv6 largest packet), its flow
+    probes connect over IPv6: every pair of the IPv6 matrix is confirmed, dmz01 -> app01 delivered."""
+    design = dual_stack()
+    lab.up(design)
+    engine = Engine(design, 6)
+    matrix = engine.matrix()
+    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
+    result = Verifier(lab, design, plans, scope, limits=left, family=6).run()
+    assert [(c.src_name, c.dst_name, [ch.detail for ch in c.checks]) for c in result.cells
+            if c.outcome is not Outcome.CONFIRMED] == []
+    cell = next(c for c in result.cells if (c.src_name, c.dst_name) == ("dmz01", "app01"))
+    assert cell.verdict.delivered and any(ch.what == "largest packet" for ch in cell.checks)
