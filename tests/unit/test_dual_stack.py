@@ -252,3 +252,24 @@ def test_the_lab_deploys_each_rule_for_the_families_it_names():
     assert static_routes(routes, [["default", "10.30.0.1"], ["::/0", "2001:db8:30::1"]], {"eth0": "e0"}) == [
         ["2001:db8:40::/48", "2001:db8:30::9"], ["::/0", "fe80::1", "e0"], ["10.40.0.0/16", "10.30.0.9"],
         ["default", "10.30.0.1"]]
+
+
+def test_an_ipv6_plan_nested_past_the_matrix_labels_is_one_line_and_the_ipv4_grid_still_shows(tmp_path, capsys):
+    """The IPv6 matrix labels networks in 32 bits (predict/relabel.py); a plan nested deeper is said plainly,
+    with the way out, and does not cost the IPv4 matrix."""
+    from vnetbench.cli.main import main
+    from vnetbench.model import Route, save
+
+    design = load(DUAL)
+    fw = next(vm for vm in design.vms if vm.name == "fw01")
+    start = int(ipaddress.IPv6Address("2001:db8::")) | 1 << 95
+    fw.forwarding.routes += [Route(str(ipaddress.IPv6Network((start | k << (128 - length), length))), "2001:db8:10::1")
+                             for length in range(36, 128, 4) for k in range(3)]
+    path = tmp_path / "deep.vnet.yaml"
+    save(design, path)
+    assert main(["matrix", str(path), "--family", "6"]) == 2
+    err = capsys.readouterr().err
+    assert "nests too many networks" in err and "vnetbench predict --family 6" in err and "Traceback" not in err
+    assert main(["matrix", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "web01" in out and "IPv6 not compared" in err

@@ -63,8 +63,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{n:,} endpoints are too many for a grid on the terminal (at most {MAX_GRID}); use --csv "
                        "or --jsonl (streamed) or --summary")
     from ...export.matrix import verdict_table, write_pairs_csv, write_rows_jsonl
+    from ...predict.relabel import RelabelError
 
-    table = verdict_table(engine.topology, engine)
+    try:
+        table = verdict_table(engine.topology, engine)
+    except RelabelError as exc:
+        raise CliError(f"--family 6: {exc} -> fix: ask pair by pair with vnetbench predict --family 6") from None
     matrix = table.matrix
     if args.csv or args.jsonl:
         sys.stdout.flush()
@@ -79,8 +83,12 @@ def run(args: argparse.Namespace) -> int:
                 say(f"  {str(verdict):<20} {number:>15,}")
         return EXIT_OK
     names = list(table.names)
+    try:
+        other = next((e.matrix() for e in engines.values() if e is not engine), None)
+    except RelabelError as exc:   # the IPv4 grid stands; it just cannot be compared
+        other = None
+        print(f"vnetbench matrix: IPv6 not compared: {exc}", file=sys.stderr)
     grid = [[str(matrix.verdict(a, b)) if a != b else None for b in matrix.endpoints] for a in matrix.endpoints]
-    other = next((e.matrix() for f, e in engines.items() if e is not engine), None)
     differ = family.differing_pairs(matrix, other) if other is not None else set()
     if args.json:
         extra: dict[str, Any] = {"family": engine.family}
