@@ -73,8 +73,10 @@ def test_the_docks_first_results_after_an_open_are_settled_not_walked(qtbot):
         assert not results and not hold.catching_up   # held: the run waits
         hold.release()
         assert hold.catching_up
-        threading.Thread(target=lambda: [Cycle() for _ in range(5 * gc.get_threshold()[0])]).start()
-        qtbot.waitUntil(lambda: gc.get_count()[0] > gc.get_threshold()[0], timeout=3000)
+        maker = threading.Thread(target=lambda: [Cycle() for _ in range(5 * gc.get_threshold()[0])])
+        maker.start()
+        maker.join()   # all made before the freeze below, or its count would still grow after it
+        assert gc.get_count()[0] > gc.get_threshold()[0]
         assert collector.collect_if_due() is None   # due, but the docks are still computing
         with qtbot.waitSignal(hold.caught_up, timeout=5000):
             go.set()
