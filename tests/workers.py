@@ -6,7 +6,9 @@ without tests meeting.
   Xvfb, as a child it ends by PID when the worker exits.
 - **One worker for the system.** Tests that make network namespaces, links in the root namespace, a libvirtd or
   an sshd compare the host's namespaces and links before and after, so they run one after another, on one worker
-  (the ``system`` group, scheduled first because it is the longest).
+  (the ``system`` group, scheduled first because it is the longest). The vcsim tests (``vsphere``) are a group
+  of their own beside it: each starts a simulator on a free loopback port and touches no namespace or link; the
+  few that start an sshd in a namespace stay in ``system``.
 - **A file at a time elsewhere.** Every other test is grouped by its file, so a module's expensive fixtures
   (a built bundle, a debootstrap root) are made once, by one worker.
 - **The longest groups first.** xdist hands out groups in the order the workers collected them
@@ -31,6 +33,8 @@ _started: list[subprocess.Popen] = []   # the Xvfb this process started, while i
 # fixtures that touch the host's network or start system daemons
 SYSTEM_FIXTURES = {"lab", "netns_pair", "kvm_host", "sshd", "host_ns"}
 SYSTEM_FOLDERS = ("backends", "measure")
+# vcsim tests: a simulator per test on a free loopback port; only those with the sshd fixture touch the network
+VCSIM_FOLDER = ("backends", "vsphere")
 TESTS = Path(__file__).resolve().parent
 
 
@@ -88,9 +92,12 @@ def _stop(proc: subprocess.Popen) -> None:
 def group_of(item: pytest.Item) -> str:
     """The xdist group: ``system`` for tests that touch the host's network, else the test's file."""
     path = Path(str(item.fspath)).resolve()
-    folder = path.relative_to(TESTS).parts[0] if path.is_relative_to(TESTS) else ""
-    if (folder in SYSTEM_FOLDERS or item.get_closest_marker("lab") is not None
-            or SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ()))):
+    parts = path.relative_to(TESTS).parts if path.is_relative_to(TESTS) else ()
+    system = (item.get_closest_marker("lab") is not None
+              or bool(SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ()))))
+    if parts[:2] == VCSIM_FOLDER and not system:
+        return "vsphere"   # vcsim on a free loopback port, no namespace or link: beside the system worker
+    if system or (parts[:1] and parts[0] in SYSTEM_FOLDERS):
         return "system"
     return str(path.relative_to(TESTS)) if path.is_relative_to(TESTS) else path.name
 

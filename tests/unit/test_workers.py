@@ -57,6 +57,12 @@ def test_what_touches_the_host_network_shares_the_system_worker():
     assert workers.group_of(_Item("gui/test_x.py", fixtures={"sshd"})) == "system"
 
 
+def test_vcsim_tests_run_beside_the_system_worker_unless_they_start_sshd():
+    assert workers.group_of(_Item("backends/vsphere/test_vsphere_deploy.py")) == "vsphere"
+    assert workers.group_of(_Item("backends/vsphere/test_vsphere_teaming.py", fixtures={"vcsim"})) == "vsphere"
+    assert workers.group_of(_Item("backends/vsphere/test_vsphere_endpoint.py", fixtures={"sshd"})) == "system"
+
+
 def test_everything_else_goes_a_file_at_a_time():
     assert workers.group_of(_Item("unit/test_predict_matrix.py")) == "unit/test_predict_matrix.py"
     assert workers.group_of(_Item("gui/test_room.py", marks={"xvfb"}, fixtures={"qtbot"})) == "gui/test_room.py"
