@@ -115,20 +115,25 @@ def test_an_ipv6_copy_of_a_random_design_answers_like_it_and_its_matrix_is_the_w
         assert verdict is four.matrix().verdict(src, dst), (seed, src, dst)
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_dual_stack_random_designs_agree_per_family(seed: int):
-    """IPv6 addresses beside the IPv4 ones (rules stay IPv4): each family's matrix is its walk."""
-    d = random_rule_design(seed) if seed % 2 else random_design(seed)
-    for vm in d.t.vms:
+def dual_stack(design) -> None:  # noqa: ANN001 - a Topology
+    """Give every addressed vNIC and router interface its IPv6 twin (``_mapped``), and every gateway too."""
+    for vm in design.vms:
         for nic in vm.vnics:
             if nic.ip:
                 nic.addresses.append(_mapped(nic.ip))
             if nic.gateway:
                 nic.gateway6 = _mapped(nic.gateway)
-    for router in d.t.physical_routers:
+    for router in design.physical_routers:
         for itf in router.interfaces:
             if itf.ip:
                 itf.addresses.append(_mapped(itf.ip))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dual_stack_random_designs_agree_per_family(seed: int):
+    """IPv6 addresses beside the IPv4 ones (rules stay IPv4): each family's matrix is its walk."""
+    d = random_rule_design(seed) if seed % 2 else random_design(seed)
+    dual_stack(d.t)
     for fam in families_in(d.t):
         assert_matrix_is_the_walk(Engine(d.t, fam), seed)
 
@@ -164,16 +169,7 @@ def test_a_dual_stack_engine_follows_edits_like_a_fresh_one(seed: int):
     from vnetbench.model.objects import Action, Rule
 
     d = random_rule_design(seed)
-    for vm in d.t.vms:
-        for nic in vm.vnics:
-            if nic.ip:
-                nic.addresses.append(_mapped(nic.ip))
-            if nic.gateway:
-                nic.gateway6 = _mapped(nic.gateway)
-    for router in d.t.physical_routers:
-        for itf in router.interfaces:
-            if itf.ip:
-                itf.addresses.append(_mapped(itf.ip))
+    dual_stack(d.t)
     doc = Document(d.t)
     engines = {f: Engine(d.t, f) for f in families_in(d.t)}
     for engine in engines.values():
