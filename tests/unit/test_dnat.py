@@ -178,14 +178,3 @@ def test_the_random_nat_designs_cover_snat_dnat_and_port_forwards_and_walk_and_m
             seen |= {"in through dnat" for a, b, _ in engine.matrix().rows()
                      if engine.predict(a, b, "tcp", 443).forward.entry}
     assert seen == {"snat", "dnat port", "dnat one-to-one", "port forward", "in through dnat"}
-
-
-def test_the_kvm_backend_refuses_dnat_plainly():
-    from vnetbench_kvm.desired import Boot, desired
-
-    t = load(resources_dir() / "examples" / "kvm-nic-models.vnet.yaml")
-    router = next(vm for vm in t.vms if vm.role.value in ("router", "firewall"))
-    address = next(n.ip for n in router.vnics if n.ip).split("/")[0]
-    router.forwarding.dnat = [Dnat(address, "192.0.2.10", Proto.TCP, 80)]
-    reasons = desired(t, {h.id: Boot("/k", "/i") for h in t.hosts}).reasons
-    assert any(f"{router.name!r} has DNAT rules, which the KVM backend does not configure" in r for r in reasons)

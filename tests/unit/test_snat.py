@@ -86,14 +86,3 @@ def test_the_lab_translates_with_nftables_on_the_edge_namespace():
     lab = desired_lab(load(T1_T0))
     [nat] = [r for r in lab.resources.values() if r.kind == "nft" and r.spec["family"] == "ip"]
     assert 'ip saddr 172.16.30.0/24 oifname "uplink1" snat to 10.100.0.2' in nat.spec["text"]
-
-
-def test_the_kvm_backend_refuses_snat_plainly():
-    from vnetbench_kvm.desired import Boot, desired
-
-    t = load(resources_dir() / "examples" / "kvm-nic-models.vnet.yaml")
-    router = next(vm for vm in t.vms if vm.role.value in ("router", "firewall"))
-    assert not [r for r in desired(t, {h.id: Boot("/k", "/i") for h in t.hosts}).reasons if "SNAT" in r]
-    router.forwarding.snat = [Snat("10.0.0.0/8", "192.0.2.1")]
-    reasons = desired(t, {h.id: Boot("/k", "/i") for h in t.hosts}).reasons
-    assert any(f"{router.name!r} has SNAT rules, which the KVM backend does not configure" in r for r in reasons)

@@ -14,10 +14,12 @@ tracking without br_netfilter, so there "stateful" means: the replies of allowed
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from ..model import Action, Forwarding, Index, Proto, Rule, Topology
+from ..model import VM, Action, Forwarding, Index, Proto, Rule, Topology
+from ..model.dnat import dnat_rules
 from ..model.families import addresses, link_local
+from ..model.nat import leaves_by, snat_rules
 
 TABLE = "vnb"
 
@@ -248,6 +250,22 @@ def dnat_rule(address: str, proto: str, port: int | None, to: str, to_port: int 
     elif proto in ("tcp", "udp", "icmp"):
         match += f" meta l4proto {proto}"
     return f"{match} dnat to {to}" + (f":{to_port}" if to_port is not None else "")
+
+
+def vm_nat_ruleset(vm: VM, ifnames: Mapping[str, str]) -> str | None:
+    """A routed VM's SNAT and DNAT rules as one ``snat_ruleset`` (None: it has none). ``ifnames``: vNIC id ->
+    the interface that vNIC is inside the VM, which a SNAT rule naming its way out matches; a rule naming a
+    vNIC that has no interface there translates nothing, so it is left out."""
+    snat, dnat = snat_rules(vm), dnat_rules(vm)
+    if not snat and not dnat:
+        return None
+    spec: list[tuple[str, str, str | None]] = []
+    for r in snat:
+        out = next((ifnames[n.id] for n in vm.vnics if n.id in ifnames and leaves_by(vm, r.rule, n.id)), None)
+        if r.rule.interface is None or out is not None:
+            spec.append((str(r.source), str(r.to), out if r.rule.interface else None))
+    return snat_ruleset(spec, [dnat_rule(str(r.address), str(r.rule.proto), r.rule.port, str(r.to), r.rule.to_port)
+                               for r in dnat])
 
 
 def nat_ruleset(outside: str, forwards: Sequence[tuple[str, int, str, int | None]] = ()) -> str:

@@ -482,12 +482,13 @@ class KvmBackend(Backend):
             try:
                 if not site.test_driver:
                     self._wait_ready(site, spec, cancel)
-                    if spec["nft"]:
-                        text = base64.b64encode(spec["nft"].encode()).decode()
-                        code, _, err = channel.run(self.opener(site), spec["name"],
-                                                   f"echo {text} | base64 -d | nft -f -", 120)
-                        if code != 0:
-                            raise BackendError(f"the guest refused its nftables rules: {err.strip()}", "")
+                    for key, what in (("nft", "nftables rules"), ("nat", "nftables SNAT/DNAT rules")):
+                        if spec.get(key):
+                            text = base64.b64encode(spec[key].encode()).decode()
+                            code, _, err = channel.run(self.opener(site), spec["name"],
+                                                       f"echo {text} | base64 -d | nft -f -", 120)
+                            if code != 0:
+                                raise BackendError(f"the guest refused its {what}: {err.strip()}", "")
                     for prefix, via in spec.get("routes", ()):   # a router guest's static routes
                         code, _, err = channel.run(self.opener(site), spec["name"],
                                                    f"ip route replace {shlex.quote(prefix)} via {shlex.quote(via)}", 60)

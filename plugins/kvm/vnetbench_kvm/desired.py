@@ -13,8 +13,9 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
   bridge takes part;
 - a **VM** is a domain booting the probe guest directly (``type='qemu'`` under TCG, ``kvm`` where the host
   offers it) with one ``<interface>`` per vNIC, its MAC and its model (vlance and flexible -> pcnet);
-  addresses, gateway, guest VLAN and forwarding mode travel on the kernel command line; a router or firewall
-  VM gets the nftables ruleset the local lab would load (``vnetbench.backends.nftables``);
+  addresses, gateway, guest VLAN, the vNIC's name in the guest (``eth<its place in the design>``) and
+  forwarding mode travel on the kernel command line; a router or firewall VM gets the nftables filter and
+  SNAT/DNAT rulesets the local lab would load (``vnetbench.backends.nftables``), its rules naming those names;
 - **pNICs, physical switches and physical hosts** (``pnics=emulate``, a one-machine lab): a physical host is a
   namespace with a veth per NIC into its port's VLAN bridge (probes run there with ``ip netns exec``); each physical switch is a network
   namespace with one bridge per VLAN; each pNIC is one veth per physical VLAN it carries, from the host
@@ -143,10 +144,6 @@ class _Builder:
         for vm in self.d.vms:
             if vm.role is VmRole.NSX_EDGE:
                 self.reasons.append(f"{vm.name!r} is an NSX edge, which KVM has not")
-            for what, rules in (("SNAT", vm.forwarding.snat), ("DNAT", vm.forwarding.dnat)):
-                if rules:
-                    self.reasons.append(f"{vm.name!r} has {what} rules, which the KVM backend does not configure in "
-                                        "its router guests; deploy it to the local lab")
             for nic in vm.vnics:
                 if nic.type not in NIC_MODELS:
                     self.reasons.append(f"vNIC {vm.name}/{nic.name} is a {nic.type.value}, which QEMU does not "
@@ -351,7 +348,8 @@ class _Builder:
         bridged = forwards and vm.forwarding.mode is ForwardMode.BRIDGED
         words = ["console=ttyS0", "quiet", "panic=-1", f"vnb.name={vm.name.replace(' ', '_')[:60]}"]
         nics, addresses, deps, gateway = [], {}, set(), None
-        for nic in vm.vnics:
+        inside: dict[str, str] = {}                      # vNIC id -> its interface in the guest
+        for i, nic in enumerate(vm.vnics):
             network = self.nic_network(vm, nic)
             if network is None:
                 continue
@@ -364,7 +362,8 @@ class _Builder:
             nics.append({"network": self.networks[self.ix.parent(nic.network).id if portgroup else nic.network],
                          "portgroup": portgroup, "mac": mac,
                          "model": NIC_MODELS.get(nic.type, "virtio"), "up": nic.connected})
-            words.append(f"vnb.nic={mac},{addr or '-'}" + (f",{nic.guest_vlan}" if nic.guest_vlan else ""))
+            words.append(f"vnb.nic={mac},{addr or '-'},{nic.guest_vlan or ''},eth{i}")
+            inside[nic.id] = f"eth{i}" + (f".{nic.guest_vlan}" if nic.guest_vlan else "")
             gateway = gateway or (nic.gateway if nic.connected else None)
         if gateway:
             words.append(f"vnb.gw={gateway}")
@@ -375,7 +374,7 @@ class _Builder:
         name = libvirt_name(self.tag, vm.name)
         spec = {"name": name, "vcpus": max(1, vm.cpus), "memory_mb": boot.memory_mb, "machine": boot.machine,
                 "type": boot.accel, "kernel": boot.kernel, "initrd": boot.initrd, "cmdline": " ".join(words),
-                "nics": nics, "nft": rules, "nft_family": family}
+                "nics": nics, "nft": rules, "nft_family": family, "nat": nft.vm_nat_ruleset(vm, inside)}
         if forwards and not bridged and vm.forwarding.routes:   # loaded over the channel, after the rules
             spec["routes"] = [[r.prefix.strip(), r.via.strip()] for r in vm.forwarding.routes
                               if route_prefix(r.prefix) is not None and route_family(r) == 4]

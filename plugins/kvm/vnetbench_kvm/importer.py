@@ -5,7 +5,7 @@ no bulk XML call, so each object's XML is one more local call on the same connec
 
 vnetbench's own objects come back under their design names (the ``vnb-<tag>-`` prefix is dropped). A guest
 vnetbench deployed (it carries the mark) keeps its addresses, gateway and guest VLANs (its kernel command
-line names them, ``vnb.nic=MAC,IP/PREFIX[,VLAN] vnb.gw=...``) and its role (the mark's ``role``, else
+line names them, ``vnb.nic=MAC,IP/PREFIX,VLAN,NAME vnb.gw=...``) and its role (the mark's ``role``, else
 ``vnb.fwd``: a forwarding guest); any other running guest's addresses come from the guest agent, else
 libvirt's DHCP leases. What none of them knows stays empty, and ``validate`` says so.
 """
@@ -197,7 +197,7 @@ class _Host:
 
 
 def _cmdline_nics(cmdline: str) -> dict[str, tuple[str | None, int | None]]:
-    """MAC -> (address/prefix, guest VLAN) from the probe guest's ``vnb.nic=MAC,IP/PREFIX[,VLAN]`` words."""
+    """MAC -> (address/prefix, guest VLAN) from the probe guest's ``vnb.nic=MAC,IP/PREFIX,VLAN,NAME`` words."""
     out: dict[str, tuple[str | None, int | None]] = {}
     for word in cmdline.split():
         if word.startswith("vnb.nic="):

@@ -7,9 +7,7 @@ from vnetbench.backends import nftables as nft
 from vnetbench.backends.planning import Want
 from vnetbench.model import VM, Action, ForwardMode, MacvtapMode, SwitchKind, VmRole
 from vnetbench.model.forwarding import PER_GUEST, guests_meet_inside, reflection_reaches_guests
-from vnetbench.model.dnat import dnat_rules
 from vnetbench.model.families import FAMILIES, family, gateway_of
-from vnetbench.model.nat import leaves_by, snat_rules
 
 from .desired_base import BuilderBase, EndpointInfo, default_route, static_routes, veth_end
 from .names import guest_ifname, ifname, mac_for
@@ -77,14 +75,9 @@ class GuestParts(BuilderBase):
         self.endpoints[vm.id] = EndpointInfo(ns, addresses, addresses6)
         if forwards:
             self.firewall(vm, ns, bridged, blocked_by_policy)
-        rules, published = snat_rules(vm), dnat_rules(vm)
-        if rules or published:
-            out = {n.id: inside_names[n.id] for n in vm.vnics}
-            spec = [(str(r.source), str(r.to), next((out[n.id] for n in vm.vnics if leaves_by(vm, r.rule, n.id)), None)
-                     if r.rule.interface else None) for r in rules]
-            dnat = [nft.dnat_rule(str(r.address), str(r.rule.proto), r.rule.port, str(r.to), r.rule.to_port)
-                    for r in published]
-            self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nft.snat_ruleset(spec, dnat)},
+        nat = nft.vm_nat_ruleset(vm, inside_names)
+        if nat is not None:
+            self._add(Want("nft", f"nft/{ns}/ip", {"ns": ns, "family": "ip", "text": nat},
                            f"NAT of {vm.name}", vm.id, (f"netns/{ns}",)))
 
     def check_passthrough(self) -> None:
