@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from lab_designs import unique_id
+from lab_verify import verify_every_pair
 
-from vnetbench.measure.verify import Outcome, Verifier, flow_argv, plan_pairs
+from vnetbench.measure.verify import Outcome, flow_argv
 from vnetbench.model import load
 from vnetbench.model.objects import Dnat, Proto, VNic
 from vnetbench.predict import Engine, Verdict
@@ -79,14 +80,9 @@ def test_a_one_to_one_dnat_carries_ping_and_the_verifier_confirms_every_pair(lab
     design = _design([Dnat("10.100.0.3", "172.16.30.11", name="all-in")])
     en01 = next(vm for vm in design.vms if vm.name == "en01")
     en01.vnics.append(VNic("nic-en01-uplink2", "uplink2", network="pg-edge-uplink", ip="10.100.0.3/24"))
-    engine = Engine(design)
-    assert engine.predict("srv01", "db01").verdict is Verdict.ROUTED_VIA_PHYSICAL
+    assert Engine(design).predict("srv01", "db01").verdict is Verdict.ROUTED_VIA_PHYSICAL
     lab.up(design)
-    matrix = engine.matrix()
-    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
-    result = Verifier(lab, design, plans, scope, limits=left).run()
-    bad = [(c.src_name, c.dst_name, [ch.detail for ch in c.contradictions]) for c in result.cells
-           if c.outcome is not Outcome.CONFIRMED]
+    result, bad = verify_every_pair(lab, design)
     assert bad == [], "\n".join(map(str, bad))
     inward = next(c for c in result.cells if (c.src_name, c.dst_name) == ("srv01", "db01"))
     [icmp] = [ch for ch in inward.checks if ch.what == "icmp"]
@@ -103,12 +99,7 @@ def test_a_hosted_nat_port_forward_lets_the_lan_in_and_the_verifier_confirms_eve
     design = load(PORT_FORWARD)
     design.id = unique_id("portfwd")
     lab.up(design)
-    engine = Engine(design)
-    matrix = engine.matrix()
-    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
-    result = Verifier(lab, design, plans, scope, limits=left).run()
-    bad = [(c.src_name, c.dst_name, [ch.detail for ch in c.contradictions]) for c in result.cells
-           if c.outcome is not Outcome.CONFIRMED]
+    result, bad = verify_every_pair(lab, design)
     assert bad == [], "\n".join(map(str, bad))
     inward = next(c for c in result.cells if (c.src_name, c.dst_name) == ("laptop", "web01"))
     assert {(ch.what, ch.outcome, ch.predicted) for ch in inward.checks} >= {

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from lab_designs import unique_id, vm
+from lab_verify import verify_every_pair
 from test_local_mtu import ICMP_AND_IP, ping_df
 
-from vnetbench.measure.verify import Outcome, Verifier, plan_pairs
+from vnetbench.measure.verify import Outcome
 from vnetbench.model import (Encapsulation, Host, Link, PhysicalRouter, PhysicalSwitch, PNic, Port, Portgroup,
                              PortMode, RouterInterface, Switch, SwitchKind, Topology, Uplink, load)
 from vnetbench.model.objects import Tep
@@ -25,12 +26,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 def test_the_tier1_tier0_example_confirms_every_pair(lab):
     design = load(EXAMPLES / "nsx-t-t1-t0.vnet.yaml")
     lab.up(design)
-    engine = Engine(design)
-    matrix = engine.matrix()
-    plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
-    result = Verifier(lab, design, plans, scope, limits=left).run()
-    bad = [(c.src_name, c.dst_name, [ch.detail for ch in c.contradictions]) for c in result.cells
-            if c.outcome is not Outcome.CONFIRMED]
+    result, bad = verify_every_pair(lab, design)
     print("\n".join(map(str, bad)))
     assert bad == []
     # east-west, north-south, across the racks' routed TEP subnets, out through en01's SNAT, and the way in
