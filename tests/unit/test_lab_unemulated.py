@@ -67,14 +67,15 @@ def test_private_vlans_are_one_bridge_per_host_with_the_roles_as_rules():
     assert ifname("u", "pnic-esx02-vmnic0", 201) not in _nft(lab, "host_esx02")
 
 
-def test_an_endpoint_outside_a_private_vlan_on_its_isolated_vlan_is_refused():
+def test_an_endpoint_outside_a_private_vlan_on_its_isolated_vlan_is_wired_as_the_prediction_answers():
+    """The lab gives frames arriving on an isolated VLAN that VLAN's role, as a vDS does and as the prediction
+    now answers (decide.pvlan_outsider_allowed): such a design is no longer refused."""
     d = load(EXAMPLES / "esx-private-vlans.vnet.yaml")
     port = d.physical_switches[0].ports[0]       # a trunk carrying 200-203 (esx01's)
     d.physical_hosts.append(PhysicalHost("ph-scan", "scanner", [HostNic("ph-scan-eth0", "eth0", "10.20.0.99/24",
                                                                         vlan=201)]))
     d.links.append(Link("link-scan", "ph-scan-eth0", port.id))
-    assert any(r.startswith("physical host scanner NIC eth0 is on VLAN 201, an isolated secondary VLAN of dvs-dmz")
-               for r in desired_lab(d).reasons)
+    assert desired_lab(d).reasons == []
 
 
 def test_a_pinned_private_vlan_port_is_refused():

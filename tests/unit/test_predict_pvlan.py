@@ -110,6 +110,25 @@ def test_ports_outside_the_private_vlan_keep_their_vlan_rules():
     agree(d)
 
 
+def test_an_outsider_meets_a_port_only_on_the_vlan_it_sends_on_and_never_an_isolated_one():
+    """A physical host outside the private VLAN takes, at the vDS, the role of the VLAN it sits on: on the
+    isolated VLAN it reaches no isolated port (the vDS hands its frames to promiscuous ports only, and those
+    answer on the primary, which it does not hear); on a community VLAN it is one of that community."""
+    d = pvlan_design()
+    d.phost("scan", d.port(d.t.physical_switches[0], "scan", vlan=101), "10.0.0.201/24")
+    d.phost("dba", d.port(d.t.physical_switches[0], "dba", vlan=102), "10.0.0.202/24")
+    for vm in ("i1", "i2"):
+        assert d.verdict("scan", vm) is Verdict.UNREACHABLE, vm
+        assert d.verdict(vm, "scan") is Verdict.UNREACHABLE, vm
+    said = " ".join(d.predict("scan", "i1").reasons)
+    assert "isolated secondary VLAN 101 of private VLAN 100 without being a port of it" in said
+    assert d.verdict("dba", "c1") is Verdict.VIA_PHYSICAL
+    assert d.verdict("c2", "dba") is Verdict.VIA_PHYSICAL
+    assert d.verdict("dba", "p1") is Verdict.UNREACHABLE     # p1 answers on the primary, which dba does not hear
+    assert d.verdict("dba", "scan") is Verdict.UNREACHABLE   # two plain VLANs, no router
+    agree(d)
+
+
 def teamed_pvlan(allowed: str, pin: bool) -> Design:
     """esx1's vDS teams vmnic0 (tor, every VLAN) and vmnic1 (tor2, ``allowed``) by originating port; esx2 sits on
     tor. VMs p, i, c per host (``pin``: esx1's pinned to vmnic1)."""

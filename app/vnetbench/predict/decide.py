@@ -151,9 +151,10 @@ def l2_verdict(code: Any, one: Any = 1) -> Any:
 def segment_l2(a: Any, b: Any) -> int:
     """``l2_code`` between two ``network.Segment`` objects, with the private VLAN rule (``pvlan_l2``)."""
     code = int(l2_code(a.local, b.local, a.domain, b.domain, a.attachment, b.attachment, 1, a.alternate, b.alternate))
-    if a.pvlan < 0 or b.pvlan < 0:
+    if a.pvlan < 0 and b.pvlan < 0:
         return code
-    carried = pvlan_carried(a.domain, b.domain, b.hears[a.pvlan_col], a.hears[b.pvlan_col])
+    carried = a.pvlan >= 0 and b.pvlan >= 0 and pvlan_carried(a.domain, b.domain, b.hears[a.pvlan_col],
+                                                              a.hears[b.pvlan_col])
     return int(pvlan_l2(code, a.local == b.local, a.pvlan, b.pvlan, carried))
 
 
@@ -243,11 +244,23 @@ def pvlan_l2(code: Any, same_local: Any, a: Any, b: Any, carried: Any) -> Any:
     """An L2 code (``l2_code``) with the private VLAN rule applied to segments with labels ``a`` and ``b``
     (``forwarding.pvlan_label``; -1 outside one). Two ports of private VLANs: in one in-host group their vDS
     joins them, else they meet only where the physical network carries both sides' VLANs (``carried``); and
-    only where their roles allow (``pvlan_allows``). Anything else keeps ``code``."""
+    only where their roles allow (``pvlan_allows``). An endpoint outside the private VLAN meets a port only on
+    the VLAN that port sends on (its L2 domain, already in ``code``), where the receiving vDS gives the
+    outsider's frames that VLAN's role: so never an isolated port (``pvlan_outsider_allowed``)."""
     both = (a >= 0) & (b >= 0)
     reach = same_local * IN_HOST + (same_local ^ True) * carried * PHYSICAL
     code = code + both * (reach - code)
-    return code * pvlan_allows(a, b)
+    return code * pvlan_allows(a, b) * pvlan_outsider_allowed(a, b)
+
+
+def pvlan_outsider_allowed(a: Any, b: Any) -> Any:
+    """Whether an endpoint outside any private VLAN may meet a private VLAN port (True where neither or both
+    sides have a role): sharing the port's sending VLAN, it takes that VLAN's role at the vDS, and a role meets
+    its own kind only where it is promiscuous or community (an isolated VLAN's frames reach promiscuous ports
+    only, and the port's own replies never reach an outsider on the primary)."""
+    outsider = (a < 0) ^ (b < 0)
+    role = a + b + 1            # the private VLAN side's label, where the other side's is -1
+    return (outsider ^ True) | pvlan_allows(role, role)
 
 
 # --- L3 at the sender --------------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ class L2Reasons(WalkerBase):
         sa, sb = net.segments[a], net.segments[b]
         if sa.pvlan >= 0 and sb.pvlan >= 0:
             return self._pvlan_reason(a, b)
+        if (sa.pvlan >= 0) != (sb.pvlan >= 0) and sa.domain == sb.domain:
+            return self._pvlan_outsider_reason(a, b)
         if sa.domain == sb.domain and sa.attachment == sb.attachment != -1:
             port_id, vlan = net.attachments[sa.attachment]
             port = net.port[port_id]
@@ -100,6 +102,18 @@ class L2Reasons(WalkerBase):
                     + (f" ({'; '.join(stops)})" if stops else "")
                     + f"; carry every VLAN of private VLAN {entry.primary} on the trunks between the hosts")
         return f"no L2 path joins {sa.name} and {sb.name}"
+
+    def _pvlan_outsider_reason(self, a: int, b: int) -> str:
+        """Why an endpoint outside a private VLAN does not meet a port of one on the VLAN the port sends on
+        (``decide.pvlan_outsider_allowed``): the vDS gives its frames that VLAN's role, an isolated one."""
+        net = self.net
+        port, outsider = (net.segments[a], net.segments[b])[:: 1 if net.segments[a].pvlan >= 0 else -1]
+        entry = pvlan_segment_entry(net.typed(port.object_id, "switch"), port.vlan)
+        assert entry is not None, "a segment with a private VLAN role has a map entry"
+        return (f"{outsider.name} is on the {pvlan_role_words(entry)} without being a port of it: a vDS takes "
+                f"frames arriving on VLAN {entry.secondary} as from an isolated port and hands them only to "
+                f"promiscuous ports, so {port.name} never hears {outsider.name}; reach the isolated ports from a "
+                f"promiscuous port (the primary VLAN {entry.primary} on the vDS), or route")
 
     def _wire(self, seg_id: int) -> int | None:
         """The physical segment a segment's frames reach (itself when physical), if any."""

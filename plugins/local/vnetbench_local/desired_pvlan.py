@@ -13,16 +13,15 @@ nftables bridge rule per role then lets a frame out of a port only where the rol
 The uplink ports do not learn MACs: a remote port answers on its own VLAN, but a frame to it must leave on
 the sender's, so frames to remote MACs flood and the rules choose the VLAN.
 
-The prediction lets an endpoint outside the private VLAN (a physical host, another switch's port) on an
-isolated VLAN's network reach the isolated ports ("its VLAN decides"); a vDS hands such frames only to
-promiscuous ports. The lab cannot wire that answer, so it refuses such a design (``check_pvlan``).
+So an endpoint outside the private VLAN (a physical host, another switch's port) on an isolated VLAN's network
+reaches only the promiscuous ports, as on a vDS and as the prediction answers (``decide.pvlan_outsider_allowed``).
 """
 
 from __future__ import annotations
 
-from vnetbench.model import Pvlan, PvlanType, SwitchKind
+from vnetbench.model import Pvlan
 from vnetbench.model.forwarding import (
-    SegmentKey, Switching, ingress, pvlan_entry, pvlan_may_talk, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
+    SegmentKey, Switching, pvlan_entry, pvlan_may_talk, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
 )
 
 from .desired_team import TeamParts
@@ -80,9 +79,7 @@ class PvlanParts(TeamParts):
                 self.keep_apart(seg.ns, wire)
 
     def check_pvlan(self) -> None:
-        """Refuse a vNIC of a private VLAN pinned to an uplink (its VLANs leave through the failover order's), and
-        an endpoint outside a private VLAN on the VLAN of one of its isolated secondaries (see the module's
-        docstring), judged by VLAN number: a design is refused rather than wired wrong."""
+        """Refuse a vNIC of a private VLAN pinned to an uplink: its VLANs leave through the failover order's."""
         for vm in self.d.vms:
             for nic in vm.vnics:
                 key = self.vnic_key(vm, nic)
@@ -91,28 +88,6 @@ class PvlanParts(TeamParts):
                     self.reasons.append(f"{vm.name}/{nic.name} is a private VLAN port pinned to an uplink, which "
                                         "the local lab cannot emulate (it sends a private VLAN's ports through "
                                         "the failover order)")
-        isolated = {e.secondary: sw.name for sw in self.d.switches if sw.kind is SwitchKind.VDS
-                    for e in sw.pvlans if e.type is PvlanType.ISOLATED}
-        if not isolated:
-            return
-        outside: list[tuple[str, int | None]] = []
-        for rt in self.d.physical_routers:
-            outside += [(f"router {rt.name} interface {i.name}", self._landing(i.id, i.vlan)) for i in rt.interfaces]
-        for ph in self.d.physical_hosts:
-            outside += [(f"physical host {ph.name} NIC {n.name}", self._landing(n.id, n.vlan)) for n in ph.nics]
-        for sw in self.d.switches:
-            if sw.kind is SwitchKind.VDS and sw.pvlans:
-                continue
-            outside += [(f"portgroup {pg.name} of {sw.name}", pg.vlan.tag) for pg in sw.portgroups]
-        for who, vlan in outside:
-            if vlan in isolated:
-                self.reasons.append(f"{who} is on VLAN {vlan}, an isolated secondary VLAN of {isolated[vlan]}: the "
-                                    "prediction lets it reach the isolated ports, which the local lab cannot "
-                                    "emulate (a vDS hands it only to promiscuous ports); use another VLAN")
-
-    def _landing(self, obj_id: str, tag: int | None) -> int | None:
-        port = self.fabric.port_of(obj_id)
-        return tag if port is None else ingress(port, tag)
 
 
 def _only(sources: list[str], allowed: list[str], entry: Pvlan) -> str:
