@@ -78,6 +78,23 @@ def test_an_endpoint_outside_a_private_vlan_on_its_isolated_vlan_is_wired_as_the
     assert desired_lab(d).reasons == []
 
 
+def test_an_endpoint_on_a_physical_switchs_own_private_vlan_map_is_refused():
+    """The lab's physical switches carry every VLAN plainly; a physical switch's own map gives its ports roles in
+    the prediction, so a design with an endpoint on such a port is refused (the KVM backend likewise)."""
+    from vnetbench_kvm.desired import Boot, desired
+
+    d = load(EXAMPLES / "esx-private-vlans.vnet.yaml")
+    tor = d.physical_switches[0]
+    assert desired_lab(d).reasons == []
+    d.physical_hosts.append(PhysicalHost("ph-fw", "fw", [HostNic("ph-fw-eth0", "eth0", "10.20.0.1/24", vlan=200)]))
+    d.links.append(Link("link-fw", "ph-fw-eth0", tor.ports[0].id))
+    assert desired_lab(d).reasons == []                   # no map on tor: VLAN 200 is a plain VLAN there
+    tor.pvlans = [e for sw in d.switches for e in sw.pvlans]
+    said = "physical host fw NIC eth0 is on the promiscuous primary VLAN 200 of private VLAN 200 of tor-a's own map"
+    assert any(r.startswith(said) for r in desired_lab(d).reasons), desired_lab(d).reasons
+    assert any(r.startswith(said) for r in desired(d, {h.id: Boot("/k", "/i") for h in d.hosts}).reasons)
+
+
 def test_a_pinned_private_vlan_port_is_refused():
     d = load(EXAMPLES / "esx-private-vlans.vnet.yaml")
     d.vms[0].vnics[0].uplink = "pnic-esx01-vmnic0"

@@ -129,6 +129,31 @@ def test_an_outsider_meets_a_port_only_on_the_vlan_it_sends_on_and_never_an_isol
     agree(d)
 
 
+def test_a_physical_switch_with_its_own_map_gives_its_ports_roles():
+    """tor enforces the vDS's map on its own ports: a firewall on the primary (a promiscuous port) hears every
+    secondary, a scanner on the isolated VLAN reaches promiscuous ports only, a DBA host on community 102 its
+    community and the promiscuous ports. Without the map, tor carries the VLANs plainly and the firewall on
+    VLAN 100 never hears what isolated and community ports send on their secondaries."""
+    expected = {("fw", "i1"): Verdict.VIA_PHYSICAL, ("i2", "fw"): Verdict.VIA_PHYSICAL,
+                ("fw", "c1"): Verdict.VIA_PHYSICAL, ("scan", "p1"): Verdict.VIA_PHYSICAL,
+                ("dba", "p1"): Verdict.VIA_PHYSICAL, ("scan", "fw"): Verdict.IN_HOST,
+                ("scan", "i1"): Verdict.UNREACHABLE, ("dba", "i1"): Verdict.UNREACHABLE,
+                ("dba", "scan"): Verdict.UNREACHABLE, ("dba", "c2"): Verdict.VIA_PHYSICAL}
+    for aware in (True, False):
+        d = pvlan_design()
+        tor = d.t.physical_switches[0]
+        tor.pvlans = list(MAP) if aware else []
+        for name, vlan, ip in (("fw", 100, "10.0.0.200/24"), ("scan", 101, "10.0.0.201/24"),
+                               ("dba", 102, "10.0.0.202/24")):
+            d.phost(name, d.port(tor, name, vlan=vlan), ip)
+        for (a, b), verdict in expected.items():
+            plain = Verdict.VIA_PHYSICAL if (a, b) == ("dba", "c2") else Verdict.UNREACHABLE
+            assert d.verdict(a, b) is (verdict if aware else plain), (aware, a, b)
+        agree(d)
+    said = " ".join(d.predict("scan", "fw").reasons)
+    assert "VLAN 101" in said and "VLAN 100" in said, said
+
+
 def teamed_pvlan(allowed: str, pin: bool) -> Design:
     """esx1's vDS teams vmnic0 (tor, every VLAN) and vmnic1 (tor2, ``allowed``) by originating port; esx2 sits on
     tor. VMs p, i, c per host (``pin``: esx1's pinned to vmnic1)."""

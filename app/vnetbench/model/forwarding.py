@@ -519,6 +519,24 @@ class Fabric:
                 return port
         return None
 
+    def pvlan_aware_ports(self, topology: Topology) -> list[tuple[str, PhysicalSwitch, Pvlan]]:
+        """Endpoints (physical host NICs, router interfaces) on ports of a physical switch whose private VLAN map
+        holds the VLAN they land in: that switch enforces the role on them (forwarding-rules.md "Private
+        VLANs"). Each as (who, in words; the switch; the map entry)."""
+        ends = [(f"physical host {h.name} NIC {n.name}", n.id, n.vlan) for h in topology.physical_hosts
+                for n in h.nics]
+        ends += [(f"router {r.name} interface {i.name}", i.id, i.vlan) for r in topology.physical_routers
+                 for i in r.interfaces]
+        out = []
+        for who, obj_id, tag in ends:
+            port = self.port_of(obj_id)
+            ps = self.port_switch.get(port.id) if port is not None else None
+            vlan = ingress(port, tag) if port is not None else None
+            entry = pvlan_entry(ps.pvlans, vlan) if ps is not None else None
+            if ps is not None and entry is not None:
+                out.append((who, ps, entry))
+        return out
+
     def host_pnics(self, host_id: str | None) -> list[PNic]:
         """The pNICs of a host (none when the id is no host)."""
         host = self.index.get(host_id) if self.index.kind(host_id) == "host" else None

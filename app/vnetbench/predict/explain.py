@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.forwarding import (
-    TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, pvlan_role_words, pvlan_segment_entry, uplink_tag,
+    TAGGING_SWITCHES, TEAMING_SWITCHES, UplinkFault, pvlan_role_words, uplink_tag,
 )
 from ..model.objects import Encapsulation, MacvtapMode, PortMode, SwitchKind
 from ..model.vlan import VlanMode
@@ -261,15 +261,15 @@ class Narrator:
 
     def private_vlan(self, both: str, sa: Segment, sb: Segment, leg: Any, moves: str) -> str:
         """Two ports of one private VLAN that may talk: their roles, and how the frame crosses (forwarding-rules.md)."""
-        sw = self.net.typed(sa.object_id, "switch")
-        ea, eb = pvlan_segment_entry(sw, sa.vlan), pvlan_segment_entry(self.net.typed(sb.object_id, "switch"), sb.vlan)
+        ea, eb = self.net.pvlan_entry_of(sa), self.net.pvlan_entry_of(sb)
         assert ea is not None and eb is not None, "segments with a private VLAN role have a map entry"
-        talk = (f"in private VLAN {ea.primary} of {sw.name}, ports on the {pvlan_role_words(ea).split(' of ')[0]} "
+        talk = (f"in private VLAN {ea.primary} of {self.net.pvlan_owner_name(sa)}, ports on the {pvlan_role_words(ea).split(' of ')[0]} "
                 f"may talk to ports on the {pvlan_role_words(eb).split(' of ')[0]}")
         if not leg.pnics:
             return f"{both}; {talk}, so {self.sw(sa)} delivers it without leaving {self.host(sa)}: {moves}"
+        ends = [self.host(x) if x.host is not None else x.name for x in (sa, sb)]
         return (f"{both}; {talk}, and each side sends on its own VLAN, which the physical network carries between "
-                f"{self.host(sa)} and {self.host(sb)}, so {moves}")
+                f"{ends[0]} and {ends[1]}, so {moves}")
 
     def movement(self, leg: Any) -> tuple[list[str], list[list[str]]]:
         """Sentences that come first (teaming) and the clauses of the leg's way, grouped (a group per stage)."""

@@ -4,7 +4,7 @@ an untagged guest on a trunk."""
 from __future__ import annotations
 
 from ..model.forwarding import (
-    SegmentKey, egress, pvlan_may_talk, pvlan_refusal, pvlan_role_words, pvlan_segment_entry, pvlan_wire_vlans,
+    egress, pvlan_may_talk, pvlan_refusal, pvlan_role_words, pvlan_wire_vlans,
 )
 from ..model.objects import MacvtapMode, SwitchKind
 from ..model.vlan import VlanMode
@@ -66,11 +66,11 @@ class L2Reasons(WalkerBase):
                 pass
         if sa.pvlan < 0 or sb.pvlan < 0 or sa.local == sb.local:
             return nx.bidirectional_shortest_path(net.graph, a, b)
-        entry = pvlan_segment_entry(net.typed(sa.object_id, "switch"), sa.vlan)
+        entry = net.pvlan_entry_of(sa)
         assert entry is not None, "segments with a private VLAN role have a map entry"
-        there = net.segment_id(SegmentKey(sb.object_id, sb.host, pvlan_wire_vlans(entry)[0]))
+        there = net.pvlan_peer(sb, pvlan_wire_vlans(entry)[0])
         if there is None:
-            raise nx.NetworkXNoPath(f"{sb.name}'s host takes no VLAN {entry.secondary}")
+            raise nx.NetworkXNoPath(f"{sb.name}'s switch takes no VLAN {entry.secondary}")
         return nx.bidirectional_shortest_path(self._without_edges(EdgeKind.PVLAN), a, there) + ([b] if there != b else [])
 
     def _without_edges(self, kind: EdgeKind) -> nx.Graph:
@@ -83,7 +83,7 @@ class L2Reasons(WalkerBase):
         physical network does not carry to the other side's host (naming where it stops)."""
         net = self.net
         sa, sb = net.segments[a], net.segments[b]
-        ea, eb = (pvlan_segment_entry(net.typed(s.object_id, "switch"), s.vlan) for s in (sa, sb))
+        ea, eb = net.pvlan_entry_of(sa), net.pvlan_entry_of(sb)
         assert ea is not None and eb is not None, "segments with a private VLAN role have a map entry"
         if a == b and not pvlan_may_talk(ea, eb):
             return f"the ports of {sa.name} are on the {pvlan_role_words(ea)}: {pvlan_refusal(ea, eb)}"
@@ -94,11 +94,12 @@ class L2Reasons(WalkerBase):
             if y.hears[x.pvlan_col] == x.domain:
                 continue
             vlan = pvlan_wire_vlans(entry)[0]
-            there = net.segment_id(SegmentKey(y.object_id, y.host, vlan))
+            there = net.pvlan_peer(y, vlan)
+            where = f"{net.host_name(y.host)}'s uplink" if y.host is not None else net.pvlan_owner_name(y)
             stops = x.problems or (net.segments[there].problems or self._missing_trunks(x.id, there)
                                    if there is not None else [])
             return (f"{x.name} (the {pvlan_role_words(entry)}) sends on VLAN {vlan}, but the physical network does "
-                    f"not carry VLAN {vlan} to {net.host_name(y.host)}'s uplink, so {y.name} never hears it"
+                    f"not carry VLAN {vlan} to {where}, so {y.name} never hears it"
                     + (f" ({'; '.join(stops)})" if stops else "")
                     + f"; carry every VLAN of private VLAN {entry.primary} on the trunks between the hosts")
         return f"no L2 path joins {sa.name} and {sb.name}"
@@ -108,7 +109,7 @@ class L2Reasons(WalkerBase):
         (``decide.pvlan_outsider_allowed``): the vDS gives its frames that VLAN's role, an isolated one."""
         net = self.net
         port, outsider = (net.segments[a], net.segments[b])[:: 1 if net.segments[a].pvlan >= 0 else -1]
-        entry = pvlan_segment_entry(net.typed(port.object_id, "switch"), port.vlan)
+        entry = net.pvlan_entry_of(port)
         assert entry is not None, "a segment with a private VLAN role has a map entry"
         return (f"{outsider.name} is on the {pvlan_role_words(entry)} without being a port of it: a vDS takes "
                 f"frames arriving on VLAN {entry.secondary} as from an isolated port and hands them only to "

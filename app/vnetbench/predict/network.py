@@ -28,11 +28,11 @@ from typing import Any, cast
 
 from ..model.index import Index
 from ..model.objects import (
-    VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Route, Rule, SwitchKind, Topology, VmRole,
+    VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Pvlan, Route, Rule, SwitchKind, Topology, VmRole,
 )
 from ..model.forwarding import (
     LEAF_SWITCHES, RUN_TIME_UPLINK, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, UplinkChoice, UplinkChooser,
-    Wire, ingress, ingress_problem, pvlan_label, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
+    Wire, ingress, ingress_problem, pvlan_entry, pvlan_label, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
 from ..model.hostos import endpoint_hosts
@@ -711,6 +711,9 @@ class Network:
             for vlan in pvlan_vlans(sw.pvlans, entry.primary):
                 self.pvlan_cols.setdefault(vlan, len(self.pvlan_cols))
                 self.switch_segment(SegmentKey(key.switch, key.host, vlan))
+        for ps in self.topology.physical_switches:
+            for e in ps.pvlans:
+                self.pvlan_cols.setdefault(e.secondary, len(self.pvlan_cols))
 
     def segment_id(self, key: SegmentKey) -> int | None:
         """The id of the segment with this key, if the design has it."""
@@ -764,6 +767,54 @@ class Network:
                         parent[max(a, b)] = min(a, b)
         for seg in self.segments:
             seg.local = root(seg.local)
+        self._physical_pvlan_roles()
+
+    def _physical_pvlan_roles(self) -> None:
+        """A physical switch with a private VLAN map enforces it on its own ports (forwarding-rules.md "Private
+        VLANs"): each of its VLAN segments in the map takes that VLAN's role, its sending column, and what the
+        switch hears on every column (its own segments of the map's VLANs), as a vDS's ports do; the map's
+        segments are one in-host group (the switch delivers between its own ports)."""
+        for ps in self.topology.physical_switches:
+            row = [-2] * len(self.pvlan_cols)
+            for vlan, col in self.pvlan_cols.items():
+                seg_id = self._seg_by_key.get(("phys", ps.id, vlan))
+                if seg_id is not None:
+                    row[col] = self.segments[seg_id].domain
+            groups: dict[int, list[int]] = {}
+            for e in ps.pvlans:
+                seg_id = self._seg_by_key.get(("phys", ps.id, e.secondary))
+                if seg_id is not None:
+                    seg = self.segments[seg_id]
+                    seg.pvlan, seg.pvlan_col, seg.hears = (pvlan_label(e), self.pvlan_cols[pvlan_wire_vlans(e)[0]],
+                                                           tuple(row))
+                    groups.setdefault(e.primary, []).append(seg_id)
+            for members in groups.values():        # the switch joins its map's VLANs: one in-host group, as a vDS's
+                for k, m in enumerate(members):
+                    for other in members[:k]:
+                        if m not in self.graph[other]:
+                            self.graph.add_edge(other, m, kind=EdgeKind.PVLAN)
+                olds = {self.segments[m].local for m in members}
+                for seg in self.segments:
+                    if seg.local in olds:
+                        seg.local = min(olds)
+
+    def pvlan_entry_of(self, seg: Segment) -> Pvlan | None:
+        """The private VLAN role of a segment's ports: its vDS's map entry, or its PVLAN-aware physical switch's."""
+        if seg.physical:
+            ps = self.typed(seg.object_id, "physical_switch")
+            return pvlan_entry(ps.pvlans, seg.vlan) if ps is not None else None
+        return pvlan_segment_entry(self.typed(seg.object_id, "switch"), seg.vlan)
+
+    def pvlan_peer(self, seg: Segment, vlan: int) -> int | None:
+        """The segment of ``seg``'s switch (on its host) that carries ``vlan``, if there is one."""
+        if seg.physical:
+            return self._seg_by_key.get(("phys", seg.object_id, vlan))
+        return self.segment_id(SegmentKey(seg.object_id, seg.host, vlan))
+
+    def pvlan_owner_name(self, seg: Segment) -> str:
+        """The switch that holds a segment's private VLAN map, by name."""
+        owner = self.typed(seg.object_id, "physical_switch" if seg.physical else "switch")
+        return owner.name if owner is not None else seg.name
 
     def _reach(self, seg: Segment) -> str:
         """The physical VLAN a segment's uplink lands in, in words."""
@@ -797,6 +848,8 @@ class Network:
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
+        if any(seg.physical and self.pvlan_entry_of(seg) is not None for seg in new):
+            return False
         keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
         if any(key.uplink is not None or key in self._team_bases or pvlan_segment_entry(self.switch_of(key), key.vlan)
                for key in keys):

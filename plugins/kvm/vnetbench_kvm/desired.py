@@ -34,7 +34,7 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
-from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, returns_through
+from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, pvlan_role_words, returns_through
 from vnetbench.model.families import route_family
 from vnetbench.model.routing import route_prefix
 from vnetbench.model.vlan import VlanMode
@@ -158,6 +158,10 @@ class _Builder:
             if any(self.ix.kind(l.a) == "port" and self.ix.kind(l.b) == "port" for l in self.d.links):
                 self.reasons.append("trunks between physical switches are not emulated by the KVM backend; join "
                                     "the uplinks on one physical switch")
+            for who, ps, entry in self.fabric.pvlan_aware_ports(self.d):
+                self.reasons.append(f"{who} is on the {pvlan_role_words(entry)} of {ps.name}'s own map, which "
+                                    "the KVM backend does not enforce (its emulated physical switches carry every "
+                                    "VLAN plainly); remove the map from the physical switch")
 
     # --- switches ------------------------------------------------------------------------------------
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from vnetbench.model import Pvlan
 from vnetbench.model.forwarding import (
-    SegmentKey, Switching, pvlan_entry, pvlan_may_talk, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
+    SegmentKey, Switching, pvlan_entry, pvlan_may_talk, pvlan_role_words, pvlan_segment_entry, pvlan_vlans,
+    pvlan_wire_vlans,
 )
 
 from .desired_team import TeamParts
@@ -79,7 +80,13 @@ class PvlanParts(TeamParts):
                 self.keep_apart(seg.ns, wire)
 
     def check_pvlan(self) -> None:
-        """Refuse a vNIC of a private VLAN pinned to an uplink: its VLANs leave through the failover order's."""
+        """Refuse a vNIC of a private VLAN pinned to an uplink (its VLANs leave through the failover order's),
+        and an endpoint on a VLAN of a physical switch's own private VLAN map (the lab's physical switches carry
+        every VLAN plainly, while the prediction gives it the map's role)."""
+        for who, ps, entry in self.fabric.pvlan_aware_ports(self.d):
+            self.reasons.append(f"{who} is on the {pvlan_role_words(entry)} of {ps.name}'s own map, which the "
+                                "local lab does not enforce (its physical switches carry every VLAN plainly); "
+                                "remove the map from the physical switch, or predict without deploying")
         for vm in self.d.vms:
             for nic in vm.vnics:
                 key = self.vnic_key(vm, nic)
