@@ -116,3 +116,13 @@ def test_the_guest_agent_reports_global_ipv6_addresses_after_the_ipv4_ones():
 
     assert {mac: nic.addresses for mac, nic in _reported_addresses(_Dom(libvirt)).items()} == {
         "52:54:00:aa:bb:cc": ["10.0.0.5/24", "2001:db8::5/64"]}
+
+
+def test_a_command_line_over_the_kernel_limit_is_refused_with_its_length():
+    from vnetbench_kvm.desired import Boot, desired
+
+    design = _dual()
+    design.vms[1].vnics[0].addresses = [f"2001:db8:1::{i:x}/64" for i in range(10, 80)]
+    reasons = desired(design, {"h": Boot("/k", "/i")}).reasons
+    assert len(reasons) == 1 and reasons[0].startswith("VM a: its addresses make a kernel command line of ")
+    assert "over the 2048 the guest kernel takes" in reasons[0]
