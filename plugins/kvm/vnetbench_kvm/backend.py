@@ -489,9 +489,9 @@ class KvmBackend(Backend):
                                                        f"echo {text} | base64 -d | nft -f -", 120)
                             if code != 0:
                                 raise BackendError(f"the guest refused its {what}: {err.strip()}", "")
-                    for prefix, via in spec.get("routes", ()):   # a router guest's static routes
-                        code, _, err = channel.run(self.opener(site), spec["name"],
-                                                   f"ip route replace {shlex.quote(prefix)} via {shlex.quote(via)}", 60)
+                    for prefix, via, *dev in spec.get("routes", ()):   # a router guest's static routes
+                        code, _, err = channel.run(self.opener(site), spec["name"], shlex.join(
+                            ["ip", "route", "replace", prefix, "via", via, *(["dev", *dev] if dev else [])]), 60)
                         if code != 0:
                             raise BackendError(f"the guest refused its route to {prefix} via {via}: {err.strip()}",
                                                "check that the next hop lies in one of its vNICs' subnets")
@@ -617,7 +617,8 @@ class KvmBackend(Backend):
         if not running:
             raise BackendError(f"{obj.name} is not running on {site.uri}",
                                "run `vnetbench deploy FILE --backend kvm` first")
-        return channel.GuestEndpoint(self.opener(site), obj.name, guest.domain, guest.addresses, guest.cpus)
+        return channel.GuestEndpoint(self.opener(site), obj.name, guest.domain, guest.addresses, guest.cpus,
+                                     guest.addresses6)
 
     def pnic_counters(self, design: Topology) -> dict[str, int]:
         """Bytes each design pNIC carried, both ways: the host-side ends of its wires (an emulated pNIC's veths,

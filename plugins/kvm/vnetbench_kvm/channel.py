@@ -156,11 +156,17 @@ class GuestEndpoint(Endpoint):
     """A deployed guest; probes run inside it through the command channel."""
 
     def __init__(self, opener: Callable[[], Any], name: str, domain: str, addresses: dict[str, str],
-                 cpus: int) -> None:
+                 cpus: int, addresses6: dict[str, str] | None = None) -> None:
         self.opener, self.name, self.domain, self.addresses, self.cpus = opener, name, domain, addresses, cpus
+        self.addresses6 = addresses6 or {}
 
     def address(self, vnic_id: str | None = None) -> str:
         return endpoint_address(self.name, self.addresses, vnic_id)
+
+    def address_in(self, family: int, vnic_id: str | None = None) -> str:
+        if family == 4:
+            return self.address(vnic_id)
+        return endpoint_address(self.name, self.addresses6, vnic_id, family=6)
 
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         if not argv:

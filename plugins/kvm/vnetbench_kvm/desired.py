@@ -13,9 +13,10 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
   bridge takes part;
 - a **VM** is a domain booting the probe guest directly (``type='qemu'`` under TCG, ``kvm`` where the host
   offers it) with one ``<interface>`` per vNIC, its MAC and its model (vlance and flexible -> pcnet);
-  addresses, gateway, guest VLAN, the vNIC's name in the guest (``eth<its place in the design>``) and
-  forwarding mode travel on the kernel command line; a router or firewall VM gets the nftables filter and
-  SNAT/DNAT rulesets the local lab would load (``vnetbench.backends.nftables``), its rules naming those names;
+  addresses of both families, gateways (IPv4 and IPv6), guest VLAN, the vNIC's name in the guest
+  (``eth<its place in the design>``) and forwarding mode travel on the kernel command line (``cmdline``); a
+  router or firewall VM gets the nftables filter and SNAT/DNAT rulesets the local lab would load
+  (``vnetbench.backends.nftables``), its rules naming those names, and its static routes of both families;
 - **pNICs, physical switches and physical hosts** (``pnics=emulate``, a one-machine lab): a physical host is a
   namespace with a veth per NIC into its port's VLAN bridge (probes run there with ``ip netns exec``); each physical switch is a network
   namespace with one bridge per VLAN; each pNIC is one veth per physical VLAN it carries, from the host
@@ -35,13 +36,15 @@ from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
 from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, pvlan_role_words, returns_through
-from vnetbench.model.families import route_family
-from vnetbench.model.routing import route_prefix
+from vnetbench.model.families import FAMILIES, addresses, family, gateway_of, link_local
 from vnetbench.model.vlan import VlanMode
 
 from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag, digest
+from vnetbench.backends.routes import static_routes
 
+from . import cmdline
+from .cmdline import gateway_word
 from .config import ifname, libvirt_name, ns_name
 
 PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "domain": 4}
@@ -56,8 +59,9 @@ NIC_MODELS: dict[NicType, str] = {NicType.VLANCE: "pcnet", NicType.FLEXIBLE: "pc
 class Guest:
     host: str
     domain: str
-    addresses: dict[str, str]        # vNIC id -> address/prefix
+    addresses: dict[str, str]        # vNIC id -> IPv4 address/prefix
     cpus: int
+    addresses6: dict[str, str] = field(default_factory=dict)     # vNIC id -> global IPv6 address/prefix
 
 
 @dataclass(frozen=True)
@@ -351,7 +355,8 @@ class _Builder:
         forwards = vm.role is not VmRole.VM
         bridged = forwards and vm.forwarding.mode is ForwardMode.BRIDGED
         words = ["console=ttyS0", "quiet", "panic=-1", f"vnb.name={vm.name.replace(' ', '_')[:60]}"]
-        nics, addresses, deps, gateway = [], {}, set(), None
+        nics, addresses, addresses6, deps = [], {}, {}, set()
+        gateways: dict[int, str] = {}                    # family -> the default gateway the guest gets
         inside: dict[str, str] = {}                      # vNIC id -> its interface in the guest
         for i, nic in enumerate(vm.vnics):
             network = self.nic_network(vm, nic)
@@ -360,33 +365,40 @@ class _Builder:
             key, portgroup = network
             deps.add(key)
             mac = (nic.mac or mac_for(self.tag, nic.id)).lower()
-            addr = self.address(nic.ip, f"vNIC {vm.name}/{nic.name} ip")
-            if addr:
+            addrs = self.addresses(nic, f"vNIC {vm.name}/{nic.name} ip")
+            if (addr := next((a for a in addrs if family(a) == 4), None)) is not None:
                 addresses[nic.id] = addr
+            if (addr6 := next((a for a in addrs if family(a) == 6 and not link_local(a)), None)) is not None:
+                addresses6[nic.id] = addr6
             nics.append({"network": self.networks[self.ix.parent(nic.network).id if portgroup else nic.network],
                          "portgroup": portgroup, "mac": mac,
                          "model": NIC_MODELS.get(nic.type, "virtio"), "up": nic.connected})
-            words.append(f"vnb.nic={mac},{addr or '-'},{nic.guest_vlan or ''},eth{i}")
             inside[nic.id] = f"eth{i}" + (f".{nic.guest_vlan}" if nic.guest_vlan else "")
-            gateway = gateway or (nic.gateway if nic.connected else None)
-        if gateway:
-            words.append(f"vnb.gw={gateway}")
-        rules, family = None, None
+            words += cmdline.nic_words(mac, addrs, nic.guest_vlan, f"eth{i}")
+            for fam in FAMILIES:
+                gateway = gateway_of(nic, fam) if nic.connected else None
+                if gateway and fam not in gateways:
+                    gateways[fam] = gateway_word(gateway, "br0" if bridged else inside[nic.id])
+        words += cmdline.gateway_words(gateways)
+        rules, nft_family = None, None
         if forwards:
             words.append(f"vnb.fwd={'bridged' if bridged else 'routed'}")
-            rules, family = self.ruleset(vm, bridged)
+            rules, nft_family = self.ruleset(vm, bridged)
         name = libvirt_name(self.tag, vm.name)
+        if len(text := " ".join(words)) > cmdline.MAX_CMDLINE:
+            self.reasons.append(f"VM {vm.name}: its addresses make a kernel command line of {len(text)} bytes, over "
+                                f"the {cmdline.MAX_CMDLINE} the guest kernel takes (give it fewer vNICs or addresses)")
         spec = {"name": name, "vcpus": max(1, vm.cpus), "memory_mb": boot.memory_mb, "machine": boot.machine,
-                "type": boot.accel, "kernel": boot.kernel, "initrd": boot.initrd, "cmdline": " ".join(words),
-                "nics": nics, "nft": rules, "nft_family": family, "nat": nft.vm_nat_ruleset(vm, inside)}
+                "type": boot.accel, "kernel": boot.kernel, "initrd": boot.initrd, "cmdline": text,
+                "nics": nics, "nft": rules, "nft_family": nft_family, "nat": nft.vm_nat_ruleset(vm, inside)}
         if forwards and not bridged and vm.forwarding.routes:   # loaded over the channel, after the rules
-            spec["routes"] = [[r.prefix.strip(), r.via.strip()] for r in vm.forwarding.routes
-                              if route_prefix(r.prefix) is not None and route_family(r) == 4]
+            devs = {n.name: inside[n.id] for n in vm.vnics if n.id in inside} | inside
+            spec["routes"] = static_routes(vm.forwarding.routes, devs=devs)
         role = "" if vm.role is VmRole.VM else f"{vm.role.value}, "
         models = ", ".join(sorted({n["model"] for n in nics})) or "no NIC"
         self.add(Want("domain", f"domain/{name}", spec, f"guest {vm.name} ({role}{models})", vm.id,
                       tuple(sorted(deps)), host=vm.host))
-        self.guests[vm.id] = Guest(vm.host, name, addresses, max(1, vm.cpus))
+        self.guests[vm.id] = Guest(vm.host, name, addresses, max(1, vm.cpus), addresses6)
 
     def nic_network(self, vm: VM, nic: Any) -> tuple[str, str | None] | None:
         """(switch want key, libvirt portgroup) a vNIC plugs into; None: nowhere."""
@@ -430,7 +442,12 @@ class _Builder:
         return None, None
 
     def address(self, text: str | None, where: str) -> str | None:
-        return interface_address(text, where, self.reasons, only=4)   # guests get IPv4
+        return interface_address(text, where, self.reasons, only=4)   # emulated physical hosts get IPv4
+
+    def addresses(self, nic: Any, where: str) -> list[str]:
+        """Every address of a vNIC (``ip``, then ``addresses``; both families), canonical."""
+        found = (interface_address(text, where, self.reasons) for text in addresses(nic))
+        return [a for a in found if a]
 
     # --- all of it -------------------------------------------------------------------------------------
 

@@ -30,10 +30,12 @@ PACKAGES = ("busybox-static", "iperf3", "libiperf0", "sockperf", "nftables", "et
             "libxtables12", "libgmp10", "libedit2", "libbsd0", "libmd0", "libtinfo6")
 PROGRAMS = ("usr/bin/iperf3", "usr/bin/sockperf", "usr/sbin/nft", "sbin/ethtool")
 #: Drivers for every NIC model QEMU emulates (pcnet, e1000, e1000e, vmxnet3, virtio, rtl8139), the
-#: virtio-serial command channel, guest VLAN tagging, bridging (bridged firewalls), nftables and its NAT.
+#: virtio-serial command channel, guest VLAN tagging, bridging (bridged firewalls), nftables, its NAT and its
+#: reject of both families (``inet``: TCP reset, ICMP or ICMPv6 unreachable). IPv6 itself is built into
+#: Debian's kernel (``modules.builtin``).
 MODULES = ("crc32c_generic", "virtio_pci", "virtio_net", "virtio_console", "pcnet32", "e1000", "e1000e", "vmxnet3", "8139cp",
            "8139too", "8021q", "bridge", "nf_tables", "nft_ct", "nf_conntrack", "nft_meta_bridge",
-           "nf_conntrack_bridge", "nf_nat", "nft_nat", "nft_chain_nat")
+           "nf_conntrack_bridge", "nf_nat", "nft_nat", "nft_chain_nat", "nft_reject_inet")
 #: Command slots: virtio-serial ports vnetbench.0 .. vnetbench.N-1, each served by one agent.
 SLOTS = 8
 LIB_DIRS = ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib64")

@@ -4,10 +4,10 @@ direct mode). One listing call per object kind and host (``listAllNetworks``, ``
 no bulk XML call, so each object's XML is one more local call on the same connection.
 
 vnetbench's own objects come back under their design names (the ``vnb-<tag>-`` prefix is dropped). A guest
-vnetbench deployed (it carries the mark) keeps its addresses, gateway and guest VLANs (its kernel command
-line names them, ``vnb.nic=MAC,IP/PREFIX,VLAN,NAME vnb.gw=...``) and its role (the mark's ``role``, else
-``vnb.fwd``: a forwarding guest); any other running guest's addresses come from the guest agent, else
-libvirt's DHCP leases. What none of them knows stays empty, and ``validate`` says so.
+vnetbench deployed (it carries the mark) keeps its addresses of both families, gateways and guest VLANs (its
+kernel command line names them: ``cmdline``) and its role (the mark's ``role``, else ``vnb.fwd``: a forwarding
+guest); any other running guest's addresses (IPv4 and global IPv6) come from the guest agent, else libvirt's DHCP
+leases. What none of them knows stays empty, and ``validate`` says so.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from typing import Any
 from vnetbench.backends import ProgressFn
 from vnetbench.model import (VM, ForwardMode, Host, HostKind, Layout, MacvtapMode, NicType, Place, PNic, Portgroup,
                              Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from vnetbench.model.families import addresses, link_local
 
+from . import cmdline
 from .config import split_libvirt_name
 from .xml import read_mark
 
@@ -150,7 +152,7 @@ class _Host:
         mark = read_mark(xml_text)
         words = dict(w.split("=", 1) for w in (root.findtext("os/cmdline") or "").split() if "=" in w) \
             if mark is not None else {}
-        nics = _cmdline_nics(root.findtext("os/cmdline") or "") if mark is not None else {}
+        nics, gateways = cmdline.parse(root.findtext("os/cmdline") or "") if mark is not None else ({}, {})
         if mark is not None and mark.role in {r.value for r in VmRole}:
             vm.role = VmRole(mark.role)
         elif "vnb.fwd" in words:
@@ -183,32 +185,37 @@ class _Host:
             mac = itf.find("mac")
             link = itf.find("link")
             address = mac.get("address", "").lower() if mac is not None else ""
-            ip, vlan = nics.get(address, (None, None))
+            guest = nics.get(address, cmdline.GuestNic(""))
             vm.vnics.append(VNic(_id(vm.id, f"nic{i}"), f"eth{i}",
                                  MODELS.get(model.get("type", "") if model is not None else "", NicType.VIRTIO),
-                                 network=network, mac=address or None, ip=ip, guest_vlan=vlan,
+                                 network=network, mac=address or None, guest_vlan=guest.vlan,
+                                 ip=guest.addresses[0] if guest.addresses else None, addresses=guest.addresses[1:],
                                  connected=link is None or link.get("state") != "down"))
-        gateway = words.get("vnb.gw")
-        if gateway:
-            on = next((n for n in vm.vnics if n.ip and _contains(n.ip, gateway)), None)
-            if on is not None:
-                on.gateway = gateway
+        _place_gateways(vm, nics, gateways)
         self.topo.vms.append(vm)
 
 
-def _cmdline_nics(cmdline: str) -> dict[str, tuple[str | None, int | None]]:
-    """MAC -> (address/prefix, guest VLAN) from the probe guest's ``vnb.nic=MAC,IP/PREFIX,VLAN,NAME`` words."""
-    out: dict[str, tuple[str | None, int | None]] = {}
-    for word in cmdline.split():
-        if word.startswith("vnb.nic="):
-            mac, ip, *vlan = word[len("vnb.nic="):].split(",")
-            out[mac.lower()] = (None if ip in ("", "-") else ip,
-                                int(vlan[0]) if vlan and vlan[0].isdigit() else None)
-    return out
+def _place_gateways(vm: VM, nics: dict[str, cmdline.GuestNic], gateways: dict[int, str]) -> None:
+    """Each family's default gateway on the vNIC it is reached by: an IPv4 one on the vNIC whose subnet holds it
+    (``gateway``), an IPv6 one likewise (``gateway6``), a link-local IPv6 one on the vNIC its scope names (the
+    guest's name of it), written with the imported vNIC's name as scope."""
+    for fam, gateway in gateways.items():
+        address, _, scope = gateway.partition("%")
+        if scope:
+            macs = {mac for mac, nic in nics.items() if scope in (nic.name, f"{nic.name}.{nic.vlan}")}
+            on = next((n for n in vm.vnics if n.mac in macs), None)
+            address = f"{address}%{on.name}" if on is not None else address
+        else:
+            on = next((n for n in vm.vnics if any(_contains(a, address) for a in addresses(n))), None)
+        if on is not None and fam == 4:
+            on.gateway = address
+        elif on is not None:
+            on.gateway6 = address
 
 
-def _reported_addresses(dom: Any) -> dict[str, tuple[str | None, int | None]]:
-    """MAC -> (first IPv4 address/prefix, None) as the guest agent, else libvirt's DHCP leases, report it."""
+def _reported_addresses(dom: Any) -> dict[str, cmdline.GuestNic]:
+    """MAC -> its IPv4 and global IPv6 addresses/prefixes (IPv4 first) as the guest agent, else libvirt's DHCP
+    leases, report them."""
     try:
         import libvirt
     except ImportError:
@@ -223,21 +230,25 @@ def _reported_addresses(dom: Any) -> dict[str, tuple[str | None, int | None]]:
             found = dom.interfaceAddresses(source, 0) or {}
         except libvirt.libvirtError:
             continue
-        out: dict[str, tuple[str | None, int | None]] = {}
+        out: dict[str, cmdline.GuestNic] = {}
         for info in found.values():
-            v4 = [a for a in info.get("addrs") or [] if a.get("type") == libvirt.VIR_IP_ADDR_TYPE_IPV4]
-            if info.get("hwaddr") and v4:
-                out[info["hwaddr"].lower()] = (f"{v4[0]['addr']}/{v4[0]['prefix']}", None)
+            kinds = {libvirt.VIR_IP_ADDR_TYPE_IPV4: 0, libvirt.VIR_IP_ADDR_TYPE_IPV6: 1}
+            addrs = sorted((a for a in info.get("addrs") or [] if a.get("type") in kinds
+                            and not link_local(a.get("addr"))), key=lambda a: kinds[a["type"]])
+            if info.get("hwaddr") and addrs:
+                out[info["hwaddr"].lower()] = cmdline.GuestNic("", None, [f"{a['addr']}/{a['prefix']}" for a in addrs])
         if out:
             return out
     return {}
 
 
 def _contains(interface: str, address: str) -> bool:
+    """Whether ``address`` lies in the subnet of ``interface`` (address/prefix; either family)."""
     try:
-        return ipaddress.IPv4Address(address) in ipaddress.IPv4Interface(interface).network
+        itf, addr = ipaddress.ip_interface(interface), ipaddress.ip_address(address)
     except ValueError:
         return False
+    return itf.version == addr.version and addr in itf.network
 
 
 def import_hosts(hosts: Iterable[tuple[str, Any, str]], progress: ProgressFn | None = None) -> Topology:
