@@ -41,6 +41,7 @@ from vnetbench.model import (
     Uplink,
     VNic,
 )
+from vnetbench.model.families import family
 from vnetbench.model.index import Index
 from vnetbench.model.nictypes import PLATFORM_NIC_TYPES
 from vnetbench.model.validate import validate
@@ -54,8 +55,8 @@ from .teaming import fold_teaming
 
 VM_W, VM_H, PG_W, PG_H, PAD, HEADER, GAP = 110.0, 70.0, 120.0, 44.0, 16.0, 36.0, 20.0
 VMS_PER_ROW = 6
-#: The prefix suggested for a guest address whose prefix neither Tools nor the guest's routes tell.
-GUESSED_PREFIX = 24
+#: The prefix suggested (per family) for a guest address whose prefix neither Tools nor the guest's routes tell.
+GUESSED_PREFIX = {4: 24, 6: 64}
 
 
 @dataclass
@@ -225,7 +226,8 @@ class _Builder:
                 self.warn(f"{where} is {unmodelled_adapter(n.device)}, which vnetbench does not model; imported as "
                           f"{vnic.type.value}")
             vnic.network = self._network(n, info, host, v, where)
-            vnic.ip = self._address(n, where)
+            found = self._addresses(n, where)
+            vnic.ip, vnic.addresses = (found[0], found[1:]) if found else (None, [])
             if n.type is NicType.SRIOV:
                 vnic.physical_function = self._physical_function(n.pf, info)
                 if vnic.physical_function is None:  # a virtual function of nothing known is no valid design
@@ -262,24 +264,25 @@ class _Builder:
         pnic = next((p for p in info.pnics if p.pci == pci), None) if info and pci else None
         return self.pnic_ids[(info.moid, pnic.device)] if pnic else None
 
-    def _address(self, n: NicInfo, where: str) -> str | None:
-        if not n.ips:
-            return None
-        address, prefix = n.ips[0]
+    def _addresses(self, n: NicInfo, where: str) -> list[str]:
+        """Every guest address of a vNIC as ``address/prefix`` (``ip`` takes the first, ``addresses`` the rest)."""
+        return [self._address(address, prefix, where) for address, prefix in n.ips]
+
+    def _address(self, address: str, prefix: int | None, where: str) -> str:
         if prefix is not None:
             return f"{address}/{prefix}"
-        guess = self._known_prefix(address) or GUESSED_PREFIX
+        guess = self._known_prefix(address) or GUESSED_PREFIX[family(address) or 4]
         self.warn(f"{where} has the address {address}, but VMware Tools gave no prefix length and the guest's "
                   f"routes do not tell it; imported as {address}/{guess}: check it")
         return f"{address}/{guess}"
 
     def _known_prefix(self, address: str) -> int | None:
         """The prefix of another guest address in the inventory whose subnet holds ``address``."""
-        ip = ipaddress.IPv4Address(address)
+        ip = ipaddress.ip_address(address)
         for vm in self.inv.vms:
             for nic in vm.nics:
                 for other, prefix in nic.ips:
-                    if prefix and other != address and ip in ipaddress.IPv4Network(f"{other}/{prefix}", strict=False):
+                    if prefix and other != address and ip in ipaddress.ip_network(f"{other}/{prefix}", strict=False):
                         return prefix
         return None
 
@@ -317,8 +320,10 @@ class _Builder:
     def _settle(self) -> None:
         """vSphere can hold the same MAC or address twice in a segment (vcsim generates repeating MACs), and run
         an adapter its guest-OS table does not list; the design cannot. Keep the first holder of a repeated
-        value and leave it out of the later ones, and check the guest's adapters no more, each with a warning."""
+        MAC or address and leave it out of the later ones, and check the guest's adapters no more, each with a
+        warning."""
         index = Index(self.topo)
+        dropped: dict[str, set[str]] = defaultdict(set)    # vNIC id -> further addresses left out
         for problem in validate(self.topo):
             if problem.severity != "error" or problem.object_id not in index:
                 continue
@@ -327,12 +332,18 @@ class _Builder:
             if index.kind(problem.object_id) == "vnic" and field_name in ("mac", "ip"):
                 setattr(obj, field_name, None)
                 self.warn(f"{problem.message}; left out of {obj.name} of {index.parent(obj.id).name}")
+            elif index.kind(problem.object_id) == "vnic" and (extra := re.fullmatch(r"addresses\[(\d+)]", field_name)):
+                dropped[obj.id].add(obj.addresses[int(extra.group(1))])
+                self.warn(f"{problem.message}; left out of {obj.name} of {index.parent(obj.id).name}")
             elif (index.kind(problem.object_id) == "vnic" and field_name == "type"
                   and obj.type in PLATFORM_NIC_TYPES[HostKind.ESXI]):  # the guest's table, not the platform
                 vm = index.parent(obj.id)
                 self.warn(f"{problem.message}, but vSphere runs it; {vm.name} imported with guest OS 'other' "
                           f"instead of {vm.guest_os!r}, so its adapters are not checked")
                 vm.guest_os = "other"
+        for nic_id, addresses in dropped.items():
+            nic = index.get(nic_id)
+            nic.addresses = [a for a in nic.addresses if a not in addresses]
 
 
 def to_topology(inv: Inventory, name: str, hints: Iterable[Neighbour] = ()) -> Imported:
