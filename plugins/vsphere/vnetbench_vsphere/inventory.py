@@ -17,8 +17,10 @@ from pyVmomi import vim, vmodl
 from vnetbench.model import NicType, Pvlan, Security, Teaming
 from vnetbench.model.vlan import ALL_VLANS, MAX_VLAN, format_ranges
 
+from .lacp import LagInfo, read_lags
 from .pvlan import read_pvlans
 from .teaming import read_teaming
+from .uplinkorder import read_order
 from .marking import MANAGED_FIELD, managed_by_description, managed_by_extra_config, nic_keys_of
 
 V = vim.vm.device
@@ -130,6 +132,12 @@ class DvsInfo:
     uplinks: dict[str, list[str]]
     teaming: Teaming | None = None     # its ports' default uplink teaming policy
     pvlans: list[Pvlan] = field(default_factory=list)     # its private VLAN map
+    uplink_names: list[str] = field(default_factory=list)  # its dvUplinks, in order
+    order: tuple[list[str], list[str]] | None = None       # its ports' default explicit uplink order
+    lacp_version: str = ""                                 # singleLag or multipleLag
+    lags: list[LagInfo] = field(default_factory=list)
+    #: Member host moid -> {pNIC device: the uplink port it is on}, where vCenter reports it (vcsim does not).
+    ports: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def managed(self) -> str | None:
@@ -150,6 +158,7 @@ class DvpgInfo:
     uplink: bool
     teaming: Teaming | None = None     # its uplink teaming policy (None: it inherits the switch's)
     pvlan: int | None = None           # the private VLAN (secondary) its ports are on
+    order: tuple[list[str], list[str]] | None = None     # its explicit uplink order (None: the switch's)
 
     @property
     def managed(self) -> str | None:
@@ -449,16 +458,21 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
             inv.hosts.append(host)
         elif isinstance(obj, vim.DistributedVirtualSwitch):
             cfg = v.get("config")
-            uplinks = {}
+            uplinks, ports = {}, {}
             for member in getattr(cfg, "host", None) or []:
-                backing = getattr(member.config, "backing", None)
-                uplinks[member.config.host._moId] = [s.pnicDevice for s in getattr(backing, "pnicSpec", None) or []]
+                specs = getattr(getattr(member.config, "backing", None), "pnicSpec", None) or []
+                uplinks[member.config.host._moId] = [s.pnicDevice for s in specs]
+                ports[member.config.host._moId] = {s.pnicDevice: str(s.uplinkPortKey) for s in specs
+                                                   if s.uplinkPortKey is not None}
+            team = getattr(getattr(cfg, "defaultPortConfig", None), "uplinkTeamingPolicy", None)
             dvs = DvsInfo(obj, v["name"], v.get("uuid", ""), _datacenter_of(moid, props)[0],
                           getattr(cfg, "description", None) or "",
                           [h._moId for h in v.get("summary.hostMember") or []],
                           getattr(cfg, "maxMtu", None), getattr(cfg, "configVersion", "") or "", uplinks,
-                          read_teaming(getattr(getattr(cfg, "defaultPortConfig", None), "uplinkTeamingPolicy", None)),
-                          read_pvlans(getattr(cfg, "pvlanConfig", None)))
+                          read_teaming(team), read_pvlans(getattr(cfg, "pvlanConfig", None)),
+                          list(getattr(getattr(cfg, "uplinkPortPolicy", None), "uplinkPortName", None) or []),
+                          read_order(team), str(getattr(cfg, "lacpApiVersion", None) or ""),
+                          read_lags(getattr(cfg, "lacpGroupConfig", None)), ports)
             inv.dvses.append(dvs)
             dvs_by_moid[moid] = dvs
         elif isinstance(obj, vim.OpaqueNetwork):
@@ -476,7 +490,8 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
                 dvpg_vlan(getattr(port, "vlan", None)), _security(getattr(port, "securityPolicy", None)),
                 getattr(cfg, "description", None) or "", getattr(cfg, "configVersion", "") or "",
                 bool(getattr(cfg, "uplink", False)) or "-DVUplinks" in v["name"],
-                read_teaming(getattr(port, "uplinkTeamingPolicy", None)), dvpg_pvlan(getattr(port, "vlan", None))))
+                read_teaming(getattr(port, "uplinkTeamingPolicy", None)), dvpg_pvlan(getattr(port, "vlan", None)),
+                read_order(getattr(port, "uplinkTeamingPolicy", None))))
         elif isinstance(obj, vim.VirtualMachine):
             inv.vms.append(_read_vm(obj, v, props, field_key))
     return inv
