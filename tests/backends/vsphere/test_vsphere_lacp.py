@@ -108,3 +108,28 @@ def test_a_static_lag_is_refused_before_anything_is_sent(backend):
     design.switches[1].lags[0].mode = LacpMode.STATIC
     with pytest.raises(Exception, match="LAG 'lag1' of 'vnb-test-dvs' is static"):
         backend.plan(design)
+
+
+def test_member_pnics_off_their_lags_ports_are_moved_onto_them(vcsim, memory_keyring, tmp_path):
+    """vCenter reports each member's vmnic1 on a standalone uplink port, not on lag1's: the LAG change moves them
+    (a member edit naming the LAG's port; vcsim refuses member edits, so here it fails with vcsim's reason)."""
+    design = lag_design()
+    backend = make_backend(vcsim, memory_keyring, tmp_path)
+    backend.apply(backend.plan(design))
+    inv = backend.inventory()
+    saved = tmp_path / "saved"
+    vcsim.govc("object.save", "-d", str(saved))
+    record_dvs(saved, DVS, lag_xml("lag-key-1", "lag1", "active", "srcDestIp", ["200"]),
+               *(member_xml(inv.host(h.name).moid, [("vmnic0", "100"), ("vmnic1", "101")])
+                 for h in design.hosts[1:]))
+    backend.close()
+    vcsim.kill()
+    vcsim.args = ["-load", str(saved)]
+    vcsim.start()
+    backend = make_backend(vcsim, memory_keyring, tmp_path)
+    (lacp,) = [c for c in backend.plan(design).changes if c.kind == "lacp"]
+    assert lacp.description == ("LAGs of distributed switch vnb-test-dvs: vmnic1 of DC0_C0_H0 into their LAGs; "
+                                "vmnic1 of DC0_C0_H1 into their LAGs; vmnic1 of DC0_C0_H2 into their LAGs")
+    (result,) = [r for r in backend.apply(backend.plan(design)) if r.change.kind == "lacp"]
+    assert not result.ok and "NotSupported" in result.error
+    backend.close()
