@@ -82,6 +82,23 @@ def test_the_lag_request_then_the_members_pnics_on_its_ports():
     assert member.operation == "edit" and member.host is host.ref
     assert [(s.pnicDevice, s.uplinkPortKey) for s in member.backing.pnicSpec] == \
         [("vmnic0", None), ("vmnic2", "40"), ("vmnic3", "41")]
+    assert reconfig.defaultPortConfig is None, "the switch's own ports do not send through the LAG"
+
+
+def test_a_switch_sending_through_its_lag_says_so_once_the_lag_exists():
+    stub = RecordingStub()
+    dvs = SimpleNamespace(ref=DVS("dvs-7", stub), managed="design", lags=[])
+    applier = apply.Applier(None, {}, "design", None)
+    applier.inv = SimpleNamespace(dvs=lambda name, dc: dvs)
+    d = dict(datacenter="DC0", name="dvs", lags=[lag_data("lag1", LacpMode.PASSIVE, LagHash.SRC_DST_IP, 1)],
+             lag_pnics={}, members={}, teaming=None, order=[["lag1"], []])
+    _, place = applier._update_lacp(d)
+    stub.properties["config"] = SimpleNamespace(configVersion="2", lacpGroupConfig=[], host=[])
+    place(None)
+    name, (reconfig,) = stub.calls[1]
+    assert name == "ReconfigureDvs_Task" and not reconfig.host
+    order = reconfig.defaultPortConfig.uplinkTeamingPolicy.uplinkPortOrder
+    assert (list(order.activeUplinkPort), list(order.standbyUplinkPort)) == (["lag1"], [])
 
 
 def test_a_pnic_waits_off_the_switch_until_its_lag_exists():

@@ -425,7 +425,8 @@ class Applier:
 
     def _update_lacp(self, d: dict[str, Any]) -> tuple[Any, Then]:
         """The switch's LAGs (``UpdateDVSLacpGroupConfig``), then its members' pNICs on the LAGs' ports (their
-        keys exist only once the LAGs do), where vCenter reports the members' pNICs."""
+        keys exist only once the LAGs do; where vCenter reports the members' pNICs) and its ports' order naming
+        a LAG (``order``), in one reconfigure."""
         assert self.inv is not None
         dvs = self.inv.dvs(d["name"], d["datacenter"])
         if dvs is None or dvs.managed != self.design_id:
@@ -433,18 +434,19 @@ class Applier:
 
         def place(_: Any) -> Any:
             config = dvs.ref.config
-            if not config.host:
-                return None     # the server reports no member pNICs (vcsim): nothing to place them by
             lags = read_lags(getattr(config, "lacpGroupConfig", None))
             edits = []
             for host_name, by_lag in d["lag_pnics"].items():
-                if any(by_lag.values()):
+                if config.host and any(by_lag.values()):   # (vcsim reports no member pNICs to place)
                     backing = pnic_backing(d["members"][host_name], lag_ports(by_lag, lags),
                                            {p for ps in by_lag.values() for p in ps})
                     edits.append(vim.dvs.HostMember.ConfigSpec(operation="edit", host=self._host(host_name).ref,
                                                                backing=backing))
-            return (dvs.ref.ReconfigureDvs_Task(DVS.ConfigSpec(configVersion=config.configVersion, host=edits)),
-                    None) if edits else None
+            ports = _dvs_ports(d) if d.get("order") else None
+            if not edits and ports is None:
+                return None
+            return dvs.ref.ReconfigureDvs_Task(DVS.ConfigSpec(configVersion=config.configVersion, host=edits or None,
+                                                              defaultPortConfig=ports)), None
 
         specs = lag_specs(d["lags"], dvs.lags)
         if not specs:

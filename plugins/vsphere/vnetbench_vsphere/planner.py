@@ -276,9 +276,13 @@ class Planner:
         teaming = effective_teaming(sw, None)
         lag = self._lag(sw, sw.teaming)
         names = uplink_names(sw, self._host_name)
+        # The switch's ports send through a LAG: said with the switch only once the LAG exists, else by the LAG
+        # change that makes it (a port order naming no LAG of the switch is refused).
+        lag_order = [[lag.name], []] if lag else None
+        held = lag is not None and have is not None and any(h.name == lag.name for h in have.lags)
         want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label, teaming=teaming_data(teaming),
                     pvlans=pvlan_data(sw.pvlans), uplinks=names, lacp=MULTIPLE_LAG if sw.lags else None,
-                    order=[[lag.name], []] if lag else None, lag_pnics=lag_pnics)
+                    order=lag_order if held else None, lag_pnics=lag_pnics)
         if have is None:
             self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id,
                       self._taken_by_dvs(members, sw.name), add=members, remove=[], edit={}, **want)
@@ -312,7 +316,7 @@ class Planner:
                           "; ".join(risky + ([taken] if taken else [])), add=add, remove=remove, edit=edit,
                           moid=have.ref._moId, owner=self.did, **want)
         mine = have is not None and have.managed == self.did
-        lags_key = self._lags(sw, dc, key, have if mine else None, members, lag_pnics)
+        lags_key = self._lags(sw, dc, key, have if mine else None, members, lag_pnics, want["teaming"], lag_order)
         for pg in sw.portgroups:
             needs = [] if mine else [key]
             if lags_key and self._lag(sw, pg.teaming):
@@ -334,12 +338,12 @@ class Planner:
         return portgroup_order(sw, pg.uplinks, self._host_name) if pg.uplinks is not None else None
 
     def _lags(self, sw: Switch, dc: str, key: str, have: DvsInfo | None, members: dict[str, list[str]],
-              lag_pnics: dict[str, dict[str, list[str]]]) -> str | None:
-        """Plan the switch's LAGs (``UpdateDVSLacpGroupConfig``) and its members' pNICs on their ports; the
-        change's key, or None when nothing changes."""
-        want = [lag_data(lag.name, lag.mode, lag.hash, max([len(p) for p in (lag_pnics[h].get(lag.name, [])
-                                                                        for h in lag_pnics)] + [1]))
-                for lag in sw.lags]
+              lag_pnics: dict[str, dict[str, list[str]]], teaming: dict[str, Any] | None,
+              order: list[list[str]] | None) -> str | None:
+        """Plan the switch's LAGs (``UpdateDVSLacpGroupConfig``), its members' pNICs on their ports and (``order``)
+        its ports sending through one of them; the change's key, or None when nothing changes."""
+        want = [lag_data(lag.name, lag.mode, lag.hash,
+                         max([len(by_lag[lag.name]) for by_lag in lag_pnics.values()] + [1])) for lag in sw.lags]
         held = have.lags if have is not None else []
         specs = lag_specs(want, held)
         placed = {}           # host -> pNICs not yet on their LAG's ports (only where vCenter reports ports)
@@ -358,7 +362,8 @@ class Planner:
         parts = [f"{s.operation} {s.lacpGroupConfig.name}" for s in specs]
         parts += [f"{', '.join(p)} of {h} into their LAGs" for h, p in placed.items()]
         self._add(Op.UPDATE, "lacp", lags_key, f"LAGs of distributed switch {sw.name}: {'; '.join(parts)}", sw.id,
-                  datacenter=dc, name=sw.name, lags=want, lag_pnics=lag_pnics, members=members, needs=[key], label=f"LAGs of distributed switch {sw.name}")
+                  datacenter=dc, name=sw.name, lags=want, lag_pnics=lag_pnics, members=members, needs=[key],
+                  teaming=teaming, order=order, label=f"LAGs of distributed switch {sw.name}")
         return lags_key
 
     def _taken_by_dvs(self, members: dict[str, list[str]], dvs: str) -> str:
