@@ -381,6 +381,8 @@ class Planner:
                     needs=needs, label=f"distributed portgroup {pg.name}",
                     teaming=teaming_data(teaming), pvlan=pg.pvlan, order=list(order) if order else None)
         current = self.inv.dvpg(pg.name, dc)
+        if order is None and current is not None and current.order is not None:
+            data["order"] = []          # back to the switch's order
         key = f"{dc}/{pg.name}"
         label = data["label"]
         if current is None:
@@ -400,6 +402,8 @@ class Planner:
             diffs.append(f"private VLAN {current.pvlan or 'none'} -> {pg.pvlan or 'none'}")
         if isinstance(order, tuple) and current.order != order:
             diffs.append("uplink order " + " > ".join(order[0] + [f"{n} (standby)" for n in order[1]]))
+        elif data["order"] == []:
+            diffs.append("uplink order of the switch")
         if diffs:
             self._add(Op.UPDATE, "dvportgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
                       moid=current.ref._moId, owner=self.did, **data)

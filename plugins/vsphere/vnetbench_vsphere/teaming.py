@@ -52,7 +52,8 @@ def host_teaming(active: list[str] | None, standby: list[str] | None, data: dict
 
 def dvs_teaming(data: dict[str, Any] | None, order: list[list[str]] | None = None) -> Any:
     """A distributed portgroup's or switch's ``VmwareUplinkPortTeamingPolicy``: the policy of ``data`` and the
-    explicit uplink ``order`` ([active, standby] dvUplink or LAG names), each only when given (None: inherit)."""
+    explicit uplink ``order`` ([active, standby] dvUplink or LAG names; [] the switch's again), each only when
+    given (None: leave it)."""
     if data is None and order is None:
         return None
     spec = DVS.UplinkPortTeamingPolicy(inherited=False)
@@ -62,7 +63,9 @@ def dvs_teaming(data: dict[str, Any] | None, order: list[list[str]] | None = Non
         spec.rollingOrder = vim.BoolPolicy(inherited=False, value=not data["failback"])
         spec.failureCriteria = DVS.FailureCriteria(inherited=False,
                                                    checkBeacon=vim.BoolPolicy(inherited=False, value=data["beacon"]))
-    if order is not None:
+    if order == []:
+        spec.uplinkPortOrder = DVS.UplinkPortOrderPolicy(inherited=True)
+    elif order is not None:
         spec.uplinkPortOrder = DVS.UplinkPortOrderPolicy(inherited=False, activeUplinkPort=order[0],
                                                          standbyUplinkPort=order[1])
     return spec

@@ -70,6 +70,12 @@ def test_a_distributed_portgroups_uplink_order_round_trips(vcsim, memory_keyring
         "distributed portgroup dv-vlan20: uplink order Uplink 1 > Uplink 2 (standby)"]
     assert all(r.ok for r in backend.apply(backend.plan(design)))
     assert backend.inventory().dvpg("dv-vlan20").order == (["Uplink 1"], ["Uplink 2"])
+    pg.uplinks = None                                                    # back to the switch's order
+    assert [c.description for c in backend.plan(design).changes] == [
+        "distributed portgroup dv-vlan20: uplink order of the switch"]
+    assert all(r.ok for r in backend.apply(backend.plan(design)))
+    assert backend.inventory().dvpg("dv-vlan20").order is None
+    assert list(backend.plan(design).changes) == []
     backend.close()
 
 
