@@ -280,8 +280,8 @@ class Planner:
         # change that makes it (a port order naming no LAG of the switch is refused).
         lag_order = [[lag.name], []] if lag else None
         held = lag is not None and have is not None and any(h.name == lag.name for h in have.lags)
-        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label, teaming=teaming_data(teaming),
-                    pvlans=pvlan_data(sw.pvlans), uplinks=names, lacp=MULTIPLE_LAG if sw.lags else None,
+        want: dict[str, Any] = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label,
+                                    teaming=teaming_data(teaming), pvlans=pvlan_data(sw.pvlans), uplinks=names, lacp=MULTIPLE_LAG if sw.lags else None,
                     order=lag_order if held else None, lag_pnics=lag_pnics)
         if have is None:
             self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id,
