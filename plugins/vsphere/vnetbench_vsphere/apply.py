@@ -32,6 +32,7 @@ from .inventory import ADAPTERS, Inventory, read_inventory
 from .ledger import Entry, Ledger
 from .planner import ORDER, nic_edits, nic_keys
 from .tasks import TaskWaiter, fault_text
+from .lacp import lag_ports, lag_specs, read_lags
 from .pvlan import pvlan_changes, pvlan_spec, read_pvlans
 from .teaming import dvs_teaming, host_teaming
 
@@ -90,13 +91,21 @@ def dvportgroup_spec(d: dict[str, Any], design_id: str, config_version: str | No
         name=d["name"], type="earlyBinding", numPorts=8, autoExpand=True, configVersion=config_version,
         description=marking.description(design_id),
         defaultPortConfig=DVS.VmwarePortConfigPolicy(vlan=vlan, securityPolicy=security,
-                                                     uplinkTeamingPolicy=dvs_teaming(d.get("teaming"))))
+                                                     uplinkTeamingPolicy=dvs_teaming(d.get("teaming"), d.get("order"))))
 
 
 def _dvs_ports(d: dict[str, Any]) -> Any:
-    """A distributed switch's default port policy: its teaming policy, when the design sets one."""
-    team = dvs_teaming(d.get("teaming"))
+    """A distributed switch's default port policy: its teaming policy and its LAG, when the design sets them."""
+    team = dvs_teaming(d.get("teaming"), d.get("order"))
     return DVS.VmwarePortConfigPolicy(uplinkTeamingPolicy=team) if team is not None else None
+
+
+def pnic_backing(pnics: list[str], ports: dict[str, str], lag_pnics: set[str]) -> Any:
+    """A member host's pNICs on the switch: those in a LAG on their LAG's port (left out while the LAG does not
+    exist yet), the others on the standalone uplinks in order."""
+    return vim.dvs.HostMember.PnicBacking(pnicSpec=[
+        vim.dvs.HostMember.PnicSpec(pnicDevice=p, uplinkPortKey=ports.get(p)) for p in pnics
+        if p not in lag_pnics or p in ports])
 
 
 def _sriov(d: dict[str, Any]) -> bool:
@@ -370,9 +379,12 @@ class Applier:
 
     def _create_dvswitch(self, d: dict[str, Any]) -> tuple[Any, Then]:
         assert self.design_id is not None
+        names = vim.DistributedVirtualSwitch.NameArrayUplinkPortPolicy(uplinkPortName=d["uplinks"]) \
+            if d.get("uplinks") else None
         spec = vim.DistributedVirtualSwitch.CreateSpec(configSpec=DVS.ConfigSpec(
             name=d["name"], description=marking.description(self.design_id), maxMtu=d["mtu"],
-            defaultPortConfig=_dvs_ports(d), pvlanConfigSpec=pvlan_changes(d.get("pvlans", []), []) or None))
+            defaultPortConfig=_dvs_ports(d), pvlanConfigSpec=pvlan_changes(d.get("pvlans", []), []) or None,
+            uplinkPortPolicy=names, lacpApiVersion=d.get("lacp")))
         task = self._dc(d["datacenter"]).network_folder.CreateDVS_Task(spec)
 
         def add_members(dvs: Any) -> Any:
@@ -391,23 +403,56 @@ class Applier:
     def _reconfigure_dvs(self, dvs_ref: Any, d: dict[str, Any]) -> Any:
         assert self.inv is not None
         members = []
-        for host_name, pnics in d["add"].items():
-            backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
-                                                               for p in pnics])
-            members.append(vim.dvs.HostMember.ConfigSpec(operation="add", host=self._host(host_name).ref,
-                                                         backing=backing))
-        for host_name, pnics in d.get("edit", {}).items():  # a member's uplink pNICs
-            backing = vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice=p)
-                                                               for p in pnics])
-            members.append(vim.dvs.HostMember.ConfigSpec(operation="edit", host=self._host(host_name).ref,
-                                                         backing=backing))
+        lags = read_lags(getattr(dvs_ref.config, "lacpGroupConfig", None))
+        for op in ("add", "edit"):   # edit: a member's uplink pNICs
+            for host_name, pnics in d.get(op, {}).items():
+                by_lag = d.get("lag_pnics", {}).get(host_name, {})
+                backing = pnic_backing(pnics, lag_ports(by_lag, lags), {p for ps in by_lag.values() for p in ps})
+                members.append(vim.dvs.HostMember.ConfigSpec(operation=op, host=self._host(host_name).ref,
+                                                             backing=backing))
         for host_name in d["remove"]:
             members.append(vim.dvs.HostMember.ConfigSpec(operation="remove", host=self._host(host_name).ref))
-        version = dvs_ref.config.configVersion
-        held = read_pvlans(getattr(dvs_ref.config, "pvlanConfig", None))
+        config = dvs_ref.config
+        held = read_pvlans(getattr(config, "pvlanConfig", None))
+        names = list(getattr(getattr(config, "uplinkPortPolicy", None), "uplinkPortName", None) or [])
+        more = [n for n in d.get("uplinks", []) if n not in names]
         return dvs_ref.ReconfigureDvs_Task(DVS.ConfigSpec(
-            configVersion=version, host=members, maxMtu=d["mtu"], defaultPortConfig=_dvs_ports(d),
-            pvlanConfigSpec=pvlan_changes(d["pvlans"], held) if "pvlans" in d else None))
+            configVersion=config.configVersion, host=members, maxMtu=d["mtu"], defaultPortConfig=_dvs_ports(d),
+            pvlanConfigSpec=pvlan_changes(d["pvlans"], held) if "pvlans" in d else None,
+            uplinkPortPolicy=vim.DistributedVirtualSwitch.NameArrayUplinkPortPolicy(uplinkPortName=names + more)
+            if more else None,
+            lacpApiVersion=d.get("lacp") if d.get("lacp") != getattr(config, "lacpApiVersion", None) else None))
+
+    def _update_lacp(self, d: dict[str, Any]) -> tuple[Any, Then]:
+        """The switch's LAGs (``UpdateDVSLacpGroupConfig``), then its members' pNICs on the LAGs' ports (their
+        keys exist only once the LAGs do; where vCenter reports the members' pNICs) and its ports' order naming
+        a LAG (``order``), in one reconfigure."""
+        assert self.inv is not None
+        dvs = self.inv.dvs(d["name"], d["datacenter"])
+        if dvs is None or dvs.managed != self.design_id:
+            raise BackendError(f"distributed switch {d['name']} is gone or not vnetbench's; its LAGs were not sent")
+
+        def place(_: Any) -> Any:
+            config = dvs.ref.config
+            lags = read_lags(getattr(config, "lacpGroupConfig", None))
+            edits = []
+            for host_name, by_lag in d["lag_pnics"].items():
+                if config.host and any(by_lag.values()):   # (vcsim reports no member pNICs to place)
+                    backing = pnic_backing(d["members"][host_name], lag_ports(by_lag, lags),
+                                           {p for ps in by_lag.values() for p in ps})
+                    edits.append(vim.dvs.HostMember.ConfigSpec(operation="edit", host=self._host(host_name).ref,
+                                                               backing=backing))
+            ports = _dvs_ports(d) if d.get("order") else None
+            if not edits and ports is None:
+                return None
+            return dvs.ref.ReconfigureDvs_Task(DVS.ConfigSpec(configVersion=config.configVersion, host=edits or None,
+                                                              defaultPortConfig=ports)), None
+
+        specs = lag_specs(d["lags"], dvs.lags)
+        if not specs:
+            return place(None) or (None, None)
+        vds = dvs.ref if isinstance(dvs.ref, DVS) else DVS(dvs.ref._moId, dvs.ref._stub)   # vcsim: the base type
+        return vds.UpdateDVSLacpGroupConfig_Task(lacpGroupSpec=specs), place
 
     def _create_dvportgroup(self, d: dict[str, Any]) -> tuple[Any, Then]:
         assert self.inv is not None and self.design_id is not None

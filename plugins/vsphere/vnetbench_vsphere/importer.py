@@ -19,12 +19,14 @@ import re
 import uuid
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from vnetbench.model import (
     VM,
     Host,
     HostKind,
+    LacpMode,
+    Lag,
     Layout,
     Link,
     NicType,
@@ -37,10 +39,12 @@ from vnetbench.model import (
     PortMode,
     Switch,
     SwitchKind,
+    Teaming,
     Topology,
     Uplink,
     VNic,
 )
+from vnetbench.model.families import family
 from vnetbench.model.index import Index
 from vnetbench.model.nictypes import PLATFORM_NIC_TYPES
 from vnetbench.model.validate import validate
@@ -48,14 +52,16 @@ from vnetbench.model.vlan import format_ranges
 
 from . import marking
 from .guests import guest_os
-from .inventory import HostInfo, Inventory, NicInfo, VmInfo, unmodelled_adapter
+from .inventory import DvsInfo, HostInfo, Inventory, NicInfo, VmInfo, unmodelled_adapter
+from .lacp import LagInfo, lag_hash
 from .neighbours import Neighbour
 from .teaming import fold_teaming
+from .uplinkorder import pnics_of
 
 VM_W, VM_H, PG_W, PG_H, PAD, HEADER, GAP = 110.0, 70.0, 120.0, 44.0, 16.0, 36.0, 20.0
 VMS_PER_ROW = 6
-#: The prefix suggested for a guest address whose prefix neither Tools nor the guest's routes tell.
-GUESSED_PREFIX = 24
+#: The prefix suggested (per family) for a guest address whose prefix neither Tools nor the guest's routes tell.
+GUESSED_PREFIX = {4: 24, 6: 64}
 
 
 @dataclass
@@ -176,21 +182,58 @@ class _Builder:
             fold_teaming(sw)
             self.topo.switches.append(sw)
 
-    def _dvs(self, d, name: str) -> None:
+    def _dvs(self, d: DvsInfo, name: str) -> None:
         sw = Switch(_id(d.ref._moId), name, SwitchKind.VDS, mtu=d.mtu or 1500,
                     members=[_id(m) for m in d.members if self.inv.host_by_moid(m)])
-        for moid, devices in d.uplinks.items():
+        on_lags = {port for lag in d.lags for port in lag.ports}
+        alone = {moid: [dev for dev in devices if d.ports.get(moid, {}).get(dev) not in on_lags]
+                 for moid, devices in d.uplinks.items()}
+        for moid, devices in alone.items():
             sw.uplinks.extend(Uplink(self.pnic_ids[(moid, dev)]) for dev in devices if (moid, dev) in self.pnic_ids)
+        lag_ids = {lag.name: _id(d.ref._moId, "lag", lag.key or lag.name) for lag in d.lags}
+        for lag in d.lags:
+            sw.lags.append(self._lag(d, lag, lag_ids[lag.name], name))
         for pg in self.inv.dvpgs:
             if pg.dvs == d.name and pg.datacenter == d.datacenter and not pg.uplink:
                 self.dvpg_ids[pg.key] = _id(pg.ref._moId)
                 self.dvpg_switch[pg.key] = sw
                 sw.portgroups.append(Portgroup(self.dvpg_ids[pg.key], pg.name, pg.vlan, security=pg.security,
                                                teaming=pg.teaming, pvlan=pg.pvlan))
+                self._order(sw.portgroups[-1], pg.order, d, alone, lag_ids, f"portgroup {pg.name} of {name}")
         sw.teaming, sw.pvlans = d.teaming, list(d.pvlans)
-        fold_teaming(sw)
+        if d.order is not None and len(d.order[0]) == 1 and d.order[0][0] in lag_ids and not d.order[1]:
+            sw.teaming = replace(sw.teaming or Teaming(), lag=lag_ids[d.order[0][0]])
+        fold_teaming(sw, guess=False)
         self.topo.switches.append(sw)
         self.bands[d.datacenter].append(sw.id)
+
+    def _lag(self, d: DvsInfo, lag: LagInfo, lag_id: str, switch: str) -> Lag:
+        """A LAG the switch holds, with the members' pNICs on its ports (where vCenter reports them)."""
+        pnics = [self.pnic_ids[(moid, dev)] for moid, ports in d.ports.items() for port in lag.ports
+                 for dev, key in ports.items() if key == port and (moid, dev) in self.pnic_ids]
+        hash_, exact = lag_hash(lag.algorithm)
+        if not exact:
+            self.warn(f"LAG {lag.name} of {switch} hashes {lag.algorithm}, which vnetbench does not model; imported "
+                      f"as {hash_.value}")
+        mode = LacpMode.PASSIVE if lag.mode == LacpMode.PASSIVE.value else LacpMode.ACTIVE
+        return Lag(lag_id, lag.name, pnics, mode, hash_)
+
+    def _order(self, pg: Portgroup, order: tuple[list[str], list[str]] | None, d: DvsInfo,
+               alone: dict[str, list[str]], lag_ids: dict[str, str], where: str) -> None:
+        """A distributed portgroup's explicit uplink order: a LAG it sends through, or its dvUplinks as the pNICs
+        each member has on them (``uplinkorder``)."""
+        if order is None:
+            return
+        if len(order[0]) == 1 and order[0][0] in lag_ids and not order[1]:
+            pg.teaming = replace(pg.teaming or Teaming(), lag=lag_ids[order[0][0]])
+            return
+        found = pnics_of(order, d.uplink_names, alone)
+        if not found:
+            self.warn(f"the uplink order of {where} ({', '.join(order[0] + [f'{n} standby' for n in order[1]])}) is "
+                      "not imported: vCenter does not tell which pNIC each member host has on those uplinks")
+            return
+        pg.uplinks = [Uplink(self.pnic_ids[(moid, dev)], standby) for moid, dev, standby in found
+                      if (moid, dev) in self.pnic_ids]
 
     def _segment(self, opaque_id: str, host: Host, datacenter: str) -> str:
         """The portgroup of an NSX (opaque) network, modelled as an NSX segment of the hosts that use it."""
@@ -225,7 +268,8 @@ class _Builder:
                 self.warn(f"{where} is {unmodelled_adapter(n.device)}, which vnetbench does not model; imported as "
                           f"{vnic.type.value}")
             vnic.network = self._network(n, info, host, v, where)
-            vnic.ip = self._address(n, where)
+            found = self._addresses(n, where)
+            vnic.ip, vnic.addresses = (found[0], found[1:]) if found else (None, [])
             if n.type is NicType.SRIOV:
                 vnic.physical_function = self._physical_function(n.pf, info)
                 if vnic.physical_function is None:  # a virtual function of nothing known is no valid design
@@ -262,24 +306,25 @@ class _Builder:
         pnic = next((p for p in info.pnics if p.pci == pci), None) if info and pci else None
         return self.pnic_ids[(info.moid, pnic.device)] if pnic else None
 
-    def _address(self, n: NicInfo, where: str) -> str | None:
-        if not n.ips:
-            return None
-        address, prefix = n.ips[0]
+    def _addresses(self, n: NicInfo, where: str) -> list[str]:
+        """Every guest address of a vNIC as ``address/prefix`` (``ip`` takes the first, ``addresses`` the rest)."""
+        return [self._address(address, prefix, where) for address, prefix in n.ips]
+
+    def _address(self, address: str, prefix: int | None, where: str) -> str:
         if prefix is not None:
             return f"{address}/{prefix}"
-        guess = self._known_prefix(address) or GUESSED_PREFIX
+        guess = self._known_prefix(address) or GUESSED_PREFIX[family(address) or 4]
         self.warn(f"{where} has the address {address}, but VMware Tools gave no prefix length and the guest's "
                   f"routes do not tell it; imported as {address}/{guess}: check it")
         return f"{address}/{guess}"
 
     def _known_prefix(self, address: str) -> int | None:
         """The prefix of another guest address in the inventory whose subnet holds ``address``."""
-        ip = ipaddress.IPv4Address(address)
+        ip = ipaddress.ip_address(address)
         for vm in self.inv.vms:
             for nic in vm.nics:
                 for other, prefix in nic.ips:
-                    if prefix and other != address and ip in ipaddress.IPv4Network(f"{other}/{prefix}", strict=False):
+                    if prefix and other != address and ip in ipaddress.ip_network(f"{other}/{prefix}", strict=False):
                         return prefix
         return None
 
@@ -317,8 +362,10 @@ class _Builder:
     def _settle(self) -> None:
         """vSphere can hold the same MAC or address twice in a segment (vcsim generates repeating MACs), and run
         an adapter its guest-OS table does not list; the design cannot. Keep the first holder of a repeated
-        value and leave it out of the later ones, and check the guest's adapters no more, each with a warning."""
+        MAC or address and leave it out of the later ones, and check the guest's adapters no more, each with a
+        warning."""
         index = Index(self.topo)
+        dropped: dict[str, set[str]] = defaultdict(set)    # vNIC id -> further addresses left out
         for problem in validate(self.topo):
             if problem.severity != "error" or problem.object_id not in index:
                 continue
@@ -327,12 +374,18 @@ class _Builder:
             if index.kind(problem.object_id) == "vnic" and field_name in ("mac", "ip"):
                 setattr(obj, field_name, None)
                 self.warn(f"{problem.message}; left out of {obj.name} of {index.parent(obj.id).name}")
+            elif index.kind(problem.object_id) == "vnic" and (extra := re.fullmatch(r"addresses\[(\d+)]", field_name)):
+                dropped[obj.id].add(obj.addresses[int(extra.group(1))])
+                self.warn(f"{problem.message}; left out of {obj.name} of {index.parent(obj.id).name}")
             elif (index.kind(problem.object_id) == "vnic" and field_name == "type"
                   and obj.type in PLATFORM_NIC_TYPES[HostKind.ESXI]):  # the guest's table, not the platform
                 vm = index.parent(obj.id)
                 self.warn(f"{problem.message}, but vSphere runs it; {vm.name} imported with guest OS 'other' "
                           f"instead of {vm.guest_os!r}, so its adapters are not checked")
                 vm.guest_os = "other"
+        for nic_id, addresses in dropped.items():
+            nic = index.get(nic_id)
+            nic.addresses = [a for a in nic.addresses if a not in addresses]
 
 
 def to_topology(inv: Inventory, name: str, hints: Iterable[Neighbour] = ()) -> Imported:

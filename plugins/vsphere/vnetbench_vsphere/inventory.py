@@ -9,7 +9,7 @@ The snapshot is plain data, so planning and importing are testable without a ser
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,8 +17,10 @@ from pyVmomi import vim, vmodl
 from vnetbench.model import NicType, Pvlan, Security, Teaming
 from vnetbench.model.vlan import ALL_VLANS, MAX_VLAN, format_ranges
 
+from .lacp import LagInfo, read_lags
 from .pvlan import read_pvlans
 from .teaming import read_teaming
+from .uplinkorder import read_order
 from .marking import MANAGED_FIELD, managed_by_description, managed_by_extra_config, nic_keys_of
 
 V = vim.vm.device
@@ -130,6 +132,12 @@ class DvsInfo:
     uplinks: dict[str, list[str]]
     teaming: Teaming | None = None     # its ports' default uplink teaming policy
     pvlans: list[Pvlan] = field(default_factory=list)     # its private VLAN map
+    uplink_names: list[str] = field(default_factory=list)  # its dvUplinks, in order
+    order: tuple[list[str], list[str]] | None = None       # its ports' default explicit uplink order
+    lacp_version: str = ""                                 # singleLag or multipleLag
+    lags: list[LagInfo] = field(default_factory=list)
+    #: Member host moid -> {pNIC device: the uplink port it is on}, where vCenter reports it (vcsim does not).
+    ports: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def managed(self) -> str | None:
@@ -150,6 +158,7 @@ class DvpgInfo:
     uplink: bool
     teaming: Teaming | None = None     # its uplink teaming policy (None: it inherits the switch's)
     pvlan: int | None = None           # the private VLAN (secondary) its ports are on
+    order: tuple[list[str], list[str]] | None = None     # its explicit uplink order (None: the switch's)
 
     @property
     def managed(self) -> str | None:
@@ -158,6 +167,8 @@ class DvpgInfo:
 
 #: A guest address as VMware Tools report it, with its prefix length when one is known.
 GuestIp = tuple[str, int | None]
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @dataclass
@@ -384,36 +395,45 @@ def dvpg_pvlan(vlan: Any) -> int | None:
     return None
 
 
-def _routes(ip_stack: Iterable[Any]) -> list[ipaddress.IPv4Network]:
-    """The guest's own IPv4 networks from its routing table (``guest.ipStack``), most specific first."""
+def _routes(ip_stack: Iterable[Any]) -> list[IpNetwork]:
+    """The guest's own networks of both families from its routing table (``guest.ipStack``), most specific first
+    (no default route, host route or multicast network: none of them is a subnet an address sits in)."""
     out = []
     for stack in ip_stack or []:
         for route in getattr(getattr(stack, "ipRouteConfig", None), "ipRoute", None) or []:
             try:
-                net = ipaddress.IPv4Network(f"{route.network}/{route.prefixLength}", strict=False)
+                net = ipaddress.ip_network(f"{route.network}/{route.prefixLength}", strict=False)
             except (ValueError, TypeError):
                 continue
-            if 0 < net.prefixlen < 32 and not net.is_multicast:
+            if 0 < net.prefixlen < net.max_prefixlen and not net.is_multicast and not net.is_link_local:
                 out.append(net)
-    return sorted(set(out), key=lambda n: -n.prefixlen)
+    return sorted(set(out), key=lambda n: (n.version, -n.prefixlen))
 
 
-def _ips(guest_net: Iterable[Any], nic_key: int, mac: str | None,
-         routes: list[ipaddress.IPv4Network] = ()) -> list[GuestIp]:
-    """IPv4 addresses of one vNIC: the prefix from ``ipConfig``, else from the guest's routes, else None."""
-    out: list[GuestIp] = []
+def guest_address(text: str) -> IpAddress | None:
+    """An address VMware Tools report, or None for one the design does not hold: not an address, or an IPv6
+    link-local one (every IPv6 interface has one; it only names a next hop)."""
+    try:
+        ip = ipaddress.ip_address(str(text).split("%", 1)[0])
+    except ValueError:
+        return None
+    return None if ip.version == 6 and ip.is_link_local else ip
+
+
+def _ips(guest_net: Iterable[Any], nic_key: int, mac: str | None, routes: Sequence[IpNetwork] = ()) -> list[GuestIp]:
+    """The addresses of one vNIC, IPv4 before IPv6 (each family in the order Tools give it), IPv6 in RFC 5952
+    short form: the prefix from ``ipConfig``, else from the guest's routes, else None."""
+    out: dict[IpAddress, int | None] = {}
     for net in guest_net or []:
         if net.deviceConfigId != nic_key and (not mac or (net.macAddress or "").lower() != mac.lower()):
             continue
-        prefixes = {a.ipAddress: a.prefixLength for a in getattr(net.ipConfig, "ipAddress", None) or []}
-        for address in list(prefixes) + [a for a in net.ipAddress or [] if a not in prefixes]:
-            try:
-                ip = ipaddress.IPv4Address(address)
-            except ValueError:
-                continue  # IPv6 (the design holds IPv4)
-            prefix = prefixes.get(address) or next((n.prefixlen for n in routes if ip in n), None)
-            out.append((address, prefix))
-    return out
+        listed = [(a.ipAddress, a.prefixLength) for a in getattr(net.ipConfig, "ipAddress", None) or []]
+        for text, prefix in listed + [(a, None) for a in net.ipAddress or []]:
+            ip = guest_address(text)
+            if ip is None or out.get(ip) is not None:
+                continue
+            out[ip] = prefix or next((n.prefixlen for n in routes if ip in n), None)
+    return [(str(ip), prefix) for ip, prefix in sorted(out.items(), key=lambda item: item[0].version)]
 
 
 def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any], is_vcenter: bool,
@@ -438,16 +458,21 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
             inv.hosts.append(host)
         elif isinstance(obj, vim.DistributedVirtualSwitch):
             cfg = v.get("config")
-            uplinks = {}
+            uplinks, ports = {}, {}
             for member in getattr(cfg, "host", None) or []:
-                backing = getattr(member.config, "backing", None)
-                uplinks[member.config.host._moId] = [s.pnicDevice for s in getattr(backing, "pnicSpec", None) or []]
+                specs = getattr(getattr(member.config, "backing", None), "pnicSpec", None) or []
+                uplinks[member.config.host._moId] = [s.pnicDevice for s in specs]
+                ports[member.config.host._moId] = {s.pnicDevice: str(s.uplinkPortKey) for s in specs
+                                                   if s.uplinkPortKey is not None}
+            team = getattr(getattr(cfg, "defaultPortConfig", None), "uplinkTeamingPolicy", None)
             dvs = DvsInfo(obj, v["name"], v.get("uuid", ""), _datacenter_of(moid, props)[0],
                           getattr(cfg, "description", None) or "",
                           [h._moId for h in v.get("summary.hostMember") or []],
                           getattr(cfg, "maxMtu", None), getattr(cfg, "configVersion", "") or "", uplinks,
-                          read_teaming(getattr(getattr(cfg, "defaultPortConfig", None), "uplinkTeamingPolicy", None)),
-                          read_pvlans(getattr(cfg, "pvlanConfig", None)))
+                          read_teaming(team), read_pvlans(getattr(cfg, "pvlanConfig", None)),
+                          list(getattr(getattr(cfg, "uplinkPortPolicy", None), "uplinkPortName", None) or []),
+                          read_order(team), str(getattr(cfg, "lacpApiVersion", None) or ""),
+                          read_lags(getattr(cfg, "lacpGroupConfig", None)), ports)
             inv.dvses.append(dvs)
             dvs_by_moid[moid] = dvs
         elif isinstance(obj, vim.OpaqueNetwork):
@@ -465,7 +490,8 @@ def build(props: dict[str, tuple[Any, dict[str, Any]]], net_info: dict[str, Any]
                 dvpg_vlan(getattr(port, "vlan", None)), _security(getattr(port, "securityPolicy", None)),
                 getattr(cfg, "description", None) or "", getattr(cfg, "configVersion", "") or "",
                 bool(getattr(cfg, "uplink", False)) or "-DVUplinks" in v["name"],
-                read_teaming(getattr(port, "uplinkTeamingPolicy", None)), dvpg_pvlan(getattr(port, "vlan", None))))
+                read_teaming(getattr(port, "uplinkTeamingPolicy", None)), dvpg_pvlan(getattr(port, "vlan", None)),
+                read_order(getattr(port, "uplinkTeamingPolicy", None))))
         elif isinstance(obj, vim.VirtualMachine):
             inv.vms.append(_read_vm(obj, v, props, field_key))
     return inv

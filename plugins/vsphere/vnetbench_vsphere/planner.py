@@ -16,15 +16,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from vnetbench.backends.contract import Op, PlannedChange, Unsupported
-from vnetbench.model import VM, Index, NicType, Security, Switch, SwitchKind, Teaming, Topology
+from vnetbench.model import VM, Index, LacpMode, Lag, NicType, Security, Switch, SwitchKind, Teaming, Topology
 from vnetbench.model.vlan import VlanError, VlanMode, parse_vlan
 
 from . import marking
 from .guests import guest_id
-from .inventory import ADAPTERS, HostInfo, Inventory, NicInfo, VmInfo, adapter_name
+from .inventory import ADAPTERS, DvsInfo, HostInfo, Inventory, NicInfo, VmInfo, adapter_name
+from .lacp import MULTIPLE_LAG, lag_data, lag_ports, lag_specs
 from .ledger import Entry
 from .pvlan import pvlan_data
 from .teaming import teaming_data
+from .uplinkorder import portgroup_order, standalone, uplink_names
 
 #: The ledger's entries on one server: design id -> what that design created there.
 Owned = dict[str, set[Entry]]
@@ -35,7 +37,7 @@ MAX_VSWITCH_NAME = 32
 
 #: Order of stages: builds before the VMs that use them, deletions after the moves away from them.
 ORDER = [(Op.CREATE, "vswitch"), (Op.UPDATE, "vswitch"), (Op.CREATE, "dvswitch"), (Op.UPDATE, "dvswitch"),
-         (Op.CREATE, "portgroup"), (Op.UPDATE, "portgroup"), (Op.CREATE, "dvportgroup"),
+         (Op.UPDATE, "lacp"), (Op.CREATE, "portgroup"), (Op.UPDATE, "portgroup"), (Op.CREATE, "dvportgroup"),
          (Op.UPDATE, "dvportgroup"), (Op.CREATE, "vm"), (Op.UPDATE, "vm"), (Op.DELETE, "vm"),
          (Op.DELETE, "dvportgroup"), (Op.DELETE, "portgroup"), (Op.DELETE, "dvswitch"), (Op.DELETE, "vswitch")]
 
@@ -92,6 +94,13 @@ class Planner:
                 for member in sw.members:
                     if member not in host_names:
                         out.append(f"distributed switch {sw.name!r} names a member {member!r} that is not a host")
+                out += [f"LAG {lag.name!r} of {sw.name!r} is static; a vDS LAG negotiates LACP: set its mode to "
+                        "active or passive (a static EtherChannel goes with IP hash on single uplinks)"
+                        for lag in sw.lags if lag.mode is LacpMode.STATIC]
+                for pg in sw.portgroups:
+                    order = self._order(sw, pg)
+                    if isinstance(order, str):
+                        out.append(f"distributed portgroup {pg.name!r}: {order}")
             for pg in sw.portgroups:
                 try:
                     parse_vlan(pg.vlan, sw.kind)
@@ -254,15 +263,26 @@ class Planner:
         dc = self._datacenter_for(sw.members)
         key = f"{dc}/{sw.name}"
         members: dict[str, list[str]] = {}
+        lag_pnics: dict[str, dict[str, list[str]]] = {}     # host -> LAG -> its pNICs there, in port order
+        alone = standalone(sw, self._host_name)
         for host_id in sw.members:
             host = self.index.get(host_id)
-            members[host.name] = [self.index.get(u.pnic).name for u in sw.uplinks
-                                  if self.index.parent(u.pnic) is host]
+            lag_pnics[host.name] = {lag.name: [self.index.get(p).name for p in lag.pnics
+                                               if self.index.parent(p) is host] for lag in sw.lags}
+            members[host.name] = [self.index.get(p).name for p in alone.get(host.name, [])] + \
+                [p for pnics in lag_pnics[host.name].values() for p in pnics]
         have = self.inv.dvs(sw.name, dc)
         label = f"distributed switch {sw.name}"
         teaming = effective_teaming(sw, None)
-        want = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label, teaming=teaming_data(teaming),
-                    pvlans=pvlan_data(sw.pvlans))
+        lag = self._lag(sw, sw.teaming)
+        names = uplink_names(sw, self._host_name)
+        # The switch's ports send through a LAG: said with the switch only once the LAG exists, else by the LAG
+        # change that makes it (a port order naming no LAG of the switch is refused).
+        lag_order = [[lag.name], []] if lag else None
+        held = lag is not None and have is not None and any(h.name == lag.name for h in have.lags)
+        want: dict[str, Any] = dict(datacenter=dc, name=sw.name, mtu=sw.mtu, label=label,
+                                    teaming=teaming_data(teaming), pvlans=pvlan_data(sw.pvlans), uplinks=names, lacp=MULTIPLE_LAG if sw.lags else None,
+                    order=lag_order if held else None, lag_pnics=lag_pnics)
         if have is None:
             self._add(Op.CREATE, "dvswitch", key, f"{label} with {len(members)} hosts", sw.id,
                       self._taken_by_dvs(members, sw.name), add=members, remove=[], edit={}, **want)
@@ -279,11 +299,16 @@ class Planner:
             mtu = have.mtu is not None and have.mtu != sw.mtu
             policy = teaming is not None and have.teaming != teaming
             pvlans = pvlan_data(have.pvlans) != want["pvlans"]
-            if add or remove or edit or mtu or policy or pvlans:
+            used = {n for pg in sw.portgroups if isinstance(o := self._order(sw, pg), tuple) for n in o[0] + o[1]}
+            named = bool(used - set(have.uplink_names) - {lag.name for lag in sw.lags})
+            lacp = bool(sw.lags) and have.lacp_version != MULTIPLE_LAG
+            order = want["order"] is not None and have.order != tuple(want["order"])
+            if add or remove or edit or mtu or policy or pvlans or named or lacp or order:
                 parts = [f"add {', '.join(add)}" if add else "", f"remove {', '.join(remove)}" if remove else "",
                          "; ".join(f"uplinks of {h}: {', '.join(p) or 'none'}" for h, p in edit.items()),
                          f"MTU {sw.mtu}" if mtu else "", "teaming policy" if policy else "",
-                         "private VLANs" if pvlans else ""]
+                         "private VLANs" if pvlans else "", f"uplinks {', '.join(names)}" if named else "",
+                         "enhanced LACP" if lacp else "", f"traffic through LAG {lag.name}" if order and lag else ""]
                 risky = [f"uplinks of {h} become {', '.join(p) or 'none'}" for h, p in edit.items()]
                 risky += [f"MTU {have.mtu} -> {sw.mtu}"] if mtu else []
                 taken = self._taken_by_dvs(add, sw.name)
@@ -291,8 +316,55 @@ class Planner:
                           "; ".join(risky + ([taken] if taken else [])), add=add, remove=remove, edit=edit,
                           moid=have.ref._moId, owner=self.did, **want)
         mine = have is not None and have.managed == self.did
+        lags_key = self._lags(sw, dc, key, have if mine else None, members, lag_pnics, want["teaming"], lag_order)
         for pg in sw.portgroups:
-            self._dvportgroup(sw, pg, dc, None if mine else key)
+            needs = [] if mine else [key]
+            if lags_key and self._lag(sw, pg.teaming):
+                needs.append(lags_key)
+            self._dvportgroup(sw, pg, dc, needs)
+
+    def _host_name(self, pnic: str) -> str | None:
+        return getattr(self.index.parent(pnic), "name", None) if pnic in self.index else None
+
+    def _lag(self, sw: Switch, policy: Teaming | None) -> Lag | None:
+        return next((lag for lag in sw.lags if lag.id == policy.lag), None) if policy and policy.lag else None
+
+    def _order(self, sw: Switch, pg: Any) -> tuple[list[str], list[str]] | str | None:
+        """A distributed portgroup's explicit uplink order as vSphere names it (a LAG: its only active uplink),
+        None when it has none of its own, or why it cannot be said."""
+        lag = self._lag(sw, pg.teaming)
+        if lag is not None:
+            return [lag.name], []
+        return portgroup_order(sw, pg.uplinks, self._host_name) if pg.uplinks is not None else None
+
+    def _lags(self, sw: Switch, dc: str, key: str, have: DvsInfo | None, members: dict[str, list[str]],
+              lag_pnics: dict[str, dict[str, list[str]]], teaming: dict[str, Any] | None,
+              order: list[list[str]] | None) -> str | None:
+        """Plan the switch's LAGs (``UpdateDVSLacpGroupConfig``), its members' pNICs on their ports and (``order``)
+        its ports sending through one of them; the change's key, or None when nothing changes."""
+        want = [lag_data(lag.name, lag.mode, lag.hash,
+                         max([len(by_lag[lag.name]) for by_lag in lag_pnics.values()] + [1])) for lag in sw.lags]
+        held = have.lags if have is not None else []
+        specs = lag_specs(want, held)
+        placed = {}           # host -> pNICs not yet on their LAG's ports (only where vCenter reports ports)
+        if have is not None:
+            for host, lags in lag_pnics.items():
+                info = self.inv.host(host)
+                ports = have.ports.get(info.moid) if info is not None else None
+                if ports is None:
+                    continue
+                wanted = lag_ports(lags, held)
+                if any(ports.get(p) != wanted.get(p) for pnics in lags.values() for p in pnics):
+                    placed[host] = sorted(p for pnics in lags.values() for p in pnics)
+        if not specs and not placed:
+            return None
+        lags_key = f"{key}/lags"
+        parts = [f"{s.operation} {s.lacpGroupConfig.name}" for s in specs]
+        parts += [f"{', '.join(p)} of {h} into their LAGs" for h, p in placed.items()]
+        self._add(Op.UPDATE, "lacp", lags_key, f"LAGs of distributed switch {sw.name}: {'; '.join(parts)}", sw.id,
+                  datacenter=dc, name=sw.name, lags=want, lag_pnics=lag_pnics, members=members, needs=[key],
+                  teaming=teaming, order=order, label=f"LAGs of distributed switch {sw.name}")
+        return lags_key
 
     def _taken_by_dvs(self, members: dict[str, list[str]], dvs: str) -> str:
         """What joining ``dvs`` with these pNICs takes away from the switches that use them now."""
@@ -300,14 +372,17 @@ class Planner:
                  if (host := self.inv.host(name)) is not None]
         return "; ".join(t for t in taken if t)
 
-    def _dvportgroup(self, sw: Switch, pg: Any, dc: str, needs: str | None) -> None:
+    def _dvportgroup(self, sw: Switch, pg: Any, dc: str, needs: list[str]) -> None:
         vlan = parse_vlan(pg.vlan, SwitchKind.VDS)
         teaming = replace(pg.teaming, lag=None) if pg.teaming is not None else None   # else the switch's
+        order = self._order(sw, pg)
         data = dict(datacenter=dc, dvs=sw.name, name=pg.name, vlan=str(vlan.tag or 0) if vlan.mode is not VlanMode.TRUNK
                     else "trunk", ranges=[list(r) for r in vlan.ranges], security=security_data(pg.security),
-                    needs=[needs] if needs else [], label=f"distributed portgroup {pg.name}",
-                    teaming=teaming_data(teaming), pvlan=pg.pvlan)
+                    needs=needs, label=f"distributed portgroup {pg.name}",
+                    teaming=teaming_data(teaming), pvlan=pg.pvlan, order=list(order) if order else None)
         current = self.inv.dvpg(pg.name, dc)
+        if order is None and current is not None and current.order is not None:
+            data["order"] = []          # back to the switch's order
         key = f"{dc}/{pg.name}"
         label = data["label"]
         if current is None:
@@ -325,6 +400,10 @@ class Planner:
             diffs.append("teaming policy")
         if current.pvlan != pg.pvlan:
             diffs.append(f"private VLAN {current.pvlan or 'none'} -> {pg.pvlan or 'none'}")
+        if isinstance(order, tuple) and current.order != order:
+            diffs.append("uplink order " + " > ".join(order[0] + [f"{n} (standby)" for n in order[1]]))
+        elif data["order"] == []:
+            diffs.append("uplink order of the switch")
         if diffs:
             self._add(Op.UPDATE, "dvportgroup", key, f"{label}: {', '.join(diffs)}", pg.id,
                       moid=current.ref._moId, owner=self.did, **data)
@@ -400,8 +479,8 @@ class Planner:
 
 
 def effective_teaming(sw: Switch, pg: Any) -> Teaming | None:
-    """The teaming policy a portgroup sends: its own override, else its switch's, without a LAG (a LAG's uplink
-    order is not deployed), None when the design sets none (the server's own stays)."""
+    """The teaming policy a portgroup sends: its own override, else its switch's, without a LAG (a distributed
+    portgroup names its LAG in its uplink order), None when the design sets none (the server's own stays)."""
     policy = (pg.teaming if pg is not None else None) or sw.teaming
     return replace(policy, lag=None) if policy is not None else None
 

@@ -50,16 +50,25 @@ def host_teaming(active: list[str] | None, standby: list[str] | None, data: dict
     return spec
 
 
-def dvs_teaming(data: dict[str, Any] | None) -> Any:
-    """A distributed portgroup's ``VmwareUplinkPortTeamingPolicy`` (None: inherit the switch's)."""
-    if data is None:
+def dvs_teaming(data: dict[str, Any] | None, order: list[list[str]] | None = None) -> Any:
+    """A distributed portgroup's or switch's ``VmwareUplinkPortTeamingPolicy``: the policy of ``data`` and the
+    explicit uplink ``order`` ([active, standby] dvUplink or LAG names; [] the switch's again), each only when
+    given (None: leave it)."""
+    if data is None and order is None:
         return None
-    return DVS.UplinkPortTeamingPolicy(
-        inherited=False, policy=vim.StringPolicy(inherited=False, value=data["policy"]),
-        notifySwitches=vim.BoolPolicy(inherited=False, value=data["notify"]),
-        rollingOrder=vim.BoolPolicy(inherited=False, value=not data["failback"]),
-        failureCriteria=DVS.FailureCriteria(inherited=False,
-                                            checkBeacon=vim.BoolPolicy(inherited=False, value=data["beacon"])))
+    spec = DVS.UplinkPortTeamingPolicy(inherited=False)
+    if data is not None:
+        spec.policy = vim.StringPolicy(inherited=False, value=data["policy"])
+        spec.notifySwitches = vim.BoolPolicy(inherited=False, value=data["notify"])
+        spec.rollingOrder = vim.BoolPolicy(inherited=False, value=not data["failback"])
+        spec.failureCriteria = DVS.FailureCriteria(inherited=False,
+                                                   checkBeacon=vim.BoolPolicy(inherited=False, value=data["beacon"]))
+    if order == []:
+        spec.uplinkPortOrder = DVS.UplinkPortOrderPolicy(inherited=True)
+    elif order is not None:
+        spec.uplinkPortOrder = DVS.UplinkPortOrderPolicy(inherited=False, activeUplinkPort=order[0],
+                                                         standbyUplinkPort=order[1])
+    return spec
 
 
 def _value(field: Any) -> Any:
@@ -78,12 +87,13 @@ def read_teaming(policy: Any) -> Teaming | None:
                    True if notify is None else bool(notify), not rolling)
 
 
-def fold_teaming(sw: Switch) -> None:
+def fold_teaming(sw: Switch, guess: bool = True) -> None:
     """Imported policies as a design says them: a portgroup repeating its switch's policy holds none of its own.
-    When the server tells no switch policy (vcsim keeps no standard switch spec; vnetbench sends the switch's
-    policy to each portgroup), the one most portgroups hold (the first of equals) is taken for the switch's."""
+    When the server tells no standard switch's policy (vcsim keeps no standard switch spec; vnetbench sends the
+    switch's policy to each portgroup), the one most portgroups hold (the first of equals) is taken for the
+    switch's (``guess``; a distributed switch's default port policy is always what the server holds)."""
     policies = [pg.teaming for pg in sw.portgroups if pg.teaming is not None]
-    if sw.teaming is None and policies:
+    if guess and sw.teaming is None and policies:
         sw.teaming = max(policies, key=policies.count)
     for pg in sw.portgroups:
         if pg.teaming == sw.teaming:
