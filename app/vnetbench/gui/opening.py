@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar
+from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy
 
 from ..backends import Cancelled
 from ..model import Index, TopologyFileError, load
@@ -56,10 +56,16 @@ class Opener(QObject):
         self.window = window
         self.task: Task | None = None
         self.busy = False
+        # The progress must not change the window's geometry: a status bar one pixel taller, or a window widened
+        # to fit the label's text, resizes the canvas, and the design being replaced (10,000 VMs) is painted
+        # whole again, twice in one turn of the event loop (over 100 ms). The bar is no taller than a line of
+        # text and the label takes the width the status bar has, eliding nothing the person needs.
+        self.label = QLabel()
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(220)
+        self.bar.setMaximumHeight(self.label.fontMetrics().height())
         self.bar.setTextVisible(False)
-        self.label = QLabel()
         self.pending: tuple[str, bool, float] = ("", False, 0.0)
         window.installEventFilter(self)
 
@@ -155,7 +161,7 @@ class Opener(QObject):
     def _show(self, text: str, done: int, total: int) -> None:
         """The progress in the status bar (its widgets are there only while an open is under way)."""
         if not self.label.isVisible():
-            self.window.statusBar().addWidget(self.label)
+            self.window.statusBar().addWidget(self.label, 1)
             self.window.statusBar().addWidget(self.bar)
             self.label.show()
             self.bar.show()
