@@ -29,6 +29,7 @@ from ...measure import Run, RunStatus, RunStore, Sample, Scenario, TestSpec, Var
 from ...measure.runner import measure_locks
 from ...model import Change, TopologyFileError, load
 from ...predict import Prediction
+from ..family_box import FAMILY_FIELDS
 from ..needs import UsesConnection
 from ..workbench import Workbench
 from ..worker import Task
@@ -207,9 +208,19 @@ class MeasureDock(UsesConnection, QDockWidget):
         return self.backend
 
     def _design_changed(self, change: Change) -> None:
-        """Another design opened, or this one renamed: the stored runs follow it."""
+        """Another design opened, or this one renamed: the stored runs follow it. The family switch follows
+        the families the design uses."""
         if change.op == "reset" or (change.obj is self.workbench.topology and change.field == "name"):
             self.runs.follow(self.workbench.topology)
+        if change.op in ("reset", "insert", "remove") or change.field in FAMILY_FIELDS:
+            self.controls.follow(self.workbench.topology)
+
+    def _predict(self, src: str, dst: str, spec: TestSpec) -> Prediction:
+        """The prediction the run is compared with: the one of the family it measures."""
+        engine = self.workbench.engine
+        if (engine.family or self.controls.family.families[0]) != spec.family:
+            engine = self.workbench.family_engine(spec.family)
+        return engine.predict(src, dst, proto=spec.proto)
 
     # --- running -----------------------------------------------------------------------------------------
 
@@ -231,7 +242,7 @@ class MeasureDock(UsesConnection, QDockWidget):
         if not self._lock(backend, [self.workbench.topology.id]):
             return
         try:
-            prediction = self.workbench.engine.predict(pair.src, pair.dst, proto=spec.proto)
+            prediction = self._predict(pair.src, pair.dst, spec)
         except (ValueError, LookupError) as exc:
             self._release()
             self._show_error(str(exc))
