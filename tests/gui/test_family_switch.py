@@ -67,7 +67,8 @@ def test_an_address_edit_that_adds_ipv6_offers_the_switch(qtbot):
     measure, deploy = docks(qtbot, design)
     nic = design.vms[0].vnics[0]
     Editor(measure.workbench).set(nic, "addresses", ["2001:db8:30::10/64"])
-    assert measure.controls.family.isVisibleTo(measure) and deploy.verify_family.isVisibleTo(deploy)
+    qtbot.waitUntil(lambda: measure.controls.family.isVisibleTo(measure) and deploy.verify_family.isVisibleTo(deploy),
+                    timeout=2000)   # on the next turn of the event loop
 
 
 @pytest.mark.lab

@@ -29,7 +29,7 @@ from ...measure import Run, RunStatus, RunStore, Sample, Scenario, TestSpec, Var
 from ...measure.runner import measure_locks
 from ...model import Change, TopologyFileError, load
 from ...predict import Prediction
-from ..family_box import FAMILY_FIELDS
+from ..family_box import follow_later
 from ..needs import UsesConnection
 from ..workbench import Workbench
 from ..worker import Task
@@ -144,6 +144,7 @@ class MeasureDock(UsesConnection, QDockWidget):
         self.runs.told.connect(self.result.setText)
         workbench.pairRequested.connect(self.set_pair)
         workbench.designChanged.connect(self._design_changed)
+        workbench.designChanged.connect(follow_later(self, workbench.families, self.controls.follow))
         self._set_busy(False)
         self.refresh_history()
 
@@ -208,12 +209,9 @@ class MeasureDock(UsesConnection, QDockWidget):
         return self.backend
 
     def _design_changed(self, change: Change) -> None:
-        """Another design opened, or this one renamed: the stored runs follow it. The family switch follows
-        the families the design uses."""
+        """Another design opened, or this one renamed: the stored runs follow it."""
         if change.op == "reset" or (change.obj is self.workbench.topology and change.field == "name"):
             self.runs.follow(self.workbench.topology)
-        if change.op in ("reset", "insert", "remove") or change.field in FAMILY_FIELDS:
-            self.controls.follow(self.workbench.topology)
 
     def _predict(self, src: str, dst: str, spec: TestSpec) -> Prediction:
         """The prediction the run is compared with: the one of the family it measures."""

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 from ...backends import Backend, discover
 from ...measure import Run, RunStatus, RunStore, Sample, TestKind, TestSpec, compare, make_run, measure
 from ...measure.result import summary_lines
+from ...model.families import Family
 from ...predict import Prediction
 from ..endpoints import EndpointPicker
 from ..family_box import FamilyBox
@@ -82,7 +83,7 @@ class RunControls(QWidget):
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         self.protocol.currentIndexChanged.connect(self._kind_changed)
         self.family.currentIndexChanged.connect(self._kind_changed)
-        self.follow(workbench.topology)
+        self.follow(workbench.families())
 
     def _kind_changed(self, *_args: object) -> None:
         kind = TestKind(self.kind_box.currentData())
@@ -107,9 +108,9 @@ class RunControls(QWidget):
         ipv6.setToolTip(RR_IPV4_ONLY + " Choose another test to measure over IPv6." if round_trip else "")
         self.family_note.setVisible(self.family.dual and (over_ipv6 or round_trip))
 
-    def follow(self, topology) -> None:
-        """Offer the family switch when ``topology`` uses both families (``FamilyBox.follow``)."""
-        self.family.follow(topology)
+    def follow(self, families: list[Family]) -> None:
+        """Offer the family switch when the design uses both ``families`` (``FamilyBox.follow``)."""
+        self.family.follow(families)
         self._form.setRowVisible(self.family, self.family.dual)
         self._kind_changed()
 

@@ -30,7 +30,7 @@ from ...backends.contract import CONFIRM_CONNECTIVITY
 from ...model import Change, Index, Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
-from ..family_box import FAMILY_FIELDS, FamilyBox
+from ..family_box import FamilyBox, follow_later
 from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench
 from .verify import VerifyRunner, failure_text
@@ -196,7 +196,8 @@ class DeployDock(QDockWidget):
         self.verify_button.clicked.connect(lambda: self.verifier.start(self.verify_family.family))
         self.verifier.progress.connect(lambda done, total, text: self.message.setText(f"Verifying: {text}"))
         self.verifier.verified.connect(lambda v: self.message.setText(self.verifier.headline(v)))
-        self.verify_family.follow(workbench.topology)
+        self.verify_family.follow(workbench.families())
+        workbench.designChanged.connect(follow_later(self, workbench.families, self.verify_family.follow))
         self.verifier.failed.connect(lambda error: self.message.setText(failure_text(error)))
         workbench.designChanged.connect(self._design_changed)
         self._set_busy(False)
@@ -362,10 +363,7 @@ class DeployDock(QDockWidget):
         self._run("Applying…", work, self._applied)
 
     def _design_changed(self, change: Change) -> None:
-        """Another design opened: its plan is not this one's, nor are the canvas badges. The family switch
-        follows the families the design uses."""
-        if change.op in ("reset", "insert", "remove") or change.field in FAMILY_FIELDS:
-            self.verify_family.follow(self.workbench.topology)
+        """Another design opened: its plan is not this one's, nor are the canvas badges."""
         if change.op != "reset" or self.task is not None:
             return
         self.plan, self.results, self._plan_revision = None, [], -1

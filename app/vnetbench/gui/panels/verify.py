@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, Signal
 from ...backends import Backend, BackendError, CancelToken, ProgressFn, backend_class
 from ...measure.store import RunStore, StoreError
 from ...measure.verify import Outcome, Verification, Verifier, plan_pairs
-from ...model.families import families_in
 from ...predict import Engine
 from ..worker import Task
 
@@ -65,7 +64,7 @@ class VerifyRunner(QObject):
             return
         backend = self.backend()
         design_of = self.workbench.snapshot()
-        self.family = family or families_in(self.workbench.topology)[0]
+        self.family = family or self.workbench.families()[0]
         fam = self.family
 
         def work(progress: ProgressFn, cancel: CancelToken) -> Verification:
@@ -100,7 +99,7 @@ class VerifyRunner(QObject):
 
     def headline(self, result: Verification) -> str:
         """The result's headline, naming the family it was verified over when the design uses both (or IPv6)."""
-        dual = len(families_in(self.workbench.topology)) > 1
+        dual = len(self.workbench.families()) > 1
         return result.headline() + (f" over IPv{self.family}" if dual or self.family == 6 else "")
 
 
