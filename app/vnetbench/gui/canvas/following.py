@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import cast
 
-from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtCore import QObject, QPointF, QRectF, QTimer
 from PySide6.QtWidgets import QGraphicsScene
 
 from ...layout import content as layout_content
@@ -203,7 +204,7 @@ class Following:
         # The next slice comes from a timer, not a posted call: posted calls run back to back with the scene's own
         # (its dirty items, tens of milliseconds after a slice), so two slices and the scene's work between them
         # ran as one 100 ms block; as a timer, each slice waits its turn with the window's other timers and input.
-        turn = QTimer(self)
+        turn = QTimer(cast(QObject, self))   # (a DesignScene)
         turn.setSingleShot(True)
         turn.setInterval(0)
 

@@ -213,7 +213,7 @@ class MeasureDock(UsesConnection, QDockWidget):
         if change.op == "reset" or (change.obj is self.workbench.topology and change.field == "name"):
             self.runs.follow(self.workbench.topology)
 
-    def _predict(self, src: str, dst: str, spec: TestSpec) -> Prediction:
+    def _predict(self, src: str | None, dst: str | None, spec: TestSpec) -> Prediction:
         """The prediction the run is compared with: the one of the family it measures."""
         engine = self.workbench.engine
         if (engine.family or self.controls.family.families[0]) != spec.family:
