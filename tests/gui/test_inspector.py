@@ -336,3 +336,20 @@ def test_a_vnic_shows_its_further_addresses_and_ipv6_gateway(window):
     assert "2001:db8:30::zz is not a valid IP address" in win.inspector.messages["vnics.0.gateway6"].text()
     type_into(win, "vnics.0.gateway6", "fe80::1%eth0")
     assert nic.gateway6 == "fe80::1%eth0"
+
+
+def test_a_vnics_further_addresses_are_checked_and_written_in_short_form(window):
+    win = window
+    vm = win.editor.add("vm", 300, 0)
+    win.workbench.select([vm])
+    nic = next(v for v in win.workbench.topology.vms if v.id == vm).vnics[0]
+    before = list(nic.addresses or [])
+    type_into(win, "vnics.0.addresses", "2001:db8:30::zz/64")
+    assert list(nic.addresses or []) == before   # refused in the field, with the reason beside it
+    message = win.inspector.messages["vnics.0.addresses"].text()
+    assert "2001:db8:30::zz is not a valid IP address" in message and "\n" not in message
+    type_into(win, "vnics.0.addresses", "2001:db8:30::11")
+    assert "add the prefix length, like 2001:db8:30::11/64" in win.inspector.messages["vnics.0.addresses"].text()
+    type_into(win, "vnics.0.addresses", "2001:DB8:30:0:0:0:0:11/64, 10.30.0.11/24")
+    assert nic.addresses == ["2001:db8:30::11/64", "10.30.0.11/24"]   # RFC 5952: lower case, zeros folded
+    assert "2001:db8:30::11/64" in win.inspector.fields["vnics.0.addresses"].text()

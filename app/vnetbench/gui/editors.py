@@ -92,7 +92,10 @@ class TextEditor:
             self.inspector.workbench.status.emit(f"{self.field}: {self.message.text()}")
             return
         self.dirty = False
-        self.commit(self.value())
+        value = self.value()
+        self.commit(value)
+        if isinstance(value, list) and self.shown(value) != self.widget.text():
+            self.widget.setText(self.shown(value))  # as stored: addresses in their canonical short form
 
     def commit(self, value: Any, merge: bool = False) -> None:
         current = getattr(self.obj, self.field)

@@ -95,6 +95,8 @@ def parse(text: str, hint: Any, field: str, switch_kind: SwitchKind | None = Non
             raise FieldError("write a number") from None
     if typing.get_origin(inner) is list:
         items = [t.strip() for t in text.split(",") if t.strip()]
+        if field == "addresses":  # an interface's further addresses, either family
+            return [_checked_address(t) for t in items]
         if index is not None:
             unknown = [t for t in items if t not in index]
             if unknown:
@@ -119,12 +121,23 @@ def address_problem(text: str, with_prefix: bool) -> str | None:
         return f"{address or 'an empty text'} is not a valid IP address{_why_not(address)}"
     if not with_prefix:
         return None
+    usual = 64 if parsed.version == 6 else 24
     if not slash:
-        return f"add the prefix length, like {address}/24"
+        return f"add the prefix length, like {address}/{usual}"
     longest = parsed.max_prefixlen
     if not prefix.isdigit() or int(prefix) > longest:
-        return f"/{prefix} is not a prefix length for IPv{parsed.version}: use 0 to {longest}, like {address}/24"
+        return f"/{prefix} is not a prefix length for IPv{parsed.version}: use 0 to {longest}, like {address}/{usual}"
     return None
+
+
+def _checked_address(text: str) -> str:
+    """One address/prefix of an interface, in its canonical form (IPv6 short, RFC 5952); ``FieldError`` says
+    what is wrong and how to write it."""
+    problem = address_problem(text, with_prefix=True)
+    if problem:
+        raise FieldError(f"{problem} (list addresses separated by commas, like 2001:db8:10::11/64)")
+    address, _, prefix = text.partition("/")
+    return f"{ipaddress.ip_address(address)}/{prefix}"
 
 
 def _why_not(address: str) -> str:

@@ -4,8 +4,8 @@ A small file (most hand-made designs) opens at once, as before. A large one is r
 worker thread (``Task``) while the status bar shows what is happening and how far along; then the canvas draws
 it in slices of a few tens of milliseconds (``DesignScene.sync_gradually``), so the window repaints and takes
 input between slices; a large design being replaced goes the same way, whatever the size of the new one. The
-worker also makes what the docks would otherwise make on the GUI thread: the design's pickle (their snapshots)
-and its id index. The design is left out of later full collections once read and drawn (``collector.settle``).
+worker also makes what the docks would otherwise make on the GUI thread: the design's pickle (their snapshots),
+its id index and the address families it uses (the family switches). The design is left out of later full collections once read and drawn (``collector.settle``).
 Closing the window (Ctrl+Q) during an open quits at once: the worker is a daemon thread and nothing waits on it.
 """
 
@@ -17,10 +17,11 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar
+from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy
 
 from ..backends import Cancelled
 from ..model import Index, TopologyFileError, load
+from ..model.families import families_in
 from .canvas.layout import fill_layout, remembered
 from .collector import settle
 from .worker import Task, background_hold
@@ -56,10 +57,16 @@ class Opener(QObject):
         self.window = window
         self.task: Task | None = None
         self.busy = False
+        # The progress must not change the window's geometry: a status bar one pixel taller, or a window widened
+        # to fit the label's text, resizes the canvas, and the design being replaced (10,000 VMs) is painted
+        # whole again, twice in one turn of the event loop (over 100 ms). The bar is no taller than a line of
+        # text and the label takes the width the status bar has, eliding nothing the person needs.
+        self.label = QLabel()
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(220)
+        self.bar.setMaximumHeight(self.label.fontMetrics().height())
         self.bar.setTextVisible(False)
-        self.label = QLabel()
         self.pending: tuple[str, bool, float] = ("", False, 0.0)
         window.installEventFilter(self)
 
@@ -95,7 +102,8 @@ class Opener(QObject):
             progress(1, 3, f"Opening {name}: laying out {len(topology.vms):,} VMs\u2026")
             fill_layout(topology)
             cancel.check()
-            return topology, planned_rect(topology), pickle.dumps(topology, pickle.HIGHEST_PROTOCOL), Index(topology)
+            return (topology, planned_rect(topology), pickle.dumps(topology, pickle.HIGHEST_PROTOCOL), Index(topology),
+                    families_in(topology))
 
         self.pending = (path, example, started)
         task = Task(work)
@@ -121,7 +129,7 @@ class Opener(QObject):
         self._fail(str(exc) if not isinstance(exc, Cancelled) else "Cancelled", self.pending[1])
 
     def _draw(self, laid_out: tuple) -> None:
-        topology, rect, data, index = laid_out
+        topology, rect, data, index, families = laid_out
         path, example, started = self.pending
         if self.task is not None and self.task.token.cancelled or not self.window.isVisible():
             self._fail("Cancelled", example)
@@ -146,7 +154,7 @@ class Opener(QObject):
         scene.drawn.connect(drawn)
         settle()  # the design just read is left out of the collections while it is drawn
         background_hold().hold()     # the docks' recomputations start once the design is drawn
-        self.window.workbench.captured(topology, data, index)
+        self.window.workbench.captured(topology, data, index, families)
         self.window.finish_open(topology, path, example)
         # Zoomed to where the design will be before a box is drawn: far out, the boxes inside hosts are made
         # hidden, rather than made and then hidden all at once when the drawing is fitted.
@@ -155,7 +163,7 @@ class Opener(QObject):
     def _show(self, text: str, done: int, total: int) -> None:
         """The progress in the status bar (its widgets are there only while an open is under way)."""
         if not self.label.isVisible():
-            self.window.statusBar().addWidget(self.label)
+            self.window.statusBar().addWidget(self.label, 1)
             self.window.statusBar().addWidget(self.bar)
             self.label.show()
             self.bar.show()

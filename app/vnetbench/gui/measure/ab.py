@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
 from ...backends import Backend, BackendError
 from ...measure import Run, RunStatus, Sample, TestSpec, Variant, prepare_side, run_sides
 from ...model import Topology, load
-from ...predict import Prediction, predict
+from ...predict import Engine, Prediction
 from ..dialogs import open_path
 from ..endpoints import EndpointPicker
 from ..workbench import Snapshot, Workbench
@@ -100,7 +100,7 @@ def ab_work(backend: Backend, snapshot: Snapshot, spec: TestSpec, a: Variant, b:
     backend_name = getattr(backend, "name", "")
 
     def predictor(design: Topology, src: str, dst: str) -> Prediction:
-        return predict(design, src, dst, proto=spec.proto)
+        return Engine(design, spec.family).predict(src, dst, proto=spec.proto)   # the family measured
 
     def work(progress: Any, cancel: Any) -> list[Run]:
         design_a = snapshot()

@@ -29,6 +29,7 @@ from ...measure import Run, RunStatus, RunStore, Sample, Scenario, TestSpec, Var
 from ...measure.runner import measure_locks
 from ...model import Change, TopologyFileError, load
 from ...predict import Prediction
+from ..family_box import follow_later
 from ..needs import UsesConnection
 from ..workbench import Workbench
 from ..worker import Task
@@ -143,6 +144,7 @@ class MeasureDock(UsesConnection, QDockWidget):
         self.runs.told.connect(self.result.setText)
         workbench.pairRequested.connect(self.set_pair)
         workbench.designChanged.connect(self._design_changed)
+        workbench.designChanged.connect(follow_later(self, workbench.families, self.controls.follow))
         self._set_busy(False)
         self.refresh_history()
 
@@ -211,6 +213,13 @@ class MeasureDock(UsesConnection, QDockWidget):
         if change.op == "reset" or (change.obj is self.workbench.topology and change.field == "name"):
             self.runs.follow(self.workbench.topology)
 
+    def _predict(self, src: str | None, dst: str | None, spec: TestSpec) -> Prediction:
+        """The prediction the run is compared with: the one of the family it measures."""
+        engine = self.workbench.engine
+        if (engine.family or self.controls.family.families[0]) != spec.family:
+            engine = self.workbench.family_engine(spec.family)
+        return engine.predict(src, dst, proto=spec.proto)
+
     # --- running -----------------------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -231,7 +240,7 @@ class MeasureDock(UsesConnection, QDockWidget):
         if not self._lock(backend, [self.workbench.topology.id]):
             return
         try:
-            prediction = self.workbench.engine.predict(pair.src, pair.dst, proto=spec.proto)
+            prediction = self._predict(pair.src, pair.dst, spec)
         except (ValueError, LookupError) as exc:
             self._release()
             self._show_error(str(exc))

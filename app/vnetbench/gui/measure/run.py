@@ -7,18 +7,23 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QProgressBar,
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ...backends import Backend, discover
 from ...measure import Run, RunStatus, RunStore, Sample, TestKind, TestSpec, compare, make_run, measure
 from ...measure.result import summary_lines
+from ...model.families import Family
 from ...predict import Prediction
 from ..endpoints import EndpointPicker
+from ..family_box import FamilyBox
 from ..workbench import Snapshot, Workbench
 
 _KIND_TEXT = {"throughput": "Throughput (iperf3)", "sweep": "Message-size sweep (iperf3)",
               "rr": "Round trip 1024/1024 (sockperf)", "pps": "UDP 64 B packet rate (iperf3)"}
+#: Why round trips and IPv6 exclude each other (``TestSpec.check`` refuses the pair with the same reason).
+RR_IPV4_ONLY = "Round trips run sockperf, whose Debian 12 version (3.7) takes IPv4 addresses only."
 
 
 class RunControls(QWidget):
@@ -38,6 +43,11 @@ class RunControls(QWidget):
         self.udp_rate = QDoubleSpinBox(minimum=0.1, maximum=100000, value=100.0, suffix=" Mbit/s")
         self.size = QSpinBox(minimum=14, maximum=65000, value=1024, suffix=" B")
         self.reverse = QCheckBox("Reverse (B sends)")
+        self.family = FamilyBox("The address family the test runs over (the design uses both); the prediction "
+                                "beside the curve is that family's")
+        self.family_note = QLabel(RR_IPV4_ONLY)
+        self.family_note.setWordWrap(True)
+        self.family_note.hide()
         self.backend_box = QComboBox()
         for info in discover():  # by the manifest's title: no plugin is imported until it measures
             if info.exception is None:
@@ -54,6 +64,10 @@ class RunControls(QWidget):
         form.addRow("Duration", row(self.duration, self.streams))
         form.addRow("Protocol", row(self.protocol, self.udp_rate))
         form.addRow("Message", row(self.size, self.reverse))
+        form.addRow("Family", self.family)
+        form.setRowVisible(self.family, False)
+        form.addRow(self.family_note)
+        self._form = form
         form.addRow("Backend", self.backend_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -68,7 +82,8 @@ class RunControls(QWidget):
         actions.addWidget(self.progress)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         self.protocol.currentIndexChanged.connect(self._kind_changed)
-        self._kind_changed()
+        self.family.currentIndexChanged.connect(self._kind_changed)
+        self.follow(workbench.families())
 
     def _kind_changed(self, *_args: object) -> None:
         kind = TestKind(self.kind_box.currentData())
@@ -77,12 +92,33 @@ class RunControls(QWidget):
         self.udp_rate.setEnabled(kind is TestKind.THROUGHPUT and self.protocol.currentText() == "udp")
         self.size.setEnabled(kind is TestKind.RR)
         self.duration.setToolTip("per message size" if kind is TestKind.SWEEP else "")
+        self._exclude_rr_over_ipv6(kind)
+
+    def _exclude_rr_over_ipv6(self, kind: TestKind) -> None:
+        """A round trip cannot run over IPv6: while one is chosen, IPv6 cannot be, and the other way round,
+        with the reason in a note under the form (only a dual-stack design offers the choice)."""
+        kinds, families = self.kind_box.model(), self.family.model()
+        assert isinstance(kinds, QStandardItemModel) and isinstance(families, QStandardItemModel)
+        rr = kinds.item(self.kind_box.findData(TestKind.RR.value))
+        ipv6 = families.item(self.family.findData(6))
+        over_ipv6, round_trip = self.family.family == 6, kind is TestKind.RR
+        rr.setEnabled(not over_ipv6)
+        rr.setToolTip(RR_IPV4_ONLY + " Choose IPv4 to measure round trips." if over_ipv6 else "")
+        ipv6.setEnabled(not round_trip)
+        ipv6.setToolTip(RR_IPV4_ONLY + " Choose another test to measure over IPv6." if round_trip else "")
+        self.family_note.setVisible(self.family.dual and (over_ipv6 or round_trip))
+
+    def follow(self, families: list[Family]) -> None:
+        """Offer the family switch when the design uses both ``families`` (``FamilyBox.follow``)."""
+        self.family.follow(families)
+        self._form.setRowVisible(self.family, self.family.dual)
+        self._kind_changed()
 
     def spec(self) -> TestSpec:
         return TestSpec(TestKind(self.kind_box.currentData()), duration=self.duration.value(),
                         streams=self.streams.value(), protocol=self.protocol.currentText(),
                         udp_rate_mbps=self.udp_rate.value(), message_size=self.size.value(),
-                        reverse=self.reverse.isChecked())
+                        reverse=self.reverse.isChecked(), family=self.family.family)
 
 
 def row(*widgets: QWidget) -> QWidget:

@@ -30,6 +30,7 @@ from ...backends.contract import CONFIRM_CONNECTIVITY
 from ...model import Change, Index, Topology
 from ..colors import DEPLOY_COLORS, DEPLOY_SYMBOLS
 from ..connect import ConnectDialog, describe_error, describe_target
+from ..family_box import FamilyBox, follow_later
 from ..plain import plain, tip as plain_tip
 from ..workbench import Workbench
 from .verify import VerifyRunner, failure_text
@@ -152,6 +153,8 @@ class DeployDock(QDockWidget):
         self.verify_button = QPushButton("Verify")
         self.verify_button.setToolTip("Probe the deployed design pair by pair against its prediction "
                                       "(the matrix dock colours the result)")
+        self.verify_family = FamilyBox("The address family Verify probes over (the design uses both): ping -6 "
+                                       "and TCP over IPv6 against the IPv6 prediction")
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.hide()
@@ -169,7 +172,7 @@ class DeployDock(QDockWidget):
         top.addRow(self.settings_label, self.settings)
         buttons = QHBoxLayout()
         for button in (self.plan_button, self.apply_button, self.teardown_button, self.verify_button,
-                       self.cancel_button):
+                       self.verify_family, self.cancel_button):
             buttons.addWidget(button)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -190,9 +193,11 @@ class DeployDock(QDockWidget):
         self.teardown_button.clicked.connect(self.start_teardown)
         self.cancel_button.clicked.connect(self.cancel)
         self.verifier = VerifyRunner.of(workbench)
-        self.verify_button.clicked.connect(self.verifier.start)
+        self.verify_button.clicked.connect(lambda: self.verifier.start(self.verify_family.family))
         self.verifier.progress.connect(lambda done, total, text: self.message.setText(f"Verifying: {text}"))
-        self.verifier.verified.connect(lambda v: self.message.setText(v.headline()))
+        self.verifier.verified.connect(lambda v: self.message.setText(self.verifier.headline(v)))
+        self.verify_family.follow(workbench.families())
+        workbench.designChanged.connect(follow_later(self, workbench.families, self.verify_family.follow))
         self.verifier.failed.connect(lambda error: self.message.setText(failure_text(error)))
         workbench.designChanged.connect(self._design_changed)
         self._set_busy(False)

@@ -36,6 +36,7 @@ from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TE
 from ..plain import plain, tip as plain_tip
 from ..workbench import Snapshot, Workbench, affects_traffic
 from ..worker import Latest, Work
+from ..family_box import FamilyBox
 from .verify import OUTCOME_COLORS, VerifyRunner, failure_text
 
 VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
@@ -363,12 +364,8 @@ class MatrixDock(QDockWidget):
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter VMs by name")
         self.filter.setClearButtonEnabled(True)
-        self.family = QComboBox()
-        self.family.addItem("IPv4", 4)
-        self.family.addItem("IPv6", 6)
-        self.family.setToolTip(f"The address family the matrix shows; {FAMILIES_DIFFER} marks a pair whose "
-                               "verdict the other family gives differently")
-        self.family.hide()   # shown for a design with both families
+        self.family = FamilyBox(f"The address family the matrix shows; {FAMILIES_DIFFER} marks a pair whose "
+                                "verdict the other family gives differently")   # shown as each result says
         self.verdict_filter = QComboBox()
         self.verdict_filter.addItem("every verdict", None)
         for verdict in VERDICTS:
@@ -378,6 +375,8 @@ class MatrixDock(QDockWidget):
         self.progress.hide()
         self.summary = plain(QLabel())
         self.legend = plain(QLabel())
+        for label in (self.summary, self.legend):  # a long line wraps: unwrapped, it widened the whole window
+            label.setWordWrap(True)
         self.legend.hide()
 
         self.model = MatrixModel(self)
@@ -423,7 +422,8 @@ class MatrixDock(QDockWidget):
         self.verdict_filter.currentIndexChanged.connect(self._refilter)
         self.family.currentIndexChanged.connect(self._family_chosen)
         self.verifier = VerifyRunner.of(workbench)
-        self.verify_button.clicked.connect(self.verifier.start)
+        self.verify_button.clicked.connect(  # in the family shown
+            lambda: self.verifier.start(self.result.family if self.result is not None else None))
         self.verifier.started.connect(lambda: self.verify_button.setEnabled(False))
         self.verifier.progress.connect(self._progress)
         self.verifier.progress.connect(lambda *_: self.progress.show())
@@ -472,7 +472,7 @@ class MatrixDock(QDockWidget):
         self.progress.hide()
         self.model.observed = {(c.src, c.dst): c for c in verification.cells}
         self._refilter()
-        self.summary.setText(verification.headline())
+        self.summary.setText(self.verifier.headline(verification))
 
     def _verify_failed(self, error: BaseException) -> None:
         self.verify_button.setEnabled(True)

@@ -1,7 +1,8 @@
 """Verify from the designer: one verification of the deployed design at a time, shared by the matrix dock and
 the deploy dock, run off the GUI thread with progress and Cancel (``vnetbench.measure.verify`` does the work).
 
-The backend is the deploy dock's connection when there is one, else the local lab. The matrix dock colours each
+The backend is the deploy dock's connection when there is one, else the local lab. A dual-stack design is verified
+in the family the asking dock's switch names (the CLI's ``verify --family``). The matrix dock colours each
 verified cell by its outcome (``OUTCOME_COLORS``) and says in its tooltip where reality differs.
 """
 
@@ -42,6 +43,7 @@ class VerifyRunner(QObject):
         self.workbench = workbench
         self.task: Task | None = None
         self.latest: Verification | None = None
+        self.family: int = 4            # the address family of the verification running or last run
         self._own: Backend | None = None
 
     @property
@@ -56,18 +58,23 @@ class VerifyRunner(QObject):
             self._own = backend_class("local")()
         return self._own
 
-    def start(self) -> None:
+    def start(self, family: int | None = None) -> None:
+        """Verify over ``family`` (4 or 6; None: the design's first family, IPv4 when it has it)."""
         if self.busy:
             return
         backend = self.backend()
         design_of = self.workbench.snapshot()
+        self.family = family or self.workbench.families()[0]
+        fam = self.family
 
         def work(progress: ProgressFn, cancel: CancelToken) -> Verification:
             design = design_of()
-            engine = Engine(design)
+            engine = Engine(design, 6 if fam == 6 else 4)
             matrix = engine.matrix()
             plans, scope, left = plan_pairs(design, matrix.endpoints, matrix.classes, engine.predict)
-            result = Verifier(backend, design, plans, scope, progress=progress, cancel=cancel, limits=left).run()
+            scope += ", IPv6" if fam == 6 else ""   # as ``vnetbench verify --family 6`` stores it
+            result = Verifier(backend, design, plans, scope, progress=progress, cancel=cancel, limits=left,
+                              family=fam).run()
             try:
                 RunStore().add_verification(result)
             except StoreError as exc:
@@ -87,8 +94,13 @@ class VerifyRunner(QObject):
 
     def _done(self, result: Verification) -> None:
         self.latest = result
-        self.workbench.status.emit(result.headline())
+        self.workbench.status.emit(self.headline(result))
         self.verified.emit(result)
+
+    def headline(self, result: Verification) -> str:
+        """The result's headline, naming the family it was verified over when the design uses both (or IPv6)."""
+        dual = len(self.workbench.families()) > 1
+        return result.headline() + (f" over IPv{self.family}" if dual or self.family == 6 else "")
 
 
 def failure_text(error: BaseException) -> str:
