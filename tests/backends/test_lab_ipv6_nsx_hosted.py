@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 from lab_designs import unique_id
 from lab_verify import verify_every_pair
+from test_lab_ipv6 import ping_argv
 
 from vnetbench.model import SwitchKind, Topology, load
-from vnetbench.model.families import family, interfaces
+from vnetbench.model.families import family, interfaces, link_local
+from vnetbench.predict import Engine, Verdict
 from vnetbench_local.desired import desired_lab
 
 pytestmark = pytest.mark.lab
@@ -61,6 +63,8 @@ def test_the_lab_builds_dlr_interfaces_and_host_adapters_in_both_families():
     assert nsx.reasons == []
     legs = [r.spec["a"] for r in nsx.resources.values() if r.kind == "veth" and "(DLR " in r.description]
     assert legs and all({family(a) for a in leg["addrs"]} == {4, 6} for leg in legs)
+    # a router solicits its next hop for a forwarded packet from its link-local address, which the lab gives it
+    assert all(sum(link_local(a) for a in leg["addrs"]) == 1 for leg in legs)
     neighbours = [ip for r in nsx.resources.values() if r.kind == "routes" for ip, _, _ in r.spec.get("neigh", [])]
     assert {family(ip) for ip in neighbours} == {4, 6}
     rules = " ".join(r.spec["text"] for r in nsx.resources.values() if r.kind == "nft" and r.spec["family"] == "bridge")
@@ -95,3 +99,18 @@ def test_every_pair_of_each_family_is_confirmed(lab, example):
         routed = {(c.src_name, c.dst_name) for c in result.cells if c.verdict.delivered
                   and "routed" in str(c.verdict)}
         assert routed, delivered[6]
+
+
+def test_tier1_gateways_route_ipv6_through_the_tier0_one_inside_a_host(lab):
+    """web01 -> db01 over IPv6: Tier-1 t1-tenant-a hands it to Tier-0 t0-provider, which hands it to Tier-1
+    t1-tenant-b, all three instances in esx-comp01's kernel. Each router looks its next router up with a
+    neighbour solicitation sent from its own link-local address (for a forwarded packet Linux sends none
+    without one), so the pair crosses only with the lab's link-local addresses on the DLR interfaces."""
+    design = dual_stack("nsx-t-t1-t0")
+    engine = Engine(design, 6)
+    lab.up(design)
+    for src, dst in (("vm-web01", "vm-db01"), ("vm-db01", "vm-web01")):
+        assert engine.predict(src, dst, "icmp").verdict is Verdict.IN_HOST_ROUTED
+        cmd = lab.endpoint(design, src).start(ping_argv(lab.endpoint(design, dst).address_in(6)))
+        list(cmd.lines())
+        assert cmd.wait(10) == 0, (src, dst)

@@ -109,12 +109,8 @@ def create_steps(ctx: Context, kind: str, spec: dict[str, Any], owner: int, mark
         ns, name = spec["ns"], spec["name"]
         # Learned MACs are kept a day, not the kernel's 5 minutes: a vSwitch knows its VMs' MACs and never floods
         # a frame for one of them, and a physical switch's flood of an aged entry would reach other hosts'
-        # pNICs, which verify would count as a path the prediction does not have. Multicast is flooded, not
-        # snooped: a snooping bridge sends a group only to the ports whose listener reports it saw, and a report
-        # lost while the links were wired (or one a DLR instance on another host sent over VXLAN) would keep
-        # IPv6 neighbour solicitations from the one port that answers them, where ARP's broadcast gets through.
-        return [Step(LINK_ADD, "ip", None, owner,
-                     f"link add {name} netns {ns} type bridge ageing_time {AGEING_CS} mcast_snooping 0"),
+        # pNICs, which verify would count as a path the prediction does not have.
+        return [Step(LINK_ADD, "ip", None, owner, f"link add {name} netns {ns} type bridge ageing_time {AGEING_CS}"),
                 Step(CONF, "ip", ns, owner, f"link set {name} mtu {spec['mtu']} up", 1),
                 *[Step(CONF, "ip", ns, owner, _addr_line(a, name), 3) for a in spec["addrs"]]]
     if kind == "veth":
