@@ -77,9 +77,9 @@ def test_the_lab_builds_dlr_interfaces_and_host_adapters_in_both_families():
 
 #: Why the NSX-T example's IPv6 pairs are not all confirmed yet: the prediction's, as the lab's kernel shows.
 NSX_T_IPV6 = ("the IPv6 prediction walks the tunnel endpoints' IPv4 underlay on the IPv6 view of the design, where "
-              "tor01-l3 owns no 10.51.0.1 or 10.52.0.1, so it predicts the overlay between the racks broken "
-              "(app02's 11 pairs); and it judges db01 -> srv01 delivered by the echo alone, while tor01-l3 has no "
-              "route back to db01 without en01's IPv4-only SNAT")
+              "tor01-l3 owns no 10.51.0.1 or 10.52.0.1, so it predicts the overlay between the racks broken (the 10 "
+              "pairs of app02, in the other rack); and it judges db01 -> srv01 delivered by the echo alone, while "
+              "tor01-l3 has no route back to db01 without en01's IPv4-only SNAT")
 
 
 @pytest.mark.slow
