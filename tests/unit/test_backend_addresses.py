@@ -35,4 +35,10 @@ def test_ipv6_is_written_in_its_short_form_and_refused_where_a_backend_takes_ipv
 
 
 def test_the_lab_reads_addresses_through_it():
-    assert BuilderBase._iface.func is interface_address and BuilderBase._iface.keywords == {"only": 4}
+    reasons: list[str] = []
+    builder = BuilderBase.__new__(BuilderBase)
+    builder.reasons = reasons
+    part = type("Part", (), {"ip": "2001:0db8:30::11/64", "addresses": ["10.0.0.5/255.255.255.0", "10.0.0.300/24"]})
+    assert builder._addrs(part, "vNIC web01/eth0 ip") == ["2001:db8:30::11/64", "10.0.0.5/24"]
+    assert reasons == ["vNIC web01/eth0 ip: '10.0.0.300/24' is not an address/prefix (write it like 10.0.0.5/24 "
+                       "or 2001:db8:1::5/64)"]

@@ -3,7 +3,6 @@ segments and shapers every part of the design is built from (the parts are in th
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,7 @@ from vnetbench.model.forwarding import (
 )
 from vnetbench.model.hostos import HOST_ADAPTER_SWITCHES
 
-from .names import ifname, mac_for, ns_name, pvlan_bridge_name
+from .names import ifname, link_local_for, mac_for, ns_name, pvlan_bridge_name
 from .unemulated import unemulated
 
 #: Creation order of resource kinds; deletion runs the other way round.
@@ -138,12 +137,19 @@ class BuilderBase:
                 self.reasons.append(f"switch {sw.name!r} is a {sw.kind.value}, which the local lab cannot emulate")
         self.reasons += unemulated(self.d, self.fabric)
 
-    _iface = staticmethod(functools.partial(interface_address, only=4))   # NSX, hosted NAT: IPv4 parts
-
     def _addrs(self, part: Any, where: str) -> list[str]:
         """Every address of an interface (``ip``, then ``addresses``; both families), canonical."""
         found = (interface_address(text, where, self.reasons) for text in addresses(part))
         return [a for a in found if a]
+
+    def forwarding_addrs(self, addrs: list[str], obj_id: str) -> list[str]:
+        """A forwarding interface's addresses, with a link-local one of the lab's (``link_local_for``) where it
+        has a global IPv6 address and no link-local one. Linux asks for a neighbour of a packet it forwards from
+        the interface's link-local address and sends no solicitation without one, and the namespaces here make
+        none of their own (``runner.IPV6_QUIET``); a router's interface always has one (RFC 4291)."""
+        if self.global6(addrs) is None or any(link_local(a) for a in addrs):
+            return addrs
+        return [*addrs, link_local_for(self.tag, obj_id)]
 
     @staticmethod
     def global6(addrs: list[str]) -> str | None:
@@ -205,10 +211,11 @@ class BuilderBase:
                 br = self.bridge(ns, ifname("q", sw.id, "macvtap"), f"{sw.kind} on {name}", sw.id, sw.mtu)
             else:
                 if sw.kind in HOST_ADAPTER_SWITCHES and sw.host_address:   # the host OS's own adapter: an endpoint
-                    addr = self._iface(sw.host_address, f"switch {sw.name} host_address", self.reasons)
+                    addr = interface_address(sw.host_address, f"switch {sw.name} host_address", self.reasons)
                     addrs = (addr,) if addr else ()
-                    if addr and key.host:
-                        self.endpoints.setdefault(key.host, EndpointInfo(ns, {})).addresses[f"{sw.id}:host"] = addr
+                    if addr and key.host:     # in its address's family only, as the prediction projects it
+                        info = self.endpoints.setdefault(key.host, EndpointInfo(ns, {}))
+                        (info.addresses if family(addr) == 4 else info.addresses6)[f"{sw.id}:host"] = addr
                 label = f"{sw.name}" + (f" VLAN {key.vlan}" if key.vlan is not None else "")
                 entry = pvlan_segment_entry(sw, key.vlan)
                 if entry is not None:     # every VLAN of a private VLAN: one bridge, the roles filtered (desired_pvlan)

@@ -36,6 +36,8 @@ class GuestParts(BuilderBase):
             if why:
                 self.reasons.append(why)
             addrs = self._addrs(nic, f"vNIC {vm.name}/{nic.name} ip")
+            if forwards and not bridged:
+                addrs = self.forwarding_addrs(addrs, nic.id)
             addr = next((a for a in addrs if family(a) == 4), None)      # endpoints are reached at IPv4
             if addr:
                 addresses[nic.id] = addr

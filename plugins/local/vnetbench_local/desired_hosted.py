@@ -7,12 +7,23 @@ import ipaddress
 from typing import Any
 
 from vnetbench.backends import nftables as nft
+from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want
 from vnetbench.model import SwitchKind
+from vnetbench.model.families import address_of, gateway_of
 from vnetbench.model.forwarding import patch_problem
 
 from .desired_base import BuilderBase, veth_end
 from .names import ifname
+
+
+def ipv4_of(part: Any) -> str | None:
+    """An interface's IPv4 ``address/prefix`` (NAT translates IPv4 only), None without a well-formed one."""
+    text = address_of(part, 4)
+    try:
+        return str(ipaddress.IPv4Interface(text)) if text and "/" in text else None
+    except ValueError:
+        return None
 
 
 class HostedParts(BuilderBase):
@@ -47,7 +58,9 @@ class HostedParts(BuilderBase):
         the design gives them (``PNic.ip``/``gateway``). Without them the service borrows, in every subnet of
         the physical network's endpoints, the highest address nobody uses, and routes through the gateway most
         LAN endpoints use. A destination not on the LAN stays unreachable, and nothing outside reaches in but
-        through its port forwards (nftables dnat at the host's address), as SEMANTICS.md describes.
+        through its port forwards (nftables dnat at the host's address), as SEMANTICS.md describes. NAT
+        translates IPv4 only, as in the model: the service takes the IPv4 addresses and gateways, and the NAT
+        network's IPv6 stays on it (its guests and the host's own adapter meet there).
         """
         if not sw.host or not sw.nat_gateway:
             return
@@ -56,8 +69,8 @@ class HostedParts(BuilderBase):
             self.reasons.append(why or f"switch {sw.name}: no NAT network")
             return
         gateway = ipaddress.IPv4Address(sw.nat_gateway.split("/")[0])
-        nets = [ipaddress.IPv4Interface(n.ip).network for v in self.d.vms for n in v.vnics
-                if n.network == sw.id and n.ip and "/" in n.ip]
+        nets = [ipaddress.IPv4Interface(a).network for v in self.d.vms for n in v.vnics
+                if n.network == sw.id and (a := ipv4_of(n))]
         inside = next((n for n in nets if gateway in n), ipaddress.IPv4Network(f"{gateway}/24", strict=False))
         ns = self.netns("n", sw.id, f"NAT of {sw.name}", True)
         self.veth(veth_end(ns, "inside", addrs=(f"{gateway}/{inside.prefixlen}",)),
@@ -70,16 +83,18 @@ class HostedParts(BuilderBase):
                *(i for rt in self.d.physical_routers for i in rt.interfaces),
                *(n for v in self.d.vms for n in v.vnics if self.ix.kind(n.network) == "switch"
                  and self.ix.get(n.network).kind is SwitchKind.HOSTED_BRIDGED)]
-        used = {ipaddress.IPv4Interface(x.ip).ip for x in lan if x.ip and "/" in x.ip}
+        lan4 = [ipaddress.IPv4Interface(a) for x in lan if (a := ipv4_of(x))]
+        used = {a.ip for a in lan4}
         borrowed = []
-        for net in sorted({ipaddress.IPv4Interface(x.ip).network for x in lan if x.ip and "/" in x.ip} - {inside}):
+        for net in sorted({a.network for a in lan4} - {inside}):
             free = next((a for a in reversed(list(net.hosts())[-64:]) if a not in used), None)
             if free is not None:
                 borrowed.append(f"{free}/{net.prefixlen}")
-        gateways = [x.gateway for x in lan if getattr(x, "gateway", None)]
-        address = self._iface(own.ip, f"{self.ix.parent(own.id).name}/{own.name} ip", self.reasons)
+        gateways = [g for x in lan if (g := gateway_of(x, 4))]
+        address = interface_address(address_of(own, 4), f"{self.ix.parent(own.id).name}/{own.name} ip",
+                                    self.reasons)
         if address:
-            borrowed, gateways = [address], [own.gateway] if own.gateway else []
+            borrowed, gateways = [address], [g for g in [gateway_of(own, 4)] if g]
         hv = self.hv(sw.host)
         br = self.bridge(hv, ifname("w", sw.id), f"{sw.name} NAT outside", sw.id)
         self.veth(veth_end(ns, "outside", addrs=tuple(borrowed)), veth_end(hv, ifname("e", sw.id), br),

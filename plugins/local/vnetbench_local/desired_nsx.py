@@ -9,6 +9,7 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.backends.planning import Want
 from vnetbench.model import Action, Forwarding, ForwardMode
+from vnetbench.model.families import FAMILIES, addresses, family
 from vnetbench.model.forwarding import BYPASS_TYPES, inner_mtu
 
 from .desired_base import VTEP_NET, BuilderBase, Segment, static_routes, veth_end
@@ -21,9 +22,10 @@ class NsxParts(BuilderBase):
     def dlr(self, dlr: Any) -> None:
         """An NSX DLR: one instance per host, each with the same addresses on the local segments.
 
-        The instance on the source host routes (SEMANTICS 4.3). As in NSX, where the controller knows every
-        guest's IP and MAC, each instance gets static neighbour entries and needs no ARP of its own; bridge
-        rules keep ARP for the DLR's addresses inside each host, so a guest always finds its local instance.
+        The instance on the source host routes (SEMANTICS 4.3), in both families. As in NSX, where the
+        controller knows every guest's IP and MAC, each instance gets static neighbour entries and needs no ARP
+        or neighbour discovery of its own; bridge rules keep the DLR's answers inside each host
+        (``local_dlr_rules``), so a guest always finds its local instance.
         """
         per_host: dict[str, list[tuple[Any, Segment]]] = {}
         for itf in dlr.interfaces:
@@ -39,40 +41,59 @@ class NsxParts(BuilderBase):
                     self.reasons.append(why)
                 if seg:
                     per_host.setdefault(host, []).append((itf, seg))
-        lif_ips = sorted({str(ipaddress.IPv4Interface(i.ip).ip) for i in dlr.interfaces
-                          if self._iface(i.ip, f"DLR {dlr.name} interface {i.name} ip", [])})
+        addrs_of = {i.id: self.forwarding_addrs(self._addrs(i, f"DLR {dlr.name} interface {i.name} ip"), i.id)
+                    for i in dlr.interfaces}
         for host, items in per_host.items():
             ns = self.netns("d", dlr.id, f"DLR {dlr.name} on {self.ix.get(host).name}", True, host)
-            if dlr.routes:
-                self.routes[ns] = static_routes(dlr.routes)
             taken: set[str] = set()
+            devs: dict[str, str] = {}
             for i, (itf, seg) in enumerate(items):
-                addr = self._iface(itf.ip, f"DLR {dlr.name} interface {itf.name} ip", self.reasons)
                 name = guest_ifname(itf.name, i, taken)
                 taken.add(name)
-                self.veth(veth_end(ns, name, mac=mac_for(self.tag, itf.id, host), addrs=(addr,) if addr else ()),
+                devs[itf.name] = devs[itf.id] = name
+                self.veth(veth_end(ns, name, mac=mac_for(self.tag, itf.id, host), addrs=tuple(addrs_of[itf.id])),
                           veth_end(seg.ns, ifname("d", itf.id, host), seg.bridge),
                           f"DLR {dlr.name} {itf.name} on {self.ix.get(host).name}", dlr.id, seg.mtu)
-                if addr:
-                    net = ipaddress.IPv4Interface(addr).network
-                    for vm in self.d.vms:
-                        for nic in vm.vnics:
-                            if nic.network == itf.network and nic.ip and "/" in nic.ip and \
-                                    ipaddress.IPv4Interface(nic.ip).ip in net:
-                                self.neighbours.setdefault(ns, []).append(
-                                    [str(ipaddress.IPv4Interface(nic.ip).ip), nic.mac or mac_for(self.tag, nic.id),
-                                     name])
-                if lif_ips:
-                    ips = "{ " + ", ".join(lif_ips) + " }"
-                    rules = self.bridge_rules.setdefault(seg.ns, [])
-                    # guests ("n") and the other distributed routers' instances on this host ("d": a Tier-1
-                    # asks its Tier-0 over the router link) reach it; nothing over the overlay does
-                    for rule in (f'arp daddr ip {ips} iifname != "n*" iifname != "d*" drop comment '
-                                 f'"{dlr.name} ARP stays local"',
-                                 f'arp saddr ip {ips} oifname != "n*" oifname != "d*" drop comment '
-                                 f'"{dlr.name} ARP stays local"'):
-                        if rule not in rules:
-                            rules.append(rule)
+                self.neighbours.setdefault(ns, []).extend(self.guest_neighbours(itf.network, addrs_of[itf.id], name))
+                self.local_dlr_rules(dlr.name, seg.ns, [a for addrs in addrs_of.values() for a in addrs])
+            if dlr.routes:
+                self.routes[ns] = static_routes(dlr.routes, devs=devs)
+            if not self.neighbours[ns]:
+                del self.neighbours[ns]
+
+    def guest_neighbours(self, network: str, addrs: list[str], dev: str) -> list[list[str]]:
+        """Static neighbour entries (``[ip, mac, dev]``) for every guest address on ``network`` inside one of a
+        DLR interface's subnets ``addrs`` (both families), as NSX's controller gives each instance."""
+        nets = [ipaddress.ip_interface(a).network for a in addrs]
+        out = []
+        for vm in self.d.vms:
+            for nic in vm.vnics:
+                if nic.network != network:
+                    continue
+                for text in addresses(nic):
+                    try:
+                        ip = ipaddress.ip_interface(text).ip
+                    except ValueError:
+                        continue      # (the vNIC's own reason says why)
+                    if any(ip in net for net in nets):
+                        out.append([str(ip), nic.mac or mac_for(self.tag, nic.id), dev])
+        return out
+
+    def local_dlr_rules(self, name: str, hv: str, addrs: list[str]) -> None:
+        """Keep a DLR's address resolution inside each host, so a guest always finds its local instance: its
+        ARP and (IPv6) neighbour discovery reach guests ("n") and the other distributed routers' instances on
+        this host ("d": a Tier-1 asks its Tier-0 over the router link), nothing over the overlay."""
+        rules = self.bridge_rules.setdefault(hv, [])
+        ips = {fam: "{ " + ", ".join(sorted({str(ipaddress.ip_interface(a).ip) for a in addrs
+                                             if family(a) == fam})) + " }" for fam in FAMILIES}
+        wanted = []
+        if any(family(a) == 4 for a in addrs):
+            wanted += [f'arp daddr ip {ips[4]} iifname != "n*" iifname != "d*" drop comment "{name} ARP stays local"',
+                       f'arp saddr ip {ips[4]} oifname != "n*" oifname != "d*" drop comment "{name} ARP stays local"']
+        if any(family(a) == 6 for a in addrs):
+            wanted.append(f'ip6 saddr {ips[6]} icmpv6 type {{ nd-neighbor-solicit, nd-neighbor-advert }} '
+                          f'oifname != "n*" oifname != "d*" drop comment "{name} neighbour discovery stays local"')
+        rules.extend(r for r in wanted if r not in rules)
 
     def overlay(self) -> None:
         """NSX segments: a bridge per member host, joined by VXLAN between the hosts' tunnel endpoints.

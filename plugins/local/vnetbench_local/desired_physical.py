@@ -23,7 +23,7 @@ class PhysicalParts(BuilderBase):
             name = guest_ifname(itf.name, i, taken)
             taken.add(name)
             devs[itf.name] = devs[itf.id] = name
-            addrs = self._addrs(itf, f"router {rt.name} interface {itf.name} ip")
+            addrs = self.forwarding_addrs(self._addrs(itf, f"router {rt.name} interface {itf.name} ip"), itf.id)
             self.attach_to_port(ns, name, itf.id, itf.vlan, addrs, rt.name, rt.id, rt.switch)
         if rt.routes:
             self.routes[ns] = static_routes(rt.routes, devs=devs)

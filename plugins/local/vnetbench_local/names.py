@@ -10,6 +10,7 @@ the same when unrelated objects are added or renamed and an unchanged design pla
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from vnetbench.backends.planning import digest
@@ -65,3 +66,9 @@ def mac_for(*parts: object) -> str:
     """A locally administered unicast MAC, stable for the same parts."""
     h = digest(*parts)
     return "02:" + ":".join(h[i:i + 2] for i in range(0, 10, 2))
+
+
+def link_local_for(*parts: object) -> str:
+    """An IPv6 link-local ``address/64`` (fe80::/64 and 64 bits of the parts' hash), stable for the same parts."""
+    h = digest(*parts)[:16]
+    return f"{ipaddress.IPv6Address(int('fe80' + '0' * 12 + h, 16))}/64"
