@@ -313,6 +313,19 @@ class HostShell:
             self.attach(end["if"], {"kind": end["kind"], "bridge": end["bridge"]}, key, PART)
         self.mark(a["if"], mark, key)
 
+    def bond(self, spec: dict[str, Any], mark: str, key: str) -> None:
+        """An OVS bond of the pNIC wires ``members`` (made, unattached, by their pNIC wants), marked like a port
+        vnetbench adds; ``bond-primary`` keeps the first member active in active-backup mode."""
+        self.drop_port(spec["name"])
+        name = spec["name"]
+        self.vsctl("add-bond", spec["bridge"], name, *spec["members"], "--", "set", "port", name,
+                   *([f"tag={spec['tag']}"] if spec["tag"] is not None else []), f"bond_mode={spec['mode']}",
+                   f"lacp={spec['lacp']}", f"other_config:bond-primary={spec['members'][0]}",
+                   f"external_ids:vnetbench-key={json.dumps(key)}", f"external_ids:vnetbench-mark={mark}")
+
+    def delete_bond(self, spec: dict[str, Any]) -> None:
+        self.drop_port(spec["name"])
+
     # --- removing: what is gone already is fine; what vnetbench did not make raises ``Foreign`` --------
 
     def drop_link(self, name: str, ns: str | None = None) -> None:

@@ -1,0 +1,187 @@
+"""The fabric as admins build it, on KVM: VLAN-filtering Linux bridges and bonds of uplinks (issue 23).
+
+**A VLAN-filtering Linux bridge** is realised as an Open vSwitch bridge (the userspace datapath needs no kernel
+module, where the host kernel may have no bridge VLAN filtering): each guest port gets libvirt's ``<vlan>`` from
+its ``bridge_vlans`` through a libvirt portgroup of its own, ``trunk='yes'`` with the VLANs it carries and its
+PVID as the native tag, ``nativeMode='untagged'`` when the PVID leaves untagged, ``'tagged'`` when not, no native
+tag without a PVID (untagged frames dropped, as ``bridge vlan`` without pvid). A port that sends VLANs other
+than its PVID untagged has no OVS equivalent and is refused. Which VLAN a guest joins and which uplink carries a
+VLAN out come from ``vnetbench.model.forwarding`` (``Fabric.place``, ``Fabric.wire``), as prediction asks them.
+
+**A bond**: where the vNICs of one segment may leave through several uplinks (a spreading policy, IP hash, a LAG,
+or pins to different uplinks), those uplinks become one OVS bond on the segment's OVS bridge, in the mode that
+matches the policy (``BOND_MODES``). It is built only where every member lands in the same physical VLAN of one
+physical switch: then which member a flow takes changes no answer, however OVS hashes. Where the members lead to
+different networks, the answer depends on the member ESXi or OVS picks per vNIC or flow, which a bond does not
+reproduce: refused, as the local lab refuses it (``vnetbench_local.unemulated``). LACP (``balance-tcp``) needs
+a partner: the emulated physical switch has none (no bonding driver in its namespace), so LACP is refused there;
+with ``pnics=real`` bonds are not built (a bond there spans every VLAN of the pNICs, which this module does not
+plan yet) and are refused, as is a VLAN-filtering bridge with uplinks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vnetbench.model import VM, BridgeVlans, LacpMode, LoadBalancing, SwitchKind, VNic
+from vnetbench.model.forwarding import Place, UplinkChoice, UplinkChooser, Wire, filters_vlans, teaming_policy
+
+from vnetbench.backends.planning import Want, digest
+
+from .config import ifname
+
+#: OVS bond mode per load-balancing policy. Port ID, MAC hash and load-based spread vNICs by source MAC over
+#: the members (balance-slb); IP hash hashes addresses, which OVS does only with LACP (balance-tcp), so over a
+#: static port channel it is balance-slb too; the explicit failover order keeps one member active.
+BOND_MODES = {LoadBalancing.PORT_ID: "balance-slb", LoadBalancing.MAC_HASH: "balance-slb",
+              LoadBalancing.LOAD_BASED: "balance-slb", LoadBalancing.IP_HASH: "balance-slb",
+              LoadBalancing.FAILOVER_ORDER: "active-backup"}
+
+
+def filtering_port(vlans: BridgeVlans | None, who: str) -> tuple[dict[str, Any] | None, str]:
+    """A VLAN-filtering bridge port's VLANs (``bridge vlan``) as libvirt's ``<vlan>`` on an OVS port:
+    {"tags", "trunk", "native", "native_mode"}, or why OVS cannot hold them (``who`` names the port)."""
+    vlans = vlans or BridgeVlans()
+    carried = sorted({v for lo, hi in vlans.vlans.ranges for v in range(lo, hi + 1)})
+    if not carried:
+        return None, f"{who} carries no VLAN"
+    pvid = vlans.pvid if vlans.pvid in carried else None
+    untagged = [v for v in carried if vlans.untagged.valid and vlans.untagged.carries(v)]
+    extra = [v for v in untagged if v != pvid]
+    if extra:
+        return None, (f"{who} sends VLAN {', '.join(map(str, extra))} untagged besides its PVID; the KVM backend "
+                      "builds VLAN-filtering bridges on Open vSwitch, whose ports send only their PVID untagged")
+    mode = None if pvid is None else "untagged" if pvid in untagged else "tagged"
+    return {"tags": carried, "trunk": True, "native": pvid, "native_mode": mode}, ""
+
+
+class FabricParts:
+    """Mixed into the KVM desired-state builder (``desired._Builder``): its VLAN-filtering bridges and bonds."""
+
+    # (set by the builder)
+    d: Any
+    ix: Any
+    fabric: Any
+    tag: str
+    emulate: bool
+    reasons: list[str]
+    wants: dict[str, Want]
+    used_vlans: dict[str, set[int | None]]
+    segment_nics: dict[tuple[str, int | None], list[tuple[VM, VNic, Place]]]
+
+    def add(self, want: Want) -> None: ...
+    def wire_out(self, sw: Any, wire: Wire | None, attach: dict[str, Any],
+                 hairpin: bool = False) -> tuple[str, str] | None: ...
+
+    # --- VLAN-filtering Linux bridges ------------------------------------------------------------------
+
+    def filtering_groups(self, sw: Any) -> list[dict[str, Any]]:
+        """The libvirt portgroups of a VLAN-filtering bridge: one per distinct guest port VLAN configuration."""
+        if not self.emulate and sw.uplinks:
+            self.reasons.append(f"VLAN-filtering bridge {sw.name} has uplinks, and with pnics=real the KVM backend "
+                                "does not trunk a real pNIC into it yet; deploy with pnics=emulate")
+        groups: dict[str, dict[str, Any]] = {}
+        for vm in self.d.vms:
+            for nic in vm.vnics:
+                if nic.network != sw.id:
+                    continue
+                port, problem = filtering_port(nic.bridge_vlans, f"{vm.name}/{nic.name}'s port on {sw.name}")
+                if port is None:
+                    self.reasons.append(problem)
+                    continue
+                name = self.filtering_group(port)
+                groups[name] = {"name": name, **port}
+        return [groups[k] for k in sorted(groups)]
+
+    @staticmethod
+    def filtering_group(port: dict[str, Any]) -> str:
+        """The libvirt portgroup name of one port VLAN configuration (the same configuration, the same group)."""
+        return "bv-" + digest(port["tags"], port["native"], port["native_mode"])[:8]
+
+    def filtering_nic_group(self, sw: Any, vm: VM, nic: VNic) -> str | None:
+        port, _ = filtering_port(nic.bridge_vlans, f"{vm.name}/{nic.name}")
+        return self.filtering_group(port) if port is not None else None
+
+    # --- bonds -------------------------------------------------------------------------------------------
+
+    def segment_out(self, sw: Any, vlan: int | None, attach: dict[str, Any]) -> str | None:
+        """Plan how the segment of ``sw`` in ``vlan`` leaves the host: one uplink's wire, or a bond of several.
+        Returns a pNIC id whose want the switch's uplink wiring depends on (None: it stays inside)."""
+        default = self.fabric.wire(sw, sw.host, vlan)
+        choices = [self.fabric.vnic_uplinks(vm, nic, place) for vm, nic, place in
+                   self.segment_nics.get((sw.id, vlan), []) if self.fabric.may_choose_uplink(vm, nic, place)]
+        members: list[str] = []
+        if default is not None and default.pnic is not None and len(choices) < len(
+                self.segment_nics.get((sw.id, vlan), [])):
+            members.append(default.pnic)               # vNICs that keep the failover order's uplink
+        for choice in choices:
+            members += [u.pnic for u in choice.uplinks if u.pnic not in members]
+        if len(members) < 2:
+            wire = default if not members or default is not None and default.pnic == members[0] else \
+                self.fabric.uplink_wire(sw, vlan, members[0])
+            out = self.wire_out(sw, wire, attach)
+            return out[0] if out else None
+        return self.bond(sw, vlan, members, choices, attach)
+
+    def bond(self, sw: Any, vlan: int | None, members: list[str], choices: list[UplinkChoice],
+             attach: dict[str, Any]) -> str | None:
+        where = f"{sw.name}" + (f" VLAN {vlan}" if vlan is not None else "")
+        names = ", ".join(self.fabric.pnic_label(p) for p in members)
+        if not self.emulate:
+            self.reasons.append(f"{where} leaves through several uplinks ({names}); with pnics=real the KVM backend "
+                                "does not build bonds yet; pin the vNICs or use the explicit failover order")
+            return None
+        if sw.kind is not SwitchKind.OVS and not filters_vlans(sw):
+            self.reasons.append(f"{where} leaves through several uplinks ({names}); the KVM backend bonds uplinks "
+                                "on Open vSwitch only (a Linux bridge would need the bonding driver); make it an "
+                                "OVS switch, pin the vNICs or use the explicit failover order")
+            return None
+        wires = [self.fabric.uplink_wire(sw, vlan, p) for p in members]
+        lands = {(self.fabric.port_switch[w.port.id].id, w.vlan) if w is not None and w.pnic else None for w in wires}
+        if len(lands) != 1 or None in lands:
+            self.reasons.append(f"{where} leaves through {names}, which lead to different networks; which one a "
+                                "vNIC or flow takes decides what it reaches, and a KVM bond does not choose as the "
+                                "platform does; pin the vNICs, or use the explicit failover order")
+            return None
+        mode, lacp, problem = self.bond_mode(sw, vlan, wires, choices)
+        if problem:
+            self.reasons.append(f"{where}: {problem}")
+            return None
+        outs = [self.wire_out(sw, w, {"kind": "none"}) for w in wires]
+        if any(o is None for o in outs):
+            return None
+        ovs_bridge = attach["bridge"]
+        name = ifname("k", self.tag, sw.id, vlan)
+        spec = {"bridge": ovs_bridge, "name": name, "members": [o[1] for o in outs if o], "tag": attach.get("tag"),
+                "mode": mode, "lacp": lacp}
+        switch_key = next(k for k, w in self.wants.items() if w.kind == "ovs" and w.spec["bridge"] == ovs_bridge)
+        deps = tuple(sorted({switch_key, *(f"pnic/{ifname('i', self.tag, p)}" for p in members)}))
+        self.add(Want("bond", f"bond/{name}", spec, f"bond {name} on {sw.name} ({mode}: {names})", sw.id, deps,
+                      host=sw.host))
+        return None
+
+    def bond_mode(self, sw: Any, vlan: int | None, wires: list[Wire],
+                  choices: list[UplinkChoice]) -> tuple[str, str, str]:
+        """(OVS bond mode, lacp setting, why it cannot be built) for a bond over ``wires``."""
+        lag = next((c.lag for c in choices if c.lag is not None), None)
+        lacp = lag.mode if lag is not None else self.port_channel_mode(wires)
+        if lacp in (LacpMode.ACTIVE, LacpMode.PASSIVE):
+            return "balance-tcp", lacp.value, ("its uplinks negotiate LACP, which needs a partner, and the "
+                                                "emulated physical switch has none (no bonding driver in its "
+                                                "namespace); use a static port channel")
+        if lag is not None:
+            return "balance-slb", "off", ""
+        spreading = any(c.chooser in (UplinkChooser.RUN_TIME, UplinkChooser.ADDRESS_HASH) for c in choices)
+        groups = [place.portgroup for _, _, place in self.segment_nics.get((sw.id, vlan), []) if place.portgroup]
+        policy = teaming_policy(sw, self.ix.get(groups[0]) if groups else None).load_balancing if spreading else \
+            LoadBalancing.FAILOVER_ORDER
+        return BOND_MODES[policy], "off", ""
+
+    def port_channel_mode(self, wires: list[Wire]) -> LacpMode | None:
+        """How the port channel that holds the members' switch ports negotiates (None: no port channel)."""
+        ports = {w.port.id for w in wires if w.port is not None}
+        for ps in self.d.physical_switches:
+            for pc in ps.port_channels:
+                if ports & set(pc.ports):
+                    return pc.mode
+        return None
