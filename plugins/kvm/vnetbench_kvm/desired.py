@@ -8,6 +8,8 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
   and one libvirt portgroup per design portgroup, carrying its ``<vlan>``: an access tag, a trunk list with
   the native VLAN ``nativeMode='untagged'``, or tag 0 for an untagged portgroup (so a guest's own tags are
   dropped there, as on a real access port);
+- a **VLAN-filtering Linux bridge** is an OVS bridge with libvirt ``<vlan>`` per guest port, and uplinks several
+  vNICs may take are an OVS bond (``desired_fabric``);
 - a **macvtap** switch is a libvirt network ``<forward mode='bridge|vepa|private|passthrough'>`` on its pNIC;
 - a **patch** between two switches of one host is an OVS patch-port pair, or a veth pair where a Linux
   bridge takes part;

@@ -9,8 +9,8 @@ than its PVID untagged has no OVS equivalent and is refused. Which VLAN a guest 
 VLAN out come from ``vnetbench.model.forwarding`` (``Fabric.place``, ``Fabric.wire``), as prediction asks them.
 
 **A bond**: where the vNICs of one segment may leave through several uplinks (a spreading policy, IP hash, a LAG,
-or pins to different uplinks), those uplinks become one OVS bond on the segment's OVS bridge, in the mode that
-matches the policy (``BOND_MODES``). It is built only where every member lands in the same physical VLAN of one
+or pins to different uplinks), or the design sets the explicit failover order with backup uplinks, those uplinks
+become one OVS bond on the segment's OVS bridge, in the mode that matches the policy (``BOND_MODES``). It is built only where every member lands in the same physical VLAN of one
 physical switch: then which member a flow takes changes no answer, however OVS hashes. Where the members lead to
 different networks, the answer depends on the member ESXi or OVS picks per vNIC or flow, which a bond does not
 reproduce: refused, as the local lab refuses it (``vnetbench_local.unemulated``). LACP (``balance-tcp``) needs
@@ -21,7 +21,7 @@ plan yet) and are refused, as is a VLAN-filtering bridge with uplinks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vnetbench.model import VM, BridgeVlans, LacpMode, LoadBalancing, SwitchKind, VNic
 from vnetbench.model.forwarding import Place, UplinkChoice, UplinkChooser, Wire, filters_vlans, teaming_policy
@@ -36,6 +36,11 @@ from .config import ifname
 BOND_MODES = {LoadBalancing.PORT_ID: "balance-slb", LoadBalancing.MAC_HASH: "balance-slb",
               LoadBalancing.LOAD_BASED: "balance-slb", LoadBalancing.IP_HASH: "balance-slb",
               LoadBalancing.FAILOVER_ORDER: "active-backup"}
+
+
+def bondable(sw: Any) -> bool:
+    """Whether the KVM backend realises ``sw`` on Open vSwitch, where it can bond uplinks."""
+    return sw.kind is SwitchKind.OVS or filters_vlans(sw)
 
 
 def filtering_port(vlans: BridgeVlans | None, who: str) -> tuple[dict[str, Any] | None, str]:
@@ -66,12 +71,14 @@ class FabricParts:
     emulate: bool
     reasons: list[str]
     wants: dict[str, Want]
+    switch_keys: dict[str, str]
     used_vlans: dict[str, set[int | None]]
     segment_nics: dict[tuple[str, int | None], list[tuple[VM, VNic, Place]]]
 
-    def add(self, want: Want) -> None: ...
-    def wire_out(self, sw: Any, wire: Wire | None, attach: dict[str, Any],
-                 hairpin: bool = False) -> tuple[str, str] | None: ...
+    if TYPE_CHECKING:          # the builder's own methods
+        def add(self, want: Want) -> None: ...
+        def wire_out(self, sw: Any, wire: Wire | None, attach: dict[str, Any],
+                     hairpin: bool = False) -> tuple[str, str] | None: ...
 
     # --- VLAN-filtering Linux bridges ------------------------------------------------------------------
 
@@ -116,49 +123,72 @@ class FabricParts:
             members.append(default.pnic)               # vNICs that keep the failover order's uplink
         for choice in choices:
             members += [u.pnic for u in choice.uplinks if u.pnic not in members]
+        if len(members) == 1 and self.emulate and bondable(sw) and self.explicit_failover(sw, vlan):
+            members += self.standbys(sw, vlan, members[0])
         if len(members) < 2:
             wire = default if not members or default is not None and default.pnic == members[0] else \
                 self.fabric.uplink_wire(sw, vlan, members[0])
             out = self.wire_out(sw, wire, attach)
             return out[0] if out else None
-        return self.bond(sw, vlan, members, choices, attach)
+        self.bond(sw, vlan, members, choices, attach)
+        return None
+
+    def explicit_failover(self, sw: Any, vlan: int | None) -> bool:
+        """Whether the design sets the explicit failover order for this segment (not merely implies it)."""
+        groups = [place.portgroup for _, _, place in self.segment_nics.get((sw.id, vlan), []) if place.portgroup]
+        pg = self.ix.get(groups[0]) if groups else None
+        explicit = pg.teaming if pg is not None and pg.teaming is not None else sw.teaming
+        return explicit is not None and explicit.load_balancing is LoadBalancing.FAILOVER_ORDER and not explicit.lag
+
+    def standbys(self, sw: Any, vlan: int | None, active: str) -> list[str]:
+        """The other working uplinks of the failover order that land where ``active`` does: an active-backup
+        bond's backups (one that leads elsewhere stays out, so the bond never changes an answer)."""
+        lands = self.landing(self.fabric.uplink_wire(sw, vlan, active))
+        return [up.pnic for up in sorted(self.fabric.uplinks_of(sw, sw.host, vlan), key=lambda u: u.standby)
+                if up.pnic != active and self.fabric.uplink_problem(up) is None
+                and lands is not None and self.landing(self.fabric.uplink_wire(sw, vlan, up.pnic)) == lands]
+
+    def landing(self, wire: Wire | None) -> tuple[str, int] | None:
+        """(physical switch id, physical VLAN) a wire's frames join, or None when they join none."""
+        if wire is None or wire.port is None or wire.vlan is None:
+            return None
+        return self.fabric.port_switch[wire.port.id].id, wire.vlan
 
     def bond(self, sw: Any, vlan: int | None, members: list[str], choices: list[UplinkChoice],
-             attach: dict[str, Any]) -> str | None:
+             attach: dict[str, Any]) -> None:
+        """An OVS bond of ``members`` for the segment, or the reason the KVM backend does not build it."""
         where = f"{sw.name}" + (f" VLAN {vlan}" if vlan is not None else "")
         names = ", ".join(self.fabric.pnic_label(p) for p in members)
         if not self.emulate:
             self.reasons.append(f"{where} leaves through several uplinks ({names}); with pnics=real the KVM backend "
                                 "does not build bonds yet; pin the vNICs or use the explicit failover order")
-            return None
-        if sw.kind is not SwitchKind.OVS and not filters_vlans(sw):
+            return
+        if not bondable(sw):
             self.reasons.append(f"{where} leaves through several uplinks ({names}); the KVM backend bonds uplinks "
                                 "on Open vSwitch only (a Linux bridge would need the bonding driver); make it an "
                                 "OVS switch, pin the vNICs or use the explicit failover order")
-            return None
+            return
         wires = [self.fabric.uplink_wire(sw, vlan, p) for p in members]
-        lands = {(self.fabric.port_switch[w.port.id].id, w.vlan) if w is not None and w.pnic else None for w in wires}
+        lands = {self.landing(w) for w in wires}
         if len(lands) != 1 or None in lands:
             self.reasons.append(f"{where} leaves through {names}, which lead to different networks; which one a "
                                 "vNIC or flow takes decides what it reaches, and a KVM bond does not choose as the "
                                 "platform does; pin the vNICs, or use the explicit failover order")
-            return None
+            return
         mode, lacp, problem = self.bond_mode(sw, vlan, wires, choices)
         if problem:
             self.reasons.append(f"{where}: {problem}")
-            return None
+            return
         outs = [self.wire_out(sw, w, {"kind": "none"}) for w in wires]
         if any(o is None for o in outs):
-            return None
+            return
         ovs_bridge = attach["bridge"]
         name = ifname("k", self.tag, sw.id, vlan)
         spec = {"bridge": ovs_bridge, "name": name, "members": [o[1] for o in outs if o], "tag": attach.get("tag"),
                 "mode": mode, "lacp": lacp}
-        switch_key = next(k for k, w in self.wants.items() if w.kind == "ovs" and w.spec["bridge"] == ovs_bridge)
-        deps = tuple(sorted({switch_key, *(f"pnic/{ifname('i', self.tag, p)}" for p in members)}))
+        deps = tuple(sorted({self.switch_keys[sw.id], *(f"pnic/{ifname('i', self.tag, p)}" for p in members)}))
         self.add(Want("bond", f"bond/{name}", spec, f"bond {name} on {sw.name} ({mode}: {names})", sw.id, deps,
                       host=sw.host))
-        return None
 
     def bond_mode(self, sw: Any, vlan: int | None, wires: list[Wire],
                   choices: list[UplinkChoice]) -> tuple[str, str, str]:
