@@ -113,9 +113,51 @@ def test_a_plain_linux_bridge_with_two_active_uplinks_is_refused():
     assert any("bonds uplinks on Open vSwitch only" in r for r in want.reasons), want.reasons
 
 
-def test_bonds_are_refused_with_real_pnics():
-    want = _desired(_bonded(), emulate=False)
-    assert any("pnics=real" in r and "bonds" in r for r in want.reasons), want.reasons
+@pytest.mark.parametrize("lacp, mode", [(LacpMode.STATIC, ("balance-slb", "off")),
+                                         (LacpMode.ACTIVE, ("balance-tcp", "active"))])
+def test_with_real_pnics_the_uplinks_are_one_bond_trunking_the_bridge_vlans(lacp, mode):
+    design = _bonded()
+    design.physical_switches[0].port_channels[0].mode = lacp      # a real switch answers LACP
+    want = _desired(design, emulate=False)
+    assert want.reasons == []
+    [bond] = _bonds(want)
+    assert (bond.spec["members"], bond.spec["tag"], (bond.spec["mode"], bond.spec["lacp"])) == (["eno1", "eno2"],
+                                                                                                None, mode)
+    assert bond.spec["vlan"] == {"tags": [10, 20], "trunk": True, "native": None, "native_mode": None}
+    pnics = [w.spec for w in want.wants.values() if w.kind == "pnic"]
+    assert [(p["pnic"], p["real"], [x["attach"]["kind"] for x in p["wires"]]) for p in pnics] == [
+        ("eno1", True, ["none"]), ("eno2", True, ["none"])]
+
+
+def test_with_real_pnics_uplinks_leading_to_different_networks_are_refused_too():
+    design = _bonded()
+    design.physical_switches[0].ports[1].allowed = "10,30"
+    design.physical_switches[0].port_channels = []
+    design.switches[0].teaming = Teaming(LoadBalancing.MAC_HASH)
+    want = _desired(design, emulate=False)
+    assert _bonds(want) == []
+    assert any("spreads VLAN 20 over eno1, eno2, which lead to different networks" in r for r in want.reasons)
+
+
+def test_a_single_real_uplink_of_an_ovs_switch_trunks_the_vlans_of_its_segments():
+    t = load(EXAMPLES / "kvm-nic-models.vnet.yaml")
+    want = _desired(t, emulate=False)
+    ovs = {w.spec["bridge"] for w in want.wants.values() if w.kind == "ovs"}
+    attaches = [x["attach"] for w in want.wants.values() if w.kind == "pnic" for x in w.spec["wires"]
+                if x["attach"].get("bridge") in ovs]
+    assert attaches and all(a["vlan"]["trunk"] and a["vlan"]["tags"] and "tag" not in a for a in attaches)
+
+
+@pytest.mark.parametrize("vlan, columns", [
+    ({"tags": [10, 20], "trunk": True, "native": None, "native_mode": None}, ["trunks=10,20", "vlan_mode=trunk"]),
+    ({"tags": [10, 20], "trunk": True, "native": 10, "native_mode": "tagged"},
+     ["trunks=10,20", "tag=10", "vlan_mode=native-tagged"]),
+    (None, []),
+])
+def test_the_ovs_columns_of_a_trunk_port(vlan, columns):
+    from vnetbench_kvm.hostside import vlan_columns
+
+    assert vlan_columns(vlan) == columns
 
 
 def test_an_explicit_failover_order_on_ovs_is_an_active_backup_bond_with_the_active_uplink_first():

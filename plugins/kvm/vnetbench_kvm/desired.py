@@ -268,6 +268,9 @@ class _Builder(FabricParts):
             if key is None or sw.kind is SwitchKind.MACVTAP:
                 continue
             bridge, linux = self.wants[key].spec["bridge"], self.wants[key].kind == "bridge"
+            if not self.emulate and not linux:
+                self.real_uplink(sw, bridge)                      # one trunk port or bond (desired_fabric)
+                continue
             vlans = [None] if linux else \
                 sorted(self.used_vlans.get(sw.id, set()), key=lambda v: -1 if v is None else v)
             for vlan in vlans:

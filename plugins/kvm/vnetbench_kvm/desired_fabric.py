@@ -14,16 +14,16 @@ become one OVS bond on the segment's OVS bridge, in the mode that matches the po
 physical switch: then which member a flow takes changes no answer, however OVS hashes. Where the members lead to
 different networks, the answer depends on the member ESXi or OVS picks per vNIC or flow, which a bond does not
 reproduce: refused, as the local lab refuses it (``vnetbench_local.unemulated``). LACP (``balance-tcp``) needs
-a partner: the emulated physical switch has none (no bonding driver in its namespace), so LACP is refused there;
-with ``pnics=real`` bonds are not built (a bond there spans every VLAN of the pNICs, which this module does not
-plan yet) and are refused, as is a VLAN-filtering bridge with uplinks.
+a partner: the emulated physical switch has none (no bonding driver in its namespace), so LACP is refused there.
+With ``pnics=real`` the switch's uplink is one OVS trunk port on the host's pNIC, or one bond of its pNICs, LACP
+included (``real_uplink``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vnetbench.model import VM, BridgeVlans, LacpMode, LoadBalancing, SwitchKind, VNic
+from vnetbench.model import VM, BridgeVlans, LacpMode, LoadBalancing, SwitchKind, Uplink, VNic
 from vnetbench.model.forwarding import Place, UplinkChoice, UplinkChooser, Wire, filters_vlans, teaming_policy
 
 from vnetbench.backends.planning import Want, digest
@@ -71,6 +71,8 @@ class FabricParts:
     emulate: bool
     reasons: list[str]
     wants: dict[str, Want]
+    wires: dict[str, list[dict[str, Any]]]
+    wire_deps: dict[str, set[str]]
     switch_keys: dict[str, str]
     used_vlans: dict[str, set[int | None]]
     segment_nics: dict[tuple[str, int | None], list[tuple[VM, VNic, Place]]]
@@ -84,9 +86,6 @@ class FabricParts:
 
     def filtering_groups(self, sw: Any) -> list[dict[str, Any]]:
         """The libvirt portgroups of a VLAN-filtering bridge: one per distinct guest port VLAN configuration."""
-        if not self.emulate and sw.uplinks:
-            self.reasons.append(f"VLAN-filtering bridge {sw.name} has uplinks, and with pnics=real the KVM backend "
-                                "does not trunk a real pNIC into it yet; deploy with pnics=emulate")
         groups: dict[str, dict[str, Any]] = {}
         for vm in self.d.vms:
             for nic in vm.vnics:
@@ -159,10 +158,6 @@ class FabricParts:
         """An OVS bond of ``members`` for the segment, or the reason the KVM backend does not build it."""
         where = f"{sw.name}" + (f" VLAN {vlan}" if vlan is not None else "")
         names = ", ".join(self.fabric.pnic_label(p) for p in members)
-        if not self.emulate:
-            self.reasons.append(f"{where} leaves through several uplinks ({names}); with pnics=real the KVM backend "
-                                "does not build bonds yet; pin the vNICs or use the explicit failover order")
-            return
         if not bondable(sw):
             self.reasons.append(f"{where} leaves through several uplinks ({names}); the KVM backend bonds uplinks "
                                 "on Open vSwitch only (a Linux bridge would need the bonding driver); make it an "
@@ -175,7 +170,7 @@ class FabricParts:
                                 "vNIC or flow takes decides what it reaches, and a KVM bond does not choose as the "
                                 "platform does; pin the vNICs, or use the explicit failover order")
             return
-        mode, lacp, problem = self.bond_mode(sw, vlan, wires, choices)
+        mode, lacp, problem = self.bond_mode(sw, vlan, members, choices, partner=False)
         if problem:
             self.reasons.append(f"{where}: {problem}")
             return
@@ -190,15 +185,16 @@ class FabricParts:
         self.add(Want("bond", f"bond/{name}", spec, f"bond {name} on {sw.name} ({mode}: {names})", sw.id, deps,
                       host=sw.host))
 
-    def bond_mode(self, sw: Any, vlan: int | None, wires: list[Wire],
-                  choices: list[UplinkChoice]) -> tuple[str, str, str]:
-        """(OVS bond mode, lacp setting, why it cannot be built) for a bond over ``wires``."""
+    def bond_mode(self, sw: Any, vlan: int | None, pnics: list[str], choices: list[UplinkChoice],
+                  partner: bool) -> tuple[str, str, str]:
+        """(OVS bond mode, lacp setting, why it cannot be built) for a bond of ``pnics``; ``partner``: whether
+        a real switch answers LACP (``pnics=real``)."""
         lag = next((c.lag for c in choices if c.lag is not None), None)
-        lacp = lag.mode if lag is not None else self.port_channel_mode(wires)
+        lacp = lag.mode if lag is not None else self.port_channel_mode(pnics)
         if lacp in (LacpMode.ACTIVE, LacpMode.PASSIVE):
-            return "balance-tcp", lacp.value, ("its uplinks negotiate LACP, which needs a partner, and the "
-                                                "emulated physical switch has none (no bonding driver in its "
-                                                "namespace); use a static port channel")
+            return "balance-tcp", lacp.value, "" if partner else (
+                "its uplinks negotiate LACP, which needs a partner, and the emulated physical switch has none (no "
+                "bonding driver in its namespace); use a static port channel, or deploy with pnics=real")
         if lag is not None:
             return "balance-slb", "off", ""
         spreading = any(c.chooser in (UplinkChooser.RUN_TIME, UplinkChooser.ADDRESS_HASH) for c in choices)
@@ -207,9 +203,87 @@ class FabricParts:
             LoadBalancing.FAILOVER_ORDER
         return BOND_MODES[policy], "off", ""
 
-    def port_channel_mode(self, wires: list[Wire]) -> LacpMode | None:
+    # --- pnics=real: the host's own pNICs -----------------------------------------------------------------
+
+    def real_uplink(self, sw: Any, bridge: str) -> None:
+        """With ``pnics=real``, an OVS-realised switch's uplink: the failover order's active pNIC, or a bond of
+        the pNICs the policy spreads over (a LAG's members, the working active uplinks; the explicit order's
+        backups that land where the active one does), as one OVS port trunking the switch's VLANs: those of
+        its segments, or a VLAN-filtering bridge's uplink ``bridge_vlans``."""
+        order = self.fabric.uplinks_of(sw, sw.host, None)
+        policy = teaming_policy(sw)
+        lag = self.fabric.lag_of(sw, policy)
+        if lag is not None:
+            order = [next((u for u in sw.uplinks if u.pnic == p), Uplink(p)) for p in lag.pnics
+                     if self.fabric.host_of_pnic.get(p) == sw.host]
+        working, _ = self.fabric.working_uplinks(order)
+        active, _ = self.fabric.active_uplink(order)
+        spreading = lag is not None or policy.load_balancing is not LoadBalancing.FAILOVER_ORDER
+        if not spreading:
+            working = [active] if active is not None else []
+            if active is not None and sw.teaming is not None:
+                working += self.real_backups(sw, order, active)
+        if not working:
+            return
+        vlans = self.real_vlans(sw, working)
+        if vlans is None:
+            return
+        names = [self.ix.get(u.pnic).name for u in working]
+        if len(working) == 1:
+            self.wires.setdefault(working[0].pnic, []).append(
+                {"dev": names[0], "host_if": names[0], "real": True,
+                 "attach": {"kind": "ovs", "bridge": bridge, "vlan": vlans}})
+            self.wire_deps.setdefault(working[0].pnic, set()).add(self.switch_keys[sw.id])
+            return
+        apart = [v for v in sorted(self.used_vlans.get(sw.id, set()), key=lambda v: v or 0)
+                 if len({self.landing(self.fabric.uplink_wire(sw, v, u.pnic)) for u in working}) > 1]
+        if spreading and apart:
+            self.reasons.append(f"{sw.name} spreads VLAN {apart[0] or 'untagged'} over {', '.join(names)}, which "
+                                "lead to different networks; which one a vNIC or flow takes decides what it "
+                                "reaches, and a KVM bond does not choose as the platform does; pin the vNICs, or "
+                                "use the explicit failover order")
+            return
+        choice = UplinkChoice(tuple(working), UplinkChooser.RUN_TIME if spreading else UplinkChooser.ORDER, lag=lag)
+        mode, lacp, _ = self.bond_mode(sw, None, [u.pnic for u in working], [choice], partner=True)
+        for u, name in zip(working, names):
+            self.wires.setdefault(u.pnic, []).append({"dev": name, "host_if": name, "real": True,
+                                                      "attach": {"kind": "none"}})
+        name = ifname("k", self.tag, sw.id)
+        spec = {"bridge": bridge, "name": name, "members": names, "tag": None, "vlan": vlans, "mode": mode,
+                "lacp": lacp}
+        deps = tuple(sorted({self.switch_keys[sw.id], *(f"pnic/{ifname('i', self.tag, u.pnic)}" for u in working)}))
+        self.add(Want("bond", f"bond/{name}", spec, f"bond {name} on {sw.name} ({mode}: {', '.join(names)})",
+                      sw.id, deps, host=sw.host))
+
+    def real_backups(self, sw: Any, order: list[Any], active: Any) -> list[Any]:
+        """The explicit failover order's working backups that land where ``active`` does in every VLAN the
+        switch uses (so the active-backup bond never changes an answer)."""
+        vlans = self.used_vlans.get(sw.id, set()) or {None}
+        return [u for u in sorted(order, key=lambda u: u.standby)
+                if u.pnic != active.pnic and self.fabric.uplink_problem(u) is None
+                and all(self.landing(self.fabric.uplink_wire(sw, v, u.pnic)) ==
+                        self.landing(self.fabric.uplink_wire(sw, v, active.pnic)) is not None for v in vlans)]
+
+    def real_vlans(self, sw: Any, uplinks: list[Any]) -> dict[str, Any] | None:
+        """The VLANs the real uplink port carries, as ``filtering_port`` gives them, or None (with the reason)."""
+        if filters_vlans(sw):
+            ports = {str(filtering_port(u.bridge_vlans, "")[0]) for u in uplinks}
+            if len(ports) > 1:
+                self.reasons.append(f"{sw.name}'s bonded uplinks have different bridge VLANs; a bond is one port")
+                return None
+            port, problem = filtering_port(uplinks[0].bridge_vlans, f"{sw.name}'s port for "
+                                                                   f"{self.ix.get(uplinks[0].pnic).name}")
+            if port is None:
+                self.reasons.append(problem)
+            return port
+        used = self.used_vlans.get(sw.id, set())
+        if not used:
+            return None                               # no segment: nothing leaves through the uplink
+        return {"tags": sorted(v or 0 for v in used), "trunk": True, "native": None, "native_mode": None}
+
+    def port_channel_mode(self, pnics: list[str]) -> LacpMode | None:
         """How the port channel that holds the members' switch ports negotiates (None: no port channel)."""
-        ports = {w.port.id for w in wires if w.port is not None}
+        ports = {port.id for p in pnics if (port := self.fabric.port_of(p)) is not None}
         for ps in self.d.physical_switches:
             for pc in ps.port_channels:
                 if ports & set(pc.ports):
