@@ -126,7 +126,7 @@ class _Builder(FabricParts):
         self.wires: dict[str, list[dict[str, Any]]] = {}        # pNIC id -> its veths
         self.wire_deps: dict[str, set[str]] = {}
         self.lower_devs: dict[str, str] = {}                    # pNIC id -> the host-side device to use
-        self.segment_nics: dict[tuple[str, int | None], list[tuple[VM, Any, Place]]] = {}   # OVS segment -> vNICs
+        self.segment_nics: dict[tuple[str, int | None], list[tuple[VM, Any, Place]]] = {}   # (switch, VLAN) -> its vNICs
         self.resolve = nft.design_resolver(design)
 
     def add(self, want: Want) -> None:
@@ -416,7 +416,7 @@ class _Builder(FabricParts):
         if filters_vlans(sw):
             if place.segment is not None:
                 self.used_vlans.setdefault(sw.id, set()).add(place.segment.vlan)
-            return self.switch_keys[sw.id], self.filtering_nic_group(sw, vm, nic)
+            return self.switch_keys[sw.id], self.filtering_nic_group(vm, nic)
         if sw.kind is SwitchKind.OVS:
             if pg is None:
                 self.reasons.append(f"vNIC {vm.name}/{nic.name}: on Open vSwitch {sw.name}, pick one of its "

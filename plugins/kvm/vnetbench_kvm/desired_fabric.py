@@ -104,7 +104,8 @@ class FabricParts:
         """The libvirt portgroup name of one port VLAN configuration (the same configuration, the same group)."""
         return "bv-" + digest(port["tags"], port["native"], port["native_mode"])[:8]
 
-    def filtering_nic_group(self, sw: Any, vm: VM, nic: VNic) -> str | None:
+    def filtering_nic_group(self, vm: VM, nic: VNic) -> str | None:
+        """The libvirt portgroup of a vNIC's port on a VLAN-filtering bridge (None: refused, with the reason)."""
         port, _ = filtering_port(nic.bridge_vlans, f"{vm.name}/{nic.name}")
         return self.filtering_group(port) if port is not None else None
 
