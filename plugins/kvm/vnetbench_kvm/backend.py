@@ -39,7 +39,7 @@ from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
 LOCK_WAIT_S = 3.0
 BOOT_TIMEOUT = 240.0           # TCG guests on a busy two-core machine boot in 6-60 s
 LIBVIRT_KINDS = ("domain", "bridge", "ovs", "macvtap")
-HOST_KINDS = ("pswitch", "pnic", "patch", "phost")   # host plumbing only: nothing to build behind the test driver
+HOST_KINDS = ("pswitch", "pnic", "patch", "phost", "bond")   # host plumbing only: nothing to build behind the test driver
 
 
 def _libvirt() -> Any:
@@ -441,7 +441,8 @@ class KvmBackend(Backend):
         build, remove = {"pswitch": (site.shell.pswitch, site.shell.delete_pswitch),
                          "pnic": (site.shell.pnic, site.shell.delete_pnic),
                          "patch": (site.shell.patch, site.shell.delete_patch),
-                         "phost": (site.shell.phost, site.shell.delete_phost)}[ch.kind]
+                         "phost": (site.shell.phost, site.shell.delete_phost),
+                         "bond": (site.shell.bond, site.shell.delete_bond)}[ch.kind]
         if ch.op is Op.DELETE:
             remove(spec)
         else:

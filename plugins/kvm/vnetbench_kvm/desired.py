@@ -8,6 +8,8 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
   and one libvirt portgroup per design portgroup, carrying its ``<vlan>``: an access tag, a trunk list with
   the native VLAN ``nativeMode='untagged'``, or tag 0 for an untagged portgroup (so a guest's own tags are
   dropped there, as on a real access port);
+- a **VLAN-filtering Linux bridge** is an OVS bridge with libvirt ``<vlan>`` per guest port, and uplinks several
+  vNICs may take are an OVS bond (``desired_fabric``);
 - a **macvtap** switch is a libvirt network ``<forward mode='bridge|vepa|private|passthrough'>`` on its pNIC;
 - a **patch** between two switches of one host is an OVS patch-port pair, or a veth pair where a Linux
   bridge takes part;
@@ -35,7 +37,9 @@ from typing import Any
 from vnetbench.backends import nftables as nft
 from vnetbench.model import (VM, Action, ForwardMode, Index, MacvtapMode, NicType, Portgroup, SwitchKind, Topology,
                              VmRole)
-from vnetbench.model.forwarding import Fabric, Wire, ingress, patch_problem, pvlan_role_words, returns_through
+from vnetbench.model.forwarding import (
+    Fabric, Place, Wire, filters_vlans, ingress, patch_problem, pvlan_role_words, returns_through,
+)
 from vnetbench.model.families import FAMILIES, addresses, family, gateway_of, link_local
 from vnetbench.model.vlan import VlanMode
 
@@ -46,8 +50,9 @@ from vnetbench.backends.routes import static_routes
 from . import cmdline
 from .cmdline import gateway_word
 from .config import ifname, libvirt_name, ns_name
+from .desired_fabric import FabricParts
 
-PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "domain": 4}
+PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "bond": 3, "domain": 4}
 SUPPORTED_SWITCHES = frozenset({SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchKind.MACVTAP})
 #: QEMU's device model for each vNIC type (seed 004: Vlance and Flexible show the guest an AMD PCnet32).
 NIC_MODELS: dict[NicType, str] = {NicType.VLANCE: "pcnet", NicType.FLEXIBLE: "pcnet", NicType.E1000: "e1000",
@@ -111,7 +116,7 @@ def ovs_vlan(pg: Portgroup) -> dict[str, Any]:
     return {"tags": sorted(tags), "trunk": True, "native": native}
 
 
-class _Builder:
+class _Builder(FabricParts):
     def __init__(self, design: Topology, boot: dict[str, Boot], emulate: bool) -> None:
         self.d, self.boot, self.emulate = design, boot, emulate
         self.ix = Index(design)
@@ -127,6 +132,7 @@ class _Builder:
         self.wires: dict[str, list[dict[str, Any]]] = {}        # pNIC id -> its veths
         self.wire_deps: dict[str, set[str]] = {}
         self.lower_devs: dict[str, str] = {}                    # pNIC id -> the host-side device to use
+        self.segment_nics: dict[tuple[str, int | None], list[tuple[VM, Any, Place]]] = {}   # (switch, VLAN) -> its vNICs
         self.resolve = nft.design_resolver(design)
 
     def add(self, want: Want) -> None:
@@ -174,13 +180,13 @@ class _Builder:
             if sw.kind not in SUPPORTED_SWITCHES or not sw.host or self.ix.kind(sw.host) != "host":
                 continue
             network = libvirt_name(self.tag, sw.name)
-            if sw.kind is SwitchKind.LINUX_BRIDGE:
+            if sw.kind is SwitchKind.LINUX_BRIDGE and not filters_vlans(sw):
                 spec = {"network": network, "bridge": ifname("b", self.tag, sw.id), "mtu": sw.mtu}
                 self.add(Want("bridge", f"bridge/{network}", spec,
                               f"Linux bridge {sw.name} ({spec['bridge']}, libvirt network {network})",
                               sw.id, host=sw.host))
-            elif sw.kind is SwitchKind.OVS:
-                groups = []
+            elif sw.kind is SwitchKind.OVS or filters_vlans(sw):        # a VLAN-filtering bridge: desired_fabric
+                groups = self.filtering_groups(sw) if filters_vlans(sw) else []
                 for pg in sw.portgroups:
                     problem = pg.vlan.problem(sw.kind)
                     if problem is not None:
@@ -189,14 +195,15 @@ class _Builder:
                         groups.append({"name": pg.name, **ovs_vlan(pg)})
                 spec = {"network": network, "bridge": ifname("b", self.tag, sw.id), "mtu": sw.mtu,
                         "portgroups": groups}
+                what = "VLAN-filtering bridge" if filters_vlans(sw) else "Open vSwitch"
                 self.add(Want("ovs", f"ovs/{network}", spec,
-                              f"Open vSwitch {sw.name} ({spec['bridge']}, {len(groups)} portgroups)",
+                              f"{what} {sw.name} ({spec['bridge']}, {len(groups)} portgroups)",
                               sw.id, host=sw.host))
             else:                                               # macvtap: built after its pNIC (uplinks)
                 self.switch_keys[sw.id] = f"macvtap/{network}"
                 self.networks[sw.id] = network
                 continue
-            self.switch_keys[sw.id] = f"{'bridge' if sw.kind is SwitchKind.LINUX_BRIDGE else 'ovs'}/{network}"
+            self.switch_keys[sw.id] = f"{'ovs' if f'ovs/{network}' in self.wants else 'bridge'}/{network}"
             self.networks[sw.id] = network
 
     def macvtaps(self) -> None:
@@ -270,15 +277,18 @@ class _Builder:
             key = self.switch_keys.get(sw.id)
             if key is None or sw.kind is SwitchKind.MACVTAP:
                 continue
-            bridge = self.wants[key].spec["bridge"]
-            vlans = [None] if sw.kind is SwitchKind.LINUX_BRIDGE else \
+            bridge, linux = self.wants[key].spec["bridge"], self.wants[key].kind == "bridge"
+            if not self.emulate and not linux:
+                self.real_uplink(sw, bridge)                      # one trunk port or bond (desired_fabric)
+                continue
+            vlans = [None] if linux else \
                 sorted(self.used_vlans.get(sw.id, set()), key=lambda v: -1 if v is None else v)
             for vlan in vlans:
-                attach = {"kind": "bridge", "bridge": bridge} if sw.kind is SwitchKind.LINUX_BRIDGE else \
+                attach = {"kind": "bridge", "bridge": bridge} if linux else \
                     {"kind": "ovs", "bridge": bridge, "tag": vlan or 0}
-                out = self.wire_out(sw, self.fabric.wire(sw, sw.host, vlan), attach)
-                if out is not None:
-                    self.wire_deps.setdefault(out[0], set()).add(key)
+                pnic_id = self.segment_out(sw, vlan, attach)      # one uplink, or a bond (desired_fabric)
+                if pnic_id is not None:
+                    self.wire_deps.setdefault(pnic_id, set()).add(key)
 
     def physical(self) -> None:
         for ns, (ps, vlans) in sorted(self.ps_vlans.items()):
@@ -370,7 +380,7 @@ class _Builder:
                 addresses[nic.id] = addr
             if (addr6 := next((a for a in addrs if family(a) == 6 and not link_local(a)), None)) is not None:
                 addresses6[nic.id] = addr6
-            nics.append({"network": self.networks[self.ix.parent(nic.network).id if portgroup else nic.network],
+            nics.append({"network": key.split("/", 1)[1],
                          "portgroup": portgroup, "mac": mac,
                          "model": NIC_MODELS.get(nic.type, "virtio"), "up": nic.connected})
             inside[nic.id] = f"eth{i}" + (f".{nic.guest_vlan}" if nic.guest_vlan else "")
@@ -419,6 +429,12 @@ class _Builder:
         if place.invalid:
             self.reasons.append(place.problem)
             return None
+        if place.segment is not None:
+            self.segment_nics.setdefault((sw.id, place.segment.vlan), []).append((vm, nic, place))
+        if filters_vlans(sw):
+            if place.segment is not None:
+                self.used_vlans.setdefault(sw.id, set()).add(place.segment.vlan)
+            return self.switch_keys[sw.id], self.filtering_nic_group(vm, nic)
         if sw.kind is SwitchKind.OVS:
             if pg is None:
                 self.reasons.append(f"vNIC {vm.name}/{nic.name}: on Open vSwitch {sw.name}, pick one of its "

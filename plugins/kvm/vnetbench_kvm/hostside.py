@@ -85,6 +85,17 @@ class Listing:
         return None
 
 
+def vlan_columns(vlan: dict[str, Any] | None) -> list[str]:
+    """An OVS trunk port's columns for a ``desired_fabric.filtering_port`` VLAN configuration: its VLANs, and its
+    native VLAN sent untagged or tagged (none: untagged frames join VLAN 0, which it does not carry)."""
+    if not vlan:
+        return []
+    cols = [f"trunks={','.join(map(str, vlan['tags']))}"]
+    if vlan["native"] is None:
+        return [*cols, "vlan_mode=trunk"]
+    return [*cols, f"tag={vlan['native']}", f"vlan_mode=native-{vlan['native_mode']}"]
+
+
 def host_command(prefix: list[str], argv: list[str]) -> list[str]:
     """The full command line for ``argv`` on the host. ssh joins the words after the destination into one
     string for the remote shell, so behind ssh the argv goes quoted word by word (an alias with spaces stays
@@ -252,7 +263,8 @@ class HostShell:
         elif attach["kind"] == "ovs":
             tag = attach.get("tag")
             self.vsctl("--may-exist", "add-port", attach["bridge"], dev, "--", "set", "port", dev,
-                       *([f"tag={tag}"] if tag is not None else []), f"external_ids:vnetbench-key={json.dumps(key)}",
+                       *([f"tag={tag}"] if tag is not None else []), *vlan_columns(attach.get("vlan")),
+                       f"external_ids:vnetbench-key={json.dumps(key)}",
                        f"external_ids:vnetbench-mark={mark}")
             self.ip("link", "set", dev, "up")
         else:
@@ -312,6 +324,22 @@ class HostShell:
         for end in (a, b):
             self.attach(end["if"], {"kind": end["kind"], "bridge": end["bridge"]}, key, PART)
         self.mark(a["if"], mark, key)
+
+    def bond(self, spec: dict[str, Any], mark: str, key: str) -> None:
+        """An OVS bond of the pNIC wires ``members`` (made, unattached, by their pNIC wants), marked like a port
+        vnetbench adds; ``bond-primary`` keeps the first member active in active-backup mode."""
+        self.drop_port(spec["name"])
+        name = spec["name"]
+        self.vsctl("add-bond", spec["bridge"], name, *spec["members"], "--", "set", "port", name,
+                   *([f"tag={spec['tag']}"] if spec["tag"] is not None else []), *vlan_columns(spec.get("vlan")),
+                   f"bond_mode={spec['mode']}",
+                   f"lacp={spec['lacp']}", f"other_config:bond-primary={spec['members'][0]}",
+                   f"external_ids:vnetbench-key={json.dumps(key)}", f"external_ids:vnetbench-mark={mark}")
+        for member in spec["members"]:         # as a port vnetbench adds (a real pNIC's want may have nothing to do)
+            self.ip("link", "set", member, "up")
+
+    def delete_bond(self, spec: dict[str, Any]) -> None:
+        self.drop_port(spec["name"])
 
     # --- removing: what is gone already is fine; what vnetbench did not make raises ``Foreign`` --------
 

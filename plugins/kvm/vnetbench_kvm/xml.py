@@ -118,6 +118,6 @@ def network_xml(kind: str, spec: dict[str, Any], mark: Mark) -> str:
             for tag in pg["tags"]:
                 attrs = {"id": str(tag)}
                 if pg["native"] == tag:
-                    attrs["nativeMode"] = "untagged"
+                    attrs["nativeMode"] = pg.get("native_mode") or "untagged"
                 ET.SubElement(vlan, "tag", attrs)
     return ET.tostring(net, encoding="unicode")

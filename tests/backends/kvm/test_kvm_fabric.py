@@ -1,0 +1,161 @@
+"""The fabric as admins build it, on a real libvirtd + QEMU (TCG) + userspace Open vSwitch (the fixtures of
+conftest.py): ``resources/examples/kvm-bonded-vlan-filtering-bridge.vnet.yaml`` deploys a VLAN-filtering
+bridge (guests on PVID 10, PVID 20 and a trunk port tagging VLAN 10 itself) whose two uplinks, balancing by IP
+hash into a static port channel, become an OVS bond. Every ordered pair of guests and emulated physical hosts
+is pinged and must agree with the prediction; the bonds exist on OVS in the mode the policy maps to, with both
+members enabled; teardown leaves the host exactly as before. With ``pnics=real`` (veths standing in for the
+host's pNICs, no guest) an LACP port channel is a ``balance-tcp`` bond that negotiates with a partner bond.
+
+The guests boot once for the module (TCG is slow) and the tests share them, in file order."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from kvmhost import listing
+
+from vnetbench.model import LacpMode, load
+from vnetbench.predict import Engine, Verdict
+
+pytestmark = [pytest.mark.lab, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "resources" / "examples" / "kvm-bonded-vlan-filtering-bridge.vnet.yaml"
+
+
+def _agreement():
+    spec = importlib.util.spec_from_file_location("lab_agreement", ROOT / "tests" / "e2e" / "test_lab_agreement.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def deployed(kvm_host):
+    from vnetbench_kvm import KvmBackend
+
+    backend = KvmBackend(kvm_host.settings(accel="qemu"))
+    backend.connect()
+    design = load(EXAMPLE)
+    results = backend.apply(backend.plan(design))
+    yield backend, design, results
+    backend.teardown(design.id)
+    backend.close()
+
+
+def test_the_bonded_filtering_bridge_deploys_and_plans_nothing_again(deployed):
+    backend, design, results = deployed
+    assert all(r.ok for r in results), [f"{r.change.key}: {r.error}" for r in results if not r.ok]
+    assert {r.change.kind for r in results} >= {"ovs", "bond", "pnic", "domain"}
+    assert backend.plan(design).empty
+
+
+def test_each_segment_leaves_through_a_balance_slb_bond_of_both_uplinks(deployed, kvm_host):
+    backend, design, _ = deployed
+    bonds = [w for w in backend.desired(design).wants.values() if w.kind == "bond"]
+    assert sorted(w.spec["tag"] for w in bonds) == [10, 20]
+    ports = json.loads(kvm_host.run(["ovs-vsctl", "-f", "json", "--columns=name,bond_mode,lacp,tag,interfaces",
+                                     "list", "port"]).stdout)
+    by_name = {row[0]: row for row in ports["data"]}
+    for w in bonds:
+        name, mode, lacp, tag, interfaces = by_name[w.spec["name"]]
+        assert (mode, lacp, tag) == ("balance-slb", "off", w.spec["tag"])
+        assert interfaces[0] == "set" and len(interfaces[1]) == 2
+        shown = kvm_host.run(["ovs-appctl", "bond/show", w.spec["name"]]).stdout
+        assert "bond_mode: balance-slb" in shown
+        for member in w.spec["members"]:            # both members carry traffic (a bond, not a standby)
+            assert f"member {member}: enabled" in shown, shown
+
+
+def test_every_pair_agrees_with_the_prediction(deployed):
+    backend, design, _ = deployed
+    lab, engine = _agreement(), Engine(design)
+    ids = [vm.id for vm in design.vms] + [ph.id for ph in design.physical_hosts]
+    endpoints = {i: backend.endpoint(design, i) for i in ids}
+    jobs = []
+    for src in ids:
+        for dst in ids:
+            if src != dst:
+                p = engine.predict(src, dst, "icmp")
+                dst_ep = endpoints[dst]
+                jobs.append({"src_ep": endpoints[src], "src": src, "dst": dst, "verdict": p.verdict,
+                             "addresses": [lab._target(p, dst_ep)] if p.verdict in lab.REACHABLE else
+                             [dst_ep.address(n) for n in dst_ep.addresses]})
+    seen = {(j["src"], j["dst"]): (j["verdict"], ok) for j, ok in lab._ping_all(jobs)}
+    assert len(seen) == 20
+    disagree = {pair: v for pair, (v, ok) in seen.items() if ok != (v in lab.REACHABLE)}
+    assert disagree == {}
+    # the design has every kind of answer: inside one VLAN of br0, through the bond, and VLANs kept apart
+    assert {v for v, _ in seen.values()} == {Verdict.IN_HOST, Verdict.VIA_PHYSICAL, Verdict.UNREACHABLE}
+    assert seen[("vm-web01", "phy-backup01")] == (Verdict.VIA_PHYSICAL, True)
+    assert seen[("vm-web01", "vm-db01")] == (Verdict.UNREACHABLE, False)
+
+
+def test_teardown_leaves_the_host_as_before(deployed, kvm_host):
+    backend, design, _ = deployed
+    assert all(r.ok for r in backend.teardown(design.id))
+    assert listing(kvm_host) == kvm_host.before
+
+
+def _lacp_uplinks():
+    """The example's bridge and port channel, now LACP, with the host's own pNICs (pnics=real) and no guest."""
+    design = load(EXAMPLE)
+    design.id, design.vms, design.physical_hosts = "kvm-real-lacp-bond", [], []
+    design.links = [link for link in design.links if link.a.startswith("pnic-")]
+    design.physical_switches[0].port_channels[0].mode = LacpMode.ACTIVE
+    return design
+
+
+def _lacp_status(kvm_host, bond: str) -> str:
+    """``ovs-appctl bond/show`` once the bond's LACP has negotiated and both members are enabled (or what it and
+    ``lacp/show`` say after 60 s)."""
+    for _ in range(120):
+        shown = kvm_host.run(["ovs-appctl", "bond/show", bond]).stdout
+        if "lacp_status: negotiated" in shown and shown.count(": enabled") == 2:
+            return shown
+        time.sleep(0.5)
+    return shown + kvm_host.run(["ovs-appctl", "lacp/show"]).stdout
+
+
+def test_with_real_pnics_an_lacp_port_channel_is_a_balance_tcp_bond_that_negotiates_with_its_partner(kvm_host):
+    """pnics=real: eno1 and eno2 (veths here) become one bond with LACP; their other ends, in a bond of a second
+    OVS bridge standing in for tor1's Po1, answer LACP, so the bond negotiates and both members carry traffic.
+    The bond trunks the bridge VLANs of br0's uplink ports; teardown lets go of the pNICs."""
+    from vnetbench_kvm import KvmBackend
+
+    for n in ("eno1", "eno2"):
+        kvm_host.run(["ip", "link", "add", n, "type", "veth", "peer", "name", f"{n}-tor1"])
+        kvm_host.run(["ip", "link", "set", f"{n}-tor1", "up"])
+    vsctl = ["ovs-vsctl", "--timeout=30"]
+    kvm_host.run([*vsctl, "add-br", "tor1-po1", "--", "set", "bridge", "tor1-po1", "datapath_type=netdev"])
+    kvm_host.run([*vsctl, "add-bond", "tor1-po1", "po1", "eno1-tor1", "eno2-tor1", "lacp=active",
+                  "bond_mode=balance-tcp", "other_config:lacp-time=fast"])     # "lacp rate fast": PDUs each second
+    design = _lacp_uplinks()
+    backend = KvmBackend(kvm_host.settings(accel="qemu", pnics="real"))
+    backend.connect()
+    try:
+        results = backend.apply(backend.plan(design))
+        assert results and all(r.ok for r in results), [f"{r.change.key}: {r.error}" for r in results if not r.ok]
+        [bond] = [w for w in backend.desired(design).wants.values() if w.kind == "bond"]
+        shown = _lacp_status(kvm_host, bond.spec["name"])
+        assert "bond_mode: balance-tcp" in shown and "lacp_status: negotiated" in shown, shown
+        assert "member eno1: enabled" in shown and "member eno2: enabled" in shown, shown
+        port = json.loads(kvm_host.run([*vsctl, "-f", "json", "--columns=trunks,vlan_mode,lacp", "list", "port",
+                                        bond.spec["name"]]).stdout)["data"][0]
+        assert port == [["set", [10, 20]], "trunk", "active"]
+        assert backend.plan(design).empty
+        assert all(r.ok for r in backend.teardown(design.id))
+        for n in ("eno1", "eno2"):      # the host's pNICs stay, out of every OVS bridge
+            assert kvm_host.run(["ip", "link", "show", n], check=False).returncode == 0
+            assert kvm_host.run([*vsctl, "port-to-br", n], check=False).returncode != 0
+    finally:
+        backend.close()
+        kvm_host.run([*vsctl, "--if-exists", "del-br", "tor1-po1"])
+        for n in ("eno1", "eno2"):
+            kvm_host.run(["ip", "link", "del", n], check=False)
+    assert listing(kvm_host) == kvm_host.before
