@@ -269,3 +269,26 @@ def test_an_ipv6_plan_nested_past_the_matrix_labels_is_one_line_and_the_ipv4_gri
     assert main(["matrix", str(path)]) == 0
     out, err = capsys.readouterr()
     assert "web01" in out and "IPv6 not compared" in err
+
+
+def test_an_ipv4_underlay_carries_the_ipv6_overlay_between_racks():
+    """nsx-t-t1-t0's tunnel endpoints are IPv4, routed by tor01-l3 between the racks' TEP subnets. Its IPv6
+    view drops IPv4 addresses, but the overlay still rides the IPv4 underlay: app02 (the other rack) is reached
+    over IPv6 exactly as over IPv4 (the tunnels are judged on the design's IPv4 view, ``Network.tep_net``)."""
+    from vnetbench.model.families import interfaces
+
+    design = load(resources_dir() / "examples" / "nsx-t-t1-t0.vnet.yaml")
+    for part in interfaces(design):
+        if part.ip and "." in part.ip:
+            part.addresses.append(_mapped(part.ip))
+        if getattr(part, "gateway", None):
+            part.gateway6 = _mapped(part.gateway)
+    for owner in [*design.physical_routers, *design.nsx.dlrs, *(vm.forwarding for vm in design.vms)]:
+        owner.routes += [type(r)(**{**vars(r), "prefix": r.prefix if r.prefix == "default" else _mapped(r.prefix),
+                                    "via": _mapped(r.via)}) for r in owner.routes if "." in (r.via or "")]
+    four, six = Engine(design, 4), Engine(design, 6)
+    assert_matrix_is_the_walk(six, "nsx-t ipv6")
+    app02 = next(vm.id for vm in design.vms if vm.name == "app02")
+    pairs = [(a, b) for a, b, _ in four.matrix().rows() if app02 in (a, b) and a != b]
+    assert pairs and all(six.matrix().verdict(a, b) is four.matrix().verdict(a, b) for a, b in pairs)
+    assert any(four.matrix().verdict(a, b).delivered for a, b in pairs)

@@ -46,6 +46,12 @@ def family(text: str | None) -> Family | None:
     return None if packed is None else 6 if len(packed) == 16 else 4
 
 
+def tep_family(topology: Topology) -> Family:
+    """The family the design's NSX tunnel endpoints speak (their first address's), IPv4 when none has one:
+    the underlay keeps it whichever family the overlay's guests are predicted in."""
+    return next((f for h in topology.hosts if h.tep is not None and (f := family(h.tep.ip)) is not None), 4)
+
+
 def other(fam: int) -> Family:
     """The other family."""
     return 6 if fam == 4 else 4

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.document import Change
 from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rule, Topology, VmRole, VNic
-from ..model.families import COPIED_LISTS, PROJECTED_FIELDS, Family, families_in, project, projection
+from ..model.families import COPIED_LISTS, PROJECTED_FIELDS, Family, families_in, project, projection, tep_family
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
 from .network import Network
 from .relabel import relabel
@@ -55,7 +55,9 @@ class Engine:
         self._clone = projection(self.topology, fam)
         # the design as the family sees it (itself, single-stack)
         self._seen = self._clone.topology if self._clone is not None else self.topology
-        self._network = Network(self._seen)
+        # an IPv4 underlay under an IPv6 view: its tunnel endpoints are judged in their own family
+        self._underlay = self.topology if self._clone is not None and tep_family(self.topology) != fam else None
+        self._network = Network(self._seen, self._underlay)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)
         # the vectorised matrix holds addresses in 64 bits: an IPv6 design's runs on its IPv4 relabelling
@@ -69,8 +71,8 @@ class Engine:
         if self._stale:
             self._compile()
         if self._explainer is None:   # renamed since: the matrix keeps its network, the story gets a new one
-            self._explainer = Walker(Network(project(self.topology, self.family or families_in(self.topology)[0])),
-                                     self._profile())
+            self._explainer = Walker(Network(project(self.topology, self.family or families_in(self.topology)[0]),
+                                             self._underlay), self._profile())
         return self._explainer
 
     @property
@@ -109,7 +111,7 @@ class Engine:
         if self._stale:
             self._compile()
         if self._matrix_walker is None:
-            self._matrix_walker = Walker(Network(relabel(self._seen)), self.calibration)
+            self._matrix_walker = Walker(Network(relabel(self._seen), self._underlay), self.calibration)
         walker = self._matrix_walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):

@@ -325,7 +325,7 @@ class Narrator:
                     tunnel_from = sx.host
                 else:
                     groups[-1].append(f"{self.host(sy)} takes it in on {self.pnic(data['pnic'])} and decapsulates it"
-                                      + teps.routed_clause(net, tunnel_from, sy.host))
+                                      + teps.routed_clause(net.tep_net, tunnel_from, sy.host))
             elif kind is EdgeKind.BRIDGE:
                 bridge = net.bridges[data["bridge"]]
                 text = (f"bridged firewall {bridge.vm.name} joins {sx.name} and {sy.name} at L2 (promiscuous mode "

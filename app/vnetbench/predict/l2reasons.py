@@ -130,7 +130,7 @@ class L2Reasons(WalkerBase):
         """Why two hosts' instances of an NSX segment are not joined: their tunnel endpoints do not reach each
         other, because the physical network does not carry the transport VLAN between their transport pNICs."""
         net = self.net
-        routed = teps.routed_problem(net, host_a, host_b)
+        routed = teps.routed_problem(net.tep_net, host_a, host_b)
         if routed:
             return (f"{sw.name} joins {net.host_name(host_a)} and {net.host_name(host_b)} through the NSX overlay, "
                     f"but the tunnel endpoints cannot reach each other: {routed}")

@@ -30,6 +30,7 @@ from ..model.index import Index
 from ..model.objects import (
     VM, Action, ForwardMode, PhysicalRouter, PhysicalSwitch, Port, Pvlan, Route, Rule, SwitchKind, Topology, VmRole,
 )
+from ..model.families import project, tep_family
 from ..model.forwarding import (
     LEAF_SWITCHES, RUN_TIME_UPLINK, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, UplinkChoice, UplinkChooser,
     Wire, ingress, ingress_problem, pvlan_entry, pvlan_label, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
@@ -218,8 +219,10 @@ def parse_addr(text: str | None) -> ipaddress.IPv4Address | None:
 class Network:
     """The compiled form of one topology state. The forwarding facts come from ``model.forwarding``."""
 
-    def __init__(self, topology: Topology) -> None:
+    def __init__(self, topology: Topology, underlay: Topology | None = None) -> None:
         self.topology = topology
+        self._underlay = underlay            # the whole design, when ``topology`` is its view in another family
+        self._tep_net: Network | None = None
         self.index = Index(topology)
         self.fabric = Fabric(topology, self.index)
         self.segments: list[Segment] = []
@@ -597,18 +600,30 @@ class Network:
         """The segment of a host's NSX tunnel endpoint, if it has one."""
         return self._seg_by_key.get(("tep", host))
 
+    @property
+    def tep_net(self) -> Network:
+        """The network the tunnel endpoints talk over: this one, or, when this is a design's view in a family
+        its TEPs do not use (the IPv6 view of IPv4 tunnel endpoints), the view in theirs (compiled once, when
+        a tunnel is first asked about). The overlay carries either family whatever the underlay's is."""
+        if self._underlay is None:
+            return self
+        if self._tep_net is None:
+            self._tep_net = Network(project(self._underlay, tep_family(self._underlay)))
+        return self._tep_net
+
     def transport_mtu(self, host_a: str | None, host_b: str | None) -> tuple[int, str]:
         """The largest packet the physical network carries between two hosts' tunnel endpoints (their transport
         pNICs and every port on the way), and where it is smallest."""
         assert host_a is not None and host_b is not None   # (an overlay crossing joins two hosts)
-        return teps.path_mtu(self, teps.tep_path(self, host_a, host_b))
+        net = self.tep_net
+        return teps.path_mtu(net, teps.tep_path(net, host_a, host_b))
 
     def _overlays(self) -> None:
         """NSX segments: the instances whose hosts' tunnel endpoints reach each other over the physical network
         (the transport VLAN carried between their transport pNICs, or routed between TEP subnets: ``teps``) are
         joined by one tunnel hub."""
         working = [h for h, wire in self.transports.items() if wire.pnic is not None and self.tep_segment(h) is not None]
-        group = teps.groups(self, working)
+        group = teps.groups(self.tep_net, working)
         for sw in self.topology.switches:
             if sw.kind is not SwitchKind.NSX_SEGMENT:
                 continue
