@@ -32,8 +32,9 @@ NO_L2, IN_HOST, PHYSICAL = 0, 1, 2
 #: firewall saw only one direction, or both directions were delivered.
 FORWARD_FAILED, REPLY_FAILED, ONE_SIDED_STATE, BOTH_DELIVERED = range(4)
 
-#: Protocols whose flows take the forward direction alone; every other flow is a conversation.
-ONE_WAY = ("udp", "icmp")
+#: Protocols whose flows take the forward direction alone; every other flow is a conversation (ICMP is ping: an
+#: echo request is answered by a reply, and ping sees nothing without it).
+ONE_WAY = ("udp",)
 
 
 # --- one direction -----------------------------------------------------------------------------------------

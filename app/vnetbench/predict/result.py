@@ -165,7 +165,7 @@ class Flow:
 
     @property
     def one_way(self) -> bool:
-        """UDP and ICMP take the forward direction alone; a conversation needs both (``decide.conversation_of``)."""
+        """UDP takes the forward direction alone; a conversation (ICMP echo too) needs both (``decide.conversation_of``)."""
         from .decide import conversation_of
 
         return not conversation_of(self.proto)
