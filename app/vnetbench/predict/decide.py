@@ -371,9 +371,36 @@ class RouteTable:
         if not held:
             return -1, -1
         route = self.first_route[held[0]]
+        return self._via(route, usable), route
+
+    def _via(self, route: int, usable: Callable[[int], bool]) -> int:
+        """The interface a static route sends by: the first usable one holding its next hop (only its own,
+        where the route is pinned to one)."""
         pin = self.pinned[route]
-        via = self.routes[route][1]
-        return self.interface(int(via), usable if pin is None else (lambda i: i == pin and usable(i))), route
+        return self.interface(int(self.routes[route][1]), usable if pin is None else (lambda i: i == pin and usable(i)))
+
+    def lookup_many(self, ips: Any, usable: Callable[[int], bool]) -> tuple[Any, Any]:
+        """``lookup`` for an array of IPv4 addresses (ints, none negative): (interfaces, routes). Prefixes nest,
+        so the subnets holding an address are its longest one and those around it, and its route is the
+        first of its longest prefix: ``interface`` is asked once per longest subnet, and ``_via`` once per
+        next hop (a router with thousands of routes to a few next hops: a few questions, not thousands)."""
+        import numpy as np
+
+        subnet = self.subnets.longest(ips)
+        held, first, which = np.unique(subnet, return_index=True, return_inverse=True)
+        connected = np.array([self.interface(int(ips[i]), usable) if n >= 0 else -1 for n, i in zip(held, first)],
+                             dtype=np.int64)[which.ravel()]
+        prefix = self.prefixes.longest(ips)
+        first_route = np.array(self.first_route + [-1], dtype=np.int64)
+        route = np.where(connected >= 0, -1, first_route[prefix])
+        vias: dict[tuple, int] = {}
+        by_route = np.full(len(self.routes) + 1, -1, dtype=np.int64)
+        for r in np.unique(route[route >= 0]).tolist():
+            hop = (self.routes[r][1], self.pinned[r])
+            if hop not in vias:
+                vias[hop] = self._via(r, usable)
+            by_route[r] = vias[hop]
+        return np.where(connected >= 0, connected, by_route[route]), route
 
 
 # --- first match -------------------------------------------------------------------------------------------

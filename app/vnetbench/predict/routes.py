@@ -261,21 +261,26 @@ class RoutedWay:
                 grown[:len(known)] = known
             known = self._way_ids[device.id, host] = grown
         ids = known[keys]
-        for k in keys[ids < 0].tolist():
-            known[k] = self._intern(self._way_index, self._way_list, self._way(device, host, k))
-        ids = known[keys]
+        if (ids < 0).any():   # every key the device has not placed yet, in one lookup
+            missing = np.flatnonzero(known < 0)
+            known[missing] = [self._intern(self._way_index, self._way_list, way)
+                              for way in self._ways(device, host, missing)]
+            ids = known[keys]
         order = np.argsort(ids, kind="stable")
         ways, first = np.unique(ids[order], return_index=True)
         return list(zip(ways.tolist(), np.split(keys[order], first[1:])))
 
-    def _way(self, device: Device, host: str | None, k: int) -> object:
-        """What ``Walker.hop`` at ``device`` reads of route key k's address: its route (interface, next hop),
-        or the address itself where it is the device's own or the device is a hosted NAT."""
-        ip = self.key_ip[k]
-        if device.kind is DeviceKind.NAT or ip in self._own(device):
-            return ip
-        i, r = self.recorder.way(device, host, ip)
-        return (i, self.recorder.route_table(device).routes[r][1] if r >= 0 else None)
+    def _ways(self, device: Device, host: str | None, keys: np.ndarray) -> list[object]:
+        """What ``Walker.hop`` at ``device`` reads of each route key's address: its route (interface, next
+        hop), or the address itself where it is the device's own or the device is a hosted NAT."""
+        ips = np.asarray(self.key_ip, dtype=np.int64)[keys]
+        if device.kind is DeviceKind.NAT:
+            return ips.tolist()
+        own = np.isin(ips, np.fromiter(self._own(device), dtype=np.int64))
+        iface, route = self.recorder.ways(device, host, ips)
+        nexts = self.recorder.route_table(device).routes
+        return [ip if mine else (i, nexts[r][1] if r >= 0 else None)
+                for ip, mine, i, r in zip(ips.tolist(), own.tolist(), iface.tolist(), route.tolist())]
 
     def _own(self, device: Device) -> set[int]:
         own = self._own_addresses.get(device.id)
@@ -311,13 +316,11 @@ class RoutedWay:
         return decide.direction_code((status == DELIVERED) & (final > 0), status == STOPPED, crossed,
                                      c.routed[start, keys]).astype(np.int8)
 
-    def judged_by(self, reply: bool) -> dict[str, list[tuple[int, int]]]:
-        """For each firewall, the (start, key) cells whose way it judges."""
+    def judged_cells(self, reply: bool) -> dict[str, np.ndarray]:
+        """For each firewall, which (start, key) cells' ways it judges: a bool array [start, key]."""
         c = self.chains[reply]
-        by_sequence: dict[int, tuple[str, ...]] = {i: seq for seq, i in self.sequences.items()}
-        out: dict[str, list[tuple[int, int]]] = {}
-        for s, k in zip(*np.nonzero(c.judges)):
-            for owner in by_sequence[int(c.judges[s, k])]:
-                out.setdefault(owner, []).append((int(s), int(k)))
-        return out
-
+        holding: dict[str, list[int]] = {}
+        for seq, i in self.sequences.items():
+            for owner in seq:
+                holding.setdefault(owner, []).append(i)
+        return {owner: np.isin(c.judges, ids) for owner, ids in holding.items()}

@@ -256,15 +256,22 @@ class Vector:
                 copy[cols] = table[:, cols].T
 
     def _judges(self) -> None:
-        routes = self.routes
+        """Per direction, the firewalls judging routed ways as (owner, starts, keys) patterns: the firewall
+        judges the way from each start marked in ``starts`` to each route key marked in ``keys`` (both
+        indexed so that -1, no start or no key, reads False). A firewall's starts are grouped by the keys it
+        judges for them: a rack's firewall judges the ways from every other start to the keys behind it
+        alike, so a block of flows asks it a few times, not once per start."""
         self.judged = {}
         for reply in (False, True):
-            per_start: dict[int, dict[str, list[int]]] = {}
-            for owner, cells in routes.judged_by(reply).items():
-                for s, k in cells:
-                    per_start.setdefault(s, {}).setdefault(owner, []).append(k)
-            self.judged[reply] = {s: (list(owners), np.array([np.isin(self.rkey, keys) for keys in owners.values()]))
-                                  for s, owners in per_start.items()}
+            patterns = []
+            for owner, cells in self.routes.judged_cells(reply).items():
+                alike: dict[bytes, list[int]] = {}
+                for s, row in enumerate(np.packbits(cells, axis=1)):
+                    alike.setdefault(row.tobytes(), []).append(s)
+                for starts in alike.values():
+                    if cells[starts[0]].any():
+                        patterns.append((owner, np.isin(np.arange(len(cells) + 1), starts), np.append(cells[starts[0]], False)))
+            self.judged[reply] = patterns
 
     # --- rule tables --------------------------------------------------------------------------------------
 
@@ -380,33 +387,32 @@ class Vector:
 
     def _judge_ways(self, src: np.ndarray, dst: np.ndarray, reply: bool, blocked: np.ndarray) -> None:
         """Mark in ``blocked`` the routed pairs a firewall on their way drops (pairs in one subnet are not
-        routed). ``judged[reply][start]`` holds the firewalls judging that start's ways and, per firewall,
-        which destination points' ways."""
+        routed): per pattern of ``judged``, the sources whose start and the destinations whose route key it
+        marks."""
         judged = self.judged[reply]
         if not judged:
             return
-        starts = self.start[src]
-        for s in np.unique(starts[starts >= 0]):
-            if int(s) not in judged:
+        starts, keys = self.start[src], self.rkey[dst]
+        for owner, from_start, to_key in judged:
+            rows = np.flatnonzero(from_start[starts])
+            if not len(rows):
                 continue
-            owners, judges = judged[int(s)]
-            hits = judges[:, dst]
-            rows = None
-            for o in np.flatnonzero(hits.any(axis=1)):
-                rows = compact(np.flatnonzero(starts == s)) if rows is None else rows
-                cols = compact(np.flatnonzero(hits[o]))
-                keys, others = src[rows], dst[cols]
-                drops = ~self.table(owners[o], min(len(keys), len(others))).allowed(keys, others)
-                near = self._near(keys, others)
-                if near is not None:
-                    r, c, direct = near
-                    block = _cells(drops, r, c)
-                    block &= ~direct
-                    _put(drops, r, c, block)
-                if isinstance(rows, slice) or isinstance(cols, slice):
-                    blocked[rows, cols] |= drops
-                else:
-                    blocked[np.ix_(rows, cols)] |= drops
+            cols = np.flatnonzero(to_key[keys])
+            if not len(cols):
+                continue
+            rows, cols = compact(rows), compact(cols)
+            keys_, others = src[rows], dst[cols]
+            drops = ~self.table(owner, min(len(keys_), len(others))).allowed(keys_, others)
+            near = self._near(keys_, others)
+            if near is not None:
+                r, c, direct = near
+                block = _cells(drops, r, c)
+                block &= ~direct
+                _put(drops, r, c, block)
+            if isinstance(rows, slice) or isinstance(cols, slice):
+                blocked[rows, cols] |= drops
+            else:
+                blocked[np.ix_(rows, cols)] |= drops
 
     # --- after an edit that moved some points -------------------------------------------------------------
 
