@@ -350,12 +350,12 @@ class RouteTable:
         for i, n in enumerate(subnets):
             if n is not None:
                 self.on_subnet[self.subnets.index[int(n.network_address), n.prefixlen]].append(i)
-        self.prefixes = Prefixes([(int(p.network_address), p.prefixlen) for p, _ in self.routes], bits)
-        self.first_route = [-1] * len(self.prefixes.networks)
-        for r, (p, _) in enumerate(self.routes):
-            slot = self.prefixes.index[int(p.network_address), p.prefixlen]
-            if self.first_route[slot] < 0:
-                self.first_route[slot] = r
+        keys = [(int(p.network_address), p.prefixlen) for p, _ in self.routes]
+        self.prefixes = Prefixes(keys, bits)
+        first: dict[tuple[int, int], int] = {}
+        for r, key in enumerate(keys):
+            first.setdefault(key, r)
+        self.first_route = [first[n] for n in self.prefixes.networks]
 
     def interface(self, ip: int, usable: Callable[[int], bool]) -> int:
         """The first usable interface (by index) whose subnet holds ``ip``, or -1."""
