@@ -217,11 +217,11 @@ class Vector:
 
     def _route_tables(self) -> None:
         """Per direction: ``route`` [1 + 2 * start + first leg crosses a pNIC, point] (row 0: no gateway),
-        ``states`` [1 + start, point], and for each start the firewalls judging its way with the points
-        they judge it for."""
+        ``states`` [1 + start, point], and the firewalls judging the ways (``_judges``)."""
         routes = self.routes
         starts = len(routes.start_rep)
-        self.route, self.states = {}, {}
+        self.route: dict[bool, np.ndarray] = {}
+        self.states: dict[bool, np.ndarray] = {}
         self._transposed: dict[tuple, np.ndarray] = {}
         for reply in (False, True):
             self.route[reply] = np.full((1 + 2 * starts, self.n), UNREACH, dtype=np.int8)
