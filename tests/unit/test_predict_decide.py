@@ -255,3 +255,27 @@ def test_walk_and_matrix_agree_on_asymmetric_multi_homed_designs(stateful: bool)
         assert matrix.verdict(src, dst) is walked, (src, dst)
         seen.add(walked)
     assert Verdict.BLOCKED in seen and len(seen) >= 3
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_route_lookup_of_many_addresses_answers_like_one_at_a_time(seed: int):
+    """``RouteTable.lookup_many`` (the matrix's route keys, a router at a time) gives each address the
+    interface and route ``lookup`` gives it: nested subnets, nested and equal route prefixes, pinned routes,
+    next hops on no interface or on an unusable one, addresses nothing holds."""
+    rnd = random.Random(seed)
+
+    def net(length: int) -> ipaddress.IPv4Network:
+        return ipaddress.ip_network(f"10.{rnd.randrange(4)}.{rnd.randrange(4)}.{rnd.randrange(256)}/{length}",
+                                    strict=False)
+
+    subnets = [net(rnd.choice([16, 22, 24, 24, 26])) if rnd.random() > 0.1 else None for _ in range(12)]
+    hops = [ipaddress.ip_address(f"10.{rnd.randrange(4)}.{rnd.randrange(4)}.{rnd.randrange(256)}") for _ in range(8)]
+    hops += [n.network_address + 1 for n in subnets if n is not None]    # next hops the router reaches
+    routes = [(net(rnd.choice([0, 8, 16, 20, 24, 26, 28, 32])), rnd.choice(hops)) for _ in range(rnd.randrange(1, 60))]
+    pinned = [rnd.choice([None, None, rnd.randrange(-1, 12)]) for _ in routes]
+    table = decide.RouteTable(subnets, routes, pinned)
+    down = set(rnd.sample(range(12), 3))
+    ips = np.array([rnd.randrange(0x0A000000 - 512, 0x0A040000 + 512) for _ in range(3000)], dtype=np.int64)
+    iface, route = table.lookup_many(ips, lambda i: i not in down)
+    assert [table.lookup(int(ip), lambda i: i not in down) for ip in ips] == list(zip(iface.tolist(), route.tolist()))
+    assert (iface >= 0).any() and ((iface >= 0) & (route >= 0)).any()

@@ -364,12 +364,12 @@ class RouteTable:
         for i, n in enumerate(subnets):
             if n is not None:
                 self.on_subnet[self.subnets.index[int(n.network_address), n.prefixlen]].append(i)
-        self.prefixes = Prefixes([(int(p.network_address), p.prefixlen) for p, _ in self.routes], bits)
-        self.first_route = [-1] * len(self.prefixes.networks)
-        for r, (p, _) in enumerate(self.routes):
-            slot = self.prefixes.index[int(p.network_address), p.prefixlen]
-            if self.first_route[slot] < 0:
-                self.first_route[slot] = r
+        keys = [(int(p.network_address), p.prefixlen) for p, _ in self.routes]
+        self.prefixes = Prefixes(keys, bits)
+        first: dict[tuple[int, int], int] = {}
+        for r, key in enumerate(keys):
+            first.setdefault(key, r)
+        self.first_route = [first[n] for n in self.prefixes.networks]
 
     def interface(self, ip: int, usable: Callable[[int], bool]) -> int:
         """The first usable interface (by index) whose subnet holds ``ip``, or -1."""
@@ -385,9 +385,36 @@ class RouteTable:
         if not held:
             return -1, -1
         route = self.first_route[held[0]]
+        return self._via(route, usable), route
+
+    def _via(self, route: int, usable: Callable[[int], bool]) -> int:
+        """The interface a static route sends by: the first usable one holding its next hop (only its own,
+        where the route is pinned to one)."""
         pin = self.pinned[route]
-        via = self.routes[route][1]
-        return self.interface(int(via), usable if pin is None else (lambda i: i == pin and usable(i))), route
+        return self.interface(int(self.routes[route][1]), usable if pin is None else (lambda i: i == pin and usable(i)))
+
+    def lookup_many(self, ips: Any, usable: Callable[[int], bool]) -> tuple[Any, Any]:
+        """``lookup`` for an array of IPv4 addresses (ints, none negative): (interfaces, routes). Prefixes nest,
+        so the subnets holding an address are its longest one and those around it, and its route is the
+        first of its longest prefix: ``interface`` is asked once per longest subnet, and ``_via`` once per
+        next hop (a router with thousands of routes to a few next hops: a few questions, not thousands)."""
+        import numpy as np
+
+        subnet = self.subnets.longest(ips)
+        held, first, which = np.unique(subnet, return_index=True, return_inverse=True)
+        connected = np.array([self.interface(int(ips[i]), usable) if n >= 0 else -1 for n, i in zip(held, first)],
+                             dtype=np.int64)[which.ravel()]
+        prefix = self.prefixes.longest(ips)
+        first_route = np.array(self.first_route + [-1], dtype=np.int64)
+        route = np.where(connected >= 0, -1, first_route[prefix])
+        vias: dict[tuple, int] = {}
+        by_route = np.full(len(self.routes) + 1, -1, dtype=np.int64)
+        for r in np.unique(route[route >= 0]).tolist():
+            hop = (self.routes[r][1], self.pinned[r])
+            if hop not in vias:
+                vias[hop] = self._via(r, usable)
+            by_route[r] = vias[hop]
+        return np.where(connected >= 0, connected, by_route[route]), route
 
 
 # --- first match -------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from .kinds import DeviceKind
 from .network import Point
 from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
-from .routes import network_key, routed_networks
+from .routes import network_key
 from .routetables import routes_itself
 from .rules import parse_spec
 from .decide import combine, destination_rank, judges, source_rank
@@ -129,7 +129,7 @@ class _Keys:
 
     def __init__(self, walker: Walker, vec: Vector) -> None:
         net = walker.net
-        self.networks = routed_networks(net.devices)
+        self.networks = set(vec.routes.prefixes.networks)   # the networks devices route by (``routed_networks``)
         self.networks.update(network_key(p.iface.network) for p in vec.points if p.iface is not None)
         self.names: set[str] = set()
         for rules in _rule_lists(net):

@@ -17,6 +17,7 @@ not every subnet of the design.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,6 +98,17 @@ class _Met:
     state: int
 
 
+@dataclass(frozen=True, eq=False)
+class _Ends:
+    """Where the ways to some route keys ended: the keys (``cols``) and per key the chain fields
+    (``_CHAIN_FIELDS``), with every device the ways passed (the loop guard's) and the most they passed."""
+
+    cols: np.ndarray
+    fields: tuple[np.ndarray, ...]
+    devices: frozenset[str]
+    depth: int
+
+
 _CHAIN_FIELDS = ("status", "out_seg", "pnic", "routed", "judges", "state")
 _CHAIN_TYPES = (np.int8, np.int64, bool, bool, np.int32, np.int32)
 
@@ -133,6 +145,9 @@ class RoutedWay:
         self._state_list: list[frozenset] = [frozenset()]
         self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
         self._way_ids: dict[tuple[str, str | None], np.ndarray] = {}   # (device, host) -> way id per route key
+        self._splits: dict[tuple[str, str | None, bytes], list[tuple[int, np.ndarray]]] = {}
+        self._suffixes: dict[tuple, _Ends] = {}
+        self._walking: set[tuple] = set()           # the suffixes being walked now (``_suffix``)
         self._way_index: dict[object, int] = {}
         self._way_list: list[object] = []
         self._own_addresses: dict[str, set[int]] = {}
@@ -207,18 +222,39 @@ class RoutedWay:
             self._follow(s, keys, reply)
 
     def _follow(self, s: int, keys: list[int], reply: bool) -> None:
-        """Walk from start ``s`` to every route key in ``keys``, gateway by gateway as ``Walker.route`` does
-        (its loop guard included). The keys a gateway routes alike travel on together, each group carrying
-        what its way has met so far, and one gateway's hop is walked once per (gateway, ingress, way) for
-        all starts (``_hop``)."""
-        todo: list[tuple[tuple[Device, Point, int], np.ndarray, _Met]] = [
-            (self.start_rep[s], np.asarray(keys, dtype=np.int64), _Met((), False, False, 0, 0))]
+        """Walk from start ``s`` to every route key in ``keys`` (``_run``) and keep where each way ended."""
+        ends = self._run(self.start_rep[s], np.asarray(keys, dtype=np.int64), reply)
+        c = self.chains[reply]
+        for name, values in zip(_CHAIN_FIELDS, ends.fields):
+            getattr(c, name)[s, ends.cols] = values
+
+    def _run(self, entry: tuple[Device, Point, int], keys: np.ndarray, reply: bool) -> _Ends:
+        """Walk from a gateway (``entry``: the device, its point and the segment the packet arrives on) to
+        the route keys in ``keys``, gateway by gateway as ``Walker.route`` does (its loop guard included). The
+        keys a gateway routes alike travel on together, each group carrying what its way has met so far;
+        one gateway's hop is walked once per (gateway, ingress, way) for all starts (``_hop``), and past the
+        entry the way on from a gateway is walked once for all starts reaching it with those keys
+        (``_suffix``), then joined to what each start's way met before (``_joined``)."""
+        todo: list[tuple[tuple[Device, Point, int], np.ndarray, _Met]] = [(entry, keys, _Met((), False, False, 0, 0))]
         ended: list[tuple[np.ndarray, tuple[int, int, bool, bool, int, int]]] = []
+        joined: list[_Ends] = []
+        devices: set[str] = set()
+        depth = 0
         while todo:
             (device, point, in_seg), group, met = todo.pop()
+            devices.add(device.id)
             if len(met.devices) == MAX_ROUTED or device.id in met.devices:   # a routing loop
                 ended.append((group, (LOST, 0, met.pnic, met.routed, met.judges, met.state)))
+                depth = max(depth, len(met.devices) + 1)
                 continue
+            if met.devices:
+                on = self._suffix((device, point, in_seg), group, reply)
+                if on is not None and len(met.devices) + on.depth <= MAX_ROUTED \
+                        and not on.devices.intersection(met.devices):
+                    joined.append(self._joined(met, on))   # no loop guard it meets depends on the way before
+                    devices |= on.devices
+                    depth = max(depth, len(met.devices) + on.depth)
+                    continue
             for way, alike in self._ways_of(device, self.walker.net.segments[in_seg].host, group):
                 hop = self._hop(device, point, in_seg, reply, way, int(alike[0]))
                 after = self._after(met, hop)
@@ -228,11 +264,48 @@ class RoutedWay:
                     out = hop.next if isinstance(hop.next, int) else None
                     status = STOPPED if hop.blocked else (DELIVERED if out is not None else LOST)
                     ended.append((alike, (status, out or 0, after.pnic, after.routed, after.judges, after.state)))
-        cols = np.concatenate([group for group, _ in ended])
+                    depth = max(depth, len(met.devices) + 1)
         sizes = [len(group) for group, _ in ended]
-        c = self.chains[reply]
-        for name, values in zip(_CHAIN_FIELDS, zip(*(cell for _, cell in ended))):
-            getattr(c, name)[s, cols] = np.repeat(np.array(values, dtype=getattr(c, name).dtype), sizes)
+        cells = list(zip(*(cell for _, cell in ended))) or [()] * len(_CHAIN_TYPES)
+        fields = tuple(np.concatenate([np.repeat(np.array(values, dtype=dtype), sizes)] + [j.fields[f] for j in joined])
+                       for f, (values, dtype) in enumerate(zip(cells, _CHAIN_TYPES)))
+        cols = np.concatenate([group for group, _ in ended] + [j.cols for j in joined])
+        return _Ends(cols, fields, frozenset(devices), depth)
+
+    def _suffix(self, entry: tuple[Device, Point, int], keys: np.ndarray, reply: bool) -> _Ends | None:
+        """``_run`` from a gateway the way reached, with nothing met before (kept per gateway, ingress,
+        direction and keys: a rack's keys reach its router from the core alike for every start). None while
+        that very walk is under way (a routing loop led back to it: the caller walks on itself)."""
+        device, point, in_seg = entry
+        memo = (device.id, point.nic, in_seg, reply, keys.tobytes())
+        found = self._suffixes.get(memo)
+        if found is None and memo not in self._walking:
+            self._walking.add(memo)
+            try:
+                found = self._suffixes[memo] = self._run(entry, keys, reply)
+            finally:
+                self._walking.discard(memo)
+        return found
+
+    def _joined(self, met: _Met, on: _Ends) -> _Ends:
+        """The ends of a way walked on from a gateway (``on``, walked with nothing met) for a way that met
+        ``met`` up to it: the pNIC and routed flags or-ed, the judging firewalls in order (first time each),
+        the stateful sets joined, as ``_after`` takes hop after hop."""
+        status, out, pnic, routed, judges, state = on.fields
+        if met.judges:
+            seen = self._sequence_list[met.judges]
+            judges = self._each(judges, lambda j: self._intern(self.sequences, self._sequence_list,
+                                                                tuple(dict.fromkeys(seen + self._sequence_list[j]))))
+        if met.state:
+            held = self._state_list[met.state]
+            state = self._each(state, lambda j: self._intern(self.states, self._state_list, held | self._state_list[j]))
+        return _Ends(on.cols, (status, out, pnic | met.pnic, routed | met.routed, judges, state), on.devices, on.depth)
+
+    @staticmethod
+    def _each(ids: np.ndarray, fn: Callable[[int], int]) -> np.ndarray:
+        """``fn`` applied to every id, once per distinct one."""
+        distinct, which = np.unique(ids, return_inverse=True)
+        return np.array([fn(int(j)) for j in distinct], dtype=ids.dtype)[which.ravel()]
 
     def _after(self, met: _Met, hop: _Hop) -> _Met:
         """What a way has met once it took ``hop`` too (the firewalls judging it in order, first time each)."""
@@ -253,7 +326,16 @@ class RoutedWay:
         return found
 
     def _ways_of(self, device: Device, host: str | None, keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        """The route keys split by the way ``device`` on ``host`` routes them (``_way``), as (way id, keys)."""
+        """The route keys split by the way ``device`` on ``host`` routes them (``_ways``), as (way id, keys).
+        A group of keys reaches a device alike from most starts (a rack's keys from the core), so each
+        split is kept (a key's way never changes: the devices change only on a build)."""
+        memo = (device.id, host, keys.tobytes())
+        split = self._splits.get(memo)
+        if split is None:
+            split = self._splits[memo] = self._split(device, host, keys)
+        return split
+
+    def _split(self, device: Device, host: str | None, keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
         known = self._way_ids.get((device.id, host))
         if known is None or len(known) < len(self.key_ip):
             grown = np.full(len(self.key_ip), -1, dtype=np.int64)
@@ -261,21 +343,32 @@ class RoutedWay:
                 grown[:len(known)] = known
             known = self._way_ids[device.id, host] = grown
         ids = known[keys]
-        for k in keys[ids < 0].tolist():
-            known[k] = self._intern(self._way_index, self._way_list, self._way(device, host, k))
-        ids = known[keys]
+        if (ids < 0).any():   # every key the device has not placed yet, in one lookup
+            missing = np.flatnonzero(known < 0)
+            known[missing] = self._ways(device, host, missing)
+            ids = known[keys]
+        if (ids == ids[0]).all():
+            return [(int(ids[0]), keys)]
         order = np.argsort(ids, kind="stable")
         ways, first = np.unique(ids[order], return_index=True)
         return list(zip(ways.tolist(), np.split(keys[order], first[1:])))
 
-    def _way(self, device: Device, host: str | None, k: int) -> object:
-        """What ``Walker.hop`` at ``device`` reads of route key k's address: its route (interface, next hop),
-        or the address itself where it is the device's own or the device is a hosted NAT."""
-        ip = self.key_ip[k]
-        if device.kind is DeviceKind.NAT or ip in self._own(device):
-            return ip
-        i, r = self.recorder.way(device, host, ip)
-        return (i, self.recorder.route_table(device).routes[r][1] if r >= 0 else None)
+    def _ways(self, device: Device, host: str | None, keys: np.ndarray) -> np.ndarray:
+        """The id of what ``Walker.hop`` at ``device`` reads of each route key's address: its route
+        (interface, next hop), or the address itself where it is the device's own or the device is a hosted
+        NAT."""
+        ips = np.asarray(self.key_ip, dtype=np.int64)[keys]
+        if device.kind is DeviceKind.NAT:
+            own, iface, route = np.ones(len(ips), dtype=bool), np.full(len(ips), -1), np.full(len(ips), -1)
+        else:
+            own = np.isin(ips, np.fromiter(self._own(device), dtype=np.int64))
+            iface, route = self.recorder.ways(device, host, ips)
+        nexts = self.recorder.route_table(device).routes
+        alike = np.stack([np.where(own, ips, -1), np.where(own, -1, iface), np.where(own, -1, route)])
+        ways, which = np.unique(alike, axis=1, return_inverse=True)
+        ids = [self._intern(self._way_index, self._way_list, ip if ip >= 0 else (i, nexts[r][1] if r >= 0 else None))
+               for ip, i, r in ways.T.tolist()]
+        return np.array(ids, dtype=np.int64)[which.ravel()]
 
     def _own(self, device: Device) -> set[int]:
         own = self._own_addresses.get(device.id)
@@ -311,13 +404,11 @@ class RoutedWay:
         return decide.direction_code((status == DELIVERED) & (final > 0), status == STOPPED, crossed,
                                      c.routed[start, keys]).astype(np.int8)
 
-    def judged_by(self, reply: bool) -> dict[str, list[tuple[int, int]]]:
-        """For each firewall, the (start, key) cells whose way it judges."""
+    def judged_cells(self, reply: bool) -> dict[str, np.ndarray]:
+        """For each firewall, which (start, key) cells' ways it judges: a bool array [start, key]."""
         c = self.chains[reply]
-        by_sequence: dict[int, tuple[str, ...]] = {i: seq for seq, i in self.sequences.items()}
-        out: dict[str, list[tuple[int, int]]] = {}
-        for s, k in zip(*np.nonzero(c.judges)):
-            for owner in by_sequence[int(c.judges[s, k])]:
-                out.setdefault(owner, []).append((int(s), int(k)))
-        return out
-
+        holding: dict[str, list[int]] = {}
+        for seq, i in self.sequences.items():
+            for owner in seq:
+                holding.setdefault(owner, []).append(i)
+        return {owner: np.isin(c.judges, ids) for owner, ids in holding.items()}

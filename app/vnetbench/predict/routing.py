@@ -4,6 +4,7 @@ routers, firewall VMs, DLRs and hosted NAT, each applying its rules."""
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
 from ..model.objects import Action
 from . import decide, dnat, snat
@@ -16,6 +17,9 @@ from .result import Hop, HopKind, RouteDetail, Step, StepKind
 from .rules import Party
 from .routetables import unusable_route
 from .walkrecord import Walk, blocks, filtered, mtu_of
+
+if TYPE_CHECKING:   # the walk of one pair never loads numpy
+    import numpy as np
 
 #: A loop guard: no sane design routes a packet through more gateways than this.
 MAX_ROUTED = 8
@@ -179,6 +183,11 @@ class RoutingWalker(LegWalker):
         by: ``RouteTable.lookup`` over the interfaces it has there."""
         return self.route_table(device).lookup(
             dst, lambda i: self._segment_on(device, device.points[i], host) is not None)
+
+    def ways(self, device: Device, host: str | None, dsts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``way`` for an array of IPv4 addresses at once (the matrix's route keys): ``RouteTable.lookup_many``."""
+        return self.route_table(device).lookup_many(
+            dsts, lambda i: self._segment_on(device, device.points[i], host) is not None)
 
     def _segment_on(self, device: Device, p: Point, host: str | None) -> int | None:
         """The segment a device's interface is on, on ``host`` (a DLR has an instance per host)."""

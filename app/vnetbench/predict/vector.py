@@ -171,6 +171,7 @@ class Vector:
         self._tables: dict[str, FirstMatch] = {}
         self._rule_sets: dict[str, RuleSets] = {}
         self._sets: PointSets | None = None
+        self._bounds_of: tuple[tuple[np.ndarray, np.ndarray], int] | None = None
 
     # --- per point --------------------------------------------------------------------------------------
 
@@ -216,15 +217,15 @@ class Vector:
 
     def _route_tables(self) -> None:
         """Per direction: ``route`` [1 + 2 * start + first leg crosses a pNIC, point] (row 0: no gateway),
-        ``states`` [1 + start, point], and for each start the firewalls judging its way with the points
-        they judge it for."""
+        ``states`` [1 + start, point], and the firewalls judging the ways (``_judges``)."""
         routes = self.routes
         starts = len(routes.start_rep)
-        self.route, self.states = {}, {}
+        self.route: dict[bool, np.ndarray] = {}
+        self.states: dict[bool, np.ndarray] = {}
         self._transposed: dict[tuple, np.ndarray] = {}
         for reply in (False, True):
             self.route[reply] = np.full((1 + 2 * starts, self.n), UNREACH, dtype=np.int8)
-            self.states[reply] = np.zeros((1 + starts, self.n), dtype=np.int8 if len(routes.states) < 128 else np.int32)
+            self.states[reply] = np.zeros((1 + starts, self.n), dtype=_narrowest(len(routes.states)))
         for lo in range(0, self.n, 2048):
             self._route_columns(np.arange(lo, min(lo + 2048, self.n)))
         self._judges()
@@ -256,15 +257,24 @@ class Vector:
                 copy[cols] = table[:, cols].T
 
     def _judges(self) -> None:
-        routes = self.routes
+        """Per direction, the firewalls judging routed ways as patterns (owners, starts, keys): pattern p's
+        firewall ``owners[p]`` judges the way from each start marked in ``starts[p]`` to each route key marked
+        in ``keys[p]`` (both indexed so that -1, no start or no key, reads False). A firewall's starts are grouped by the keys it
+        judges for them: a rack's firewall judges the ways from every other start to the keys behind it
+        alike, so a block of flows asks it a few times, not once per start."""
         self.judged = {}
         for reply in (False, True):
-            per_start: dict[int, dict[str, list[int]]] = {}
-            for owner, cells in routes.judged_by(reply).items():
-                for s, k in cells:
-                    per_start.setdefault(s, {}).setdefault(owner, []).append(k)
-            self.judged[reply] = {s: (list(owners), np.array([np.isin(self.rkey, keys) for keys in owners.values()]))
-                                  for s, owners in per_start.items()}
+            owners, from_start, to_key = [], [], []
+            for owner, cells in self.routes.judged_cells(reply).items():
+                alike: dict[bytes, list[int]] = {}
+                for s, row in enumerate(np.packbits(cells, axis=1)):
+                    alike.setdefault(row.tobytes(), []).append(s)
+                for starts in alike.values():
+                    if cells[starts[0]].any():
+                        owners.append(owner)
+                        from_start.append(np.isin(np.arange(len(cells) + 1), starts))
+                        to_key.append(np.append(cells[starts[0]], False))
+            self.judged[reply] = (owners, np.array(from_start, dtype=bool), np.array(to_key, dtype=bool))
 
     # --- rule tables --------------------------------------------------------------------------------------
 
@@ -370,43 +380,57 @@ class Vector:
         (sources) and columns (destinations) holding any, and which of that block's pairs; None when none.
         Read per distinct subnet of the sources, not per pair: a large query has few subnets."""
         nets, which = np.unique(self.net_of[src], return_inverse=True)
-        holds = take(self.inside, nets, dst)
+        lo, hi = self._bounds()
+        order = np.argsort(lo[nets], kind="stable")
+        starts, reach = lo[nets][order], np.maximum.accumulate(hi[nets][order])
+        ips = self.ip[dst]
+        at = np.searchsorted(starts, ips, side="right") - 1   # the last of these subnets starting at or below
+        maybe = np.flatnonzero(((at >= 0) & (reach[np.maximum(at, 0)] >= ips)) | (ips < 0))   # in their union
+        if not len(maybe):
+            return None
+        holds = take(self.inside, nets, dst[maybe])
         hit = np.asarray(holds.any(axis=1))
         if not hit.any():
             return None
         rows = np.flatnonzero(hit[which.ravel()])
-        cols = np.flatnonzero(holds.any(axis=0))
-        return compact(rows), compact(cols), take(holds, which.ravel()[rows], cols)
+        held = holds.any(axis=0)
+        cols = maybe[held]
+        return compact(rows), compact(cols), take(holds, which.ravel()[rows], np.flatnonzero(held))
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The first and last address of each network ``inside`` has a row for (none: an empty range), so a
+        block's sources' subnets can be searched for its destinations (``_near``)."""
+        if self._bounds_of is None or self._bounds_of[1] != len(self.networks):
+            lo, hi = np.ones(len(self.networks), dtype=np.int64), np.zeros(len(self.networks), dtype=np.int64)
+            for network, row in self.networks.items():
+                if network is not None:
+                    lo[row], hi[row] = int(network.network_address), int(network.broadcast_address)
+            self._bounds_of = ((lo, hi), len(self.networks))
+        return self._bounds_of[0]
 
     def _judge_ways(self, src: np.ndarray, dst: np.ndarray, reply: bool, blocked: np.ndarray) -> None:
         """Mark in ``blocked`` the routed pairs a firewall on their way drops (pairs in one subnet are not
-        routed). ``judged[reply][start]`` holds the firewalls judging that start's ways and, per firewall,
-        which destination points' ways."""
-        judged = self.judged[reply]
-        if not judged:
+        routed): per pattern of ``judged``, the sources whose start and the destinations whose route key it
+        marks."""
+        owners, from_start, to_key = self.judged[reply]
+        if not owners:
             return
-        starts = self.start[src]
-        for s in np.unique(starts[starts >= 0]):
-            if int(s) not in judged:
-                continue
-            owners, judges = judged[int(s)]
-            hits = judges[:, dst]
-            rows = None
-            for o in np.flatnonzero(hits.any(axis=1)):
-                rows = compact(np.flatnonzero(starts == s)) if rows is None else rows
-                cols = compact(np.flatnonzero(hits[o]))
-                keys, others = src[rows], dst[cols]
-                drops = ~self.table(owners[o], min(len(keys), len(others))).allowed(keys, others)
-                near = self._near(keys, others)
-                if near is not None:
-                    r, c, direct = near
-                    block = _cells(drops, r, c)
-                    block &= ~direct
-                    _put(drops, r, c, block)
-                if isinstance(rows, slice) or isinstance(cols, slice):
-                    blocked[rows, cols] |= drops
-                else:
-                    blocked[np.ix_(rows, cols)] |= drops
+        starts, keys = self.start[src], self.rkey[dst]
+        asked = from_start[:, np.unique(starts)].any(axis=1) & to_key[:, np.unique(keys)].any(axis=1)
+        for p in np.flatnonzero(asked).tolist():   # the patterns marking a start and a key of this block
+            rows, cols = compact(np.flatnonzero(from_start[p][starts])), compact(np.flatnonzero(to_key[p][keys]))
+            keys_, others = src[rows], dst[cols]
+            drops = ~self.table(owners[p], min(len(keys_), len(others))).allowed(keys_, others)
+            near = self._near(keys_, others)
+            if near is not None:
+                r, c, direct = near
+                block = _cells(drops, r, c)
+                block &= ~direct
+                _put(drops, r, c, block)
+            if isinstance(rows, slice) or isinstance(cols, slice):
+                blocked[rows, cols] |= drops
+            else:
+                blocked[np.ix_(rows, cols)] |= drops
 
     # --- after an edit that moved some points -------------------------------------------------------------
 
@@ -484,3 +508,8 @@ def _put(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice, 
         table[np.ix_(rows, cols)] = values
 
 
+
+
+def _narrowest(count: int) -> type:
+    """The narrowest integer type holding ids 0..count-1 (a block of flows reads one per pair)."""
+    return np.int8 if count < 1 << 7 else np.int16 if count < 1 << 15 else np.int32
