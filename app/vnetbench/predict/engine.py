@@ -210,7 +210,7 @@ class Engine:
             if any(itf.network == change.obj.id for dlr in self.topology.nsx.dlrs for itf in dlr.interfaces):
                 return None  # a DLR interface sits on it: the router moves too
             return set(net.on_network.get(change.obj.id, ()))
-        if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan", "type"):
+        if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan", "type", "uplink"):
             owner = net.index.parent(change.obj.id)
             return {owner.id} if owner is not None else None
         if isinstance(change.obj, VM) and change.field == "host" and change.obj.role is VmRole.VM:

@@ -246,7 +246,8 @@ class Network:
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
         self.teamed = False                                # segments differ by the uplink teaming gives them
-        self._team_bases: set[SegmentKey] = set()          # the (switch, host, VLAN) keys teaming splits by uplink
+        self._team_bases: dict[SegmentKey, list[int]] = {}  # the (switch, host, VLAN) keys teaming splits by
+        #                                                     uplink -> the segments it joins, first the group's
         self.pvlan_cols: dict[int, int] = {}               # private VLAN map VLAN -> its column of ``Segment.hears``
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
@@ -639,7 +640,7 @@ class Network:
             if key.uplink is not None:
                 base = replace(key, uplink=None)
                 groups.setdefault(base, [])
-        self._team_bases = set(groups)
+        self._team_bases = groups
         if not groups:
             return
         self.teamed = True
@@ -789,17 +790,16 @@ class Network:
             for nic in vm.vnics:
                 if self.index.get(nic.network) is None and nic.network is not None:
                     return False
+        choosing: list[Point] = []     # vNICs whose uplink teaming chooses among several
         for vm_id in vm_ids:
             vm = self.typed(vm_id, "vm")
             self.points[vm_id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
-            if any(p.variants for p in self.points[vm_id]):
-                return False
+            choosing += [p for p in self.points[vm_id] if p.variants]
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
         keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
-        if any(key.uplink is not None or key in self._team_bases or pvlan_segment_entry(self.switch_of(key), key.vlan)
-               for key in keys):
+        if any(pvlan_segment_entry(self.switch_of(key), key.vlan) for key in keys):
             return False
         vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
         patched = {sw.id for pair in self.fabric.patches() for sw in pair}
@@ -811,7 +811,37 @@ class Network:
             if wire is not None and any(shares_embedded_switch(vf, wire) for vf in vfs):
                 return False
         self._follow_trunks(new)
-        return self._label_new(before)
+        if not self._label_new(before):
+            return False
+        for point in choosing:   # as ``_teams`` does, once the new segments' domains are known
+            point.segment = self._run_time_segment(point)
+        self._team_new(before)
+        return True
+
+    def _team_new(self, before: int) -> None:
+        """``_teams`` for the segments from ``before`` on: each one teaming splits by uplink (or of a key it
+        splits) joins its (switch, host, VLAN) group, taking the group's in-host label (a group new to the
+        design starts from the segment of its key without an uplink, if there is one)."""
+        joining: dict[SegmentKey, list[int]] = {}
+        for seg_id in range(before, len(self.segments)):
+            key = self._key_of.get(seg_id)
+            if key is None:
+                continue
+            base = replace(key, uplink=None)
+            if key.uplink is not None or base in self._team_bases:
+                joining.setdefault(base, []).append(seg_id)
+        for base, new in joining.items():
+            members = self._team_bases.get(base)
+            if members is None:
+                plain = self._seg_by_key.get(base)
+                members = self._team_bases[base] = [plain] if plain is not None and plain < before else []
+                new = sorted(set(new) | ({plain} if plain is not None and plain >= before else set()))
+            self.teamed = True
+            for seg_id in new:
+                if members:
+                    self.graph.add_edge(members[0], seg_id, kind=EdgeKind.TEAM)
+                    self.segments[seg_id].local = self.segments[members[0]].local
+                members.append(seg_id)
 
     def _label_new(self, before: int) -> bool:
         """Labels for the segments from ``before`` on, which only hang off the graph: each alone in its host
