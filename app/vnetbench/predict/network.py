@@ -249,6 +249,8 @@ class Network:
         self._team_bases: dict[SegmentKey, list[int]] = {}  # the (switch, host, VLAN) keys teaming splits by
         #                                                     uplink -> the segments it joins, first the group's
         self.pvlan_cols: dict[int, int] = {}               # private VLAN map VLAN -> its column of ``Segment.hears``
+        self._embedded_ids: list[int] = []                   # the segments of pNICs' embedded switches (SR-IOV)
+        self._top_label: int | None = None                 # no segment's label is above it (``_fresh_label``)
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
 
@@ -311,6 +313,8 @@ class Network:
             label += f" via {self.fabric.pnic_label(key.uplink)}"
         seg_id = self.segment(key, label, host, False, key.switch, vlan)
         self._key_of[seg_id] = key
+        if key.switching is Switching.EMBEDDED:
+            self._embedded_ids.append(seg_id)
         wire = self.fabric.segment_wire(key)
         if wire is not None:
             self.wires[seg_id] = wire
@@ -686,7 +690,7 @@ class Network:
         if one_domain and len(lone) == 2:   # two lone ports of one domain: reaches what is behind neither
             seg.domain, seg.attachment, seg.alternate = variants[0].domain, lone[0], lone[1]
             return seg_id
-        seg.domain = len(self.segments) + max((s.domain for s in self.segments), default=0) + 1
+        seg.domain = self._fresh_label()
         choice = point.choice
         assert choice is not None, "a vNIC with variants has its uplink choice"
         ways = "; ".join(f"through {self.fabric.pnic_label(u.pnic)} it reaches "
@@ -801,7 +805,7 @@ class Network:
         keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
         if any(pvlan_segment_entry(self.switch_of(key), key.vlan) for key in keys):
             return False
-        vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
+        vfs = [self.wires[seg] for seg in self._embedded_ids if seg in self.wires]
         patched = {sw.id for pair in self.fabric.patches() for sw in pair}
         for seg in new:
             sw = self.typed(seg.object_id, "switch")
@@ -825,11 +829,9 @@ class Network:
         joining: dict[SegmentKey, list[int]] = {}
         for seg_id in range(before, len(self.segments)):
             key = self._key_of.get(seg_id)
-            if key is None:
+            if key is None or (key.uplink is None and key not in self._team_bases):
                 continue
-            base = replace(key, uplink=None)
-            if key.uplink is not None or base in self._team_bases:
-                joining.setdefault(base, []).append(seg_id)
+            joining.setdefault(replace(key, uplink=None), []).append(seg_id)
         for base, new in joining.items():
             members = self._team_bases.get(base)
             if members is None:
@@ -848,10 +850,9 @@ class Network:
         group, attached through its one uplink, in the domain of the old segments it reaches (a new one when
         none). False when one group of them reaches two old domains (which then become one)."""
         new = range(before, len(self.segments))
-        next_label = len(self.segments) + 1 + max((max(s.local, s.domain) for s in self.segments[:before]), default=0)
         for seg_id in new:
             seg = self.segments[seg_id]
-            seg.local, next_label = next_label, next_label + 1
+            seg.local = self._fresh_label()
             uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] is EdgeKind.UPLINK]
             seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
         for group in graph.connected_components(self.graph.subgraph(new)):
@@ -863,10 +864,17 @@ class Network:
                 peer = self.segments[min(old)]
                 domain, bridged = peer.domain, peer.has_bridge
             else:
-                domain, bridged, next_label = next_label, False, next_label + 1
+                domain, bridged = self._fresh_label(), False
             for s in group:
                 self.segments[s].domain, self.segments[s].has_bridge = domain, bridged
         return True
+
+    def _fresh_label(self) -> int:
+        """An in-host group or L2 domain label no segment has, for segments labelled after ``_label``."""
+        if self._top_label is None:
+            self._top_label = max((max(s.local, s.domain) for s in self.segments), default=0)
+        self._top_label += 1
+        return self._top_label
 
     def _label(self) -> None:
         """Compute the in-host groups, L2 domains and lone attachments (see the module docstring)."""
