@@ -783,20 +783,19 @@ class Network:
         existing graph and take their labels from the one L2 domain they join, if any. False when the edit
         reaches further (a forwarding VM, new segments joining domains that were apart, a switch kind whose
         segments are not plain leaves, a new segment sharing a pNIC's embedded switch with SR-IOV VFs): then
-        the caller recompiles. In a design with teaming or private VLANs, an edit that moves VMs onto their
-        segments (a vNIC teaming puts on one of several uplinks, a segment split by uplink or in a private VLAN)
-        recompiles too; the other VMs' edits stay incremental."""
+        the caller recompiles. Moves onto teamed segments are taken in place (a vNIC whose uplink teaming
+        chooses gets its run-time segment, new segments split by uplink join their team: ``_team_new``); one
+        onto a private VLAN's new segments recompiles."""
         before = len(self.segments)
-        for vm_id in vm_ids:
-            vm = self.typed(vm_id, "vm")
+        vms = {vm_id: self.typed(vm_id, "vm") for vm_id in vm_ids}
+        for vm in vms.values():
             if vm is None or vm.role is not VmRole.VM:
                 return False
             for nic in vm.vnics:
                 if self.index.get(nic.network) is None and nic.network is not None:
                     return False
         choosing: list[Point] = []     # vNICs whose uplink teaming chooses among several
-        for vm_id in vm_ids:
-            vm = self.typed(vm_id, "vm")
+        for vm_id, vm in vms.items():
             self.points[vm_id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
             choosing += [p for p in self.points[vm_id] if p.variants]
             for nic in vm.vnics:
