@@ -10,6 +10,9 @@ document) the next ``matrix()`` recomputes only what the edit can change:
   its two sides, or the vNICs a DFW rule is applied at) can answer differently, so those endpoints' classes
   get new rows and columns; the first rule of a DFW that allows by default is such an edit too;
 - anything else: the network is compiled again (lazily, when next used) and the matrix rebuilt.
+
+An IPv6 matrix runs on a relabelled copy of the design (``relabel.Relabelling``), which follows the same edits
+in place while they name no IPv6 network it has no label for; one that does makes the copy and matrix anew.
 """
 
 from __future__ import annotations
