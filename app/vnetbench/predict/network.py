@@ -801,7 +801,7 @@ class Network:
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
-        keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
+        keys = [key for key in (self._key_of.get(seg.id) for seg in new) if key is not None]
         if any(pvlan_segment_entry(self.switch_of(key), key.vlan) for key in keys):
             return False
         vfs = [self.wires[seg] for seg in self._embedded_ids if seg in self.wires]
