@@ -10,6 +10,9 @@ document) the next ``matrix()`` recomputes only what the edit can change:
   its two sides, or the vNICs a DFW rule is applied at) can answer differently, so those endpoints' classes
   get new rows and columns; the first rule of a DFW that allows by default is such an edit too;
 - anything else: the network is compiled again (lazily, when next used) and the matrix rebuilt.
+
+An IPv6 matrix runs on a relabelled copy of the design (``relabel.Relabelling``), which follows the same edits
+in place while they name no IPv6 network it has no label for; one that does makes the copy and matrix anew.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rul
 from ..model.families import COPIED_LISTS, PROJECTED_FIELDS, Family, families_in, project, projection, tep_family
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
 from .network import Network
-from .relabel import relabel
+from .relabel import Relabelling
 from .result import Prediction
 from .rules import generic
 from .walk import Walker
@@ -62,6 +65,7 @@ class Engine:
         self._walker = Walker(self._network, self.calibration)
         # the vectorised matrix holds addresses in 64 bits: an IPv6 design's runs on its IPv4 relabelling
         self._matrix_walker: Walker | None = self._walker if fam == 4 else None
+        self._relabelling: Relabelling | None = None     # the IPv6 matrix's relabelled copy, kept through edits
         self._explainer: Walker | None = self._walker   # None: renamed since, the story compiles anew
         self._stale = False
 
@@ -111,7 +115,8 @@ class Engine:
         if self._stale:
             self._compile()
         if self._matrix_walker is None:
-            self._matrix_walker = Walker(Network(relabel(self._seen), self._underlay), self.calibration)
+            self._relabelling = Relabelling(self._seen)
+            self._matrix_walker = Walker(Network(self._relabelling.topology, self._underlay), self.calibration)
         walker = self._matrix_walker
         try:
             if self._matrix is None and self._builder is not None and (self._affected or self._rules):
@@ -141,9 +146,8 @@ class Engine:
         if self._clone is not None and not self._mirrored(change):
             self._rebuild()   # an edit the projection cannot follow in place: compiled anew when next used
             return
-        if self._matrix_walker is not self._walker:
-            # an IPv6 matrix's relabelled copy is made anew (the walk above follows the edit in place)
-            self._matrix_walker = self._builder = self._matrix = None
+        if self._matrix_walker is not self._walker and not self._relabelled(change):
+            self._drop_relabelling()   # made anew when next used (the walk above follows the edit in place)
         if self._explainer is not self._walker:
             self._explainer = None    # the story's own network is out of date too
         if change.op == "set" and change.field in _WORDING_FIELDS:
@@ -152,6 +156,9 @@ class Engine:
         moved = self._moved_by(change)
         if moved is not None:
             if self._network.refresh(moved):
+                six = self._matrix_walker
+                if six is not None and six is not self._walker and not six.net.refresh(moved):
+                    self._drop_relabelling()
                 self._moved |= moved
                 self._affected |= moved
                 if moved:   # a portgroup nobody is on changes no answer
@@ -178,6 +185,22 @@ class Engine:
         setattr(copied, field, getattr(change.obj, field))
         return True
 
+    def _relabelled(self, change: Change) -> bool:
+        """Make an edit of the design on the IPv6 matrix's relabelled copy too (``Relabelling``); False when
+        the copy must be made anew (the edit names an IPv6 network it has no label for, or adds a part)."""
+        relabelling = self._relabelling
+        if relabelling is None:
+            return False
+        copies = self._clone.copies if self._clone is not None else {}
+        if change.op == "set":
+            return relabelling.follow(copies.get(id(change.obj), change.obj), change.field or "")
+        if change.field == "rules" and isinstance(change.owner, (Forwarding, Dfw)):
+            return relabelling.sync_rules(copies.get(id(change.owner), change.owner)) is not None
+        return False
+
+    def _drop_relabelling(self) -> None:
+        self._matrix_walker = self._builder = self._matrix = self._relabelling = None
+
     def _rebuild(self) -> None:
         self._stale = True
         self._builder = self._matrix = None
@@ -192,7 +215,7 @@ class Engine:
             if any(itf.network == change.obj.id for dlr in self.topology.nsx.dlrs for itf in dlr.interfaces):
                 return None  # a DLR interface sits on it: the router moves too
             return set(net.on_network.get(change.obj.id, ()))
-        if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan", "type"):
+        if isinstance(change.obj, VNic) and change.field in ("network", "connected", "guest_vlan", "type", "uplink"):
             owner = net.index.parent(change.obj.id)
             return {owner.id} if owner is not None else None
         if isinstance(change.obj, VM) and change.field == "host" and change.obj.role is VmRole.VM:
@@ -226,10 +249,18 @@ class Engine:
             # a DFW that allows by default judges only what its rules name: its first rule (or the removal of
             # its last) changes the pairs that rule names, like any other rule edit
             self._network.dfw_active = bool(owner.rules)
+            if self._matrix_walker is not None:
+                self._matrix_walker.net.dfw_active = bool(owner.rules)
         self._network_rules_changed(vm)
         if self._builder is None:
             return True
         live = [r for r in rules if generic(r)]
+        if live and self._relabelling is not None:
+            relabelled = self._relabelling.relabelled_rules(live)
+            if relabelled is None:
+                self._drop_relabelling()
+                return True
+            live = relabelled
         if live:
             dfw = isinstance(owner, Dfw)
             self._affected |= self._builder.named(live, dfw=dfw)
@@ -256,12 +287,15 @@ class Engine:
     def _network_rules_changed(self, vm: VM | None = None) -> None:
         """Rules changed in place: the compiled network's copy of a firewall's list and the walker's compiled
         rule lists follow."""
-        net = self._network
-        if vm is not None:
-            for device in net.devices:
-                if device.id == vm.id:
-                    device.rules = list(vm.forwarding.rules)
-        self._walker.rulebook.forget()
+        walkers = [self._walker]
+        if self._matrix_walker is not None and self._matrix_walker is not self._walker:
+            walkers.append(self._matrix_walker)     # the IPv6 matrix's, on the relabelled copy
+        for walker in walkers:
+            if vm is not None:
+                for device in walker.net.devices:
+                    if device.id == vm.id:
+                        device.rules = list(walker.net.typed(vm.id, "vm").forwarding.rules)
+            walker.rulebook.forget()
 
 
 def predict(topology: Topology, src: str, dst: str, proto: str | None = None, port: int | None = None) -> Prediction:

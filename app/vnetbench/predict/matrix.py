@@ -398,10 +398,22 @@ class MatrixBuilder:
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
             towards, _ = vec.flows(pc, pn, False)
             back = np.where(towards == BLOCKED, np.int8(BLOCKED), np.int8(UNREACH))   # int8 throughout
-            if replies:
-                back = np.where(towards < BLOCKED, vec.flows(pn, pc, True, True)[0], back)
-            self._put(rows, cols, vec.flows(pn, pc, False)[0] if dfw else None, back)
+            out = self._dropped_at_source(pn, pc) if dfw else None
+            if replies and out is not None:   # a reply is judged by the same DFW table as a new flow
+                back = np.where(towards < BLOCKED, out.T, back)
+            self._put(rows, cols, out, back)
         self._fill_block(new, near)
+
+    def _dropped_at_source(self, pn: np.ndarray, pc: np.ndarray) -> np.ndarray:
+        """Cells [stranded, other] of flows from stranded classes' points ``pn`` (``_fill_stranded``): BLOCKED
+        where the DFW at their vNIC drops the flow (or the reply, where the DFW judges replies: the same table),
+        else UNREACH (it never leaves their subnet). Only the DFW's table is read, not the whole flow
+        (``Vector.flows``: a stranded source has no routed way); the cells with the classes sharing a subnet are
+        computed in full afterwards."""
+        if not judges(True, bool(self.net.topology.nsx.dfw.stateful), False):
+            return np.full((len(pn), len(pc)), UNREACH, dtype=np.int8)
+        allowed = self.vec.table("dfw-out", min(len(pn), len(pc))).allowed(pn, pc)
+        return np.where(allowed, np.int8(UNREACH), np.int8(BLOCKED))
 
     def _near(self, new: np.ndarray, live: np.ndarray) -> list[int]:
         """The ``live`` single classes sharing a subnet with one of the ``new`` ones (either's address in the

@@ -249,8 +249,11 @@ class Network:
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
         self.teamed = False                                # segments differ by the uplink teaming gives them
-        self._team_bases: set[SegmentKey] = set()          # the (switch, host, VLAN) keys teaming splits by uplink
+        self._team_bases: dict[SegmentKey, list[int]] = {}  # the (switch, host, VLAN) keys teaming splits by
+        #                                                     uplink -> the segments it joins, first the group's
         self.pvlan_cols: dict[int, int] = {}               # private VLAN map VLAN -> its column of ``Segment.hears``
+        self._embedded_ids: list[int] = []                   # the segments of pNICs' embedded switches (SR-IOV)
+        self._top_label: int | None = None                 # no segment's label is above it (``_fresh_label``)
         self.dfw_active = bool(topology.nsx.dfw.rules) or topology.nsx.dfw.default_policy is not Action.ALLOW
         self._compile()
 
@@ -313,6 +316,8 @@ class Network:
             label += f" via {self.fabric.pnic_label(key.uplink)}"
         seg_id = self.segment(key, label, host, False, key.switch, vlan)
         self._key_of[seg_id] = key
+        if key.switching is Switching.EMBEDDED:
+            self._embedded_ids.append(seg_id)
         wire = self.fabric.segment_wire(key)
         if wire is not None:
             self.wires[seg_id] = wire
@@ -654,7 +659,7 @@ class Network:
             if key.uplink is not None:
                 base = replace(key, uplink=None)
                 groups.setdefault(base, [])
-        self._team_bases = set(groups)
+        self._team_bases = groups
         if not groups:
             return
         self.teamed = True
@@ -700,7 +705,7 @@ class Network:
         if one_domain and len(lone) == 2:   # two lone ports of one domain: reaches what is behind neither
             seg.domain, seg.attachment, seg.alternate = variants[0].domain, lone[0], lone[1]
             return seg_id
-        seg.domain = len(self.segments) + max((s.domain for s in self.segments), default=0) + 1
+        seg.domain = self._fresh_label()
         choice = point.choice
         assert choice is not None, "a vNIC with variants has its uplink choice"
         ways = "; ".join(f"through {self.fabric.pnic_label(u.pnic)} it reaches "
@@ -844,32 +849,30 @@ class Network:
         existing graph and take their labels from the one L2 domain they join, if any. False when the edit
         reaches further (a forwarding VM, new segments joining domains that were apart, a switch kind whose
         segments are not plain leaves, a new segment sharing a pNIC's embedded switch with SR-IOV VFs): then
-        the caller recompiles. In a design with teaming or private VLANs, an edit that moves VMs onto their
-        segments (a vNIC teaming puts on one of several uplinks, a segment split by uplink or in a private VLAN)
-        recompiles too; the other VMs' edits stay incremental."""
+        the caller recompiles. Moves onto teamed segments are taken in place (a vNIC whose uplink teaming
+        chooses gets its run-time segment, new segments split by uplink join their team: ``_team_new``); one
+        onto a private VLAN's new segments recompiles."""
         before = len(self.segments)
-        for vm_id in vm_ids:
-            vm = self.typed(vm_id, "vm")
+        vms = {vm_id: self.typed(vm_id, "vm") for vm_id in vm_ids}
+        for vm in vms.values():
             if vm is None or vm.role is not VmRole.VM:
                 return False
             for nic in vm.vnics:
                 if self.index.get(nic.network) is None and nic.network is not None:
                     return False
-        for vm_id in vm_ids:
-            vm = self.typed(vm_id, "vm")
+        choosing: list[Point] = []     # vNICs whose uplink teaming chooses among several
+        for vm_id, vm in vms.items():
             self.points[vm_id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
-            if any(p.variants for p in self.points[vm_id]):
-                return False
+            choosing += [p for p in self.points[vm_id] if p.variants]
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
         new = self.segments[before:]
         if any(seg.physical and self.pvlan_entry_of(seg) is not None for seg in new):
             return False
-        keys = [self._key_of.get(seg.id, SegmentKey("", None, None)) for seg in new]
-        if any(key.uplink is not None or key in self._team_bases or pvlan_segment_entry(self.switch_of(key), key.vlan)
-               for key in keys):
+        keys = [key for key in (self._key_of.get(seg.id) for seg in new) if key is not None]
+        if any(pvlan_segment_entry(self.switch_of(key), key.vlan) for key in keys):
             return False
-        vfs = [wire for seg, wire in self.wires.items() if self._key_of[seg].switching is Switching.EMBEDDED]
+        vfs = [self.wires[seg] for seg in self._embedded_ids if seg in self.wires]
         patched = {sw.id for pair in self.fabric.patches() for sw in pair}
         for seg in new:
             sw = self.typed(seg.object_id, "switch")
@@ -879,17 +882,44 @@ class Network:
             if wire is not None and any(shares_embedded_switch(vf, wire) for vf in vfs):
                 return False
         self._follow_trunks(new)
-        return self._label_new(before)
+        if not self._label_new(before):
+            return False
+        for point in choosing:   # as ``_teams`` does, once the new segments' domains are known
+            point.segment = self._run_time_segment(point)
+        self._team_new(before)
+        return True
+
+    def _team_new(self, before: int) -> None:
+        """``_teams`` for the segments from ``before`` on: each one teaming splits by uplink (or of a key it
+        splits) joins its (switch, host, VLAN) group, taking the group's in-host label (a group new to the
+        design starts from the segment of its key without an uplink, if there is one)."""
+        joining: dict[SegmentKey, list[int]] = {}
+        for seg_id in range(before, len(self.segments)):
+            key = self._key_of.get(seg_id)
+            if key is None or (key.uplink is None and key not in self._team_bases):
+                continue
+            joining.setdefault(replace(key, uplink=None), []).append(seg_id)
+        for base, new in joining.items():
+            members = self._team_bases.get(base)
+            if members is None:
+                plain = self._seg_by_key.get(base)
+                members = self._team_bases[base] = [plain] if plain is not None and plain < before else []
+                new = sorted(set(new) | ({plain} if plain is not None and plain >= before else set()))
+            self.teamed = True
+            for seg_id in new:
+                if members:
+                    self.graph.add_edge(members[0], seg_id, kind=EdgeKind.TEAM)
+                    self.segments[seg_id].local = self.segments[members[0]].local
+                members.append(seg_id)
 
     def _label_new(self, before: int) -> bool:
         """Labels for the segments from ``before`` on, which only hang off the graph: each alone in its host
         group, attached through its one uplink, in the domain of the old segments it reaches (a new one when
         none). False when one group of them reaches two old domains (which then become one)."""
         new = range(before, len(self.segments))
-        next_label = len(self.segments) + 1 + max((max(s.local, s.domain) for s in self.segments[:before]), default=0)
         for seg_id in new:
             seg = self.segments[seg_id]
-            seg.local, next_label = next_label, next_label + 1
+            seg.local = self._fresh_label()
             uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] is EdgeKind.UPLINK]
             seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
         for group in graph.connected_components(self.graph.subgraph(new)):
@@ -901,10 +931,17 @@ class Network:
                 peer = self.segments[min(old)]
                 domain, bridged = peer.domain, peer.has_bridge
             else:
-                domain, bridged, next_label = next_label, False, next_label + 1
+                domain, bridged = self._fresh_label(), False
             for s in group:
                 self.segments[s].domain, self.segments[s].has_bridge = domain, bridged
         return True
+
+    def _fresh_label(self) -> int:
+        """An in-host group or L2 domain label no segment has, for segments labelled after ``_label``."""
+        if self._top_label is None:
+            self._top_label = max((max(s.local, s.domain) for s in self.segments), default=0)
+        self._top_label += 1
+        return self._top_label
 
     def _label(self) -> None:
         """Compute the in-host groups, L2 domains and lone attachments (see the module docstring)."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..model.families import clone_addressing, interfaces
+from ..model.families import Clone, interfaces
 from ..model.objects import Topology
 
 #: The label space: IPv4, whose matrix code is the one that exists.
@@ -133,31 +133,118 @@ def _parsed(text: str, kind: str) -> tuple[int, tuple[int, int] | None, tuple[in
     return fam, (start, length), None
 
 
+class Relabelling:
+    """A projected IPv6 design relabelled (see the module's docstring), kept current through the design's
+    edits: the labels stay as they are while an edit names no IPv6 network or address they lack, so the
+    matrix built on the copy is updated like an IPv4 one's instead of rebuilt (``follow``, ``sync_rules``)."""
+
+    def __init__(self, topology: Topology) -> None:
+        self.clone = Clone(topology)
+        self.topology = self.clone.topology
+        found = []
+        for obj, name in _fields(self.topology):
+            parsed = _parsed(getattr(obj, name), _KINDS[name])
+            if parsed is not None:
+                found.append((obj, name, *parsed))
+        items = {x for _, _, fam, network, address in found for x in (network, address) if x is not None and fam == 6}
+        root = _nest(items)
+        _place(root, 0, 0)
+        self.labels = {(n.start, n.length): n.label for n in _walk(root)}
+        for obj, name, fam, network, address in found:
+            text = self._text(getattr(obj, name), name, fam, network, address)
+            assert text is not None, "every IPv6 item the design names has its label"
+            setattr(obj, name, text)
+        # the design's rules (by id, with the rule itself: an id alone may be reused) -> their relabelled copies
+        self._rules: dict[int, tuple[Any, Any]] = {}
+        for source, copy in self._rule_lists(topology, self.topology):
+            self._rules.update((id(r), (r, c)) for r, c in zip(source, copy))
+
+    def _text(self, text: str, name: str, fam: int, network: tuple[int, int] | None,
+              address: tuple[int, int] | None) -> str | None:
+        """A field's text relabelled; None when it names an IPv6 network or address without a label."""
+        if fam == 4:
+            return _OTHER_FAMILY + text if name in ("src", "dst") else text
+        if (network is not None and network not in self.labels) or (address is not None and address not in self.labels):
+            return None
+        if network is not None:
+            base, length = self.labels[network]
+            net_text = f"{ipaddress.IPv4Address(base)}/{length}"
+        if address is not None:
+            at = str(ipaddress.IPv4Address(self.labels[address][0]))
+        if network is not None and address is not None:
+            return f"{at}/{length}"
+        return at if network is None else net_text
+
+    def rule(self, rule: Any) -> Any | None:
+        """A relabelled copy of a rule; None when it names an IPv6 network without a label (a new relabelling)."""
+        out = replace(rule)
+        for name in ("src", "dst"):
+            text = getattr(rule, name)
+            parsed = _parsed(text, _KINDS[name]) if isinstance(text, str) else None
+            if parsed is not None:
+                relabelled = self._text(text, name, *parsed)
+                if relabelled is None:
+                    return None
+                setattr(out, name, relabelled)
+        return out
+
+    def follow(self, obj: Any, field: str) -> bool:
+        """Make a field edit of the projected design on the copy too; False when the labels cannot follow
+        (an address or a route's network: the caller relabels anew)."""
+        known = self._rules.get(id(obj))
+        if known is not None and known[0] is obj:
+            relabelled = self.rule(obj)
+            if relabelled is None:
+                return False
+            setattr(known[1], field, getattr(relabelled, field))
+            return True
+        copied = self.clone.copies.get(id(obj))
+        if copied is None:
+            return True     # shared with the projection: the edit is there already
+        if field in _KINDS or field in ("addresses", "gateway6", "interface", "source", "port_forwards", "dnat"):
+            return False
+        setattr(copied, field, getattr(obj, field))
+        return True
+
+    def sync_rules(self, owner: Any) -> list | None:
+        """The copy of a rule list (a firewall's or the DFW's) made equal to the projection's ``owner.rules``
+        after a rule was added or removed, reusing the rules already relabelled; the copy's list, or None when a
+        new rule names an IPv6 network without a label."""
+        mine = self.clone.copies.get(id(owner))
+        if mine is None:
+            return None
+        rules = []
+        for r in owner.rules:
+            known = self._rules.get(id(r))
+            if known is None or known[0] is not r:
+                relabelled = self.rule(r)
+                if relabelled is None:
+                    return None
+                known = self._rules[id(r)] = (r, relabelled)
+            rules.append(known[1])
+        mine.rules[:] = rules     # in place: the compiled network's bridges and DFW read this list
+        return mine.rules
+
+    def relabelled_rules(self, rules: list) -> list | None:
+        """These rules of the design as the copy holds them (for the matrix's rule edits); None when one names
+        an IPv6 network without a label."""
+        out = []
+        for r in rules:
+            known = self._rules.get(id(r))
+            relabelled = known[1] if known is not None and known[0] is r else self.rule(r)
+            if relabelled is None:
+                return None
+            out.append(relabelled)
+        return out
+
+    @staticmethod
+    def _rule_lists(source: Topology, copy: Topology) -> Iterator[tuple[list, list]]:
+        yield source.nsx.dfw.rules, copy.nsx.dfw.rules
+        for vm, twin in zip(source.vms, copy.vms):
+            yield vm.forwarding.rules, twin.forwarding.rules
+
+
 def relabel(topology: Topology) -> Topology:
     """A projected IPv6 design with every IPv6 address and network written as its IPv4 label (see the module's
     docstring), and every IPv4 network a rule names as a name nobody has."""
-    out = clone_addressing(topology)
-    found = []
-    for obj, name in _fields(out):
-        parsed = _parsed(getattr(obj, name), _KINDS[name])
-        if parsed is not None:
-            found.append((obj, name, *parsed))
-    items = {x for _, _, fam, network, address in found for x in (network, address) if x is not None and fam == 6}
-    root = _nest(items)
-    _place(root, 0, 0)
-    labels = {(n.start, n.length): n.label for n in _walk(root)}
-    for obj, name, fam, network, address in found:
-        if fam == 4:
-            if name in ("src", "dst"):
-                setattr(obj, name, _OTHER_FAMILY + getattr(obj, name))
-            continue
-        if network is not None:
-            base, length = labels[network]
-            net_text = f"{ipaddress.IPv4Address(base)}/{length}"
-        if address is not None:
-            at = str(ipaddress.IPv4Address(labels[address][0]))
-        if network is not None and address is not None:
-            setattr(obj, name, f"{at}/{length}")
-        else:
-            setattr(obj, name, at if network is None else net_text)
-    return out
+    return Relabelling(topology).topology
