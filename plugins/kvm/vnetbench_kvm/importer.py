@@ -1,5 +1,6 @@
 """Read libvirt hosts into a design: networks (Linux bridges, OVS bridges with their portgroups and VLANs,
-macvtap networks), bridges guests name directly, and domains with their interfaces (model, MAC, source, VLAN,
+macvtap networks, the VLAN-filtering Linux bridges vnetbench deployed on OVS with their ports' VLANs:
+``import_filtering``), bridges guests name directly, and domains with their interfaces (model, MAC, source, VLAN,
 direct mode). One listing call per object kind and host (``listAllNetworks``, ``listAllDomains``); libvirt has
 no bulk XML call, so each object's XML is one more local call on the same connection.
 
@@ -20,12 +21,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from vnetbench.backends import ProgressFn
-from vnetbench.model import (VM, ForwardMode, Host, HostKind, Layout, MacvtapMode, NicType, Place, PNic, Portgroup,
-                             Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from vnetbench.model import (VM, BridgeVlans, ForwardMode, Host, HostKind, Layout, MacvtapMode, NicType, Place, PNic,
+                             Portgroup, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
 from vnetbench.model.families import addresses, link_local
 
 from . import cmdline
 from .config import split_libvirt_name
+from .import_filtering import bridge_vlans, filtering_groups
 from .xml import read_mark
 
 MODELS = {"pcnet": NicType.VLANCE, "e1000": NicType.E1000, "e1000e": NicType.E1000E, "vmxnet3": NicType.VMXNET3,
@@ -81,6 +83,7 @@ class _Host:
         self.by_network: dict[str, Switch] = {}
         self.by_bridge: dict[str, Switch] = {}
         self.macvtaps: dict[tuple[str, str], Switch] = {}
+        self.filtering: dict[str, dict[str, BridgeVlans]] = {}     # switch id -> its ports' portgroups
 
     def pnic(self, dev: str) -> str:
         pid = _id(self.host.id, "pnic", dev)
@@ -117,7 +120,11 @@ class _Host:
         mtu = root.find("mtu")
         if mtu is not None and mtu.get("size", "").isdigit():
             sw.mtu = int(mtu.get("size"))
-        if ovs:
+        groups = filtering_groups(xml_text) if ovs else None
+        if groups is not None:
+            sw.kind, sw.vlan_filtering = SwitchKind.LINUX_BRIDGE, True
+            self.filtering[sw.id] = groups
+        elif ovs:
             for pg in root.findall("portgroup"):
                 vlan, native = _vlan(pg.find("vlan"))
                 sw.portgroups.append(Portgroup(_id(sw.id, pg.get("name", "pg")), pg.get("name", "pg"), vlan,
@@ -177,7 +184,11 @@ class _Host:
                     self.by_bridge[bridge] = sw
             elif kind == "direct":
                 sw = self.macvtap(src.get("dev", "eth0"), src.get("mode", "vepa"))
-            network = None
+            network, vlans = None, None
+            if sw is not None and sw.id in self.filtering:
+                vlan_el = itf.find("vlan")
+                vlans = bridge_vlans(vlan_el) if vlan_el is not None else \
+                    self.filtering[sw.id].get(src.get("portgroup", ""))
             if sw is not None:
                 network = self.portgroup(sw, src.get("portgroup"), itf.find("vlan")) \
                     if sw.kind is SwitchKind.OVS else sw.id
@@ -190,7 +201,7 @@ class _Host:
                                  MODELS.get(model.get("type", "") if model is not None else "", NicType.VIRTIO),
                                  network=network, mac=address or None, guest_vlan=guest.vlan,
                                  ip=guest.addresses[0] if guest.addresses else None, addresses=guest.addresses[1:],
-                                 connected=link is None or link.get("state") != "down"))
+                                 connected=link is None or link.get("state") != "down", bridge_vlans=vlans))
         _place_gateways(vm, nics, gateways)
         self.topo.vms.append(vm)
 

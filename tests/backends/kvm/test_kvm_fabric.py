@@ -3,7 +3,8 @@ conftest.py): ``resources/examples/kvm-bonded-vlan-filtering-bridge.vnet.yaml`` 
 bridge (guests on PVID 10, PVID 20 and a trunk port tagging VLAN 10 itself) whose two uplinks, balancing by IP
 hash into a static port channel, become an OVS bond. Every ordered pair of guests and emulated physical hosts
 is pinged and must agree with the prediction; the bonds exist on OVS in the mode the policy maps to, with both
-members enabled; teardown leaves the host exactly as before. With ``pnics=real`` (veths standing in for the
+members enabled; import gives back the filtering bridge with each guest port's bridge VLANs; teardown leaves
+the host exactly as before. With ``pnics=real`` (veths standing in for the
 host's pNICs, no guest) an LACP port channel is a ``balance-tcp`` bond that negotiates with a partner bond.
 
 The guests boot once for the module (TCG is slow) and the tests share them, in file order."""
@@ -19,7 +20,7 @@ import pytest
 
 from kvmhost import listing
 
-from vnetbench.model import LacpMode, load
+from vnetbench.model import BridgeVlans, LacpMode, SwitchKind, load
 from vnetbench.predict import Engine, Verdict
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
@@ -94,6 +95,25 @@ def test_every_pair_agrees_with_the_prediction(deployed):
     assert {v for v, _ in seen.values()} == {Verdict.IN_HOST, Verdict.VIA_PHYSICAL, Verdict.UNREACHABLE}
     assert seen[("vm-web01", "phy-backup01")] == (Verdict.VIA_PHYSICAL, True)
     assert seen[("vm-web01", "vm-db01")] == (Verdict.UNREACHABLE, False)
+
+
+def _port_vlans(vlans: BridgeVlans | None) -> tuple:
+    vlans = vlans or BridgeVlans()
+    return vlans.vlans.ranges, vlans.pvid, vlans.untagged.ranges
+
+
+def test_import_gives_back_the_filtering_bridge_and_each_vnics_bridge_vlans(deployed):
+    """What the deploy built on OVS comes back as the design's VLAN-filtering Linux bridge, each guest port with
+    the VLANs, PVID and untagged VLANs the design gave it (read from libvirt's <vlan>)."""
+    backend, design, _ = deployed
+    topo = backend.import_design()
+    [br0] = [sw for sw in topo.switches if sw.name == "br0"]
+    assert (br0.kind, br0.vlan_filtering, br0.portgroups) == (SwitchKind.LINUX_BRIDGE, True, [])
+    imported = {vm.name: vm for vm in topo.vms}
+    for vm in design.vms:
+        [nic] = imported[vm.name].vnics
+        assert (nic.name, nic.network) == (vm.vnics[0].name, br0.id)
+        assert _port_vlans(nic.bridge_vlans) == _port_vlans(vm.vnics[0].bridge_vlans), vm.name
 
 
 def test_teardown_leaves_the_host_as_before(deployed, kvm_host):
