@@ -182,9 +182,14 @@ def test_the_decision_core_rule_takes_blocks_of_labels():
     block = decide.pvlan_allows(labels[:, None], labels[None, :])
     assert block.tolist() == [[pvlan_may_talk(a, b) for b in entries] for a in entries]
     carried = np.ones((5, 5), dtype=bool)
+    # an endpoint outside the private VLAN (None) takes the role of the VLAN it meets a port on: never isolated
+    outsider_iso = [[(a is None) != (b is None) and PvlanType.ISOLATED in (getattr(a, "type", None),
+                                                                           getattr(b, "type", None))
+                     for b in entries] for a in entries]
     assert decide.pvlan_l2(np.full((5, 5), decide.PHYSICAL), False, labels[:, None], labels[None, :],
                            carried).tolist() == \
-        [[decide.PHYSICAL if pvlan_may_talk(a, b) else decide.NO_L2 for b in entries] for a in entries]
+        [[decide.PHYSICAL if pvlan_may_talk(a, b) and not outsider_iso[i][j] else decide.NO_L2
+          for j, b in enumerate(entries)] for i, a in enumerate(entries)]
     # in one host the vDS joins them; across hosts only where the VLANs are carried (else nothing)
     same = decide.pvlan_l2(np.full((5, 5), decide.PHYSICAL), True, labels[:, None], labels[None, :], carried)
     assert same[1].tolist() == [decide.PHYSICAL] + [decide.IN_HOST] * 4   # outside a private VLAN: the code stands
