@@ -46,10 +46,10 @@ def family(text: str | None) -> Family | None:
     return None if packed is None else 6 if len(packed) == 16 else 4
 
 
-def tep_family(topology: Topology) -> Family:
-    """The family the design's NSX tunnel endpoints speak (their first address's), IPv4 when none has one:
+def tep_family(topology: Topology) -> Family | None:
+    """The family the design's NSX tunnel endpoints speak (their first address's), None when none has one:
     the underlay keeps it whichever family the overlay's guests are predicted in."""
-    return next((f for h in topology.hosts if h.tep is not None and (f := family(h.tep.ip)) is not None), 4)
+    return next((f for h in topology.hosts if h.tep is not None and (f := family(h.tep.ip)) is not None), None)
 
 
 def other(fam: int) -> Family:

@@ -59,7 +59,8 @@ class Engine:
         # the design as the family sees it (itself, single-stack)
         self._seen = self._clone.topology if self._clone is not None else self.topology
         # an IPv4 underlay under an IPv6 view: its tunnel endpoints are judged in their own family
-        self._underlay = self.topology if self._clone is not None and tep_family(self.topology) != fam else None
+        teps = tep_family(self.topology) if self._clone is not None else None
+        self._underlay = self.topology if teps is not None and teps != fam else None
         self._network = Network(self._seen, self._underlay)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)

@@ -613,7 +613,7 @@ class Network:
         if self._underlay is None:
             return self
         if self._tep_net is None:
-            self._tep_net = Network(project(self._underlay, tep_family(self._underlay)))
+            self._tep_net = Network(project(self._underlay, tep_family(self._underlay) or 4))
         return self._tep_net
 
     def transport_mtu(self, host_a: str | None, host_b: str | None) -> tuple[int, str]:
