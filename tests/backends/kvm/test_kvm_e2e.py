@@ -10,7 +10,6 @@ The guests boot once per module and are shared by the tests (TCG is slow); the t
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
 import signal
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from kvm_deploy import deployed_design, lab_agreement
 from kvmhost import listing
 
 from vnetbench.backends import BackendError
@@ -33,14 +33,6 @@ EXAMPLE = ROOT / "resources" / "examples" / "kvm-nic-models.vnet.yaml"
 SEED_001 = ROOT / "resources" / "examples" / "kvm-tap-macvtap.vnet.yaml"
 
 
-def _agreement():
-    """The local lab's agreement helpers (ping every pair at once, iperf3 a pair, pick the target address)."""
-    spec = importlib.util.spec_from_file_location("lab_agreement", ROOT / "tests" / "e2e" / "test_lab_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _artifacts() -> Path:
     path = Path(os.environ.get("VNETBENCH_ARTIFACTS") or ROOT / "test-artifacts")
     path.mkdir(parents=True, exist_ok=True)
@@ -49,15 +41,7 @@ def _artifacts() -> Path:
 
 @pytest.fixture(scope="module")
 def deployed(kvm_host):
-    from vnetbench_kvm import KvmBackend
-
-    backend = KvmBackend(kvm_host.settings(accel="qemu"))
-    backend.connect()
-    design = load(EXAMPLE)
-    results = backend.apply(backend.plan(design))
-    yield backend, design, results
-    backend.teardown(design.id)
-    backend.close()
+    yield from deployed_design(kvm_host, load(EXAMPLE))
 
 
 def test_the_example_deploys_and_plans_nothing_again(deployed):
@@ -69,7 +53,7 @@ def test_the_example_deploys_and_plans_nothing_again(deployed):
 
 def test_every_pair_agrees_with_the_prediction(deployed):
     backend, design, _ = deployed
-    lab = _agreement()
+    lab = lab_agreement()
     engine = Engine(design)
     endpoints = {vm.id: backend.endpoint(design, vm.id) for vm in design.vms if vm.role is VmRole.VM}
     names = {i: e.name for i, e in endpoints.items()}
@@ -181,7 +165,7 @@ def test_the_seed_001_example_agrees_with_the_prediction(kvm_host):
     backend = KvmBackend(kvm_host.settings(accel="qemu"))
     backend.connect()
     try:
-        rows, iperf = _agreement()._agreement(backend, load(SEED_001), SEED_001.name)
+        rows, iperf = lab_agreement()._agreement(backend, load(SEED_001), SEED_001.name)
     finally:
         backend.close()
     table = [f"{r['src']:8} {r['dst']:8} {r['predicted']:20} {r['lab']:9} {'yes' if r['agree'] else 'NO'}"

@@ -11,13 +11,13 @@ The guests boot once for the module (TCG is slow) and the tests share them, in f
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import time
 from pathlib import Path
 
 import pytest
 
+from kvm_deploy import deployed_design, lab_agreement
 from kvmhost import listing
 
 from vnetbench.model import BridgeVlans, LacpMode, SwitchKind, load
@@ -29,24 +29,9 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "resources" / "examples" / "kvm-bonded-vlan-filtering-bridge.vnet.yaml"
 
 
-def _agreement():
-    spec = importlib.util.spec_from_file_location("lab_agreement", ROOT / "tests" / "e2e" / "test_lab_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def deployed(kvm_host):
-    from vnetbench_kvm import KvmBackend
-
-    backend = KvmBackend(kvm_host.settings(accel="qemu"))
-    backend.connect()
-    design = load(EXAMPLE)
-    results = backend.apply(backend.plan(design))
-    yield backend, design, results
-    backend.teardown(design.id)
-    backend.close()
+    yield from deployed_design(kvm_host, load(EXAMPLE))
 
 
 def test_the_bonded_filtering_bridge_deploys_and_plans_nothing_again(deployed):
@@ -75,7 +60,7 @@ def test_each_segment_leaves_through_a_balance_slb_bond_of_both_uplinks(deployed
 
 def test_every_pair_agrees_with_the_prediction(deployed):
     backend, design, _ = deployed
-    lab, engine = _agreement(), Engine(design)
+    lab, engine = lab_agreement(), Engine(design)
     ids = [vm.id for vm in design.vms] + [ph.id for ph in design.physical_hosts]
     endpoints = {i: backend.endpoint(design, i) for i in ids}
     jobs = []

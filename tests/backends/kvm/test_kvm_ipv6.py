@@ -15,6 +15,7 @@ import itertools
 
 import pytest
 
+from kvm_deploy import deployed_design
 from kvmhost import listing
 
 from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
@@ -50,15 +51,7 @@ def _design() -> Topology:
 
 @pytest.fixture(scope="module")
 def deployed(kvm_host):
-    from vnetbench_kvm import KvmBackend
-
-    backend = KvmBackend(kvm_host.settings(accel="qemu"))
-    backend.connect()
-    design = _design()
-    results = backend.apply(backend.plan(design))
-    yield backend, design, results
-    backend.teardown(design.id)
-    backend.close()
+    yield from deployed_design(kvm_host, _design())
 
 
 def _run(backend, design, vm_id: str, argv: list[str]) -> tuple[int, str]:

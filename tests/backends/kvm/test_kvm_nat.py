@@ -8,13 +8,12 @@ The guests boot once for the module (TCG is slow) and the tests share them, in f
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import time
-from pathlib import Path
 
 import pytest
 
+from kvm_deploy import deployed_design, lab_agreement
 from kvmhost import listing
 
 from vnetbench.model import VM, ForwardMode, Host, HostKind, Switch, SwitchKind, Topology, VmRole, VNic
@@ -23,7 +22,6 @@ from vnetbench.predict import Engine, Verdict
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[3]
 OUTSIDE = "10.61.2.1"                    # rt01's address on the server's side: the SNAT's and the DNAT's
 
 
@@ -43,24 +41,9 @@ def _design() -> Topology:
                     switches=switches, vms=[router, client, server])
 
 
-def _agreement():
-    spec = importlib.util.spec_from_file_location("lab_agreement", ROOT / "tests" / "e2e" / "test_lab_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def deployed(kvm_host):
-    from vnetbench_kvm import KvmBackend
-
-    backend = KvmBackend(kvm_host.settings(accel="qemu"))
-    backend.connect()
-    design = _design()
-    results = backend.apply(backend.plan(design))
-    yield backend, design, results
-    backend.teardown(design.id)
-    backend.close()
+    yield from deployed_design(kvm_host, _design())
 
 
 def _served(backend, design, client: str, server: str, address: str, port: int) -> tuple[bool, str | None]:
@@ -96,7 +79,7 @@ def test_the_router_guest_deploys_with_its_nat(deployed):
 
 def test_pings_agree_with_the_prediction(deployed):
     backend, design, _ = deployed
-    lab, engine = _agreement(), Engine(design)
+    lab, engine = lab_agreement(), Engine(design)
     jobs = []
     for src, dst in (("vm-lan01", "vm-srv01"), ("vm-srv01", "vm-lan01")):
         p = engine.predict(src, dst, "icmp")

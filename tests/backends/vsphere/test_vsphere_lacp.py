@@ -79,22 +79,29 @@ def test_lags_deploy_as_far_as_vcsim_goes_and_round_trip_as_vcenter_holds_them(v
     backend.close()
 
 
-def test_a_changed_lag_and_a_lag_vcenter_does_not_hold_are_planned(vcsim, memory_keyring, tmp_path):
-    """Against the recorded LAG: an edited mode is an edit of it by its key, a new LAG an add."""
-    design = lag_design()
+def _with_recorded_lag(vcsim, memory_keyring, tmp_path, design, vmnic1_port: str):  # noqa: ANN001, ANN202
+    """Deploy ``design``, then restart vcsim from its saved inventory with lag1 recorded on the switch (vcsim has
+    no UpdateDVSLacpGroupConfig) and each member's vmnic1 on uplink port ``vmnic1_port`` (200: lag1's); a new
+    backend on it."""
     backend = make_backend(vcsim, memory_keyring, tmp_path)
     backend.apply(backend.plan(design))
     inv = backend.inventory()
     saved = tmp_path / "saved"
     vcsim.govc("object.save", "-d", str(saved))
     record_dvs(saved, DVS, lag_xml("lag-key-1", "lag1", "active", "srcDestIp", ["200"]),
-               *(member_xml(inv.host(h.name).moid, [("vmnic0", "100"), ("vmnic1", "200")])
+               *(member_xml(inv.host(h.name).moid, [("vmnic0", "100"), ("vmnic1", vmnic1_port)])
                  for h in design.hosts[1:]))
     backend.close()
     vcsim.kill()
     vcsim.args = ["-load", str(saved)]
     vcsim.start()
-    backend = make_backend(vcsim, memory_keyring, tmp_path)
+    return make_backend(vcsim, memory_keyring, tmp_path)
+
+
+def test_a_changed_lag_and_a_lag_vcenter_does_not_hold_are_planned(vcsim, memory_keyring, tmp_path):
+    """Against the recorded LAG: an edited mode is an edit of it by its key, a new LAG an add."""
+    design = lag_design()
+    backend = _with_recorded_lag(vcsim, memory_keyring, tmp_path, design, vmnic1_port="200")
     vds = design.switches[1]
     vds.lags[0].mode = LacpMode.PASSIVE
     vds.lags.append(Lag("lag2", "lag2", [], LacpMode.ACTIVE))
@@ -114,19 +121,7 @@ def test_member_pnics_off_their_lags_ports_are_moved_onto_them(vcsim, memory_key
     """vCenter reports each member's vmnic1 on a standalone uplink port, not on lag1's: the LAG change moves them
     (a member edit naming the LAG's port; vcsim refuses member edits, so here it fails with vcsim's reason)."""
     design = lag_design()
-    backend = make_backend(vcsim, memory_keyring, tmp_path)
-    backend.apply(backend.plan(design))
-    inv = backend.inventory()
-    saved = tmp_path / "saved"
-    vcsim.govc("object.save", "-d", str(saved))
-    record_dvs(saved, DVS, lag_xml("lag-key-1", "lag1", "active", "srcDestIp", ["200"]),
-               *(member_xml(inv.host(h.name).moid, [("vmnic0", "100"), ("vmnic1", "101")])
-                 for h in design.hosts[1:]))
-    backend.close()
-    vcsim.kill()
-    vcsim.args = ["-load", str(saved)]
-    vcsim.start()
-    backend = make_backend(vcsim, memory_keyring, tmp_path)
+    backend = _with_recorded_lag(vcsim, memory_keyring, tmp_path, design, vmnic1_port="101")
     (lacp,) = [c for c in backend.plan(design).changes if c.kind == "lacp"]
     assert lacp.description == ("LAGs of distributed switch vnb-test-dvs: vmnic1 of DC0_C0_H0 into their LAGs; "
                                 "vmnic1 of DC0_C0_H1 into their LAGs; vmnic1 of DC0_C0_H2 into their LAGs")
