@@ -18,6 +18,7 @@ matrix-dock call over 50 ms; 10,000 VMs usable within 10 s of process CPU. Run u
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -121,7 +122,11 @@ def main() -> int:
     time_calls(MatrixDock, ["_updated", "_started", "_progress"], matrix_calls)
     time_calls(LivePrediction, ["_computed", "_design_changed", "_work"], matrix_calls)
     GuiThreadCollector(app)
-    sizes = [int(a) for a in sys.argv[1:]] or [2000, 10_000, 2000]
+    parser = argparse.ArgumentParser(description="Open generated designs one after the other in one designer "
+                                                 "window; print time to usable and the longest stalls.")
+    parser.add_argument("vms", nargs="*", type=int, default=[2000, 10_000, 2000],
+                        help="VM counts to open, in order (default: 2000 10000 2000)")
+    sizes = parser.parse_args().vms
     window = MainWindow()
     window.ask_unsaved = lambda: None
     window.resize(1400, 900)
