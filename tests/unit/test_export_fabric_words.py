@@ -53,3 +53,16 @@ def test_port_channels_and_teaming_in_the_diagrams_and_the_report():
 def test_the_report_names_private_vlan_roles():
     html = report_html(load(EXAMPLES / "esx-private-vlans.vnet.yaml"), Options())
     assert "PVLAN 201 isolated (200)" in html and "PVLAN 200: 201 isolated, 202 community, 203 community" in html
+
+
+def test_a_vlan_filtering_bridge_and_its_ports_vlans_in_the_diagrams():
+    """The box of a VLAN-aware Linux bridge says so, and each guest shows its port's VLANs as ``bridge vlan``
+    would: one VLAN as PVID untagged, a trunk port its VLANs and whether it has a PVID."""
+    design = load(resources_dir() / "examples" / "kvm-bonded-vlan-filtering-bridge.vnet.yaml")
+    (br0,) = design.switches
+    assert C.switch_details(br0)[0] == "Linux bridge \u00b7 VLAN filtering"
+    lines = {vm.name: C.vm_details(vm)[0] for vm in design.vms}
+    assert lines["web01"].endswith("PVID 10 untagged") and lines["db01"].endswith("PVID 20 untagged")
+    assert lines["tools01"].endswith("VLANs 10,20 no PVID")
+    text = mermaid_text(build_scene(design))
+    assert "Linux bridge \u00b7 VLAN filtering" in text and "PVID 10" in text and "PVID 20" in text

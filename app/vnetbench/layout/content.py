@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..model.families import shown
 from ..model.forwarding import pvlan_entry
 from ..model.nsxt import gateway_kind
-from ..model.objects import (VM, Dlr, FailureDetection, Host, HostNic, LacpMode, LoadBalancing, PhysicalHost,
+from ..model.objects import (VM, BridgeVlans, Dlr, FailureDetection, Host, HostNic, LacpMode, LoadBalancing, PhysicalHost,
                              PhysicalRouter, PhysicalSwitch, PNic, Port, Portgroup, Pvlan, PvlanType, RouterInterface,
                              Switch, SwitchKind, Teaming, VmRole)
 from ..model.text import exportable
@@ -107,6 +107,8 @@ def switch_details(sw: Switch) -> list[str]:
         parts.append(f"VNI {sw.vni}")
     if sw.mtu != 1500:
         parts.append(f"MTU {sw.mtu}")
+    if sw.kind == SwitchKind.LINUX_BRIDGE and sw.vlan_filtering:
+        parts.append("VLAN filtering")
     lines = [" \u00b7 ".join(parts)]
     if sw.teaming is not None:
         lines.append(teaming_text(sw.teaming, sw))
@@ -168,10 +170,21 @@ def vm_details(vm: VM) -> list[str]:
         parts = [nic.name, str(nic.type), *shown(nic)]
         if nic.guest_vlan is not None:
             parts.append(f"VLAN {nic.guest_vlan}")
+        if nic.bridge_vlans is not None:
+            parts.append(bridge_vlans_text(nic.bridge_vlans))
         if not nic.connected:
             parts.append("disconnected")
         lines.append(" \u00b7 ".join(parts))
     return lines or [vm.guest_os]
+
+
+def bridge_vlans_text(vlans: BridgeVlans) -> str:
+    """A VLAN-filtering bridge port's VLANs as ``bridge vlan`` shows them: ``VLANs 10,20 PVID 10 untagged 10``,
+    or ``PVID 10 untagged`` for a port of that one VLAN."""
+    if vlans.pvid is not None and str(vlans.vlans) == str(vlans.untagged) == str(vlans.pvid):
+        return f"PVID {vlans.pvid} untagged"
+    text = f"VLANs {vlans.vlans}" + (f" PVID {vlans.pvid}" if vlans.pvid is not None else " no PVID")
+    return text + (f" untagged {vlans.untagged}" if str(vlans.untagged) else "")
 
 
 def pnic_details(nic: PNic) -> list[str]:
