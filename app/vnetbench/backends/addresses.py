@@ -23,6 +23,12 @@ def endpoint_address(name: str, addresses: Mapping[str, str], vnic_id: str | Non
     return str(kind(next(iter(addresses.values()))).ip)
 
 
+def family_address(name: str, addresses: Mapping[str, str], addresses6: Mapping[str, str], family: int,
+                   vnic_id: str | None = None) -> str:
+    """``Endpoint.address_in`` for an endpoint that keeps its IPv4 and its global IPv6 addresses apart."""
+    return endpoint_address(name, addresses if family == 4 else addresses6, vnic_id, family)
+
+
 def interface_address(text: str | None, where: str, reasons: list[str], only: int | None = None) -> str | None:
     """``text`` (``ip/prefix``, IPv4 or IPv6; of family ``only`` when given) written canonically (IPv6 in its
     RFC 5952 short form); None when absent, or when wrong with a reason naming ``where``."""

@@ -605,7 +605,7 @@ class KvmBackend(Backend):
             site = self._host_site(design, info.host)
             if site.test_driver or info.ns not in site.shell.run(["ip", "netns", "list"]).stdout.split():
                 raise BackendError(f"{obj.name} is not deployed", "run `vnetbench deploy FILE --backend kvm` first")
-            return NamespaceEndpoint(site.shell.prefix, obj.name, info.ns, info.addresses)
+            return NamespaceEndpoint(site.shell.prefix, obj.name, info.ns, info.addresses, info.addresses6)
         guest = want.guests.get(obj.id)
         if guest is None:
             raise BackendError(f"{obj.name} is not a guest the KVM backend deploys", "pick a VM on a KVM host")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
-from vnetbench.backends.addresses import endpoint_address
+from vnetbench.backends.addresses import endpoint_address, family_address
 
 from .guestimage import SLOTS
 
@@ -164,9 +164,7 @@ class GuestEndpoint(Endpoint):
         return endpoint_address(self.name, self.addresses, vnic_id)
 
     def address_in(self, family: int, vnic_id: str | None = None) -> str:
-        if family == 4:
-            return self.address(vnic_id)
-        return endpoint_address(self.name, self.addresses6, vnic_id, family=6)
+        return family_address(self.name, self.addresses, self.addresses6, family, vnic_id)
 
     def start(self, argv: list[str], cpu: int | None = None) -> RunningCommand:
         if not argv:

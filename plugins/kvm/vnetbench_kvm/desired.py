@@ -45,7 +45,7 @@ from vnetbench.model.vlan import VlanMode
 
 from vnetbench.backends.addresses import interface_address
 from vnetbench.backends.planning import Want, design_tag, digest
-from vnetbench.backends.routes import static_routes
+from vnetbench.backends.routes import default_route, static_routes
 
 from . import cmdline
 from .cmdline import gateway_word
@@ -75,7 +75,8 @@ class Bystander:
 
     host: str
     ns: str
-    addresses: dict[str, str]        # NIC id -> address/prefix
+    addresses: dict[str, str]        # NIC id -> IPv4 address/prefix
+    addresses6: dict[str, str] = field(default_factory=dict)     # NIC id -> global IPv6 address/prefix
 
 
 @dataclass
@@ -307,30 +308,43 @@ class _Builder(FabricParts):
                           pnic_id, tuple(sorted(self.wire_deps.get(pnic_id, set()))), host=host))
 
     def physical_hosts(self) -> None:
-        """Each physical host: a namespace with one veth per NIC into the VLAN bridge its port puts it in."""
+        """Each physical host: a namespace with one veth per NIC into the VLAN bridge its port puts it in, with
+        its addresses of both families and the default route of each family's first gateway (as the
+        prediction chooses it: ``default_route``)."""
         if not self.emulate:
             return
         for ph in self.d.physical_hosts:
             ns = ns_name(self.tag, ph.id, "p")
-            nics, addresses, gateway, deps = [], {}, None, set()
+            nics: list[dict[str, Any]] = []
+            deps: set[str] = set()
+            addresses: dict[str, str] = {}
+            addresses6: dict[str, str] = {}
+            defaults: dict[int, list[list[str]]] = {}
             for i, nic in enumerate(ph.nics):
                 port = self.fabric.port_of(nic.id)
                 vlan = ingress(port, nic.vlan) if port is not None and port.up else None
-                addr = self.address(nic.ip, f"physical host {ph.name} NIC {nic.name} ip")
-                if addr:
-                    addresses[nic.id] = addr
-                gateway = gateway or nic.gateway
+                addrs = self.addresses(nic, f"physical host {ph.name} NIC {nic.name} ip")
+                for fam in FAMILIES:
+                    own = next((a for a in addrs if family(a) == fam and not link_local(a)), None)
+                    if own is None:
+                        continue
+                    (addresses if fam == 4 else addresses6)[nic.id] = own
+                    gateway = gateway_of(nic, fam)
+                    if gateway and fam not in defaults:
+                        defaults[fam] = default_route(own, gateway, f"eth{i}")
                 if vlan is None:
                     continue
                 ps = self.fabric.port_switch[port.id]
                 ps_ns = ns_name(self.tag, ps.id)
                 self.ps_vlans.setdefault(ps_ns, (ps, set()))[1].add(vlan)
                 deps.add(f"pswitch/{ps_ns}")
-                nics.append({"name": f"eth{i}", "addr": addr, "mac": (nic.mac or mac_for(self.tag, nic.id)).lower(),
+                nics.append({"name": f"eth{i}", "addrs": addrs, "mac": (nic.mac or mac_for(self.tag, nic.id)).lower(),
                              "ps_ns": ps_ns, "ps_if": ifname("h", self.tag, nic.id), "ps_bridge": f"v{vlan}"})
-            self.add(Want("phost", f"phost/{ns}", {"ns": ns, "nics": nics, "gateway": gateway},
-                          f"physical host {ph.name} (namespace {ns})", ph.id, tuple(sorted(deps)), host=self.lab_host))
-            self.bystanders[ph.id] = Bystander(self.lab_host, ns, addresses)
+            spec = {"ns": ns, "nics": nics, "routes": [r for fam in FAMILIES for r in defaults.get(fam, [])],
+                    "ipv6": any(family(a) == 6 for nic in nics for a in nic["addrs"])}
+            self.add(Want("phost", f"phost/{ns}", spec, f"physical host {ph.name} (namespace {ns})", ph.id,
+                          tuple(sorted(deps)), host=self.lab_host))
+            self.bystanders[ph.id] = Bystander(self.lab_host, ns, addresses, addresses6)
 
     def patches(self) -> None:
         for link in self.d.links:
@@ -456,9 +470,6 @@ class _Builder(FabricParts):
         except nft.RuleError as exc:
             self.reasons.append(str(exc))
         return None, None
-
-    def address(self, text: str | None, where: str) -> str | None:
-        return interface_address(text, where, self.reasons, only=4)   # emulated physical hosts get IPv4
 
     def addresses(self, nic: Any, where: str) -> list[str]:
         """Every address of a vNIC (``ip``, then ``addresses``; both families), canonical."""

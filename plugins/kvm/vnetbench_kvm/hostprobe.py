@@ -7,18 +7,23 @@ import shlex
 import subprocess
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
-from vnetbench.backends.addresses import endpoint_address
+from vnetbench.backends.addresses import endpoint_address, family_address
 from vnetbench.backends.process import ProcessCommand
 
 from .hostside import host_command
 
 
 class NamespaceEndpoint(Endpoint):
-    def __init__(self, prefix: list[str], name: str, ns: str, addresses: dict[str, str]) -> None:
+    def __init__(self, prefix: list[str], name: str, ns: str, addresses: dict[str, str],
+                 addresses6: dict[str, str] | None = None) -> None:
         self.prefix, self.name, self.ns, self.addresses = prefix, name, ns, addresses
+        self.addresses6 = addresses6 or {}
 
     def address(self, vnic_id: str | None = None) -> str:
         return endpoint_address(self.name, self.addresses, vnic_id)
+
+    def address_in(self, family: int, vnic_id: str | None = None) -> str:
+        return family_address(self.name, self.addresses, self.addresses6, family, vnic_id)
 
     def _argv(self, argv: list[str]) -> list[str]:
         return host_command(self.prefix, ["ip", "netns", "exec", self.ns, *argv])

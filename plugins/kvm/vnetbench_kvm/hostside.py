@@ -244,17 +244,24 @@ class HostShell:
         self.mark("lo", mark, key, ns)
 
     def phost(self, spec: dict[str, Any], mark: str, key: str) -> None:
+        """An emulated physical host: a namespace whose NICs are veths into their physical switch VLAN bridges.
+        IPv6 is off unless it holds an IPv6 address; then it is quiet (no duplicate-address probe, no router
+        advertisement taken or solicited), so its first packet leaves at once, as the lab's namespaces do."""
         ns = spec["ns"]
         self.fresh_ns(ns, key)
+        quiet = [f"net.ipv6.conf.{c}.{k}" for c in ("default", "all")
+                 for k in ("accept_dad=0", "accept_ra=0", "router_solicitations=0")] if spec["ipv6"] else \
+            ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+        self.run(["ip", "netns", "exec", ns, "sysctl", "-qw", *quiet])
         for nic in spec["nics"]:
             self.ip("-n", ns, "link", "add", nic["name"], "type", "veth", "peer", "name", nic["ps_if"], "netns",
                     nic["ps_ns"])
             self.ip("-n", ns, "link", "set", nic["name"], "address", nic["mac"], "up")
-            if nic["addr"]:
-                self.ip("-n", ns, "addr", "add", nic["addr"], "dev", nic["name"])
+            for addr in nic["addrs"]:
+                self.ip("-n", ns, "addr", "add", addr, "dev", nic["name"], *(["nodad"] if ":" in addr else []))
             self.ip("-n", nic["ps_ns"], "link", "set", nic["ps_if"], "master", nic["ps_bridge"], "up")
-        if spec["gateway"]:
-            self.ip("-n", ns, "route", "add", "default", "via", spec["gateway"])
+        for route in spec["routes"]:          # [prefix, next hop] or, for a link-local hop, [prefix, hop, dev]
+            self.ip("-n", ns, "route", "add", route[0], "via", route[1], *(["dev", route[2]] if len(route) > 2 else []))
         self.mark("lo", mark, key, ns)
 
     def attach(self, dev: str, attach: dict[str, Any], key: str, mark: str) -> None:

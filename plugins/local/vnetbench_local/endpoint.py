@@ -9,7 +9,7 @@ import sys
 import time
 
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
-from vnetbench.backends.addresses import endpoint_address
+from vnetbench.backends.addresses import endpoint_address, family_address
 from vnetbench.backends.process import ProcessCommand
 
 from .context import Context
@@ -71,9 +71,7 @@ class LabEndpoint(Endpoint):
         return endpoint_address(self.name, self.addresses, vnic_id)
 
     def address_in(self, family: int, vnic_id: str | None = None) -> str:
-        if family == 4:
-            return self.address(vnic_id)
-        return endpoint_address(self.name, self.addresses6, vnic_id, family=6)
+        return family_address(self.name, self.addresses, self.addresses6, family, vnic_id)
 
     def argv(self, argv: list[str], cpu: int | None = None) -> list[str]:
         if argv[:1] == ["python3"]:

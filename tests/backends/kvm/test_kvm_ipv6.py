@@ -1,11 +1,12 @@
 """Dual stack in real KVM guests (QEMU TCG under a private libvirtd, the fixtures of conftest.py): a firewall
 guest routes both families between a LAN and a DMZ guest, and its one rule, written for IPv4 only, rejects
 LAN -> DMZ over IPv4 while IPv6 passes. Every ordered pair pings over IPv4 and IPv6 as its family's prediction
-says; TCP connects over IPv6 where IPv4 is rejected, twice (the second time the firewall must solicit a stale
-neighbour for the replies it forwards); the DMZ guest reaches its IPv6 gateway by the firewall's link-local
-address and holds a secondary IPv6 address; the firewall has an IPv6 static route with a link-local next hop;
-IPv6 in the guests is quiet (no duplicate-address probes or router solicitations); import reads every address
-and both gateways back; teardown restores the host.
+says, an emulated dual-stack physical host behind a pNIC among them; TCP connects over IPv6 where IPv4 is
+rejected, twice (the second time the firewall must solicit a stale neighbour for the replies it forwards); the
+DMZ guest and the physical host reach their IPv6 gateway by the firewall's link-local address, and the guest
+holds a secondary IPv6 address; the firewall has an IPv6 static route with a link-local next hop; IPv6 in the
+guests is quiet (no duplicate-address probes or router solicitations); import reads every address and both
+gateways back; teardown restores the host.
 
 The guests boot once for the module (TCG is slow) and the tests share them, in file order."""
 
@@ -21,7 +22,8 @@ from kvmhost import listing
 from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
 from vnetbench.model import VM, Action, ForwardMode, Host, HostKind, Switch, SwitchKind, Topology, VmRole, VNic
 from vnetbench.model.families import address_of
-from vnetbench.model.objects import Forwarding, Route, Rule
+from vnetbench.model.objects import (Forwarding, HostNic, Link, PhysicalHost, PhysicalSwitch, PNic, Port, Route, Rule,
+                                     Uplink)
 from vnetbench.predict import Engine
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
@@ -45,8 +47,15 @@ def _design() -> Topology:
     dmz = VM("vm-dmz6", "dmz6", host="h",
              vnics=[VNic("nic-dmz6", "eth0", network="br-dmz", ip=f"{DMZ}20/64",
                          addresses=["10.62.2.20/24", SECONDARY], gateway="10.62.2.1", gateway6="fe80::1%eth0")])
+    switches[1].uplinks = [Uplink("pnic-h-dmz")]          # the DMZ reaches an emulated physical host
+    ph = PhysicalHost("ph-db6", "db6", nics=[HostNic("hnic-db6", "eth0", ip="10.62.2.30/24", gateway="10.62.2.1",
+                                                     addresses=[f"{DMZ}30/64"], gateway6="fe80::1%eth0")])
+    ps = PhysicalSwitch("ps-62", "tor62", ports=[Port("port-h", "Gi1/1", access_vlan=62),
+                                                  Port("port-db6", "Gi1/2", access_vlan=62)])
     return Topology("kvm-ipv6-e2e", "KVM dual stack through a firewall guest with IPv4-only rules",
-                    hosts=[Host("h", "kvm01", HostKind.KVM)], switches=switches, vms=[fw, lan, dmz])
+                    hosts=[Host("h", "kvm01", HostKind.KVM, pnics=[PNic("pnic-h-dmz", "eth9")])],
+                    switches=switches, vms=[fw, lan, dmz], physical_switches=[ps], physical_hosts=[ph],
+                    links=[Link("l-h", "pnic-h-dmz", "port-h"), Link("l-db6", "hnic-db6", "port-db6")])
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +69,13 @@ def _run(backend, design, vm_id: str, argv: list[str]) -> tuple[int, str]:
     return cmd.wait(30), out
 
 
-def _target(design, vm_id: str, fam: int) -> str:
-    vm = next(v for v in design.vms if v.id == vm_id)
-    return address_of(vm.vnics[0], fam).split("/")[0]
+def _endpoints(design) -> list[str]:
+    return [vm.id for vm in design.vms] + [ph.id for ph in design.physical_hosts]
+
+
+def _target(design, part_id: str, fam: int) -> str:
+    part = next(p for p in [*design.vms, *design.physical_hosts] if p.id == part_id)
+    return address_of((part.vnics if isinstance(part, VM) else part.nics)[0], fam).split("/")[0]
 
 
 def test_the_guests_deploy_with_both_families(deployed):
@@ -90,7 +103,7 @@ def test_the_guests_deploy_with_both_families(deployed):
 def test_every_pair_pings_as_its_family_predicts(deployed):
     backend, design, _ = deployed
     engines = {fam: Engine(design, fam) for fam in (4, 6)}
-    cases = [(a, b, fam) for a, b in itertools.permutations([vm.id for vm in design.vms], 2) for fam in (4, 6)]
+    cases = [(a, b, fam) for a, b in itertools.permutations(_endpoints(design), 2) for fam in (4, 6)]
     running = {(a, b, fam): backend.endpoint(design, a).start(["ping", f"-{fam}", "-c3", "-i0.3", "-W2",
                                                                 _target(design, b, fam)])
                for a, b, fam in cases}
@@ -102,6 +115,9 @@ def test_every_pair_pings_as_its_family_predicts(deployed):
     assert {c: (v, expected[c]) for c, v in seen.items() if v != expected[c]} == {}
     assert (seen[("vm-lan6", "vm-dmz6", 4)], seen[("vm-lan6", "vm-dmz6", 6)]) == (False, True)
     assert seen[("vm-dmz6", "vm-lan6", 6)]             # out by the firewall's link-local address
+    # the emulated physical host speaks both families and leaves by its link-local IPv6 gateway
+    assert (seen[("ph-db6", "vm-lan6", 4)], seen[("ph-db6", "vm-lan6", 6)]) == (True, True)
+    assert (seen[("vm-lan6", "ph-db6", 4)], seen[("vm-lan6", "ph-db6", 6)]) == (False, True)
     code, out = _run(backend, design, "vm-lan6", ["ping", "-6", "-c2", "-W2", SECONDARY.split("/")[0]])
     assert code == 0, out
 
