@@ -44,6 +44,7 @@ def main(out: str) -> None:
         "canvas": [window.view.width(), window.view.height()],
         "canvas_first": first,
         "measure_dock": [window.docks["MeasureDock"].height(), window.docks["MeasureDock"].minimumSizeHint().height()],
+        "form_scrolls": window.docks["MeasureDock"].controls_area.horizontalScrollBar().isVisible(),
         "measure_button": window.docks["MeasureDock"].measure_button.visibleRegion().boundingRect().size()
         == window.docks["MeasureDock"].measure_button.size(),
     }))

@@ -103,11 +103,13 @@ class MeasureDock(UsesConnection, QDockWidget):
         test_layout = QVBoxLayout(test)
         test_layout.setContentsMargins(0, 0, 0, 0)
         test_layout.setSpacing(0)
-        test_layout.addWidget(scrolling(self.controls), 1)
+        self.controls_area = scrolling(self.controls)
+        test_layout.addWidget(self.controls_area, 1)
         test_layout.addWidget(self.controls.actions)  # always in sight, however short the dock
         tabs.addTab(test, "Test")
         tabs.addTab(scrolling(self.ab), "A/B")
         tabs.setMinimumWidth(220)
+        self._tabs = tabs
         self._middle = QSplitter(Qt.Orientation.Vertical)
         self._middle.addWidget(self.plot)
         self._middle.addWidget(self.ab_table)
@@ -128,7 +130,8 @@ class MeasureDock(UsesConnection, QDockWidget):
             splitter.setStretchFactor(column, stretch)
         splitter.setChildrenCollapsible(False)
         self.splitter = splitter
-        self._shared = False
+        self._user_split = False           # once the user drags a divider, the columns stay as they set them
+        splitter.splitterMoved.connect(self._split_by_user)
         self.setWidget(splitter)
 
         self.measure_button.clicked.connect(self.start)
@@ -151,11 +154,16 @@ class MeasureDock(UsesConnection, QDockWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         width = event.size().width()  # the splitter inside is resized after this
-        if not self._shared and self.isVisible() and width >= 600:
-            # once it has its real width: the controls and the runs a column each, the plot the rest
-            self._shared = True
+        if not self._user_split and self.isVisible() and width >= 600:
+            # the controls and the runs a column each, the plot the rest; the controls get the width their form
+            # asks for (it grows with the scale factor), with room for its scroll bar on a short dock, up to a third
             side = min(330, width // 4)
-            self.splitter.setSizes([side, width - 2 * side, side])
+            form = self._tabs.sizeHint().width() + self.controls_area.verticalScrollBar().sizeHint().width()
+            left = min(max(side, form), width // 3)
+            self.splitter.setSizes([left, width - left - side, side])
+
+    def _split_by_user(self) -> None:
+        self._user_split = True
 
     # --- the pair and the backend --------------------------------------------------------------------------
 
