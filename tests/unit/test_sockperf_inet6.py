@@ -20,6 +20,8 @@ from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
 from vnetbench.measure.probes import sockperf
 from vnetbench.measure.probes.sockperf_inet6 import PLACEHOLDER, build, wrap
 
+pytestmark = pytest.mark.slow
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
