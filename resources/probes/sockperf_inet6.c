@@ -25,16 +25,16 @@
 #define MAX_PEERS 254    /* entries of the placeholder table, given and learned: a learned one is
                             198.51.100.(its index + 1), so all stay inside the /24 */
 
-static unsigned char converted[MAX_FDS];    /* 1: the fd is a socket we made AF_INET6 */
+static unsigned char kind[MAX_FDS];    /* SOCK_DGRAM or SOCK_STREAM for a socket we made AF_INET6, else 0 */
 static struct { struct in_addr v4; struct in6_addr v6; } table[MAX_PEERS];
 static int entries;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int ours(int fd) { return fd >= 0 && fd < MAX_FDS && converted[fd]; }
+static int ours(int fd) { return fd >= 0 && fd < MAX_FDS ? kind[fd] : 0; }
 
-static void mark(int fd, int on) {
+static void mark(int fd, int type) {
     if (fd >= 0 && fd < MAX_FDS)
-        converted[fd] = (unsigned char)on;
+        kind[fd] = (unsigned char)type;
 }
 
 /* Read VNETBENCH_INET6 before main; a bad entry ends sockperf with one line naming it. */
@@ -113,7 +113,7 @@ static void give_back(const struct sockaddr_in6 *got, socklen_t got_len, struct 
 int socket(int domain, int type, int protocol) {
     REAL(socket);
     int fd = real(domain == AF_INET ? AF_INET6 : domain, type, protocol);
-    mark(fd, domain == AF_INET);
+    mark(fd, domain == AF_INET ? type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC) : 0);
     return fd;
 }
 
@@ -150,7 +150,7 @@ int accept(int fd, struct sockaddr *addr, socklen_t *len) {
     socklen_t got_len = sizeof got;
     int conn = real(fd, (struct sockaddr *)&got, &got_len);
     if (conn >= 0) {
-        mark(conn, 1);
+        mark(conn, SOCK_STREAM);
         give_back(&got, got_len, addr, len);
     }
     return conn;
@@ -158,8 +158,9 @@ int accept(int fd, struct sockaddr *addr, socklen_t *len) {
 
 ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr, socklen_t len) {
     REAL(sendto);
-    /* a TCP server passes an unset address, which the kernel ignores on a connected socket: pass it on */
-    if (!ours(fd) || !addr || addr->sa_family != AF_INET) return real(fd, buf, n, flags, addr, len);
+    /* only datagrams go where the address says: a stream socket is connected and the kernel ignores it
+     * (sockperf's TCP server passes an uninitialised one) */
+    if (ours(fd) != SOCK_DGRAM || !addr || addr->sa_family != AF_INET) return real(fd, buf, n, flags, addr, len);
     struct sockaddr_in6 v6;
     if (!to_v6(addr, len, &v6)) {
         errno = EADDRNOTAVAIL;
