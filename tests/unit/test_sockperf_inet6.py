@@ -11,6 +11,7 @@ import ipaddress
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,7 @@ def test_ping_pong_runs_over_ipv6_on_loopback(udp):
                 client_seen.update(sockets_of(client.pid))
             except FileNotFoundError:   # it ended meanwhile
                 break
+            time.sleep(0.05)
         out, _ = client.communicate(timeout=30)
     finally:
         server.terminate()
