@@ -15,6 +15,8 @@ case "$mode" in run|test) ;; *) echo "usage: $0 run|test" >&2; exit 2 ;; esac
 RUN_APT=(
   python3 python3-venv python3-dev
   iproute2 nftables iperf3 sockperf procps psmisc util-linux kmod iputils-ping
+  # round trips over IPv6 preload a shim that lets sockperf 3.7 (IPv4 only) speak IPv6, built with gcc on first use
+  gcc libc6-dev
   libgl1 libegl1 libxkbcommon0 libglib2.0-0 libdbus-1-3 libfontconfig1 fonts-dejavu-core
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-xinerama0 libxcb-xkb1

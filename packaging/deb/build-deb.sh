@@ -108,8 +108,8 @@ Depends: libc6 (>= $glibc), libgl1, libegl1, libglib2.0-0, libdbus-1-3, libfontc
  libxcb-shape0, libxcb-image0, libxcb-randr0, libxcb-render0, libxcb-render-util0, libxcb-shm0, libxcb-sync1,
  libxcb-xfixes0, libxcb-xinerama0, libxcb-xkb1, libwayland-client0, libwayland-cursor0, libwayland-egl1,
  fonts-dejavu-core
-Recommends: iproute2, nftables, iperf3, sockperf, openssh-client, graphviz, shared-mime-info, desktop-file-utils,
- xdg-utils
+Recommends: iproute2, nftables, iperf3, sockperf, gcc, libc6-dev, openssh-client, graphviz, shared-mime-info,
+ desktop-file-utils, xdg-utils
 Homepage: https://github.com/vnetbench/vnetbench
 Description: workbench for virtual networks
  Design virtual networks (hosts, virtual switches, portgroups, VLANs, VMs and firewall VMs), predict how

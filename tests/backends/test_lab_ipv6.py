@@ -185,3 +185,26 @@ def test_verify_over_ipv6_confirms_every_pair_against_the_ipv6_prediction(lab):
             if c.outcome is not Outcome.CONFIRMED] == []
     cell = next(c for c in result.cells if (c.src_name, c.dst_name) == ("dmz01", "app01"))
     assert cell.verdict.delivered and any(ch.what == "largest packet" for ch in cell.checks)
+
+
+def test_sockperf_measures_round_trips_over_ipv6_where_ipv4_is_denied_and_the_run_keeps_its_family(lab):
+    """Debian's sockperf 3.7 takes IPv4 only; through vnetbench's shim it runs over IPv6 (dmz01 -> app01, which
+    fw01 denies over IPv4, so round trips there are IPv6 ones). web01 -> app01 passes in both families: its
+    round trips are printed for each, measured back to back."""
+    design = dual_stack()
+    lab.up(design)
+    src, dst = lab.endpoint(design, "vm-dmz01"), lab.endpoint(design, "vm-app01")
+    run = measure(TestSpec(TestKind.RR, duration=2, family=6), src, dst)
+    assert run.status is RunStatus.OK, run.error
+    assert run.summary["round_trips"] > 0 and run.summary["rtt_p99_us"] >= run.summary["rtt_p50_us"] > 0
+    assert all(f"=192.0.2.1={address(design, 'vm-app01', 6)}" in c for c in run.commands)
+    assert TestSpec.from_dict(run.spec.to_dict()).family == 6       # what the run store keeps
+    blocked = measure(TestSpec(TestKind.RR, duration=1, family=4), src, dst)
+    assert blocked.status is RunStatus.FAILED                 # fw01's dmz-to-app rule drops IPv4
+
+    web01 = lab.endpoint(design, "vm-web01")
+    for fam in (4, 6):
+        both = measure(TestSpec(TestKind.RR, duration=3, family=fam), web01, dst)
+        assert both.status is RunStatus.OK, both.error
+        print(f"web01 -> app01 rr over IPv{fam}: p50 {both.summary['rtt_p50_us']:.1f} us, "
+              f"p99 {both.summary['rtt_p99_us']:.1f} us ({both.summary['round_trips']:.0f} round trips)")

@@ -46,7 +46,22 @@ def test_the_switch_is_offered_on_a_dual_stack_design_only(qtbot):
     assert measure.spec().family == 6
 
 
-def test_round_trips_stay_ipv4_and_say_why(qtbot):
+def test_round_trips_run_over_ipv6_where_the_shim_can_be_built(qtbot):
+    measure, _ = docks(qtbot, load(DUAL))
+    controls = measure.controls
+    kinds, families = controls.kind_box.model(), controls.family.model()
+    rr, ipv6 = kinds.item(controls.kind_box.findData("rr")), families.item(controls.family.findData(6))
+    controls.family.choose(6)
+    controls.kind_box.setCurrentIndex(controls.kind_box.findData("rr"))
+    assert rr.isEnabled() and ipv6.isEnabled() and not controls.family_note.isVisibleTo(measure)
+    assert measure.spec().kind.value == "rr" and measure.spec().family == 6
+
+
+def test_without_gcc_round_trips_stay_ipv4_and_say_why(qtbot, tmp_path, monkeypatch):
+    from vnetbench.measure.probes import sockperf_inet6
+
+    monkeypatch.setattr(sockperf_inet6, "library_path", lambda: tmp_path / "not-built.so")
+    monkeypatch.setenv("PATH", str(tmp_path))            # no gcc on it
     measure, _ = docks(qtbot, load(DUAL))
     controls = measure.controls
     kinds, families = controls.kind_box.model(), controls.family.model()
@@ -54,8 +69,8 @@ def test_round_trips_stay_ipv4_and_say_why(qtbot):
     assert rr.isEnabled() and ipv6.isEnabled() and not controls.family_note.isVisibleTo(measure)
 
     controls.family.choose(6)
-    assert not rr.isEnabled() and "IPv4 addresses only" in rr.toolTip()
-    assert controls.family_note.isVisibleTo(measure) and "sockperf" in controls.family_note.text()
+    assert not rr.isEnabled() and "need gcc" in rr.toolTip()
+    assert controls.family_note.isVisibleTo(measure) and "apt-get install gcc" in controls.family_note.text()
 
     controls.family.choose(4)
     controls.kind_box.setCurrentIndex(controls.kind_box.findData("rr"))

@@ -17,11 +17,13 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..backends import CancelToken, Endpoint, ProgressFn, RunningCommand
 from ..backends.locking import LockFile, private_dir
-from .probes import iperf3, sockperf
+from .probes import iperf3, sockperf, sockperf_inet6
+from .probes.sockperf_inet6 import ShimUnavailable
 from .result import Measurement, RunStatus, Sample
 from .spec import TestKind, TestSpec
 
@@ -190,10 +192,17 @@ class Runner:
     def _rr(self) -> dict[str, Any]:
         spec = self.spec
         address = self.dst.address_in(spec.family)
-        server, port = self._start_server("sockperf", lambda p: sockperf.server_argv(address, p),
+        # sockperf 3.7 takes IPv4 only: over IPv6 it is given a placeholder that a preloaded shim maps to ``address``
+        shim = self._inet6_shim() if spec.family == 6 else None
+        given = sockperf_inet6.PLACEHOLDER if shim else address
+
+        def wrap(argv: list[str]) -> list[str]:
+            return sockperf_inet6.wrap(argv, address, shim) if shim else argv
+
+        server, port = self._start_server("sockperf", lambda p: wrap(sockperf.server_argv(given, p)),
                                           sockperf.is_ready, cpu=spec.cpu)
         client = self._start(self.src, "sockperf client",
-                             sockperf.client_argv(address, port, spec.duration, spec.message_size), cpu=spec.cpu)
+                             wrap(sockperf.client_argv(given, port, spec.duration, spec.message_size)), cpu=spec.cpu)
         live = sockperf.LiveActivity()
         elapsed = [0.0]
 
@@ -210,6 +219,21 @@ class Runner:
         summary["message_size"] = spec.message_size
         summary["pinned_cpu"] = spec.cpu if spec.cpu is not None else -1
         return summary
+
+    def _inet6_shim(self) -> Path:
+        """The shim built here, which both endpoints must see where they run programs (a lab namespace shares
+        this machine's files; a KVM guest or a vSphere VM does not)."""
+        try:
+            library = sockperf_inet6.build()
+        except ShimUnavailable as exc:
+            raise ProbeFailure("not-installed", str(exc)) from None
+        for ep in (self.src, self.dst):
+            if not ep.has_program(str(library)):
+                raise ProbeFailure("not-installed", f"round trips over IPv6 preload vnetbench's shim for sockperf "
+                                                    f"3.7 (IPv4 only), which {ep.name} cannot load: its backend "
+                                                    "runs probes off this machine; measure round trips with "
+                                                    "family 4")
+        return library
 
     # --- plumbing ----------------------------------------------------------------------------------------
 

@@ -45,7 +45,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--udp", type=float, metavar="MBITS", help="throughput over UDP at this rate in Mbit/s")
     p.add_argument("--size", type=int, default=1024, help="request/response size in bytes (rr; default 1024)")
     p.add_argument("--family", type=int, choices=(4, 6), default=4,
-                   help="measure over IPv4 (default) or IPv6, against that family's prediction")
+                   help="measure over IPv4 (default) or IPv6, against that family's prediction (rr over IPv6 "
+                        "runs Debian's sockperf 3.7 through vnetbench's IPv6 shim, built with gcc)")
     add_backend_options(p)
     p.add_argument("--versus", metavar="FILE2", help="A/B: run the same test on this design right after")
     p.add_argument("--versus-from", metavar="C", help="A/B: source in the second variant (default: A)")

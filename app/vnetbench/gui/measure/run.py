@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from ...backends import Backend, discover
 from ...measure import Run, RunStatus, RunStore, Sample, TestKind, TestSpec, compare, make_run, measure
+from ...measure.probes import sockperf_inet6
 from ...measure.result import summary_lines
 from ...model.families import Family
 from ...predict import Prediction
@@ -22,8 +23,6 @@ from ..workbench import Snapshot, Workbench
 
 _KIND_TEXT = {"throughput": "Throughput (iperf3)", "sweep": "Message-size sweep (iperf3)",
               "rr": "Round trip 1024/1024 (sockperf)", "pps": "UDP 64 B packet rate (iperf3)"}
-#: Why round trips and IPv6 exclude each other (``TestSpec.check`` refuses the pair with the same reason).
-RR_IPV4_ONLY = "Round trips run sockperf, whose Debian 12 version (3.7) takes IPv4 addresses only."
 
 
 class RunControls(QWidget):
@@ -45,7 +44,7 @@ class RunControls(QWidget):
         self.reverse = QCheckBox("Reverse (B sends)")
         self.family = FamilyBox("The address family the test runs over (the design uses both); the prediction "
                                 "beside the curve is that family's")
-        self.family_note = QLabel(RR_IPV4_ONLY)
+        self.family_note = QLabel()
         self.family_note.setWordWrap(True)
         self.family_note.hide()
         self.backend_box = QComboBox()
@@ -95,17 +94,22 @@ class RunControls(QWidget):
         self._exclude_rr_over_ipv6(kind)
 
     def _exclude_rr_over_ipv6(self, kind: TestKind) -> None:
-        """A round trip cannot run over IPv6: while one is chosen, IPv6 cannot be, and the other way round,
-        with the reason in a note under the form (only a dual-stack design offers the choice)."""
+        """Round trips over IPv6 preload a shim built with gcc (``sockperf_inet6``). Where neither gcc nor a
+        shim built before is there, a round trip and IPv6 exclude each other: while one is chosen the other
+        cannot be, with the reason in a note under the form (only a dual-stack design offers the choice)."""
         kinds, families = self.kind_box.model(), self.family.model()
         assert isinstance(kinds, QStandardItemModel) and isinstance(families, QStandardItemModel)
         rr = kinds.item(self.kind_box.findData(TestKind.RR.value))
         ipv6 = families.item(self.family.findData(6))
-        over_ipv6, round_trip = self.family.family == 6, kind is TestKind.RR
+        reason = sockperf_inet6.unavailable()
+        over_ipv6 = reason is not None and self.family.family == 6
+        round_trip = reason is not None and kind is TestKind.RR
         rr.setEnabled(not over_ipv6)
-        rr.setToolTip(RR_IPV4_ONLY + " Choose IPv4 to measure round trips." if over_ipv6 else "")
+        note = f"{reason[0].upper()}{reason[1:]}." if reason else ""
+        rr.setToolTip(note if over_ipv6 else "")
         ipv6.setEnabled(not round_trip)
-        ipv6.setToolTip(RR_IPV4_ONLY + " Choose another test to measure over IPv6." if round_trip else "")
+        ipv6.setToolTip(note if round_trip else "")
+        self.family_note.setText(note)
         self.family_note.setVisible(self.family.dual and (over_ipv6 or round_trip))
 
     def follow(self, families: list[Family]) -> None:
