@@ -103,8 +103,8 @@ def _uplink_carry(topology: Topology, fabric: Fabric, sw: Switch, path: str) -> 
                 roles = " nor ".join(pvlan_role_words(e) for v in dropped if (e := pvlan_entry(sw.pvlans, v)))
                 out.append(Problem(WARNING, f"{path}.uplinks", sw.id,
                                    f"{fabric.port_label(port)}, where {fabric.pnic_label(up.pnic)} of {sw.name} "
-                                   f"lands, does not carry the {roles}: frames on it never reach {sw.name}'s "
-                                   f"ports on other hosts",
+                                   f"lands, does not carry the {roles}: frames on it never reach the ports of "
+                                   f"private VLAN {primary} on other hosts",
                                    f"allow VLANs {', '.join(map(str, pvlan_vlans(sw.pvlans, primary)))} on that "
                                    f"port (and every trunk between the hosts)"))
     return out
