@@ -86,9 +86,9 @@ def _uplink_carry(topology: Topology, fabric: Fabric, sw: Switch, path: str) -> 
     out: list[Problem] = []
     primaries = sorted({e.primary for pg in sw.portgroups if pg.pvlan is not None
                         and (e := pvlan_entry(sw.pvlans, pg.pvlan)) is not None})
-    spread = set(fabric.switch_hosts(sw)) | {h for other in topology.switches if other.kind in PVLAN_SWITCHES
-                                             and other.id != sw.id and {e.primary for e in other.pvlans} & set(primaries)
-                                             for h in fabric.switch_hosts(other)}
+    sharing = [other for other in topology.switches if other.kind in PVLAN_SWITCHES and other.id != sw.id
+               and {e.primary for e in other.pvlans} & set(primaries)]
+    spread = set(fabric.switch_hosts(sw)) | {h for other in sharing for h in fabric.switch_hosts(other)}
     if len(spread) < 2:
         return out
     for host in fabric.switch_hosts(sw):

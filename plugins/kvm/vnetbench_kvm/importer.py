@@ -1,8 +1,9 @@
 """Read libvirt hosts into a design: networks (Linux bridges, OVS bridges with their portgroups and VLANs,
 macvtap networks, the VLAN-filtering Linux bridges vnetbench deployed on OVS with their ports' VLANs:
-``import_filtering``, an OVS switch's private VLAN map from the network's mark: ``xml.read_pvlans``), bridges guests name directly, and domains with their interfaces (model, MAC, source, VLAN,
-direct mode). One listing call per object kind and host (``listAllNetworks``, ``listAllDomains``); libvirt has
-no bulk XML call, so each object's XML is one more local call on the same connection.
+``import_filtering``, an OVS switch's private VLAN map from the network's mark: ``xml.read_pvlans``), bridges
+guests name directly, and domains with their interfaces (model, MAC, source, VLAN, direct mode). One listing
+call per object kind and host (``listAllNetworks``, ``listAllDomains``); libvirt has no bulk XML call, so each
+object's XML is one more local call on the same connection.
 
 vnetbench's own objects come back under their design names (the ``vnb-<tag>-`` prefix is dropped). A guest
 vnetbench deployed (it carries the mark) keeps its addresses of both families, gateways and guest VLANs (its
