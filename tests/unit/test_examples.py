@@ -32,6 +32,7 @@ def test_one_example_per_seed_situation():
 #: Examples that show a mistake on purpose, with the words of the warnings they are there to show.
 TEACHING_WARNINGS = {"esx-teaming-half-lost": ("do not carry the same VLANs", "link status only"),
                      "esx-private-vlans": ("does not carry the isolated secondary VLAN 201",),
+                     "kvm-ovs-private-vlans": ("does not carry the isolated secondary VLAN 201",),
                      "esx-dual-stack": ("name IPv4 networks only while the design uses IPv4 and IPv6",)}
 
 

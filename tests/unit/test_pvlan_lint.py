@@ -57,9 +57,9 @@ def test_only_a_vds_holds_private_vlans():
     d = Design("vss")
     h = d.host("esx1")
     sw = d.switch(h, "vSwitch0", ["esx1.vmnic0"], pvlans=list(MAP))
-    assert said(d, "only a vDS holds private VLANs")
+    assert said(d, "only a vDS or an Open vSwitch holds private VLANs")
     sw.pvlans = []
-    assert not said(d, "only a vDS holds private VLANs")
+    assert not said(d, "only a vDS or an Open vSwitch holds private VLANs")
 
 
 def test_a_physical_switch_map_that_disagrees_with_the_vds():

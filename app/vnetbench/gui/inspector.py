@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButt
 
 from ..model import (VM, Change, DlrInterface, HostKind, HostNic, Link, NicType, PhysicalRouter, Port, PortMode,
                      Portgroup, RouterInterface, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from ..model.forwarding import PVLAN_SWITCHES
 from ..model.nictypes import GUESTS, allowed_nic_types
 from ..model.objects import MULTI_HOST_SWITCHES, PORTGROUP_SWITCHES, Route
 from ..model.routing import route_owners
@@ -69,7 +70,7 @@ TEAMED = (SwitchKind.VSS, SwitchKind.VDS)
 
 def teaming_fields(kind: SwitchKind) -> dict[str, bool]:
     """Which of a switch's teaming, LACP, private VLAN and VLAN filtering fields apply to its kind."""
-    return {"teaming": kind in TEAMED, "lags": kind is SwitchKind.VDS, "pvlans": kind is SwitchKind.VDS,
+    return {"teaming": kind in TEAMED, "lags": kind is SwitchKind.VDS, "pvlans": kind in PVLAN_SWITCHES,
             "vlan_filtering": kind is SwitchKind.LINUX_BRIDGE}
 
 
@@ -215,7 +216,7 @@ class Inspector(QWidget):
             trunk = _vlan_mode(obj.vlan, kind) is VlanMode.TRUNK
             return {"native_vlan": trunk and kind is not SwitchKind.VSS,
                     "uplinks": kind in (SwitchKind.VSS, SwitchKind.VDS),
-                    "teaming": kind in TEAMED, "pvlan": kind is SwitchKind.VDS}.get(field, True)
+                    "teaming": kind in TEAMED, "pvlan": kind in PVLAN_SWITCHES}.get(field, True)
         if isinstance(obj, VNic):
             if field == "guest_vlan":
                 return self._on_trunk(obj)

@@ -45,6 +45,9 @@ NO_UPLINK = frozenset({SwitchKind.HOSTED_HOSTONLY, SwitchKind.HOSTED_NAT, Switch
 TEAMING_SWITCHES = frozenset(SwitchKind) - PER_GUEST - NO_UPLINK
 #: vNIC types whose frames bypass the virtual switch.
 BYPASS_TYPES = frozenset({NicType.SRIOV, NicType.DIRECTPATH})
+#: Switches that may hold a private VLAN map (``Switch.pvlans``): a vDS natively; Open vSwitch has no private VLANs
+#: of its own, but admins build them from OpenFlow rules, so a design may give one a map too.
+PVLAN_SWITCHES = frozenset({SwitchKind.VDS, SwitchKind.OVS})
 #: Switches of one KVM host that a patch joins (an OVS patch port pair, a veth between bridges), §2.
 PATCHABLE_SWITCHES = frozenset({SwitchKind.OVS, SwitchKind.LINUX_BRIDGE})
 
@@ -270,16 +273,18 @@ def pvlan_label(entry: Pvlan | None) -> int:
 
 
 def pvlan_port(sw: Switch, pg: Portgroup | None) -> bool:
-    """Whether ``pg`` is a private VLAN port of ``sw``: a vDS portgroup naming a secondary of the switch's map.
-    Its frames carry the secondary inside the switch and on the wire (its own ``vlan`` does not apply)."""
-    return pg is not None and pg.pvlan is not None and sw.kind is SwitchKind.VDS \
+    """Whether ``pg`` is a private VLAN port of ``sw``: a portgroup of a vDS or OVS switch (``PVLAN_SWITCHES``)
+    naming a secondary of the switch's map. Its frames carry the secondary inside the switch and on the wire
+    (its own ``vlan`` does not apply)."""
+    return pg is not None and pg.pvlan is not None and sw.kind in PVLAN_SWITCHES \
         and pvlan_entry(sw.pvlans, pg.pvlan) is not None
 
 
 def pvlan_segment_entry(sw: Switch | None, vlan: int | None) -> Pvlan | None:
     """The private VLAN map entry a segment of ``sw`` in ``vlan`` belongs to (its ports' role), or None: only a
-    vDS holds private VLANs, and every VLAN of its map is one (a plain portgroup may not use one)."""
-    if sw is None or sw.kind is not SwitchKind.VDS or not sw.pvlans:
+    vDS or an OVS switch holds private VLANs (``PVLAN_SWITCHES``), and every VLAN of its map is one (a plain
+    portgroup may not use one)."""
+    if sw is None or sw.kind not in PVLAN_SWITCHES or not sw.pvlans:
         return None
     return pvlan_entry(sw.pvlans, vlan)
 

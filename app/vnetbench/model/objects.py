@@ -327,8 +327,9 @@ class Switch:
     ``raw`` is qemu's raw AF_PACKET attachment to a host interface (its one uplink; ``vlan`` for eth0.10): no
     switch at all, every guest frame goes out of the pNIC, so guests meet only through a hairpin port (seed 001).
     ``encapsulation`` is an NSX segment's (None: Geneve). ``teaming`` None keeps the explicit failover order of
-    ``uplinks`` (what designs without a policy always meant). ``lags`` and ``pvlans`` are a vDS's LACP groups and
-    private VLAN map; ``vlan_filtering`` makes a Linux bridge VLAN-aware (its ports' ``bridge_vlans``).
+    ``uplinks`` (what designs without a policy always meant). ``lags`` are a vDS's LACP groups; ``pvlans`` is
+    the private VLAN map of a vDS or an Open vSwitch; ``vlan_filtering`` makes a Linux bridge VLAN-aware (its
+    ports' ``bridge_vlans``).
     ``port_forwards`` let the LAN reach guests of a hosted NAT network.
     """
 

@@ -1,16 +1,18 @@
 """What is wrong with a design's private VLANs (forwarding-rules.md, "Teaming": "Private VLANs").
 
-Errors where vSphere would refuse the design: a private VLAN map on anything but a vDS, a primary without its
+Errors where vSphere would refuse the design: a private VLAN map on anything but a vDS or an Open vSwitch (which
+has no private VLANs of its own: admins build them from OpenFlow rules, as the KVM backend does), a primary without its
 promiscuous entry, two isolated secondaries of one primary, a VLAN listed twice, a portgroup naming a
-secondary the map lacks, a plain portgroup using a VLAN of the map. Warnings where traffic is lost: a vDS
-uplink whose switch port does not carry a VLAN of a private VLAN in use (frames of that role never leave the
-host: the port is named), and a physical switch whose own map gives a VLAN another role than the vDS's.
+secondary the map lacks, a plain portgroup using a VLAN of the map. Warnings where traffic is lost: an uplink
+(of a vDS, or of an Open vSwitch whose private VLAN another host's switch holds too) whose switch port does not
+carry a VLAN of a private VLAN in use (frames of that role never leave the host: the port is named), and a
+physical switch, or another virtual switch, whose own map gives a VLAN another role.
 """
 
 from __future__ import annotations
 
-from .forwarding import Fabric, ingress, pvlan_entry, pvlan_role_words, pvlan_vlans
-from .objects import PvlanType, Switch, SwitchKind, Topology
+from .forwarding import PVLAN_SWITCHES, Fabric, ingress, pvlan_entry, pvlan_role_words, pvlan_vlans
+from .objects import PvlanType, Switch, Topology
 from .problems import ERROR, WARNING, Problem
 from .vlan import VlanMode
 
@@ -21,11 +23,12 @@ def pvlan_problems(topology: Topology, fabric: Fabric) -> list[Problem]:
     for i, sw in enumerate(topology.switches):
         path = f"switches[{i}]"
         used = [pg for pg in sw.portgroups if pg.pvlan is not None]
-        if sw.kind is not SwitchKind.VDS:
+        if sw.kind not in PVLAN_SWITCHES:
             if sw.pvlans or used:
                 out.append(Problem(ERROR, f"{path}.pvlans", sw.id,
-                                   f"{sw.name} is a {sw.kind.value}, and only a vDS holds private VLANs",
-                                   "move the private VLAN map and its portgroups to a vDS"))
+                                   f"{sw.name} is a {sw.kind.value}, and only a vDS or an Open vSwitch holds "
+                                   "private VLANs", "move the private VLAN map and its portgroups to a vDS or "
+                                   "an Open vSwitch"))
             continue
         out += _map_problems(sw, path)
         secondaries = {e.secondary for e in sw.pvlans}
@@ -38,10 +41,11 @@ def pvlan_problems(topology: Topology, fabric: Fabric) -> list[Problem]:
             elif pg.pvlan is None and pg.vlan.mode is VlanMode.ACCESS and pg.vlan.tag in secondaries:
                 out.append(Problem(ERROR, f"{path}.portgroups[{j}].vlan", pg.id,
                                    f"portgroup {pg.name} uses VLAN {pg.vlan.tag}, which is a private VLAN of "
-                                   f"{sw.name}: a vDS does not take it as a plain VLAN",
+                                   f"{sw.name}: the switch does not take it as a plain VLAN",
                                    f"set the portgroup's pvlan to {pg.vlan.tag}, or choose another VLAN"))
-        out += _uplink_carry(fabric, sw, path)
+        out += _uplink_carry(topology, fabric, sw, path)
     out += _physical_maps(topology)
+    out += _virtual_maps(topology)
     return out
 
 
@@ -75,13 +79,17 @@ def _map_problems(sw: Switch, path: str) -> list[Problem]:
     return out
 
 
-def _uplink_carry(fabric: Fabric, sw: Switch, path: str) -> list[Problem]:
-    """Each member host's active uplinks must carry every VLAN of a private VLAN in use (its ports send on their
-    secondary and hear the primary): name the port that drops one."""
+def _uplink_carry(topology: Topology, fabric: Fabric, sw: Switch, path: str) -> list[Problem]:
+    """Each host's active uplinks must carry every VLAN of a private VLAN in use where its ports meet ports on
+    another host (a vDS's other members, or another host's Open vSwitch holding the same primary): its ports
+    send on their secondary and hear the primary. Name the port that drops one."""
     out: list[Problem] = []
     primaries = sorted({e.primary for pg in sw.portgroups if pg.pvlan is not None
                         and (e := pvlan_entry(sw.pvlans, pg.pvlan)) is not None})
-    if len(fabric.switch_hosts(sw)) < 2:
+    sharing = [other for other in topology.switches if other.kind in PVLAN_SWITCHES and other.id != sw.id
+               and {e.primary for e in other.pvlans} & set(primaries)]
+    spread = set(fabric.switch_hosts(sw)) | {h for other in sharing for h in fabric.switch_hosts(other)}
+    if len(spread) < 2:
         return out
     for host in fabric.switch_hosts(sw):
         for up in fabric.teaming(sw, host, None):
@@ -95,18 +103,35 @@ def _uplink_carry(fabric: Fabric, sw: Switch, path: str) -> list[Problem]:
                 roles = " nor ".join(pvlan_role_words(e) for v in dropped if (e := pvlan_entry(sw.pvlans, v)))
                 out.append(Problem(WARNING, f"{path}.uplinks", sw.id,
                                    f"{fabric.port_label(port)}, where {fabric.pnic_label(up.pnic)} of {sw.name} "
-                                   f"lands, does not carry the {roles}: frames on it never reach {sw.name}'s "
-                                   f"ports on other hosts",
+                                   f"lands, does not carry the {roles}: frames on it never reach the ports of "
+                                   f"private VLAN {primary} on other hosts",
                                    f"allow VLANs {', '.join(map(str, pvlan_vlans(sw.pvlans, primary)))} on that "
                                    f"port (and every trunk between the hosts)"))
     return out
 
 
+def _virtual_maps(topology: Topology) -> list[Problem]:
+    """Two virtual switches (an Open vSwitch per KVM host, say) sharing a private VLAN must give each of its
+    VLANs one role, or the two hosts enforce different ones."""
+    out: list[Problem] = []
+    maps = [(i, sw) for i, sw in enumerate(topology.switches) if sw.kind in PVLAN_SWITCHES and sw.pvlans]
+    for k, (i, sw) in enumerate(maps):
+        for _, other in maps[:k]:
+            for e in sw.pvlans:
+                theirs = pvlan_entry(other.pvlans, e.secondary)
+                if theirs is not None and (theirs.primary, theirs.type) != (e.primary, e.type):
+                    out.append(Problem(WARNING, f"switches[{i}].pvlans", sw.id,
+                                       f"{sw.name} holds VLAN {e.secondary} as {pvlan_role_words(e)}, but "
+                                       f"{other.name} as {pvlan_role_words(theirs)}: the two switches enforce "
+                                       "different roles", f"give {sw.name} and {other.name} one private VLAN map"))
+    return out
+
+
 def _physical_maps(topology: Topology) -> list[Problem]:
-    """A physical switch that knows private VLANs must give each VLAN the role the vDS gives it."""
+    """A physical switch that knows private VLANs must give each VLAN the role the virtual switch gives it."""
     out: list[Problem] = []
     for sw in topology.switches:
-        if sw.kind is not SwitchKind.VDS:
+        if sw.kind not in PVLAN_SWITCHES:
             continue
         for i, ps in enumerate(topology.physical_switches):
             for e in ps.pvlans:
@@ -115,5 +140,5 @@ def _physical_maps(topology: Topology) -> list[Problem]:
                     out.append(Problem(WARNING, f"physical_switches[{i}].pvlans", ps.id,
                                        f"{ps.name} holds VLAN {e.secondary} as {pvlan_role_words(e)}, but {sw.name} "
                                        f"as {pvlan_role_words(mine)}: the two ends enforce different roles",
-                                       "give the physical switch and the vDS one private VLAN map"))
+                                       f"give the physical switch and {sw.name} one private VLAN map"))
     return out

@@ -243,10 +243,10 @@ def pvlan_carried(domain_a: Any, domain_b: Any, b_hears_a: Any, a_hears_b: Any) 
 
 def pvlan_l2(code: Any, same_local: Any, a: Any, b: Any, carried: Any) -> Any:
     """An L2 code (``l2_code``) with the private VLAN rule applied to segments with labels ``a`` and ``b``
-    (``forwarding.pvlan_label``; -1 outside one). Two ports of private VLANs: in one in-host group their vDS
+    (``forwarding.pvlan_label``; -1 outside one). Two ports of private VLANs: in one in-host group their switch
     joins them, else they meet only where the physical network carries both sides' VLANs (``carried``); and
     only where their roles allow (``pvlan_allows``). An endpoint outside the private VLAN meets a port only on
-    the VLAN that port sends on (its L2 domain, already in ``code``), where the receiving vDS gives the
+    the VLAN that port sends on (its L2 domain, already in ``code``), where the receiving switch gives the
     outsider's frames that VLAN's role: so never an isolated port (``pvlan_outsider_allowed``)."""
     both = (a >= 0) & (b >= 0)
     reach = same_local * IN_HOST + (same_local ^ True) * carried * PHYSICAL
@@ -256,7 +256,7 @@ def pvlan_l2(code: Any, same_local: Any, a: Any, b: Any, carried: Any) -> Any:
 
 def pvlan_outsider_allowed(a: Any, b: Any) -> Any:
     """Whether an endpoint outside any private VLAN may meet a private VLAN port (True where neither or both
-    sides have a role): sharing the port's sending VLAN, it takes that VLAN's role at the vDS, and a role meets
+    sides have a role): sharing the port's sending VLAN, it takes that VLAN's role at the switch, and a role meets
     its own kind only where it is promiscuous or community (an isolated VLAN's frames reach promiscuous ports
     only, and the port's own replies never reach an outsider on the primary)."""
     outsider = (a < 0) ^ (b < 0)

@@ -106,15 +106,16 @@ class L2Reasons(WalkerBase):
 
     def _pvlan_outsider_reason(self, a: int, b: int) -> str:
         """Why an endpoint outside a private VLAN does not meet a port of one on the VLAN the port sends on
-        (``decide.pvlan_outsider_allowed``): the vDS gives its frames that VLAN's role, an isolated one."""
+        (``decide.pvlan_outsider_allowed``): the switch gives its frames that VLAN's role, an isolated one."""
         net = self.net
         port, outsider = (net.segments[a], net.segments[b])[:: 1 if net.segments[a].pvlan >= 0 else -1]
         entry = net.pvlan_entry_of(port)
         assert entry is not None, "a segment with a private VLAN role has a map entry"
-        return (f"{outsider.name} is on the {pvlan_role_words(entry)} without being a port of it: a vDS takes "
+        owner = net.pvlan_owner_name(port)
+        return (f"{outsider.name} is on the {pvlan_role_words(entry)} without being a port of it: {owner} takes "
                 f"frames arriving on VLAN {entry.secondary} as from an isolated port and hands them only to "
                 f"promiscuous ports, so {port.name} never hears {outsider.name}; reach the isolated ports from a "
-                f"promiscuous port (the primary VLAN {entry.primary} on the vDS), or route")
+                f"promiscuous port (the primary VLAN {entry.primary} on {owner}), or route")
 
     def _wire(self, seg_id: int) -> int | None:
         """The physical segment a segment's frames reach (itself when physical), if any."""

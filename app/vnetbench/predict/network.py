@@ -720,7 +720,7 @@ class Network:
         return seg_id
 
     def _pvlan_listeners(self) -> None:
-        """Private VLANs (forwarding-rules.md "Private VLANs"): a vDS takes every VLAN of a private VLAN on its
+        """Private VLANs (forwarding-rules.md "Private VLANs"): a vDS (or OVS switch) takes every VLAN of a private VLAN on its
         uplinks, so each host with a port in one gets a segment per VLAN of its map, wired like any other: the
         L2 domains they land in say which of the VLANs the physical network carries between which hosts."""
         for key in list(self._key_of.values()):
@@ -746,7 +746,7 @@ class Network:
         return self.fabric.switch.get(key.switch)
 
     def _pvlan_groups(self) -> None:
-        """The segments of one private VLAN on one host's vDS are one in-host group (the vDS joins its ports, and
+        """The segments of one private VLAN on one host's vDS or OVS switch are one in-host group (it joins its ports, and
         the decision core applies the roles, ``decide.pvlan_l2``); each takes its role, the column of the VLAN
         its ports send on, and what its host's switch hears on every column (the natural L2 domain of that VLAN's
         segment there: ``decide`` compares it with the sender's to tell whether the physical network carries
@@ -819,7 +819,8 @@ class Network:
                         seg.local = min(olds)
 
     def pvlan_entry_of(self, seg: Segment) -> Pvlan | None:
-        """The private VLAN role of a segment's ports: its vDS's map entry, or its PVLAN-aware physical switch's."""
+        """The private VLAN role of a segment's ports: its vDS's or OVS switch's map entry, or its PVLAN-aware
+        physical switch's."""
         if seg.physical:
             ps = self.typed(seg.object_id, "physical_switch")
             return pvlan_entry(ps.pvlans, seg.vlan) if ps is not None else None

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, ChangeResult,
@@ -24,13 +25,13 @@ from vnetbench.backends import (Backend, BackendError, BadSetting, CancelToken, 
                                 ProgressFn, Unsupported)
 from vnetbench.backends.locking import Busy, LockFile, private_dir
 from vnetbench.backends.manifest import Manifest
-from vnetbench.backends.planning import Want, design_tag, rebuild_dependents
+from vnetbench.backends.planning import Want, design_tag, rebuild_dependents, short
 from vnetbench.model import Index, Topology
 
-from . import channel, guestimage
+from . import channel, guestimage, pvlan_flows
 from .config import Settings
 from .desired import PHASE, Boot, Desired, desired
-from .hostside import Foreign, HostShell, Listing
+from .hostside import Foreign, HostShell, Listing, key_tag
 from .hostprobe import NamespaceEndpoint
 from .importer import import_hosts
 from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
@@ -39,7 +40,8 @@ from .xml import Mark, domain_xml, mark_xml, network_xml, read_mark
 LOCK_WAIT_S = 3.0
 BOOT_TIMEOUT = 240.0           # TCG guests on a busy two-core machine boot in 6-60 s
 LIBVIRT_KINDS = ("domain", "bridge", "ovs", "macvtap")
-HOST_KINDS = ("pswitch", "pnic", "patch", "phost", "bond")   # host plumbing only: nothing to build behind the test driver
+#: Host plumbing only: nothing to build behind the test driver.
+HOST_KINDS = ("pswitch", "pnic", "patch", "phost", "bond", "flows")
 
 
 def _libvirt() -> Any:
@@ -262,6 +264,9 @@ class KvmBackend(Backend):
                 if mark and mark.mark == w.mark:
                     ops[key] = (Op.UPDATE, "not running, or an earlier apply did not finish it")
         rebuild_dependents(want.wants, ops, rebuild_on=(Op.UPDATE,))   # a conflict blocks only itself
+        for key, w in want.wants.items():        # flows name OpenFlow port numbers: any port made anew moves them
+            if w.kind == "flows" and key not in ops and any(d in ops for d in w.deps):
+                ops[key] = (Op.UPDATE, "its ports are built anew")
         ix = Index(design)
         for key, w in want.wants.items():
             if key in ops or key in conflicts:
@@ -304,6 +309,11 @@ class KvmBackend(Backend):
                                          f"{kind} {name} ({why})", None,
                                          {"libvirt": kind, "name": name, "site": [site.uri, site.shell.prefix]}))
         if not site.test_driver:
+            for key in sorted(k for k in held.host.marks if k.startswith("flows/") and k not in wanted):
+                if tag is None or key_tag(key) == tag:           # private VLAN flows on a bridge (pvlan_flows)
+                    out.append(PlannedChange(Op.DELETE, "flows", key, f"private VLAN flows on {short(key)} ({why})",
+                                             None, {"spec": {"bridge": short(key)}, "mark": "",
+                                                    "site": [site.uri, site.shell.prefix]}))
             links, spaces, bridges = site.shell.ours(held.host, tag)
             names = [n for n in [*bridges, *links, *spaces] if n not in keep_names]
             if names:
@@ -438,11 +448,14 @@ class KvmBackend(Backend):
             return
         if site.test_driver:
             return                                     # no host side behind the test driver
-        build, remove = {"pswitch": (site.shell.pswitch, site.shell.delete_pswitch),
-                         "pnic": (site.shell.pnic, site.shell.delete_pnic),
-                         "patch": (site.shell.patch, site.shell.delete_patch),
-                         "phost": (site.shell.phost, site.shell.delete_phost),
-                         "bond": (site.shell.bond, site.shell.delete_bond)}[ch.kind]
+        steps: dict[str, tuple[Callable[[dict[str, Any], str, str], None], Callable[[dict[str, Any]], None]]]
+        steps = {"pswitch": (site.shell.pswitch, site.shell.delete_pswitch),
+                 "pnic": (site.shell.pnic, site.shell.delete_pnic),
+                 "patch": (site.shell.patch, site.shell.delete_patch),
+                 "phost": (site.shell.phost, site.shell.delete_phost),
+                 "bond": (site.shell.bond, site.shell.delete_bond),
+                 "flows": (partial(pvlan_flows.install, site.shell), partial(pvlan_flows.remove, site.shell))}
+        build, remove = steps[ch.kind]
         if ch.op is Op.DELETE:
             remove(spec)
         else:

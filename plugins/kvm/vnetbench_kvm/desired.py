@@ -19,6 +19,8 @@ Mapping (SEMANTICS.md section 2; the README's KVM section has the admin's view):
   (``eth<its place in the design>``) and forwarding mode travel on the kernel command line (``cmdline``); a
   router or firewall VM gets the nftables filter and SNAT/DNAT rulesets the local lab would load
   (``vnetbench.backends.nftables``), its rules naming those names, and its static routes of both families;
+- an OVS switch's **private VLAN map** is a flow per guest and uplink port, sending each frame only to the
+  ports its role may reach (``desired_pvlan``);
 - **pNICs, physical switches and physical hosts** (``pnics=emulate``, a one-machine lab): a physical host is a
   namespace with a veth per NIC into its port's VLAN bridge (probes run there with ``ip netns exec``); each physical switch is a network
   namespace with one bridge per VLAN; each pNIC is one veth per physical VLAN it carries, from the host
@@ -51,8 +53,10 @@ from . import cmdline
 from .cmdline import gateway_word
 from .config import ifname, libvirt_name, ns_name
 from .desired_fabric import FabricParts
+from .desired_pvlan import PvlanParts, pvlan_map, pvlan_portgroup
 
-PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "bond": 3, "domain": 4}
+PHASE = {"pswitch": 0, "bridge": 1, "ovs": 1, "pnic": 2, "macvtap": 3, "patch": 3, "phost": 3, "bond": 3, "domain": 4,
+         "flows": 5}
 SUPPORTED_SWITCHES = frozenset({SwitchKind.LINUX_BRIDGE, SwitchKind.OVS, SwitchKind.MACVTAP})
 #: QEMU's device model for each vNIC type (seed 004: Vlance and Flexible show the guest an AMD PCnet32).
 NIC_MODELS: dict[NicType, str] = {NicType.VLANCE: "pcnet", NicType.FLEXIBLE: "pcnet", NicType.E1000: "e1000",
@@ -117,7 +121,7 @@ def ovs_vlan(pg: Portgroup) -> dict[str, Any]:
     return {"tags": sorted(tags), "trunk": True, "native": native}
 
 
-class _Builder(FabricParts):
+class _Builder(FabricParts, PvlanParts):
     def __init__(self, design: Topology, boot: dict[str, Boot], emulate: bool) -> None:
         self.d, self.boot, self.emulate = design, boot, emulate
         self.ix = Index(design)
@@ -134,6 +138,7 @@ class _Builder(FabricParts):
         self.wire_deps: dict[str, set[str]] = {}
         self.lower_devs: dict[str, str] = {}                    # pNIC id -> the host-side device to use
         self.segment_nics: dict[tuple[str, int | None], list[tuple[VM, Any, Place]]] = {}   # (switch, VLAN) -> its vNICs
+        self.segment_ports: dict[tuple[str, int | None], str] = {}     # (switch, VLAN) -> the port it leaves by
         self.resolve = nft.design_resolver(design)
 
     def add(self, want: Want) -> None:
@@ -190,12 +195,14 @@ class _Builder(FabricParts):
                 groups = self.filtering_groups(sw) if filters_vlans(sw) else []
                 for pg in sw.portgroups:
                     problem = pg.vlan.problem(sw.kind)
-                    if problem is not None:
+                    if (pvlan := pvlan_portgroup(sw, pg)) is not None:     # its role's VLAN (desired_pvlan)
+                        groups.append({"name": pg.name, **pvlan})
+                    elif problem is not None:
                         self.reasons.append(f"portgroup {pg.name}: {problem}")
                     else:
                         groups.append({"name": pg.name, **ovs_vlan(pg)})
                 spec = {"network": network, "bridge": ifname("b", self.tag, sw.id), "mtu": sw.mtu,
-                        "portgroups": groups}
+                        "portgroups": groups, **pvlan_map(sw)}
                 what = "VLAN-filtering bridge" if filters_vlans(sw) else "Open vSwitch"
                 self.add(Want("ovs", f"ovs/{network}", spec,
                               f"{what} {sw.name} ({spec['bridge']}, {len(groups)} portgroups)",
@@ -388,7 +395,7 @@ class _Builder(FabricParts):
                 continue
             key, portgroup = network
             deps.add(key)
-            mac = (nic.mac or mac_for(self.tag, nic.id)).lower()
+            mac = self.nic_mac(nic)
             addrs = self.addresses(nic, f"vNIC {vm.name}/{nic.name} ip")
             if (addr := next((a for a in addrs if family(a) == 4), None)) is not None:
                 addresses[nic.id] = addr
@@ -423,6 +430,10 @@ class _Builder(FabricParts):
         self.add(Want("domain", f"domain/{name}", spec, f"guest {vm.name} ({role}{models})", vm.id,
                       tuple(sorted(deps)), host=vm.host))
         self.guests[vm.id] = Guest(vm.host, name, addresses, max(1, vm.cpus), addresses6)
+
+    def nic_mac(self, nic: Any) -> str:
+        """The MAC a vNIC's domain interface gets: the design's, or one derived from the design and the vNIC."""
+        return str(nic.mac or mac_for(self.tag, nic.id)).lower()
 
     def nic_network(self, vm: VM, nic: Any) -> tuple[str, str | None] | None:
         """(switch want key, libvirt portgroup) a vNIC plugs into; None: nowhere."""
@@ -484,13 +495,16 @@ class _Builder(FabricParts):
         self.lab_host = kvm_hosts[0] if kvm_hosts else ""
         self.check()
         self.switches()
+        self.pvlan_checks()
         for vm in self.d.vms:
             self.vm(vm)
+        self.pvlan_listeners()
         self.uplinks()
         self.macvtaps()
         self.physical_hosts()
         self.physical()
         self.patches()
+        self.pvlan_flows()
         ordered = dict(sorted(self.wants.items(), key=lambda kv: (PHASE[kv[1].kind], kv[0])))
         return Desired(self.tag, ordered, self.guests, list(dict.fromkeys(self.reasons)), self.bystanders)
 

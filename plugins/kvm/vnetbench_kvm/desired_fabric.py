@@ -76,6 +76,7 @@ class FabricParts:
     switch_keys: dict[str, str]
     used_vlans: dict[str, set[int | None]]
     segment_nics: dict[tuple[str, int | None], list[tuple[VM, VNic, Place]]]
+    segment_ports: dict[tuple[str, int | None], str]       # (switch, VLAN) -> the bridge port it leaves by
 
     if TYPE_CHECKING:          # the builder's own methods
         def add(self, want: Want) -> None: ...
@@ -129,6 +130,8 @@ class FabricParts:
             wire = default if not members or default is not None and default.pnic == members[0] else \
                 self.fabric.uplink_wire(sw, vlan, members[0])
             out = self.wire_out(sw, wire, attach)
+            if out:
+                self.segment_ports[(sw.id, vlan)] = out[1]
             return out[0] if out else None
         self.bond(sw, vlan, members, choices, attach)
         return None
@@ -185,6 +188,7 @@ class FabricParts:
         deps = tuple(sorted({self.switch_keys[sw.id], *(f"pnic/{ifname('i', self.tag, p)}" for p in members)}))
         self.add(Want("bond", f"bond/{name}", spec, f"bond {name} on {sw.name} ({mode}: {names})", sw.id, deps,
                       host=sw.host))
+        self.segment_ports[(sw.id, vlan)] = name
 
     def bond_mode(self, sw: Any, vlan: int | None, pnics: list[str], choices: list[UplinkChoice],
                   partner: bool) -> tuple[str, str, str]:

@@ -25,6 +25,7 @@ from vnetbench.backends.planning import design_tag
 from vnetbench.backends.shaper import shaper_commands
 
 from .config import NS_PREFIX
+from .pvlan_flows import flow_marks
 
 ALIAS = "vnetbench"
 PART = "part"                  # the mark word of a link that is ours but is not the want's completion mark
@@ -166,6 +167,8 @@ class HostShell:
                     into[name] = ext
                     if "vnetbench-key" in ext and ext.get("vnetbench-mark", PART) != PART:
                         out.marks.setdefault(ext["vnetbench-key"], ext["vnetbench-mark"])
+            ours = [name for name, ids in out.ovs.items() if "vnetbench-design" in ids]
+            out.marks.update(flow_marks(self, ours))           # private VLAN flows (pvlan_flows)
         return out
 
     def _has_ovs(self) -> bool:

@@ -1,8 +1,9 @@
 """Read libvirt hosts into a design: networks (Linux bridges, OVS bridges with their portgroups and VLANs,
 macvtap networks, the VLAN-filtering Linux bridges vnetbench deployed on OVS with their ports' VLANs:
-``import_filtering``), bridges guests name directly, and domains with their interfaces (model, MAC, source, VLAN,
-direct mode). One listing call per object kind and host (``listAllNetworks``, ``listAllDomains``); libvirt has
-no bulk XML call, so each object's XML is one more local call on the same connection.
+``import_filtering``, an OVS switch's private VLAN map from the network's mark: ``xml.read_pvlans``), bridges
+guests name directly, and domains with their interfaces (model, MAC, source, VLAN, direct mode). One listing
+call per object kind and host (``listAllNetworks``, ``listAllDomains``); libvirt has no bulk XML call, so each
+object's XML is one more local call on the same connection.
 
 vnetbench's own objects come back under their design names (the ``vnb-<tag>-`` prefix is dropped). A guest
 vnetbench deployed (it carries the mark) keeps its addresses of both families, gateways and guest VLANs (its
@@ -22,13 +23,15 @@ from typing import Any
 
 from vnetbench.backends import ProgressFn
 from vnetbench.model import (VM, BridgeVlans, ForwardMode, Host, HostKind, Layout, MacvtapMode, NicType, Place, PNic,
-                             Portgroup, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+                             Portgroup, Pvlan, PvlanType, Switch, SwitchKind, Topology, Uplink, VmRole, VNic)
+from vnetbench.model.forwarding import pvlan_entry
+from vnetbench.model.vlan import UNTAGGED
 from vnetbench.model.families import addresses, link_local
 
 from . import cmdline
 from .config import split_libvirt_name
 from .import_filtering import bridge_vlans, filtering_groups
-from .xml import read_mark
+from .xml import read_mark, read_pvlans
 
 MODELS = {"pcnet": NicType.VLANCE, "e1000": NicType.E1000, "e1000e": NicType.E1000E, "vmxnet3": NicType.VMXNET3,
           "virtio": NicType.VIRTIO, "rtl8139": NicType.RTL8139}
@@ -125,10 +128,14 @@ class _Host:
             sw.kind, sw.vlan_filtering = SwitchKind.LINUX_BRIDGE, True
             self.filtering[sw.id] = groups
         elif ovs:
+            sw.pvlans = [Pvlan(int(e["primary"]), int(e["secondary"]), PvlanType(e["type"]))
+                         for e in read_pvlans(xml_text)]
             for pg in root.findall("portgroup"):
                 vlan, native = _vlan(pg.find("vlan"))
-                sw.portgroups.append(Portgroup(_id(sw.id, pg.get("name", "pg")), pg.get("name", "pg"), vlan,
-                                               native_vlan=native))
+                port = Portgroup(_id(sw.id, pg.get("name", "pg")), pg.get("name", "pg"), vlan, native_vlan=native)
+                if isinstance(vlan, int) and pvlan_entry(sw.pvlans, vlan) is not None:
+                    port.vlan, port.pvlan = UNTAGGED, vlan       # a private VLAN port: its role's VLAN
+                sw.portgroups.append(port)
         self.by_network[name] = sw
         if bridge is not None and bridge.get("name"):
             self.by_bridge[bridge.get("name")] = sw
@@ -137,7 +144,8 @@ class _Host:
         if vlan_el is not None:
             vlan, native = _vlan(vlan_el)
             label = f"VLAN {vlan}" if isinstance(vlan, int) else str(vlan)
-            found = next((p for p in sw.portgroups if p.vlan == vlan and p.native_vlan == native), None)
+            found = next((p for p in sw.portgroups if p.vlan == vlan and p.native_vlan == native
+                          or isinstance(vlan, int) and p.pvlan == vlan), None)      # (a private VLAN port)
             if found is None:
                 found = Portgroup(_id(sw.id, label), label, vlan, native_vlan=native)
                 sw.portgroups.append(found)

@@ -4,7 +4,8 @@ The mark is one element in the object's ``<metadata>``, in vnetbench's own names
 ``<vnb:managed design="DESIGN ID" key="domain/vnb-1a2b3c-web01" mark="SPEC DIGEST" state="ready"/>``. It is
 written in the same ``define`` call that creates the object, so an apply killed half-way never leaves an
 object vnetbench made but cannot recognise. ``state`` is ``building`` until a domain has booted and loaded
-its rules; the next plan rebuilds a domain that never got to ``ready``.
+its rules; the next plan rebuilds a domain that never got to ``ready``. An OVS network's mark holds the switch's
+private VLAN map as ``<vnb:pvlan primary= secondary= type=/>`` children (``read_pvlans``), for import.
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def read_mark(xml_text: str) -> Mark | None:
                 el.get("role", ""), el.get("host", ""))
 
 
+def read_pvlans(xml_text: str) -> list[dict[str, str]]:
+    """The private VLAN map vnetbench wrote in a network's mark (empty: none, or not vnetbench's network)."""
+    root = ET.fromstring(xml_text)
+    return [dict(el.attrib) for el in root.findall(f"metadata/{{{NS}}}managed/{{{NS}}}pvlan")]
+
+
 def _text(parent: ET.Element, tag: str, text: str, **attrs: str) -> ET.Element:
     el = ET.SubElement(parent, tag, attrs)
     el.text = text
@@ -104,6 +111,10 @@ def network_xml(kind: str, spec: dict[str, Any], mark: Mark) -> str:
     net = ET.Element("network")
     _text(net, "name", spec["network"])
     _metadata(net, mark)
+    managed = net.find(f"metadata/{{{NS}}}managed")
+    assert managed is not None, "_metadata wrote it"
+    for entry in spec.get("pvlans", []):          # an OVS switch's private VLAN map, for import (desired_pvlan)
+        ET.SubElement(managed, f"{{{NS}}}pvlan", {k: str(v) for k, v in entry.items()})
     if kind == "macvtap":
         fwd = ET.SubElement(net, "forward", {"mode": spec["mode"]})
         ET.SubElement(fwd, "interface", {"dev": spec["dev"]})

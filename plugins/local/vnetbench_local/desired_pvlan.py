@@ -1,8 +1,8 @@
 """Private VLANs in the lab (forwarding-rules.md "Private VLANs"), wired as the prediction answers them.
 
-Every VLAN of one private VLAN on one host's vDS is one bridge (``names.pvlan_bridge_name``: the vDS joins its
-ports); each VLAN of the map leaves through its own uplink veth into the physical switch's bridge of that VLAN, as
-any segment does (``pvlan_listeners`` makes the ones no vNIC of the host uses, so the host hears them). An
+Every VLAN of one private VLAN on one host's vDS or OVS switch is one bridge (``names.pvlan_bridge_name``: the
+switch joins its ports); each VLAN of the map leaves through its own uplink veth into the physical switch's
+bridge of that VLAN, as any segment does (``pvlan_listeners`` makes the ones no vNIC of the host uses, so the host hears them). An
 nftables bridge rule per role then lets a frame out of a port only where the roles allow:
 
 - a vNIC's frame reaches the vNICs its role may talk to (``pvlan_may_talk``) and leaves on the one VLAN its

@@ -48,7 +48,8 @@ def ifname(role: str, *parts: object) -> str:
 
 
 def pvlan_bridge_name(switch_id: str, primary: int) -> str:
-    """The one bridge of private VLAN ``primary`` on a host's instance of vDS ``switch_id`` (``desired_pvlan``)."""
+    """The one bridge of private VLAN ``primary`` on a host's instance of switch ``switch_id``, a vDS or an OVS
+    switch (``desired_pvlan``)."""
     return ifname("b", switch_id, "pvlan", primary)
 
 
