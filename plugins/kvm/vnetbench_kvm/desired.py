@@ -167,6 +167,11 @@ class _Builder(FabricParts, PvlanParts):
         names = [vm.name for vm in self.d.vms]
         for name in sorted({n for n in names if names.count(n) > 1}):
             self.reasons.append(f"two VMs are called {name!r}; libvirt needs unique domain names")
+        networks = [libvirt_name(self.tag, sw.name) for sw in self.d.switches if sw.kind in SUPPORTED_SWITCHES]
+        for sw in self.d.switches:
+            if sw.kind in SUPPORTED_SWITCHES and networks.count(libvirt_name(self.tag, sw.name)) > 1:
+                self.reasons.append(f"two switches are called {sw.name!r}; each becomes a libvirt network named "
+                                    "after it, so give them different names (e.g. with the host's name)")
         if self.emulate:
             if self.d.physical_routers:
                 self.reasons.append("physical routers are not emulated by the KVM backend (the local lab emulates "
