@@ -230,9 +230,9 @@ class Runner:
             raise ProbeFailure("not-installed", str(exc)) from None
         if not ep.has_program(library):
             raise ProbeFailure("not-installed", f"round trips over IPv6 preload vnetbench's shim for sockperf 3.7 "
-                                                f"(IPv4 only), which {ep.name} does not have at {library}: its backend "
-                                                "carries no copy there (redeploy it with this vnetbench); measure "
-                                                "round trips with family 4")
+                                                f"(IPv4 only), which {ep.name} does not have at {library}: deploy "
+                                                "it again with a backend that puts it there (KVM's probe image "
+                                                "does), or measure round trips with family 4")
         return library
 
     # --- plumbing ----------------------------------------------------------------------------------------
