@@ -8,6 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from vnetbench.backends import sockperf_inet6
 
 
@@ -42,3 +44,18 @@ def test_the_image_root_holds_the_shim_at_the_guests_path_with_what_it_loads(tmp
     assert {f"lib/x86_64-linux-gnu/{soname}" for soname in needed} <= files
     endpoint = GuestEndpoint(lambda: None, "g", "vnb-g", {}, 1)
     assert endpoint.sockperf_inet6() == "/" + guestimage.SHIM
+
+
+def test_without_gcc_the_image_build_stops_before_downloading_with_the_fix(tmp_path, monkeypatch):
+    from vnetbench.backends import BackendError
+    from vnetbench_kvm import guestimage
+
+    monkeypatch.setattr(sockperf_inet6, "library_path", lambda: tmp_path / "not-built.so")
+    monkeypatch.setenv("PATH", str(tmp_path))            # no gcc, and no apt-get either
+    img = guestimage.image(tmp_path / "guest")
+    img.kernel.parent.mkdir(parents=True)
+    with pytest.raises(BackendError) as caught:
+        guestimage.build(img, lambda msg: None)
+    assert caught.value.message.startswith("building the probe guest: round trips over IPv6 need gcc")
+    assert "apt-get install gcc libc6-dev" in caught.value.message and "\n" not in str(caught.value)
+    assert not img.initrd.exists()
