@@ -58,7 +58,7 @@ def test_round_trips_run_over_ipv6_where_the_shim_can_be_built(qtbot):
 
 
 def test_without_gcc_round_trips_stay_ipv4_and_say_why(qtbot, tmp_path, monkeypatch):
-    from vnetbench.measure.probes import sockperf_inet6
+    from vnetbench.backends import sockperf_inet6
 
     monkeypatch.setattr(sockperf_inet6, "library_path", lambda: tmp_path / "not-built.so")
     monkeypatch.setenv("PATH", str(tmp_path))            # no gcc on it

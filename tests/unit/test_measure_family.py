@@ -78,7 +78,7 @@ class _Ipv6(_Ipv4Only):
 
 def test_round_trips_over_ipv6_without_gcc_are_refused_with_the_fix(tmp_path, monkeypatch):
     from vnetbench.measure import RunStatus, measure
-    from vnetbench.measure.probes import sockperf_inet6
+    from vnetbench.backends import sockperf_inet6
 
     monkeypatch.setattr(sockperf_inet6, "library_path", lambda: tmp_path / "not-built.so")
     monkeypatch.setenv("PATH", str(tmp_path))            # no gcc on it
@@ -92,4 +92,4 @@ def test_round_trips_over_ipv6_on_an_endpoint_that_cannot_load_the_shim_are_refu
 
     run = measure(TestSpec(TestKind.RR, duration=1, family=6), _Ipv6(True), _Ipv6(False))
     assert run.status is RunStatus.FAILED and run.summary["failure"] == "not-installed"
-    assert "which vm1 cannot load" in run.error and "family 4" in run.error
+    assert "which vm1 does not have at /" in run.error and "family 4" in run.error

@@ -19,7 +19,7 @@ from loopback import LoopbackEndpoint
 
 from vnetbench.measure import RunStatus, TestKind, TestSpec, measure
 from vnetbench.measure.probes import sockperf
-from vnetbench.measure.probes.sockperf_inet6 import PLACEHOLDER, build, wrap
+from vnetbench.backends.sockperf_inet6 import PLACEHOLDER, build, wrap
 
 pytestmark = pytest.mark.slow
 

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from ..model import ForwardMode, SwitchKind, Topology, VmRole
 from ..model.vlan import VlanMode
+from . import sockperf_inet6
 
 
 class BackendError(Exception):
@@ -326,6 +327,13 @@ class Endpoint(ABC):
     @abstractmethod
     def has_program(self, program: str) -> bool:
         """Whether ``program`` can run there (so a missing iperf3 is reported, not plotted as nothing)."""
+
+    def sockperf_inet6(self) -> str:
+        """Where this endpoint loads vnetbench's IPv6 shim for sockperf 3.7 from (``LD_PRELOAD``): by default the
+        file built on this machine (``ShimUnavailable`` if it cannot be), which an endpoint that shares this
+        machine's files sees (a lab namespace); one that runs probes elsewhere and carries its own copy (a probe
+        guest) names that copy."""
+        return str(sockperf_inet6.build())
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,12 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..backends import CancelToken, Endpoint, ProgressFn, RunningCommand
+from ..backends import CancelToken, Endpoint, ProgressFn, RunningCommand, sockperf_inet6
 from ..backends.locking import LockFile, private_dir
-from .probes import iperf3, sockperf, sockperf_inet6
-from .probes.sockperf_inet6 import ShimUnavailable
+from ..backends.sockperf_inet6 import ShimUnavailable
+from .probes import iperf3, sockperf
 from .result import Measurement, RunStatus, Sample
 from .spec import TestKind, TestSpec
 
@@ -193,16 +192,18 @@ class Runner:
         spec = self.spec
         address = self.dst.address_in(spec.family)
         # sockperf 3.7 takes IPv4 only: over IPv6 it is given a placeholder that a preloaded shim maps to ``address``
-        shim = self._inet6_shim() if spec.family == 6 else None
-        given = sockperf_inet6.PLACEHOLDER if shim else address
+        inet6 = spec.family == 6
+        server_shim, client_shim = (self._inet6_shim(self.dst), self._inet6_shim(self.src)) if inet6 else ("", "")
+        given = sockperf_inet6.PLACEHOLDER if inet6 else address
 
-        def wrap(argv: list[str]) -> list[str]:
+        def wrap(argv: list[str], shim: str) -> list[str]:
             return sockperf_inet6.wrap(argv, address, shim) if shim else argv
 
-        server, port = self._start_server("sockperf", lambda p: wrap(sockperf.server_argv(given, p)),
+        server, port = self._start_server("sockperf", lambda p: wrap(sockperf.server_argv(given, p), server_shim),
                                           sockperf.is_ready, cpu=spec.cpu)
         client = self._start(self.src, "sockperf client",
-                             wrap(sockperf.client_argv(given, port, spec.duration, spec.message_size)), cpu=spec.cpu)
+                             wrap(sockperf.client_argv(given, port, spec.duration, spec.message_size), client_shim),
+                             cpu=spec.cpu)
         live = sockperf.LiveActivity()
         elapsed = [0.0]
 
@@ -220,19 +221,18 @@ class Runner:
         summary["pinned_cpu"] = spec.cpu if spec.cpu is not None else -1
         return summary
 
-    def _inet6_shim(self) -> Path:
-        """The shim built here, which both endpoints must see where they run programs (a lab namespace shares
-        this machine's files; a KVM guest or a vSphere VM does not)."""
+    @staticmethod
+    def _inet6_shim(ep: Endpoint) -> str:
+        """The shim as ``ep`` finds it (``Endpoint.sockperf_inet6``), checked to be there."""
         try:
-            library = sockperf_inet6.build()
+            library = ep.sockperf_inet6()
         except ShimUnavailable as exc:
             raise ProbeFailure("not-installed", str(exc)) from None
-        for ep in (self.src, self.dst):
-            if not ep.has_program(str(library)):
-                raise ProbeFailure("not-installed", f"round trips over IPv6 preload vnetbench's shim for sockperf "
-                                                    f"3.7 (IPv4 only), which {ep.name} cannot load: its backend "
-                                                    "runs probes off this machine; measure round trips with "
-                                                    "family 4")
+        if not ep.has_program(library):
+            raise ProbeFailure("not-installed", f"round trips over IPv6 preload vnetbench's shim for sockperf 3.7 "
+                                                f"(IPv4 only), which {ep.name} does not have at {library}: deploy "
+                                                "it again with a backend that puts it there (KVM's probe image "
+                                                "does), or measure round trips with family 4")
         return library
 
     # --- plumbing ----------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 from vnetbench.backends import BackendError, Endpoint, RunningCommand
 from vnetbench.backends.addresses import endpoint_address, family_address
 
-from .guestimage import SLOTS
+from .guestimage import SHIM, SLOTS
 
 _END = object()
 _FOREIGN = re.compile(r"^[0-9a-f]{12} (exit \d+|e .*|end)$")
@@ -175,3 +175,7 @@ class GuestEndpoint(Endpoint):
     def has_program(self, program: str) -> bool:
         code, _, _ = run(self.opener, self.domain, f"command -v {shlex.quote(program)} >/dev/null", 60)
         return code == 0
+
+    def sockperf_inet6(self) -> str:
+        """The copy the probe guest image carries (built with the image, so nothing is built here)."""
+        return "/" + SHIM

@@ -1,9 +1,12 @@
-"""The probe guest: a Debian kernel and a small initramfs (busybox, iperf3, sockperf, nftables, ethtool).
+"""The probe guest: a Debian kernel and a small initramfs (busybox, iperf3, sockperf, nftables, ethtool, and
+vnetbench's IPv6 shim for sockperf 3.7).
 
 Built offline from Debian packages (``apt-get download`` + ``dpkg-deb -x``; nothing is installed on the
 machine) and booted by direct kernel boot with a serial console, so there is no installer, no disk image and
-no DHCP. The result lives in the user cache folder under the digest of its recipe (this file and the
-scripts in ``guest/``): changing the recipe builds a new image, an unchanged one is reused.
+no DHCP. The shim is compiled by the builder round trips over IPv6 use on this machine
+(``vnetbench.backends.sockperf_inet6``, gcc), against this machine's glibc: the guest's libc6 comes from the
+same Debian release. The result lives in the user cache folder under the digest of its recipe (this file, the
+scripts in ``guest/`` and the shim's source): changing the recipe builds a new image, an unchanged one is reused.
 
     python -m vnetbench_kvm.guestimage        # build (or find) the image and print its paths
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vnetbench import dirs
-from vnetbench.backends import BackendError
+from vnetbench.backends import BackendError, sockperf_inet6
 
 GUEST_DIR = Path(__file__).with_name("guest")
 KERNEL_PACKAGE = "linux-image-amd64"
@@ -39,6 +42,8 @@ MODULES = ("crc32c_generic", "virtio_pci", "virtio_net", "virtio_console", "pcne
 #: Command slots: virtio-serial ports vnetbench.0 .. vnetbench.N-1, each served by one agent.
 SLOTS = 8
 LIB_DIRS = ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib64")
+#: Where the guest keeps vnetbench's IPv6 shim for sockperf 3.7 (``GuestEndpoint.sockperf_inet6``).
+SHIM = "usr/lib/vnetbench/sockperf_inet6.so"
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class GuestImage:
 
 def recipe_digest() -> str:
     h = hashlib.sha256(Path(__file__).read_bytes())
-    for script in sorted(GUEST_DIR.iterdir()):
+    for script in [*sorted(GUEST_DIR.iterdir()), sockperf_inet6.SOURCE]:
         h.update(script.name.encode() + b"\0" + script.read_bytes())
     return h.hexdigest()[:16]
 
@@ -131,7 +136,17 @@ def _find_lib(stage: Path, soname: str) -> Path | None:
     return None
 
 
-def _copy_programs(stage: Path, root: Path) -> None:
+def build_shim() -> Path:
+    """The IPv6 shim for sockperf 3.7, built on this machine (before anything is downloaded)."""
+    try:
+        return sockperf_inet6.build()
+    except sockperf_inet6.ShimUnavailable as exc:
+        raise BackendError(f"building the probe guest: {exc}", "the probe guest carries vnetbench's IPv6 shim for "
+                                                               "sockperf, so building it needs gcc") from None
+
+
+def _copy_programs(stage: Path, root: Path, shim: Path) -> None:
+    """The programs, the shim at ``SHIM``, and every library they load, taken from the unpacked packages."""
     libdir = root / "lib/x86_64-linux-gnu"
     libdir.mkdir(parents=True)
     (root / "lib64").mkdir()
@@ -140,6 +155,9 @@ def _copy_programs(stage: Path, root: Path) -> None:
         dest = root / program.relative_to(stage)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(program.resolve(), dest)
+    (root / SHIM).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shim, root / SHIM)
+    todo.append(root / SHIM)
     seen: set[str] = set()
     while todo:
         for soname in elf_needed(todo.pop().resolve()):
@@ -181,11 +199,11 @@ def _copy_modules(stage: Path, root: Path) -> None:
     _run(["depmod", "-b", str(root), version])
 
 
-def _write_root(stage: Path, root: Path) -> None:
+def _write_root(stage: Path, root: Path, shim: Path) -> None:
     for d in ("bin", "sbin", "usr/bin", "usr/sbin", "etc/vnb", "proc", "sys", "dev", "tmp", "run", "root"):
         (root / d).mkdir(parents=True, exist_ok=True)
     shutil.copy(stage / "bin/busybox", root / "bin/busybox")
-    _copy_programs(stage, root)
+    _copy_programs(stage, root, shim)
     _copy_modules(stage, root)
     shutil.copy(GUEST_DIR / "init", root / "init")
     for script in ("rc", "agent"):
@@ -205,6 +223,7 @@ def build(img: GuestImage, log) -> None:
         work = Path(tmp)
         debs, stage, root = work / "debs", work / "stage", work / "root"
         debs.mkdir()
+        shim = build_shim()
         kernel = kernel_package()
         log(f"downloading {kernel} and {len(PACKAGES)} Debian packages")
         _run(["apt-get", "download", "-q", kernel, *PACKAGES], cwd=debs)
@@ -213,7 +232,7 @@ def build(img: GuestImage, log) -> None:
             _run(["dpkg-deb", "-x", str(deb), str(stage)])
         (vmlinuz,) = (stage / "boot").glob("vmlinuz-*")
         log("assembling the initramfs")
-        _write_root(stage, root)
+        _write_root(stage, root, shim)
         files = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
         cpio = subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=root,
                               input=("\n".join(files) + "\n").encode(), capture_output=True)

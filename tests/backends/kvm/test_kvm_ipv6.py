@@ -134,6 +134,24 @@ def test_tcp_connects_over_ipv6_where_ipv4_is_rejected(deployed):
     assert blocked.status is RunStatus.FAILED                 # fw6's rule rejects IPv4 LAN -> DMZ
 
 
+def test_sockperf_measures_round_trips_over_ipv6_with_the_guests_own_shim(deployed):
+    """Debian's sockperf 3.7 takes IPv4 only; the probe guests carry vnetbench's IPv6 shim at a path of their own,
+    which the command names (not this machine's build). Over IPv4 fw6 rejects LAN -> DMZ, so the round trips that
+    pass are IPv6 ones."""
+    backend, design, _ = deployed
+    src, dst = backend.endpoint(design, "vm-lan6"), backend.endpoint(design, "vm-dmz6")
+    run = measure(TestSpec(TestKind.RR, duration=2, cpu=None, family=6), src, dst)
+    assert run.status is RunStatus.OK, run.error
+    assert run.summary["round_trips"] > 0 and run.summary["rtt_p99_us"] >= run.summary["rtt_p50_us"] > 0
+    assert TestSpec.from_dict(run.spec.to_dict()).family == 6       # what the run store keeps
+    assert all(f"LD_PRELOAD=/usr/lib/vnetbench/sockperf_inet6.so VNETBENCH_INET6=192.0.2.1={DMZ}20" in c
+               for c in run.commands), run.commands
+    print(f"lan6 -> dmz6 rr over IPv6 (TCG): p50 {run.summary['rtt_p50_us']:.0f} us, "
+          f"p99 {run.summary['rtt_p99_us']:.0f} us ({run.summary['round_trips']:.0f} round trips)")
+    blocked = measure(TestSpec(TestKind.RR, duration=1, cpu=None, family=4), src, dst)
+    assert blocked.status is RunStatus.FAILED                 # fw6's rule rejects IPv4 LAN -> DMZ
+
+
 def test_import_reads_both_families_back(deployed):
     backend, design, _ = deployed
     imported = {vm.name: vm for vm in backend.import_design().vms}

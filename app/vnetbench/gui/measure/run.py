@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from ...backends import Backend, discover
 from ...measure import Run, RunStatus, RunStore, Sample, TestKind, TestSpec, compare, make_run, measure
-from ...measure.probes import sockperf_inet6
+from ...backends import sockperf_inet6
 from ...measure.result import summary_lines
 from ...model.families import Family
 from ...predict import Prediction

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ... import dirs, resources_dir
+from .. import dirs, resources_dir
 
 SOURCE = resources_dir() / "probes" / "sockperf_inet6.c"
 #: The IPv4 address sockperf is given in place of the IPv6 one (TEST-NET-1, never routed).
@@ -67,6 +67,6 @@ def build() -> Path:
     return target
 
 
-def wrap(argv: list[str], address: str, library: Path) -> list[str]:
+def wrap(argv: list[str], address: str, library: str | Path) -> list[str]:
     """``argv`` (sockperf given ``PLACEHOLDER``) run with the library preloaded and mapping it to ``address``."""
     return ["env", f"LD_PRELOAD={library}", f"{MAP_VARIABLE}={PLACEHOLDER}={address}", *argv]
