@@ -32,6 +32,7 @@ from ...predict.family import differing_pairs
 from ...predict.diff import Edit, compare, describe
 from ...predict.live import LiveMatrix
 from ...predict.uplinkmarks import MARK, NONE, UplinkMarks, uplink_marks
+from ..collector import release_later
 from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS, verdict_text
 from ..plain import plain, tip as plain_tip
 from ..workbench import Snapshot, Workbench, affects_traffic
@@ -450,6 +451,9 @@ class MatrixDock(QDockWidget):
 
     def _updated(self, update: Update) -> None:
         self.progress.hide()
+        # The result replaced may be the last hold on a replaced design's predictor (a million objects at 10,000
+        # VMs): it is freed in a turn of the event loop of its own, not within this call.
+        release_later(self.result)
         self.result = result = update.result
         self._refilter()
         pairs = sum(result.counts.values())
