@@ -6,7 +6,8 @@ shown MainWindow, with the GUI-thread collector the designer runs with (``app.ma
 code path (``MainWindow.open_file``): 2,000 VMs, 10,000 VMs, then 2,000 again right after the 10,000. For each:
 
 - usable: seconds from the open until the whole design is drawn and fitted (``Opener.opened``), and the CPU
-  seconds the process (all threads: reading, laying out, the docks' prediction) and the GUI thread used for it;
+  seconds the process (all threads: reading, laying out, the docks' prediction) with its child processes (the
+  designer reads, lays out and validates a large design in one, ``gui.offload``) and the GUI thread used for it;
 - stall: the longest the event loop went without running a 10 ms timer, as wall time, as GUI-thread CPU time,
   and as the CPU time the whole process (every thread) used meanwhile, while opening and after it, until the
   matrix dock shows the matrix (the docks' results arriving). The last is what the stall lasts on an idle
@@ -22,6 +23,7 @@ Targets (issues 29 and 32), judged on CPU because the machine is shared: no stal
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -85,6 +87,19 @@ def time_calls(cls: type, names: list[str], record: list[float]) -> None:
         setattr(cls, name, timed)
 
 
+def children_cpu() -> float:
+    """CPU seconds used so far by this process's child processes, those still running included."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = os.times().children_user + os.times().children_system   # those that ended (and were waited for)
+    for child in multiprocessing.active_children():
+        try:
+            fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks   # utime, stime
+    return total
+
+
 def wait(app: QApplication, until: Callable[[], bool], limit: float) -> None:
     started = time.perf_counter()
     while not until() and time.perf_counter() - started < limit:
@@ -98,12 +113,12 @@ def measure(app: QApplication, window, path: Path, matrix_calls: list[float]) ->
     ticks = Ticks()
     matrix_calls.clear()
     start = time.perf_counter()
-    cpu, gui = time.process_time(), time.thread_time()
+    cpu, gui = time.process_time() + children_cpu(), time.thread_time()
     ticks.start()
     window.open_file(str(path))
     wait(app, lambda: bool(done), 300)
     usable = (done[0] if done else float("nan")) - start
-    cpu, gui = time.process_time() - cpu, time.thread_time() - gui
+    cpu, gui = time.process_time() + children_cpu() - cpu, time.thread_time() - gui
     open_wall, open_cpu, open_process = ticks.worst()
     ticks.start()
     from vnetbench.gui.panels.matrix import LivePrediction
