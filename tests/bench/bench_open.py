@@ -6,19 +6,24 @@ shown MainWindow, with the GUI-thread collector the designer runs with (``app.ma
 code path (``MainWindow.open_file``): 2,000 VMs, 10,000 VMs, then 2,000 again right after the 10,000. For each:
 
 - usable: seconds from the open until the whole design is drawn and fitted (``Opener.opened``), and the CPU
-  seconds the process (all threads: reading, laying out, the docks' prediction) and the GUI thread used for it;
-- stall: the longest the event loop went without running a 10 ms timer, as wall time and as GUI-thread CPU
-  time, while opening and after it, until the matrix dock shows the matrix (the docks' results arriving);
+  seconds the process (all threads: reading, laying out, the docks' prediction) with its child processes (the
+  designer reads, lays out and validates a large design in one, ``gui.offload``) and the GUI thread used for it;
+- stall: the longest the event loop went without running a 10 ms timer, as wall time, as GUI-thread CPU time,
+  and as the CPU time the whole process (every thread) used meanwhile, while opening and after it, until the
+  matrix dock shows the matrix (the docks' results arriving). The last is what the stall lasts on an idle
+  machine at most: the GUI thread computing, or waiting for the interpreter lock (GIL) that another thread of
+  the process holds while it computes; a loaded machine stretches the wall time but not it;
 - matrix: the longest GUI-thread CPU time of one matrix-dock call (taking a result, showing it).
 
-Targets (issues 29 and 32), judged on CPU because the machine is shared: no GUI-thread stall over 100 ms, no
-matrix-dock call over 50 ms; 10,000 VMs usable within 10 s of process CPU. Run under Xvfb or offscreen:
+Targets (issues 29 and 32), judged on CPU because the machine is shared: no stall over 100 ms of process CPU
+(so none over 100 ms of wall time on an idle machine), no matrix-dock call over 50 ms; 10,000 VMs usable within 10 s of process CPU. Run under Xvfb or offscreen:
 ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench_open.py [VMS ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -46,6 +51,7 @@ class Ticks:
     def __init__(self) -> None:
         self.wall: list[float] = []
         self.cpu: list[float] = []
+        self.process: list[float] = []
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self.tick)
@@ -53,18 +59,18 @@ class Ticks:
     def tick(self) -> None:
         self.wall.append(time.perf_counter())
         self.cpu.append(time.thread_time())
+        self.process.append(time.process_time())
 
     def start(self) -> None:
-        self.wall, self.cpu = [], []
+        self.wall, self.cpu, self.process = [], [], []
         self.tick()
         self.timer.start()
 
-    def worst(self) -> tuple[float, float]:
-        """The longest gap between ticks in wall time, and in GUI-thread CPU time."""
+    def worst(self) -> tuple[float, float, float]:
+        """The longest gap between ticks in wall time, in GUI-thread CPU time, and in process CPU time."""
         self.tick()
-        wall = max((b - a for a, b in zip(self.wall, self.wall[1:])), default=0.0)
-        cpu = max((b - a for a, b in zip(self.cpu, self.cpu[1:])), default=0.0)
-        return wall, cpu
+        return tuple(max((b - a for a, b in zip(times, times[1:])), default=0.0)   # type: ignore[return-value]
+                     for times in (self.wall, self.cpu, self.process))
 
 
 def time_calls(cls: type, names: list[str], record: list[float]) -> None:
@@ -81,6 +87,19 @@ def time_calls(cls: type, names: list[str], record: list[float]) -> None:
         setattr(cls, name, timed)
 
 
+def children_cpu() -> float:
+    """CPU seconds used so far by this process's child processes, those still running included."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = os.times().children_user + os.times().children_system   # those that ended (and were waited for)
+    for child in multiprocessing.active_children():
+        try:
+            fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks   # utime, stime
+    return total
+
+
 def wait(app: QApplication, until: Callable[[], bool], limit: float) -> None:
     started = time.perf_counter()
     while not until() and time.perf_counter() - started < limit:
@@ -94,22 +113,23 @@ def measure(app: QApplication, window, path: Path, matrix_calls: list[float]) ->
     ticks = Ticks()
     matrix_calls.clear()
     start = time.perf_counter()
-    cpu, gui = time.process_time(), time.thread_time()
+    cpu, gui = time.process_time() + children_cpu(), time.thread_time()
     ticks.start()
     window.open_file(str(path))
     wait(app, lambda: bool(done), 300)
     usable = (done[0] if done else float("nan")) - start
-    cpu, gui = time.process_time() - cpu, time.thread_time() - gui
-    open_wall, open_cpu = ticks.worst()
+    cpu, gui = time.process_time() + children_cpu() - cpu, time.thread_time() - gui
+    open_wall, open_cpu, open_process = ticks.worst()
     ticks.start()
     from vnetbench.gui.panels.matrix import LivePrediction
     prediction, settled = LivePrediction.of(window.workbench), time.perf_counter() + SETTLE
     wait(app, lambda: time.perf_counter() > settled and not prediction.busy and prediction.latest is not None, SETTLE_LIMIT)
     ticks.timer.stop()
-    settle_wall, settle_cpu = ticks.worst()
+    settle_wall, settle_cpu, settle_process = ticks.worst()
     window.opener.opened.disconnect()
     return {"usable": usable, "cpu": cpu, "gui": gui, "open_wall": open_wall, "open_cpu": open_cpu,
-            "settle_wall": settle_wall, "settle_cpu": settle_cpu, "matrix": max(matrix_calls, default=0.0)}
+            "open_process": open_process, "settle_wall": settle_wall, "settle_cpu": settle_cpu,
+            "settle_process": settle_process, "matrix": max(matrix_calls, default=0.0)}
 
 
 def main() -> int:
@@ -134,9 +154,10 @@ def main() -> int:
     wait(app, lambda: False, 0.5)
     print(f"Opening large designs in one designer window, one after the other (issues 29, 32); load "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs. Wall clock is noisy on a shared machine: judge on CPU.")
-    print(f"{'VMs':>7}{'usable s':>10}{'cpu s':>8}{'gui cpu s':>11}{'stall open':>22}{'stall after':>22}"
+    print(f"{'VMs':>7}{'usable s':>10}{'cpu s':>8}{'gui cpu s':>11}{'stall open':>26}{'stall after':>26}"
           f"{'matrix cpu':>12}")
-    print(f"{'':>7}{'wall':>10}{'all':>8}{'':>11}{'wall / gui cpu s':>22}{'wall / gui cpu s':>22}{'ms':>12}")
+    print(f"{'':>7}{'wall':>10}{'all':>8}{'':>11}{'wall / gui / process cpu':>26}{'wall / gui / process cpu':>26}"
+          f"{'ms':>12}")
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         for n, vms in enumerate(sizes):
@@ -145,11 +166,12 @@ def main() -> int:
             r = measure(app, window, path, matrix_calls)
             after = " (after the previous)" if n else ""
             print(f"{vms:>7}{r['usable']:>10.2f}{r['cpu']:>8.2f}{r['gui']:>11.2f}"
-                  f"{r['open_wall']:>12.3f} / {r['open_cpu']:.3f}{r['settle_wall']:>12.3f} / {r['settle_cpu']:.3f}"
+                  f"{r['open_wall']:>10.3f} / {r['open_cpu']:.3f} / {r['open_process']:.3f}"
+                  f"{r['settle_wall']:>10.3f} / {r['settle_cpu']:.3f} / {r['settle_process']:.3f}"
                   f"{r['matrix'] * 1000:>12.1f}{after}", flush=True)
-            stall = max(r["open_cpu"], r["settle_cpu"])
+            stall = max(r["open_process"], r["settle_process"])
             if stall > STALL_TARGET:
-                failed.append(f"{vms} VMs: a {stall * 1000:.0f} ms GUI-thread stall")
+                failed.append(f"{vms} VMs: a stall of {stall * 1000:.0f} ms process CPU")
             if r["matrix"] > MATRIX_TARGET:
                 failed.append(f"{vms} VMs: a {r['matrix'] * 1000:.0f} ms matrix-dock call")
             if vms >= 10_000 and r["cpu"] > USABLE_CPU_TARGET:

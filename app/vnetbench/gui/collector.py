@@ -74,3 +74,9 @@ def settle() -> None:
     this collector runs them (the designer does; a test's window without one keeps Python's own collection)."""
     if _running:
         gc.freeze()
+
+
+def release_later(*objects: object) -> None:
+    """Drop these references to ``objects`` in a later turn of the event loop: when they were the last ones, the
+    objects are freed then, in a turn of their own, rather than within the call that replaced them."""
+    QTimer.singleShot(0, lambda: objects)

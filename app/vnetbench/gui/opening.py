@@ -1,18 +1,19 @@
 """Opening a design in the background: the window paints and answers while a large file is read and drawn.
 
 A small file (most hand-made designs) opens at once, as before. A large one is read, checked and laid out in a
-worker thread (``Task``) while the status bar shows what is happening and how far along; then the canvas draws
+child process (``offload``: a worker thread would hold the interpreter lock the GUI thread needs), waited for by
+a worker thread (``Task``), while the status bar shows what is happening and how far along; then the canvas draws
 it in slices of a few tens of milliseconds (``DesignScene.sync_gradually``), so the window repaints and takes
 input between slices; a large design being replaced goes the same way, whatever the size of the new one. The
 worker also makes what the docks would otherwise make on the GUI thread: the design's pickle (their snapshots),
-its id index and the address families it uses (the family switches). The design is left out of later full collections once read and drawn (``collector.settle``).
-Closing the window (Ctrl+Q) during an open quits at once: the worker is a daemon thread and nothing waits on it.
+its id index and the address families it uses (the family switches). The design is left out of later full
+collections once read and drawn (``collector.settle``). Closing the window (Ctrl+Q) during an open quits at
+once: the worker is a daemon thread, its child process a daemon one, and nothing waits on them.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
 import time
 from pathlib import Path
 
@@ -22,8 +23,10 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy
 from ..backends import Cancelled
 from ..model import Index, TopologyFileError, load
 from ..model.families import families_in
-from .canvas.layout import fill_layout, remembered
+from .canvas.layout import remember, remembered
 from .collector import settle
+from .jobs import read_and_lay_out
+from .offload import in_process, loads
 from .worker import Task, background_hold
 
 #: Files at least this large open in the background.
@@ -97,13 +100,12 @@ class Opener(QObject):
         self._show(f"Opening {name}: reading\u2026", 0, 0)
 
         def work(progress, cancel):
-            topology = load(path)
+            data, laid_out = in_process(read_and_lay_out, path, cancel=cancel)
+            progress(1, 2, f"Opening {name}: taking it in\u2026")
+            topology = loads(data)
+            remember(topology, loads(laid_out))
             cancel.check()
-            progress(1, 3, f"Opening {name}: laying out {len(topology.vms):,} VMs\u2026")
-            fill_layout(topology)
-            cancel.check()
-            return (topology, planned_rect(topology), pickle.dumps(topology, pickle.HIGHEST_PROTOCOL), Index(topology),
-                    families_in(topology))
+            return topology, planned_rect(topology), data, Index(topology), families_in(topology)
 
         self.pending = (path, example, started)
         task = Task(work)

@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoStack
 from ..model import Change, Document, Index, Note, Place, Topology
 from ..model.families import Family, families_in
 from ..predict import Engine
+from .offload import loads
 
 
 #: A captured state of the design; calling it gives a fresh, independent copy (see ``Workbench.snapshot``).
@@ -110,11 +111,15 @@ class Workbench(QObject):
     def snapshot(self) -> Snapshot:
         """Capture the design now (cheap, on the GUI thread); calling the result, in a worker thread, gives an
         independent copy that later edits cannot change under the worker."""
+        data = self.snapshot_bytes()
+        return lambda: loads(data)   # (a frame at a time: the GUI thread is not held up for the whole copy)
+
+    def snapshot_bytes(self) -> bytes:
+        """The design now, pickled (``snapshot``), for work in another process."""
         revision = self.document.revision
         if self._snapshot is None or self._snapshot[0] != revision:  # the docks share one capture per state
             self._snapshot = (revision, pickle.dumps(self.topology, pickle.HIGHEST_PROTOCOL))
-        data = self._snapshot[1]
-        return lambda: pickle.loads(data)
+        return self._snapshot[1]
 
     def _changed(self, change: Change) -> None:
         if change.op == "reset":

@@ -32,6 +32,7 @@ from ...predict.family import differing_pairs
 from ...predict.diff import Edit, compare, describe
 from ...predict.live import LiveMatrix
 from ...predict.uplinkmarks import MARK, NONE, UplinkMarks, uplink_marks
+from ..collector import release_later
 from ..colors import VERDICT_COLORS, VERDICT_LABELS, VERDICT_SYMBOLS, VERDICT_TEXT_COLORS, verdict_text
 from ..plain import plain, tip as plain_tip
 from ..workbench import Snapshot, Workbench, affects_traffic
@@ -50,6 +51,8 @@ HEADER_HEIGHT = 90
 FAMILIES_DIFFER = "≠"
 #: The header measures this many of the longest names (in characters) to find the widest.
 MEASURED = 32
+#: ``verdict_masks`` reads the class table this many rows at a time.
+MASK_ROWS = 256
 
 
 @dataclass(frozen=True)
@@ -83,18 +86,26 @@ class Update:
 def verdict_masks(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """Per endpoint, a bit mask (bit i: ``VERDICTS[i]``) of the verdicts in its row and in its column.
 
-    Worked out on the matrix's equivalence classes, so a million pairs cost a few class-table operations.
+    Worked out on the matrix's equivalence classes, so a million pairs cost a few class-table operations; a
+    cell counts when its classes have endpoints, and a class's own cell only when it has two (a pair is two
+    endpoints). The table is read ``MASK_ROWS`` rows at a time: each numpy call on the whole table (5,000
+    classes at 10,000 VMs) held the interpreter lock, and so the GUI thread, for up to 300 ms.
     """
     classes, table = matrix.classes, matrix.table
     k = table.shape[0]
     sizes = np.bincount(classes, minlength=k)
-    others = (sizes[None, :] - np.eye(k, dtype=sizes.dtype)) > 0   # [c, d]: an endpoint of d besides oneself
+    present = sizes > 0
+    alone = np.flatnonzero(sizes == 1)
     row_bits = np.zeros(k, dtype=np.int64)
     col_bits = np.zeros(k, dtype=np.int64)
-    for code in range(len(VERDICTS)):
-        hit = table == code
-        row_bits |= (hit & others).any(axis=1).astype(np.int64) << code
-        col_bits |= (hit & others.T).any(axis=0).astype(np.int64) << code
+    for start in range(0, k, MASK_ROWS):
+        stop = min(k, start + MASK_ROWS)
+        own = alone[(alone >= start) & (alone < stop)]
+        for code in range(len(VERDICTS)):
+            hit = table[start:stop] == code
+            hit[own - start, own] = False
+            row_bits[start:stop] |= (hit & present[None, :]).any(axis=1).astype(np.int64) << code
+            col_bits |= (hit & present[start:stop, None]).any(axis=0).astype(np.int64) << code
     return row_bits[classes], col_bits[classes]
 
 
@@ -450,6 +461,9 @@ class MatrixDock(QDockWidget):
 
     def _updated(self, update: Update) -> None:
         self.progress.hide()
+        # The result replaced may be the last hold on a replaced design's predictor (a million objects at 10,000
+        # VMs): it is freed in a turn of the event loop of its own, not within this call.
+        release_later(self.result)
         self.result = result = update.result
         self._refilter()
         pairs = sum(result.counts.values())

@@ -1,10 +1,11 @@
 """The problems panel: what validation finds in the design, kept current while the user edits.
 
-Validation runs on a worker thread, 150 ms after the last edit, so typing in the inspector never waits for
-it on a large design; a run overtaken by a newer edit is dropped. The list is a view of ``ProblemsModel``, so
-showing hundreds of problems makes no row until it is painted. Clicking a problem selects its object.
-The list is always there, empty or not: what it shows never changes the dock's size (nothing moves under the
-mouse when problems appear); ``counted`` tells the window how many there are, for its status-bar badge.
+Validation runs on a worker thread, 150 ms after the last edit, so typing in the inspector never waits for it
+on a large design; a run overtaken by a newer edit is dropped. A large design is validated in a child process
+that the thread waits for (``offload``): the GUI thread never waits for the interpreter lock it would hold.
+The list is a view of ``ProblemsModel``, so showing hundreds of problems makes no row until it is painted.
+Clicking a problem selects its object. The list is always there, empty or not: what it shows never changes
+the dock's size (nothing moves under the mouse when problems appear); ``counted`` tells the window how many there are, for its status-bar badge.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QTreeView, QVBoxLayout, QWidg
 
 from ...model import Change
 from ...model.validate import Problem
-from ...predict.lint import check
 from ..colors import SEVERITY_SYMBOLS
+from ..jobs import check_pickled
+from ..offload import LARGE_BYTES, in_process
 from ..plain import plain
 from ..workbench import Workbench, affects_traffic
 from ..worker import Latest, Work
@@ -71,8 +73,10 @@ class ProblemsDock(QDockWidget):
             self._runner.schedule(self._work)
 
     def _work(self) -> Work:
-        snapshot = self.workbench.snapshot()
-        return lambda progress, cancel: check(snapshot())
+        data = self.workbench.snapshot_bytes()
+        if len(data) < LARGE_BYTES:
+            return lambda progress, cancel: check_pickled(data)
+        return lambda progress, cancel: in_process(check_pickled, data, cancel=cancel)
 
     def _show(self, problems: list[Problem]) -> None:
         self.problems = sorted(problems, key=lambda p: _ORDER.get(str(p.severity), 3))
