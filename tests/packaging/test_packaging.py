@@ -228,6 +228,10 @@ def test_entry_scripts_call_the_pyproject_entry_points(script, table, name):
     tree = ast.parse((SPEC_FILE.parent / script).read_text())
     imports = [(n.module, a.name) for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names]
     assert (module, func) in imports
+    # the designer's worker processes are spawned from the frozen program itself: PyInstaller runs them only
+    # where the entry script calls freeze_support before anything else
+    calls = [ast.unparse(n.value.func) for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    assert calls[:1] == ["multiprocessing.freeze_support"]
 
 
 def test_installed_layout_finds_the_resources_in_the_package(tmp_path):
