@@ -482,6 +482,7 @@ class Fabric:
         self.peers: dict[str, list[str]] = {}
         self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
         self._members: dict[str, frozenset[str]] = {}
+        self._overrides: dict[str, list[Portgroup]] = {}
         self._patches: list[tuple[Switch, Switch]] | None = None
         self._chain: dict[str, str] | None = None
         for host in topology.hosts:
@@ -727,8 +728,11 @@ class Fabric:
         otherwise the switch's own order, restricted to ``host``'s pNICs.
         """
         order = sw.uplinks
-        for pg in sw.portgroups:
-            if pg.uplinks is None or pg.vlan.problem(sw.kind) is not None:
+        overrides = self._overrides.get(sw.id)
+        if overrides is None:   # (a portgroup gains or loses its override only in an edit that compiles anew)
+            overrides = self._overrides[sw.id] = [pg for pg in sw.portgroups if pg.uplinks is not None]
+        for pg in overrides:
+            if pg.vlan.problem(sw.kind) is not None:
                 continue
             if pg.vlan.mode is VlanMode.ACCESS and pg.vlan.tag == vlan or pg.vlan.mode is VlanMode.NONE and vlan is None:
                 order = pg.uplinks
