@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from random_designs import random_design, random_rule_design
+from random_designs import random_design, random_pvlan_design, random_rule_design
 from test_predict_matrix import _random_edit
 
 from vnetbench.model import Document
@@ -65,7 +65,7 @@ def test_vnics_alike_but_for_one_field_sit_apart():
 
 @pytest.mark.parametrize("seed", range(30))
 def test_labels_and_inside_kept_through_edits_equal_fresh_ones(seed: int):
-    d = random_rule_design(seed) if seed % 2 else random_design(seed)
+    d = (random_design, random_rule_design, random_pvlan_design)[seed % 3](seed)
     doc = Document(d.t)
     engine = Engine(d.t)
     doc.subscribe(engine.changed)
@@ -83,6 +83,9 @@ def test_labels_and_inside_kept_through_edits_equal_fresh_ones(seed: int):
         for name in ("local", "domain", "att"):
             assert np.array_equal(getattr(kept, name), getattr(fresh, name)), name
         assert (kept.alt is None) == (fresh.alt is None) and (kept.alt is None or np.array_equal(kept.alt, fresh.alt))
+        assert (kept.pvlan is None) == (fresh.pvlan is None)
+        if kept.pvlan is not None:
+            assert all(np.array_equal(k, f) for k, f in zip(kept.pvlan, fresh.pvlan))
         again = Vector(builder.walker, vec.points)
         rows = [again.networks[network] for network in vec.networks]
         assert np.array_equal(vec.inside, again.inside[rows])

@@ -183,14 +183,17 @@ class Labels:
     def extended(self, segments: Sequence[Any]) -> Labels:
         """The labels of ``segments``: these, with the segments added to the same list since appended (a compiled
         network that takes an edit in place only adds segments, leaving the others' labels as they were), or
-        made anew (another list, none before, or private VLANs)."""
+        made anew (another list, none before, or a new segment in a private VLAN)."""
         import numpy as np
 
         new = segments[self.size:]
-        if segments is not self.segments or not self.size or self.pvlan is not None or \
-                any(s.pvlan >= 0 for s in new):
+        if segments is not self.segments or not self.size or any(s.pvlan >= 0 for s in new):
             return Labels(segments)
         if new:
+            if self.pvlan is not None:   # outside any private VLAN: no role, and nothing heard
+                role, col, hears = self.pvlan
+                self.pvlan = (np.append(role, [-1] * len(new)), np.append(col, [0] * len(new)),
+                              np.vstack([hears, np.full((len(new), hears.shape[1]), -2, dtype=np.int64)]))
             self.local = np.append(self.local, [s.local for s in new])
             self.domain = np.append(self.domain, [s.domain for s in new])
             self.att = np.append(self.att, [s.attachment for s in new])
