@@ -1005,3 +1005,5 @@ class Network:
             for s in comp:
                 self.segments[s].domain = did
                 self.segments[s].has_bridge = bridged
+        if self.segments:   # the labels from here on are these, merged (the smaller kept), or ``_fresh_label``'s
+            self._top_label = max(gid, did)
