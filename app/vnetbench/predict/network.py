@@ -956,9 +956,7 @@ class Network:
             seg.local = self._fresh_label()
             uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] is EdgeKind.UPLINK]
             seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
-        among = graph.Graph()   # the new segments and the edges between them (not a scan of the whole graph)
-        among.adj = {s: {p: d for p, d in self.graph[s].items() if p >= before} for s in new}
-        for group in graph.connected_components(among):
+        for group in graph.connected_components(self.graph.subgraph(new)):   # (in id order, as they were made)
             old = {self.segments[peer].id for s in group for peer in self.graph[s] if peer < before}
             domains = {self.segments[peer].domain for peer in old}
             if len(domains) > 1:
