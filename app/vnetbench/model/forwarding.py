@@ -487,6 +487,7 @@ class Fabric:
         self.peers: dict[str, list[str]] = {}
         self._by_host: dict[str, dict[str | None, list[Uplink]]] = {}
         self._members: dict[str, frozenset[str]] = {}
+        self._overrides: dict[str, list[tuple[Portgroup, list[Uplink]]]] = {}   # portgroups with their own order
         self._patches: list[tuple[Switch, Switch]] | None = None
         self._chain: dict[str, str] | None = None
         for host in topology.hosts:
@@ -732,11 +733,14 @@ class Fabric:
         otherwise the switch's own order, restricted to ``host``'s pNICs.
         """
         order = sw.uplinks
-        for pg in sw.portgroups:
-            if pg.uplinks is None or pg.vlan.problem(sw.kind) is not None:
+        overrides = self._overrides.get(sw.id)
+        if overrides is None:   # (a portgroup gains or loses its override only in an edit that compiles anew)
+            overrides = self._overrides[sw.id] = [(pg, pg.uplinks) for pg in sw.portgroups if pg.uplinks is not None]
+        for pg, uplinks in overrides:
+            if pg.vlan.problem(sw.kind) is not None:
                 continue
             if pg.vlan.mode is VlanMode.ACCESS and pg.vlan.tag == vlan or pg.vlan.mode is VlanMode.NONE and vlan is None:
-                order = pg.uplinks
+                order = uplinks
                 break
         if host is None:
             return list(order)

@@ -166,6 +166,7 @@ class Labels:
     def __init__(self, segments: Sequence[Any]) -> None:
         import numpy as np
 
+        self.segments, self.size = segments, len(segments)
         self.one = np.int8(1)
         self.local = np.array([s.local for s in segments] or [-1], dtype=np.int64)
         self.domain = np.array([s.domain for s in segments] or [-1], dtype=np.int64)
@@ -178,6 +179,30 @@ class Labels:
             self.pvlan = (np.array([s.pvlan for s in segments], dtype=np.int64),
                           np.array([max(s.pvlan_col, 0) for s in segments], dtype=np.int64),
                           np.array([s.hears or (-2,) * width for s in segments], dtype=np.int64))
+
+    def extended(self, segments: Sequence[Any]) -> Labels:
+        """The labels of ``segments``: these, with the segments added to the same list since appended (a compiled
+        network that takes an edit in place only adds segments, leaving the others' labels as they were), or
+        made anew (another list, none before, or a new segment in a private VLAN)."""
+        import numpy as np
+
+        new = segments[self.size:]
+        if segments is not self.segments or not self.size or any(s.pvlan >= 0 for s in new):
+            return Labels(segments)
+        if new:
+            if self.pvlan is not None:   # outside any private VLAN: no role, and nothing heard
+                role, col, hears = self.pvlan
+                self.pvlan = (np.append(role, [-1] * len(new)), np.append(col, [0] * len(new)),
+                              np.vstack([hears, np.full((len(new), hears.shape[1]), -2, dtype=np.int64)]))
+            self.local = np.append(self.local, [s.local for s in new])
+            self.domain = np.append(self.domain, [s.domain for s in new])
+            self.att = np.append(self.att, [s.attachment for s in new])
+            alt = [s.alternate for s in new]
+            if self.alt is not None or any(a != -1 for a in alt):
+                old = self.alt if self.alt is not None else np.full(self.size, -1, dtype=np.int64)
+                self.alt = np.append(old, alt)
+            self.size = len(segments)
+        return self
 
     def code(self, a: Any, b: Any) -> Any:
         """``l2_code`` between segment ids a and b (broadcasting), with the private VLAN rule (``pvlan_l2``)."""

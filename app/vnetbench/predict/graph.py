@@ -78,10 +78,12 @@ class Graph:
         return _Edges(self.adj)
 
     def subgraph(self, nodes: Iterable[Node]) -> Graph:
-        """The nodes given (in this graph's order) and the edges among them, sharing their data."""
-        keep = set(nodes)
+        """The nodes given (in the order given: a few nodes of a large graph cost no scan of it) and the edges
+        among them, sharing their data."""
+        order = [n for n in dict.fromkeys(nodes) if n in self.adj]
+        keep = set(order)
         sub = Graph()
-        sub.adj = {n: {p: d for p, d in peers.items() if p in keep} for n, peers in self.adj.items() if n in keep}
+        sub.adj = {n: {p: d for p, d in self.adj[n].items() if p in keep} for n in order}
         return sub
 
     def __getitem__(self, node: Node) -> dict[Node, dict[str, Any]]:

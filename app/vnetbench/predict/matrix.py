@@ -422,7 +422,7 @@ class MatrixBuilder:
         pn, pl = self._points(new), self._points(live)
         in_new = vec.inside[np.unique(vec.net_of[pn])][:, pl].any(axis=0)
         nets, which = np.unique(vec.net_of[pl], return_inverse=True)
-        holds_new = vec.inside[nets][:, pn].any(axis=1)[which.ravel()]
+        holds_new = vec.inside[:, pn][nets].any(axis=1)[which.ravel()]   # (the new ones' columns first: few)
         return live[in_new | holds_new].tolist()
 
     def _fill_others(self, new: list[int], live: list[int], fresh: set[int]) -> None:

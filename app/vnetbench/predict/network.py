@@ -156,6 +156,27 @@ class Bridge:
     security_problem: str
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """Where a vNIC sits (``Network._place``): its portgroup, the segment (or why none), the segments of each
+    uplink teaming may put it on, and who chooses among them; ``guest``: the vNIC alone in its segment."""
+
+    portgroup: str | None
+    problem: str | None = None
+    segment: int | None = None
+    variants: tuple[int, ...] = ()
+    choice: UplinkChoice | None = None
+    guest: str | None = None
+
+
+def _placing(vm: VM, nic: Any) -> tuple | None:
+    """What ``Fabric.place`` and the uplink choice read of a VM and its vNIC, but its names and id: vNICs alike
+    in it sit alike. None for a vNIC with VLAN-filtering bridge VLANs of its own (placed alone)."""
+    if nic.bridge_vlans is not None:
+        return None
+    return (vm.host, nic.network, nic.connected, nic.type, nic.guest_vlan, nic.physical_function, nic.uplink)
+
+
 def _quad(text: str) -> int | None:
     """A dotted quad as an int (strictly four decimal octets), else None."""
     try:
@@ -344,8 +365,9 @@ class Network:
 
     def _compile(self) -> None:
         topo = self.topology
+        placed: dict[tuple, _Placed] = {}
         for vm in topo.vms:
-            self.points[vm.id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
+            self.points[vm.id] = [self._vnic_point(vm, nic, placed) for nic in vm.vnics]
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm.id)
         for ph in topo.physical_hosts:
@@ -381,24 +403,35 @@ class Network:
         self._teams()
         self._pvlan_groups()
 
-    def _vnic_point(self, vm: VM, nic: Any) -> Point:
+    def _vnic_point(self, vm: VM, nic: Any, placed: dict[tuple, _Placed] | None = None) -> Point:
+        """A vNIC's interface. ``placed``: the placements made so far in this pass of the design (``_placing``),
+        shared by the vNICs that sit alike (an edit moving a thousand VMs places each (portgroup, host) once)."""
         point = Point(None, parse_if(nic.ip), parse_addr(nic.gateway), vm.id, nic.id, f"{vm.name}/{nic.name}",
                       str(nic.type), mtu=nic.mtu)
+        alike = _placing(vm, nic) if placed is not None else None
+        found = placed.get(alike) if placed is not None and alike is not None else None
+        if found is None:
+            found = self._place(vm, nic)
+            if placed is not None and alike is not None and found.segment is not None and found.guest is None:
+                placed[alike] = found     # (a problem names the vNIC; a guest alone is its own segment)
+        point.portgroup, point.problem = found.portgroup, found.problem
+        point.segment, point.variants, point.choice = found.segment, found.variants, found.choice
+        return point
+
+    def _place(self, vm: VM, nic: Any) -> _Placed:
+        """Where a vNIC sits: ``Fabric.place``, then the uplink teaming puts it on (segments made as needed)."""
         place = self.fabric.place(vm, nic)
-        point.portgroup = place.portgroup
-        if place.segment is None:
-            point.problem = place.problem
-            return point
         key = place.segment
+        if key is None:
+            return _Placed(place.portgroup, place.problem)
         if self.fabric.may_choose_uplink(vm, nic, place):
             choice = self.fabric.vnic_uplinks(vm, nic, place)
             if choice.chooser is UplinkChooser.PIN:
                 key = replace(key, uplink=choice.uplinks[0].pnic)
             elif len(choice.uplinks) > 1:   # one segment per possible uplink; ``_teams`` picks once domains are known
-                point.choice = choice
-                point.variants = tuple(self.switch_segment(replace(key, uplink=u.pnic)) for u in choice.uplinks)
-        point.segment = point.variants[0] if point.variants else self.switch_segment(key, f"{vm.name}/{nic.name}")
-        return point
+                variants = tuple(self.switch_segment(replace(key, uplink=u.pnic)) for u in choice.uplinks)
+                return _Placed(place.portgroup, None, variants[0], variants, choice, key.guest)
+        return _Placed(place.portgroup, None, self.switch_segment(key, f"{vm.name}/{nic.name}"), guest=key.guest)
 
     def _wire_point(self, owner: str, nic_id: str, name: str, ip: str | None, gateway: str | None,
                     tag: int | None) -> Point:
@@ -862,8 +895,9 @@ class Network:
                 if self.index.get(nic.network) is None and nic.network is not None:
                     return False
         choosing: list[Point] = []     # vNICs whose uplink teaming chooses among several
+        placed: dict[tuple, _Placed] = {}
         for vm_id, vm in vms.items():
-            self.points[vm_id] = [self._vnic_point(vm, nic) for nic in vm.vnics]
+            self.points[vm_id] = [self._vnic_point(vm, nic, placed) for nic in vm.vnics]
             choosing += [p for p in self.points[vm_id] if p.variants]
             for nic in vm.vnics:
                 self.on_network.setdefault(nic.network, set()).add(vm_id)
@@ -923,7 +957,7 @@ class Network:
             seg.local = self._fresh_label()
             uplinks = [d for _, _, d in self.graph.edges(seg_id, data=True) if d["kind"] is EdgeKind.UPLINK]
             seg.attachment = -1 if seg.physical or len(uplinks) != 1 or uplinks[0]["hairpin"] else uplinks[0]["attachment"]
-        for group in graph.connected_components(self.graph.subgraph(new)):
+        for group in graph.connected_components(self.graph.subgraph(new)):   # (in id order, as they were made)
             old = {self.segments[peer].id for s in group for peer in self.graph[s] if peer < before}
             domains = {self.segments[peer].domain for peer in old}
             if len(domains) > 1:
@@ -970,3 +1004,5 @@ class Network:
             for s in comp:
                 self.segments[s].domain = did
                 self.segments[s].has_bridge = bridged
+        if self.segments:   # the labels from here on are these, merged (the smaller kept), or ``_fresh_label``'s
+            self._top_label = max(gid, did)

@@ -438,7 +438,7 @@ class Vector:
         """Some points now sit elsewhere (same endpoint, same address or not): recompute their arrays and
         their columns of the route tables; the rule tables only when a rule (``named``: what rules name)
         names where a point sat or sits now."""
-        self._labels()
+        self.labels = self.labels.extended(self.net.segments)
         starts, keys = len(self.routes.start_rep), len(self.routes.key_ip)
         renamed: set[str] = set()
         known = len(self.inside)
@@ -467,18 +467,17 @@ class Vector:
         self.stateful = self._stateful()
 
     def _update_inside(self, points: np.ndarray, known: int) -> None:
-        """Which networks the moved ``points`` now sit inside, one array operation per network; a network
-        first seen in this edit gets its whole row (points that did not move may sit inside it too)."""
+        """Which networks the moved ``points`` now sit inside (between a network's first and last address, as
+        ``_near`` reads it); a network first seen in this edit gets its whole row (points that did not move may
+        sit inside it too)."""
         if len(self.networks) > known:
             self.inside = np.vstack([self.inside, np.zeros((len(self.networks) - known, self.n), dtype=bool)])
-        ips = self.ip[points]
         for network, row in self.networks.items():
-            if network is None:
-                continue
-            if row >= known:
+            if network is not None and row >= known:
                 self.inside[row] = self._holds(network)
-            else:
-                self.inside[row, points] = decide.inside(ips, int(network.network_address), int(network.netmask))
+        lo, hi = self._bounds()   # every known network against the moved points at once (thousands of networks)
+        ips = self.ip[points][None, :]
+        self.inside[:known, points] = (ips >= 0) & (lo[:known, None] <= ips) & (ips <= hi[:known, None])
 
     def _switch_of(self, p: Point) -> str | None:
         return self.net.segments[p.segment].object_id if p.segment is not None else None
