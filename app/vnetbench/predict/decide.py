@@ -355,7 +355,9 @@ class RouteTable:
 
     def __init__(self, subnets: Sequence[ipaddress.IPv4Network | None],
                  routes: Sequence[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]],
-                 pinned: Sequence[int | None] = ()) -> None:
+                 pinned: Sequence[int | None] = (), keys: Sequence[tuple[int, int]] | None = None) -> None:
+        """``keys``: each route's (first address, prefix length), where the caller has them already
+        (``Device.route_keys``)."""
         self.routes = list(routes)
         self.pinned = list(pinned) + [None] * (len(self.routes) - len(pinned))
         bits = max([n.max_prefixlen for n in subnets if n is not None] + [p.max_prefixlen for p, _ in routes] + [32])
@@ -364,7 +366,8 @@ class RouteTable:
         for i, n in enumerate(subnets):
             if n is not None:
                 self.on_subnet[self.subnets.index[int(n.network_address), n.prefixlen]].append(i)
-        keys = [(int(p.network_address), p.prefixlen) for p, _ in self.routes]
+        if keys is None:
+            keys = [(int(p.network_address), p.prefixlen) for p, _ in self.routes]
         self.prefixes = Prefixes(keys, bits)
         first: dict[tuple[int, int], int] = {}
         for r, key in enumerate(keys):
