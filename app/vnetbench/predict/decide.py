@@ -337,11 +337,13 @@ class Prefixes:
     def __init__(self, networks: Sequence[tuple[int, int]] | set[tuple[int, int]], bits: int = 32) -> None:
         self.networks = sorted(set(networks))
         self.index = {n: i for i, n in enumerate(self.networks)}
-        self.lists: list[tuple[int, list[int], list[int]]] = []
+        by_length: dict[int, list[int]] = {}
+        for i, (_, n) in enumerate(self.networks):
+            by_length.setdefault(n, []).append(i)
         full = (1 << bits) - 1
-        for length in sorted({n for _, n in self.networks}, reverse=True):
-            ids = [i for i, (_, n) in enumerate(self.networks) if n == length]
-            self.lists.append(((full << (bits - length)) & full, [self.networks[i][0] for i in ids], ids))
+        self.lists: list[tuple[int, list[int], list[int]]] = [
+            ((full << (bits - length)) & full, [self.networks[i][0] for i in ids], ids)
+            for length, ids in sorted(by_length.items(), reverse=True)]
         self._arrays: list | None = None
 
     def holding(self, value: int) -> list[int]:
@@ -380,7 +382,9 @@ class RouteTable:
 
     def __init__(self, subnets: Sequence[ipaddress.IPv4Network | None],
                  routes: Sequence[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]],
-                 pinned: Sequence[int | None] = ()) -> None:
+                 pinned: Sequence[int | None] = (), keys: Sequence[tuple[int, int]] | None = None) -> None:
+        """``keys``: each route's (first address, prefix length), where the caller has them already
+        (``Device.route_keys``)."""
         self.routes = list(routes)
         self.pinned = list(pinned) + [None] * (len(self.routes) - len(pinned))
         bits = max([n.max_prefixlen for n in subnets if n is not None] + [p.max_prefixlen for p, _ in routes] + [32])
@@ -389,11 +393,10 @@ class RouteTable:
         for i, n in enumerate(subnets):
             if n is not None:
                 self.on_subnet[self.subnets.index[int(n.network_address), n.prefixlen]].append(i)
-        keys = [(int(p.network_address), p.prefixlen) for p, _ in self.routes]
+        if keys is None:
+            keys = [(int(p.network_address), p.prefixlen) for p, _ in self.routes]
         self.prefixes = Prefixes(keys, bits)
-        first: dict[tuple[int, int], int] = {}
-        for r, key in enumerate(keys):
-            first.setdefault(key, r)
+        first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))   # each key's first route
         self.first_route = [first[n] for n in self.prefixes.networks]
 
     def interface(self, ip: int, usable: Callable[[int], bool]) -> int:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..model.document import Change
 from ..model.objects import VM, Action, DfwRule, Dfw, Forwarding, Portgroup, Rule, Topology, VmRole, VNic
 from ..model.families import COPIED_LISTS, PROJECTED_FIELDS, Family, families_in, project, projection, tep_family
+from .collector import paused
 from .calibration import DEFAULT_PROFILE, Calibration, CalibrationError, load_profile
 from .network import Network
 from .relabel import Relabelling
@@ -61,7 +62,8 @@ class Engine:
         # an IPv4 underlay under an IPv6 view: its tunnel endpoints are judged in their own family
         teps = tep_family(self.topology) if self._clone is not None else None
         self._underlay = self.topology if teps is not None and teps != fam else None
-        self._network = Network(self._seen, self._underlay)
+        with paused():
+            self._network = Network(self._seen, self._underlay)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)
         # the vectorised matrix holds addresses in 64 bits: an IPv6 design's runs on its IPv4 relabelling
@@ -115,20 +117,21 @@ class Engine:
 
         if self._stale:
             self._compile()
-        if self._matrix_walker is None:
-            self._relabelling = Relabelling(self._seen)
-            self._matrix_walker = Walker(Network(self._relabelling.topology, self._underlay), self.calibration)
-        walker = self._matrix_walker
-        try:
-            if self._matrix is None and self._builder is not None and (self._affected or self._rules):
-                self._builder.check = check or (lambda: None)   # this call's, not the one that built it
-                self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
-            if self._matrix is None:
-                self._builder = MatrixBuilder(walker, check)
-                self._matrix = self._builder.build()
-        except BaseException:
-            self._builder = self._matrix = None
-            raise
+        with paused():
+            if self._matrix_walker is None:
+                self._relabelling = Relabelling(self._seen)
+                self._matrix_walker = Walker(Network(self._relabelling.topology, self._underlay), self.calibration)
+            walker = self._matrix_walker
+            try:
+                if self._matrix is None and self._builder is not None and (self._affected or self._rules):
+                    self._builder.check = check or (lambda: None)   # this call's, not the one that built it
+                    self._matrix = self._builder.update(walker, self._moved, self._affected, self._rules)
+                if self._matrix is None:
+                    self._builder = MatrixBuilder(walker, check)
+                    self._matrix = self._builder.build()
+            except BaseException:
+                self._builder = self._matrix = None
+                raise
         self._affected, self._moved, self._rules = set(), set(), {}
         if self._matrix.engine_walker is not self.walker:
             self._matrix = replace(self._matrix, engine_walker=self.walker)

@@ -201,27 +201,22 @@ class RuleSets:
         self.act = np.append(self.allow, default_allow)
         self.none = len(keys)
         self.enforced = enforced
-        self._flat: dict[int, tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
+        self._flat: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _rules_holding(self, side: int, point: int) -> np.ndarray:
         """The rules (ascending) whose side 0 (keys) or 1 (others) holds the point. Rules share their set
-        arrays (one per address or name), so each distinct array is searched once."""
+        arrays (one per address or name), so each distinct array is searched once: the distinct arrays
+        concatenated (``flat``, with the array each entry comes from) and each rule's array among them."""
         if side not in self._flat:
-            distinct: dict[int, int] = {}
-            arrays: list[np.ndarray] = []
-            holders: list[list[int]] = []
-            for r, points in enumerate(self.keys if side == 0 else self.others):
-                d = distinct.setdefault(id(points), len(arrays))
-                if d == len(arrays):
-                    arrays.append(points)
-                    holders.append([])
-                holders[d].append(r)
+            sets = self.keys if side == 0 else self.others
+            ids = np.fromiter((id(points) for points in sets), dtype=np.uint64, count=len(sets))
+            _, first, which = np.unique(ids, return_index=True, return_inverse=True)
+            arrays = [sets[i] for i in first.tolist()]
             flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
             owner = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
-            self._flat[side] = (flat, owner, [np.array(u, dtype=np.int64) for u in holders])
-        flat, owner, users = self._flat[side]
-        found = [users[d] for d in owner[flat == point]]
-        return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+            self._flat[side] = (flat, owner, which.ravel())
+        flat, owner, which = self._flat[side]
+        return np.flatnonzero(np.isin(which, owner[flat == point]))
 
     def allowed(self, keys: np.ndarray, others: np.ndarray, transpose: bool = False) -> np.ndarray:
         """As ``FirstMatch.allowed``; meant for ``keys`` or ``others`` of a few points."""

@@ -134,23 +134,39 @@ class _Keys:
         self.names: set[str] = set()
         for rules in _rule_lists(net):
             self.extend(rules)
-        self.innermost = Prefixes(self.networks).longest(vec.ip)
+        self.innermost, self._bounds = self._innermost(vec)
 
-    def extend(self, rules: list) -> bool:
-        """Take in what these rules name; whether that was anything new (then ``refresh``)."""
-        before = (len(self.networks), len(self.names))
+    def extend(self, rules: list) -> tuple[bool, set[str]]:
+        """Take in what these rules name: whether a network was new (then ``refresh``), and the new names."""
+        networks = len(self.networks)
+        named: set[str] = set()
         for rule in rules:
             for spec in (rule.src, rule.dst):
                 parsed = parse_spec(spec)
                 if parsed.lo is not None and parsed.hi is not None and parsed.version == 4:
                     self.networks.add((parsed.lo, 32 - (parsed.hi - parsed.lo).bit_length()))
                 elif not parsed.everything:
-                    self.names.add(parsed.name)
-            self.names.update(getattr(rule, "applied_to", ()))
-        return before != (len(self.networks), len(self.names))
+                    named.add(parsed.name)
+            named.update(getattr(rule, "applied_to", ()))
+        named -= self.names
+        self.names |= named
+        return len(self.networks) != networks, named
 
-    def refresh(self, vec: Vector) -> None:
-        self.innermost = Prefixes(self.networks).longest(vec.ip)
+    def _innermost(self, vec: Vector) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """Per point, the index of the innermost network holding its address (-1: none), and per index the
+        network's first address and length (the last entry, for -1: none)."""
+        prefixes = Prefixes(self.networks)
+        first = np.array([a for a, _ in prefixes.networks] + [-1], dtype=np.int64)
+        length = np.array([n for _, n in prefixes.networks] + [-1], dtype=np.int64)
+        return prefixes.longest(vec.ip), (first, length)
+
+    def refresh(self, vec: Vector) -> np.ndarray:
+        """The innermost networks again, after ``extend`` took in new ones; the points whose innermost network
+        is another one now (every other point's index may shift, but alike for all points in one network)."""
+        (old_first, old_length), old = self._bounds, self.innermost
+        self.innermost, self._bounds = self._innermost(vec)
+        first, length = self._bounds
+        return np.flatnonzero((old_first[old] != first[self.innermost]) | (old_length[old] != length[self.innermost]))
 
     def point(self, vec: Vector, i: int) -> tuple:
         """Point i's part of its endpoint's key. Its subnet and gateway go in as numbers: keys are hashed
@@ -582,10 +598,12 @@ class MatrixBuilder:
         if moved:
             self.vec.move({i: p for e in moved for i, p in zip(self.points_of[e], self.net.points[e])}, self.keys.names)
         self.vec.forget_rules(set(rules))
-        rekey = self.keys.extend([r for edited in rules.values() for r in edited])
-        if rekey:
-            self.keys.refresh(self.vec)
-        return self._reclass(affected, rekey)
+        grew, named = self.keys.extend([r for edited in rules.values() for r in edited])
+        renamed = set(self.keys.refresh(self.vec).tolist()) if grew else set()   # the points whose keys changed
+        if named:
+            by_name = self.vec.sets.by_name
+            renamed.update(i for name in named for i in by_name.get(name, ()))
+        return self._reclass(affected, renamed)
 
     def named(self, rules: list, dfw: bool) -> set[str]:
         """The endpoints whose pairs a change of these rules can affect: the smaller of a rule's two sides
@@ -607,20 +625,22 @@ class MatrixBuilder:
         self._nat = None
         self.vec.walker, self.vec.net = walker, walker.net
 
-    def _reclass(self, affected: set[str], rekey: bool) -> Matrix:
+    def _reclass(self, affected: set[str], renamed: set[int]) -> Matrix:
         """Give the ``affected`` endpoints classes by their new keys (a class with untouched members and that
         key, else a new one), split classes whose untouched members no longer share a key (the rules name
-        something new), and compute the new classes' rows and columns."""
+        something new: only classes holding a ``renamed`` point, one whose key that changed, can split), and
+        compute the new classes' rows and columns."""
         touched = {self.position[e] for e in affected if e in self.position}
         groups: dict[tuple, list[int]] = {}
         for i in touched:
             groups.setdefault(self._key(self.endpoints[i]), []).append(i)
-        splits = self._split_plan(touched) if rekey else {}
+        owners = {self.position[self.owner_of_point[i]] for i in renamed}
+        splits = self._split_plan(touched, owners)
         wanted = len(groups) + sum(len(parts) - 1 for parts in splits.values())
         self._free = self._reusable(wanted)
         if self.k + max(0, wanted - len(self._free)) > len(self.self_table):
             self._grow(self.k + wanted)
-            splits = self._split_plan(touched) if rekey else {}
+            splits = self._split_plan(touched, owners)
         for c, parts in splits.items():
             self._split(c, parts)
         fresh: list[int] = []
@@ -643,12 +663,16 @@ class MatrixBuilder:
         self._fill_others(fresh, live, set(fresh))
         return self._matrix()
 
-    def _split_plan(self, touched: set[int]) -> dict[int, list[tuple[tuple, list[int]]]]:
-        """The classes whose untouched members now have different keys, each with its parts (key, members)."""
+    def _split_plan(self, touched: set[int], renamed: set[int]) -> dict[int, list[tuple[tuple, list[int]]]]:
+        """The classes whose untouched members now have different keys, each with its parts (key, members).
+        Members of a class shared its key, so only a class holding a ``renamed`` endpoint can split."""
+        if not renamed:
+            return {}
         order = np.argsort(self.members, kind="stable")
         bounds = np.searchsorted(self.members[order], np.arange(self.k + 1))
         plan = {}
-        for c in np.flatnonzero(self.count[:self.k] > 1):
+        held = np.unique(self.members[np.fromiter(renamed, dtype=np.int64, count=len(renamed))])
+        for c in held[self.count[held] > 1]:
             members = [i for i in order[bounds[c]:bounds[c + 1]].tolist() if i not in touched]
             parts: dict[tuple, list[int]] = {}
             for i in members:

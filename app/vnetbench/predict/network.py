@@ -138,6 +138,7 @@ class Device:
     points: list[Point] = field(default_factory=list)
     routes: list[tuple[ipaddress.IPv4Network, ipaddress.IPv4Address]] = field(default_factory=list)
     route_out: list[int | None] = field(default_factory=list)   # per route: the point it must leave by, if named
+    route_keys: list[tuple[int, int]] = field(default_factory=list)   # per route: (first address, prefix length)
     rules: list[Rule] = field(default_factory=list)
     default_policy: Action = Action.ALLOW
     stateful: bool = False
@@ -219,10 +220,13 @@ def parse_if(text: str | None) -> Iface | None:
 
 
 @functools.lru_cache(maxsize=_PARSED)
-def route_network(text: str) -> ipaddress.IPv4Network | None:
-    """A route's prefix as prediction takes it (``route_prefix``; host bits allowed), parsed once per text:
-    routers in a large design repeat the same prefixes thousands of times."""
-    return cast("ipaddress.IPv4Network | None", route_prefix(text, strict=False))   # IPv6 in a projection
+def route_entry(text: str) -> tuple[ipaddress.IPv4Network, tuple[int, int]] | None:
+    """A route's prefix as prediction takes it (``route_prefix``; host bits allowed; IPv6 in a projection)
+    with its key (first address, prefix length), parsed once per text: routers in a large design repeat the
+    same prefixes thousands of times, and are then compiled and tabled without reading an address object
+    per route."""
+    network = cast("ipaddress.IPv4Network | None", route_prefix(text, strict=False))
+    return None if network is None else (network, (int(network.network_address), network.prefixlen))
 
 
 @functools.lru_cache(maxsize=_PARSED)
@@ -473,15 +477,16 @@ class Network:
         """A router's static routes, in order, each with the point its interface names (None: any); routes
         whose prefix or next hop do not parse are validation's to report and route nothing."""
         for route in routes:
-            prefix, via = route_network(route.prefix), parse_addr(route.via)
-            if prefix is None or via is None:
+            entry, via = route_entry(route.prefix), parse_addr(route.via)
+            if entry is None or via is None:
                 continue
             out = None
             if route.interface is not None:
                 out = next((i for i, p in enumerate(device.points)
                             if route.interface in (p.nic, p.name.removeprefix(f"{device.name}/"))), -1)
-            device.routes.append((prefix, via))
+            device.routes.append((entry[0], via))
             device.route_out.append(out)
+            device.route_keys.append(entry[1])
 
     def _forwarding_vm(self, vm: VM) -> None:
         fwd = vm.forwarding
@@ -509,6 +514,7 @@ class Network:
             if p.gateway is not None:
                 device.routes.append((ipaddress.IPv4Network("0.0.0.0/0"), p.gateway))
                 device.route_out.append(None)
+                device.route_keys.append((0, 0))
                 break
         self._add_device(device)
 

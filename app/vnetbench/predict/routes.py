@@ -45,7 +45,7 @@ def routed_networks(devices: list[Device]) -> set[tuple[int, int]]:
     for device in devices:
         out.update(network_key(p.iface.network) for p in device.points if p.iface is not None)
         out.update((int(p.ip), 32) for p in device.points if p.ip is not None)
-        out.update(network_key(prefix) for prefix, _ in device.routes)
+        out.update(device.route_keys)
     return out
 
 

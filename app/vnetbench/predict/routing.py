@@ -199,7 +199,7 @@ class RoutingWalker(LegWalker):
         if table is None:
             table = self._route_tables[device.id] = decide.RouteTable(
                 [p.iface.network if p.iface is not None else None for p in device.points], device.routes,
-                device.route_out)
+                device.route_out, device.route_keys)
         return table
 
     def _nat_out(self, walk: Walk, device: Device, outside: Point,

@@ -100,7 +100,7 @@ def tep_path(net: Network, host_a: str, host_b: str) -> TepPath:
         out.routers.append(device)
         out.points.append(point)
         table = decide.RouteTable([p.iface.network if p.iface is not None else None for p in device.points],
-                                  device.routes, device.route_out)
+                                  device.routes, device.route_out, device.route_keys)
         itf, route = table.lookup(int(ib.ip), lambda i: device.points[i].iface is not None
                                   and device.points[i].segment is not None)
         if itf < 0:
