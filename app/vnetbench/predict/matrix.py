@@ -238,12 +238,20 @@ class MatrixBuilder:
         vec = self.vec
         pts = self._points(range(singles))
         differ = vec.replies_differ
+        dfw = bool(self.net.dfw_active)
         for a in range(0, singles, TILE):
             ia = slice(a, min(a + TILE, singles))
             for b in range(a, singles, TILE):
                 ib = slice(b, min(b + TILE, singles))
                 self.check()
                 pa, pb = pts[ia], pts[ib]
+                if dfw:   # a microsegmented estate: most flows stop at the source's DFW, the rest are few
+                    leaving = [self._leaving(pa, pb)] + ([self._leaving(pb, pa)] if b != a else [])
+                    if differ or None not in leaving:
+                        self._tile(ia, ib, pa, pb, leaving[0], differ)
+                        if b != a:
+                            self._tile(ib, ia, pb, pa, leaving[1], differ)
+                        continue
                 f_ab, s_ab = vec.flows(pa, pb, False)
                 if differ:
                     self.table[ia, ib] = combine(f_ab, s_ab, *vec.flows(pb, pa, True, by_dst=True))
@@ -256,6 +264,30 @@ class MatrixBuilder:
                 if b != a:
                     self.table[ib, ia] = combine(f_ba, s_ba, f_ab, s_ab).T
         self.self_table[:singles] = np.diagonal(self.table)[:singles]
+
+    def _leaving(self, pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The rows and columns of the block [pa, pb] that hold every flow the NSX DFW at its source lets
+        leave; None when they span most of the block. A forward flow the DFW drops there is BLOCKED whatever
+        its way and its reply (``Vector.flows``, then ``combine``: a failed forward direction decides), so
+        the other cells need no flows."""
+        allowed = self.vec.table("dfw-out", min(len(pa), len(pb))).allowed(pa, pb)
+        rows, cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
+        return (rows, cols) if 2 * len(rows) * len(cols) <= allowed.size else None
+
+    def _tile(self, ia: slice, ib: slice, pa: np.ndarray, pb: np.ndarray,
+              leaving: tuple[np.ndarray, np.ndarray] | None, differ: bool) -> None:
+        """The cells [ia, ib] from the flows a -> b and their replies (judged as new flows unless ``differ``,
+        as in ``_tiles``): only at ``leaving``'s rows and columns (the rest BLOCKED), or all when None."""
+        vec = self.vec
+        if leaving is None:
+            self.table[ia, ib] = combine(*vec.flows(pa, pb, False), *vec.flows(pb, pa, differ, by_dst=True))
+            return
+        rows, cols = leaving
+        self.table[ia, ib] = BLOCKED
+        if len(rows):
+            pa, pb = pa[rows], pb[cols]
+            self.table[np.ix_(ia.start + rows, ib.start + cols)] = combine(*vec.flows(pa, pb, False),
+                                                                           *vec.flows(pb, pa, differ, by_dst=True))
 
     def _matrix(self) -> Matrix:
         k = self.k
