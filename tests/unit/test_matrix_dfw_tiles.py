@@ -1,7 +1,8 @@
-"""Tiles of a microsegmented design are computed only where the NSX DFW at the source lets a flow leave
-(issue 32: the whole-vCenter shape): every other cell is BLOCKED without its flows. Small tiles make the
-300-VM designs span many of them, so the off-diagonal tiles and both directions of each are exercised; every
-cell must equal the matrix computed with every flow (whose equality with the walk the shape tests check)."""
+"""Tiles of a microsegmented design, and the multi-interface classes against the single ones, are computed
+only where the NSX DFW at the source lets a flow leave (issue 32: the whole-vCenter shape): every other cell
+is BLOCKED (or UNREACH) without its flows. Small tiles make the 300-VM designs span many of them, so the
+off-diagonal tiles and both directions of each are exercised; every cell must equal the matrix computed with
+every flow (whose equality with the walk the shape tests check)."""
 
 from __future__ import annotations
 
@@ -38,11 +39,23 @@ def test_tiles_cut_at_the_source_dfw_equal_every_flow_computed(shape: str, monke
         cut.append(1.0 if found is None else len(found[0]) * len(found[1]) / (len(pa) * len(pb)))
         return found
 
+    meeting = matrix_module.MatrixBuilder._meeting
+    groups: list[float] = []
+
+    def spy_groups(self, xs, pts):  # noqa: ANN001, ANN202 - the same for the multi-interface classes
+        found = meeting(self, xs, pts)
+        groups.append(1.0 if found is None else len(found) / len(pts))
+        return found
+
     monkeypatch.setattr(matrix_module.MatrixBuilder, "_leaving", spy)
+    monkeypatch.setattr(matrix_module.MatrixBuilder, "_meeting", spy_groups)
     matrix = Engine(topology).matrix()
     assert len(cut) > 20 and min(cut) < 0.5, cut           # many tiles, some of them cut short
+    if shape != "microseg":                                # the routed firewalls have several interfaces
+        assert groups and min(groups) < 0.5, groups
     assert sum(n for v, n in matrix.counts().items() if v is not Verdict.BLOCKED) > 0
     monkeypatch.setattr(matrix_module.MatrixBuilder, "_leaving", lambda self, pa, pb: None)
+    monkeypatch.setattr(matrix_module.MatrixBuilder, "_meeting", lambda self, xs, pts: None)
     every_flow = Engine(topology).matrix()
     assert matrix.endpoints == every_flow.endpoints
     assert np.array_equal(_cells(matrix), _cells(every_flow))

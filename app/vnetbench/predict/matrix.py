@@ -573,11 +573,7 @@ class MatrixBuilder:
         idx_of = {c: [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]] for c in classes}
         xs = np.array(sorted({x for idx in idx_of.values() for x in idx if x >= 0}), dtype=np.int64)
         row = {int(x): r for r, x in enumerate(xs)}
-        # per interface x (rows) and single (columns): x's flow out and its reply, the flow in and its reply
-        out_f, out_s = vec.flows(xs, pts, False)
-        back_f, back_s = vec.flows(pts, xs, True, by_dst=True)
-        in_f, in_s = vec.flows(pts, xs, False, by_dst=True)
-        reply_f, reply_s = vec.flows(xs, pts, True)
+        (out_f, out_s), (back_f, back_s), (in_f, in_s), (reply_f, reply_s) = self._group_flows(xs, pts)
         n = len(pts)
         cols = np.arange(n)
         nets = vec.net_of[pts]
@@ -599,6 +595,39 @@ class MatrixBuilder:
                                              _cells_at(back_s, ch, cols))
             self.table[singles, c] = combine(cand[sel, cols], _cells_at(cand_s, sel, cols), reply_f[ch, cols],
                                              _cells_at(reply_s, ch, cols))
+
+    def _meeting(self, xs: np.ndarray, pts: np.ndarray) -> np.ndarray | None:
+        """The positions in ``pts`` that the NSX DFW lets a flow leave towards some of ``xs``, or that some of
+        ``xs`` lets one leave to; None when they are most of them."""
+        dfw = self.vec.table("dfw-out", min(len(xs), len(pts)))
+        found = np.flatnonzero(dfw.allowed(xs, pts).any(axis=0) | dfw.allowed(pts, xs).any(axis=1))
+        return found if 2 * len(found) <= len(pts) else None
+
+    def _group_flows(self, xs: np.ndarray, pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """Per interface x (rows) and single (columns): x's flow out and its reply, the flow in and its reply.
+        With the NSX DFW, computed only at the singles that some x lets a flow leave to or that let one leave
+        towards some x (``_meeting``); the others read BLOCKED (state 0) throughout: both their forward flows
+        are dropped at the source, and a failed forward direction decides a cell whatever its reply
+        (``combine``)."""
+        vec = self.vec
+
+        def four(p: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
+            return [vec.flows(xs, p, False), vec.flows(p, xs, True, by_dst=True), vec.flows(p, xs, False, by_dst=True),
+                    vec.flows(xs, p, True)]
+
+        open_ = self._meeting(xs, pts) if self.net.dfw_active else None
+        if open_ is None:
+            return four(pts)
+        blocks = []
+        for f, state in four(pts[open_]) if len(open_) else [(None, None)] * 4:
+            full = np.full((len(xs), len(pts)), BLOCKED, dtype=np.int8)
+            states = np.zeros((len(xs), len(pts)), dtype=vec.states[False].dtype) if vec.stateful else None
+            if f is not None:
+                full[:, open_] = f
+                if states is not None:
+                    states[:, open_] = state
+            blocks.append((full, states))
+        return blocks
 
     # --- incremental ---------------------------------------------------------------------------------
 
