@@ -59,3 +59,15 @@ def test_tiles_cut_at_the_source_dfw_equal_every_flow_computed(shape: str, monke
     every_flow = Engine(topology).matrix()
     assert matrix.endpoints == every_flow.endpoints
     assert np.array_equal(_cells(matrix), _cells(every_flow))
+
+
+def test_a_build_leaves_every_rule_table_an_edit_reads(monkeypatch: pytest.MonkeyPatch):
+    """Cut tiles ask the firewalls about a few points at a time (answered without a table): the build still
+    makes each table, so that the first edit after it does not (a VLAN edit at 45,000 VMs took 2 s so)."""
+    monkeypatch.setattr(matrix_module, "TILE", 48)
+    engine = Engine(SHAPES["vcenter"](300, 40, 3))
+    engine.matrix()
+    vec = engine._builder.vec
+    owners = set(vec.judged[False][0]) | set(vec.judged[True][0])
+    assert owners                                          # the routed firewalls judge ways
+    assert owners | {"dfw-out", "dfw-in"} <= set(vec._tables)

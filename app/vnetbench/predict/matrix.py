@@ -229,6 +229,7 @@ class MatrixBuilder:
         self.reps[:k] = [reps[c] for c in order]
         singles = self.kinds.count(SINGLE)
         self._tiles(singles)
+        self._rule_tables()
         self._fill_others(list(range(k)), list(range(k)), fresh=set(range(k)))
         return self._matrix()
 
@@ -264,6 +265,17 @@ class MatrixBuilder:
                 if b != a:
                     self.table[ib, ia] = combine(f_ba, s_ba, f_ab, s_ab).T
         self.self_table[:singles] = np.diagonal(self.table)[:singles]
+
+    def _rule_tables(self) -> None:
+        """Build the first-match table of every rule list a block of flows reads (the DFW at both ends, the
+        firewalls judging routed ways). Tiles cut at the source's DFW ask them about a few points at a time,
+        which rule sets answer without a table; the first edit after the build would pay for them instead."""
+        vec = self.vec
+        owners = dict.fromkeys(vec.judged[False][0] + vec.judged[True][0])
+        if self.net.dfw_active:
+            owners.update(dict.fromkeys(("dfw-out", "dfw-in")))
+        for owner in owners:
+            vec.table(owner)
 
     def _leaving(self, pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """The rows and columns of the block [pa, pb] that hold every flow the NSX DFW at its source lets
