@@ -245,6 +245,7 @@ class MatrixBuilder:
         self.reps[:k] = [reps[c] for c in order]
         singles = self.kinds.count(SINGLE)
         self._tiles(singles)
+        self._rule_tables()
         self._fill_others(list(range(k)), list(range(k)), fresh=set(range(k)))
         return self._matrix()
 
@@ -254,12 +255,20 @@ class MatrixBuilder:
         vec = self.vec
         pts = self._points(range(singles))
         differ = vec.replies_differ
+        dfw = bool(self.net.dfw_active)
         for a in range(0, singles, TILE):
             ia = slice(a, min(a + TILE, singles))
             for b in range(a, singles, TILE):
                 ib = slice(b, min(b + TILE, singles))
                 self.check()
                 pa, pb = pts[ia], pts[ib]
+                if dfw:   # a microsegmented estate: most flows stop at the source's DFW, the rest are few
+                    leaving = [self._leaving(pa, pb)] + ([self._leaving(pb, pa)] if b != a else [])
+                    if differ or None not in leaving:
+                        self._tile(ia, ib, pa, pb, leaving[0], differ)
+                        if b != a:
+                            self._tile(ib, ia, pb, pa, leaving[1], differ)
+                        continue
                 f_ab, s_ab = vec.flows(pa, pb, False)
                 if differ:
                     self.table[ia, ib] = combine(f_ab, s_ab, *vec.flows(pb, pa, True, by_dst=True))
@@ -272,6 +281,41 @@ class MatrixBuilder:
                 if b != a:
                     self.table[ib, ia] = combine(f_ba, s_ba, f_ab, s_ab).T
         self.self_table[:singles] = np.diagonal(self.table)[:singles]
+
+    def _rule_tables(self) -> None:
+        """Build the first-match table of every rule list a block of flows reads (the DFW at both ends, the
+        firewalls judging routed ways). Tiles cut at the source's DFW ask them about a few points at a time,
+        which rule sets answer without a table; the first edit after the build would pay for them instead."""
+        vec = self.vec
+        owners = dict.fromkeys(vec.judged[False][0] + vec.judged[True][0])
+        if self.net.dfw_active:
+            owners.update(dict.fromkeys(("dfw-out", "dfw-in")))
+        for owner in owners:
+            vec.table(owner)
+
+    def _leaving(self, pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The rows and columns of the block [pa, pb] that hold every flow the NSX DFW at its source lets
+        leave; None when they span most of the block. A forward flow the DFW drops there is BLOCKED whatever
+        its way and its reply (``Vector.flows``, then ``combine``: a failed forward direction decides), so
+        the other cells need no flows."""
+        allowed = self.vec.table("dfw-out", min(len(pa), len(pb))).allowed(pa, pb)
+        rows, cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
+        return (rows, cols) if 2 * len(rows) * len(cols) <= allowed.size else None
+
+    def _tile(self, ia: slice, ib: slice, pa: np.ndarray, pb: np.ndarray,
+              leaving: tuple[np.ndarray, np.ndarray] | None, differ: bool) -> None:
+        """The cells [ia, ib] from the flows a -> b and their replies (judged as new flows unless ``differ``,
+        as in ``_tiles``): only at ``leaving``'s rows and columns (the rest BLOCKED), or all when None."""
+        vec = self.vec
+        if leaving is None:
+            self.table[ia, ib] = combine(*vec.flows(pa, pb, False), *vec.flows(pb, pa, differ, by_dst=True))
+            return
+        rows, cols = leaving
+        self.table[ia, ib] = BLOCKED
+        if len(rows):
+            pa, pb = pa[rows], pb[cols]
+            self.table[np.ix_(ia.start + rows, ib.start + cols)] = combine(*vec.flows(pa, pb, False),
+                                                                           *vec.flows(pb, pa, differ, by_dst=True))
 
     def _matrix(self) -> Matrix:
         k = self.k
@@ -557,11 +601,7 @@ class MatrixBuilder:
         idx_of = {c: [i if vec.usable[i] else -1 for i in self.points_of[self._rep(c)]] for c in classes}
         xs = np.array(sorted({x for idx in idx_of.values() for x in idx if x >= 0}), dtype=np.int64)
         row = {int(x): r for r, x in enumerate(xs)}
-        # per interface x (rows) and single (columns): x's flow out and its reply, the flow in and its reply
-        out_f, out_s = vec.flows(xs, pts, False)
-        back_f, back_s = vec.flows(pts, xs, True, by_dst=True)
-        in_f, in_s = vec.flows(pts, xs, False, by_dst=True)
-        reply_f, reply_s = vec.flows(xs, pts, True)
+        (out_f, out_s), (back_f, back_s), (in_f, in_s), (reply_f, reply_s) = self._group_flows(xs, pts)
         n = len(pts)
         cols = np.arange(n)
         nets = vec.net_of[pts]
@@ -583,6 +623,39 @@ class MatrixBuilder:
                                              _cells_at(back_s, ch, cols))
             self.table[singles, c] = combine(cand[sel, cols], _cells_at(cand_s, sel, cols), reply_f[ch, cols],
                                              _cells_at(reply_s, ch, cols))
+
+    def _meeting(self, xs: np.ndarray, pts: np.ndarray) -> np.ndarray | None:
+        """The positions in ``pts`` that the NSX DFW lets a flow leave towards some of ``xs``, or that some of
+        ``xs`` lets one leave to; None when they are most of them."""
+        dfw = self.vec.table("dfw-out", min(len(xs), len(pts)))
+        found = np.flatnonzero(dfw.allowed(xs, pts).any(axis=0) | dfw.allowed(pts, xs).any(axis=1))
+        return found if 2 * len(found) <= len(pts) else None
+
+    def _group_flows(self, xs: np.ndarray, pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """Per interface x (rows) and single (columns): x's flow out and its reply, the flow in and its reply.
+        With the NSX DFW, computed only at the singles that some x lets a flow leave to or that let one leave
+        towards some x (``_meeting``); the others read BLOCKED (state 0) throughout: both their forward flows
+        are dropped at the source, and a failed forward direction decides a cell whatever its reply
+        (``combine``)."""
+        vec = self.vec
+
+        def four(p: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
+            return [vec.flows(xs, p, False), vec.flows(p, xs, True, by_dst=True), vec.flows(p, xs, False, by_dst=True),
+                    vec.flows(xs, p, True)]
+
+        open_ = self._meeting(xs, pts) if self.net.dfw_active else None
+        if open_ is None:
+            return four(pts)
+        blocks = []
+        for f, state in four(pts[open_]) if len(open_) else [(None, None)] * 4:
+            full = np.full((len(xs), len(pts)), BLOCKED, dtype=np.int8)
+            states = np.zeros((len(xs), len(pts)), dtype=vec.states[False].dtype) if vec.stateful else None
+            if f is not None:
+                full[:, open_] = f
+                if states is not None:
+                    states[:, open_] = state
+            blocks.append((full, states))
+        return blocks
 
     # --- incremental ---------------------------------------------------------------------------------
 

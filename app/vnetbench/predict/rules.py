@@ -54,13 +54,15 @@ class Spec:
     version: int = 4           # that network's family: it names no address of the other
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def parse_spec(spec: str | None) -> Spec:
     """A rule's source or destination read once: any (both families), an IPv4 or IPv6 network (its address
-    range), or a name."""
+    range), or a name. (The cache holds a whole vCenter's rules: a rule per VM names tens of thousands.)"""
     text = (spec or "any").strip()
     if text.lower() in ("any", "*", ""):
         return Spec(True, text)
+    if "." not in text and ":" not in text:     # no address has neither: a name, without a failed parse
+        return Spec(False, text)
     try:
         network = ipaddress.ip_network(text, strict=False)
     except ValueError:

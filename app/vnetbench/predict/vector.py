@@ -101,11 +101,10 @@ class PointSets:
             if parsed.everything:
                 found = self.everything
             else:
-                parts = [np.array(self.by_name.get(parsed.name, ()), dtype=np.int64)]
+                found = np.array(self.by_name.get(parsed.name, ()), dtype=np.int64)   # ascending, each once
                 if parsed.lo is not None and parsed.hi is not None and parsed.version == 4:
                     lo, hi = np.searchsorted(self.sorted_ips, [parsed.lo, parsed.hi + 1])
-                    parts.append(self.order[lo:hi])
-                found = np.unique(np.concatenate(parts))
+                    found = np.unique(np.concatenate([found, self.order[lo:hi]]))
             self._match[key] = found
         return found
 
@@ -134,6 +133,8 @@ class PointSets:
         if found is None:
             if not targets:
                 found = self.everything
+            elif len(key) == 1:   # a rule per VM: its one target's points (ascending, each once)
+                found = np.array(self.by_target.get(key[0], ()), dtype=np.int64)
             else:
                 found = np.unique(np.array([i for t in key for i in self.by_target.get(t, ())], dtype=np.int64))
             self._applied[key] = found
