@@ -36,3 +36,28 @@ def lab_agreement() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def ping_every_pair(backend: Any, design: Topology, ids: list[str]) -> dict[tuple[str, str], tuple[Any, bool]]:
+    """Ping every ordered pair of ``ids`` (guests or emulated physical hosts) at once, each to the address the
+    prediction names: (source, destination) -> (the predicted verdict, whether the ping answered)."""
+    from vnetbench.predict import Engine
+
+    lab, engine = lab_agreement(), Engine(design)
+    endpoints = {i: backend.endpoint(design, i) for i in ids}
+    jobs = []
+    for src in ids:
+        for dst in ids:
+            if src != dst:
+                p = engine.predict(src, dst, "icmp")
+                dst_ep = endpoints[dst]
+                jobs.append({"src_ep": endpoints[src], "src": src, "dst": dst, "verdict": p.verdict,
+                             "addresses": [lab._target(p, dst_ep)] if p.verdict in lab.REACHABLE else
+                             [dst_ep.address(n) for n in dst_ep.addresses]})
+    return {(j["src"], j["dst"]): (j["verdict"], ok) for j, ok in lab._ping_all(jobs)}
+
+
+def disagreements(seen: dict[tuple[str, str], tuple[Any, bool]]) -> dict[tuple[str, str], Any]:
+    """The pairs whose ping answered where the prediction said it would not, or the other way round."""
+    reachable = lab_agreement().REACHABLE
+    return {pair: v for pair, (v, ok) in seen.items() if ok != (v in reachable)}

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from kvm_deploy import deployed_design, lab_agreement
+from kvm_deploy import deployed_design, disagreements, ping_every_pair
 from kvmhost import listing
 
 from vnetbench.model import BridgeVlans, LacpMode, SwitchKind, load
-from vnetbench.predict import Engine, Verdict
+from vnetbench.predict import Verdict
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
@@ -60,22 +60,10 @@ def test_each_segment_leaves_through_a_balance_slb_bond_of_both_uplinks(deployed
 
 def test_every_pair_agrees_with_the_prediction(deployed):
     backend, design, _ = deployed
-    lab, engine = lab_agreement(), Engine(design)
     ids = [vm.id for vm in design.vms] + [ph.id for ph in design.physical_hosts]
-    endpoints = {i: backend.endpoint(design, i) for i in ids}
-    jobs = []
-    for src in ids:
-        for dst in ids:
-            if src != dst:
-                p = engine.predict(src, dst, "icmp")
-                dst_ep = endpoints[dst]
-                jobs.append({"src_ep": endpoints[src], "src": src, "dst": dst, "verdict": p.verdict,
-                             "addresses": [lab._target(p, dst_ep)] if p.verdict in lab.REACHABLE else
-                             [dst_ep.address(n) for n in dst_ep.addresses]})
-    seen = {(j["src"], j["dst"]): (j["verdict"], ok) for j, ok in lab._ping_all(jobs)}
+    seen = ping_every_pair(backend, design, ids)
     assert len(seen) == 20
-    disagree = {pair: v for pair, (v, ok) in seen.items() if ok != (v in lab.REACHABLE)}
-    assert disagree == {}
+    assert disagreements(seen) == {}
     # the design has every kind of answer: inside one VLAN of br0, through the bond, and VLANs kept apart
     assert {v for v, _ in seen.values()} == {Verdict.IN_HOST, Verdict.VIA_PHYSICAL, Verdict.UNREACHABLE}
     assert seen[("vm-web01", "phy-backup01")] == (Verdict.VIA_PHYSICAL, True)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from kvm_deploy import deployed_design, lab_agreement
+from kvm_deploy import deployed_design, disagreements, ping_every_pair
 from kvmhost import listing
 
 from vnetbench.model import load
-from vnetbench.predict import Engine, Verdict
+from vnetbench.predict import Verdict
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]
 
@@ -55,22 +55,10 @@ def test_the_private_vlans_deploy_as_marked_flows_and_plan_nothing_again(deploye
 
 def test_every_pair_of_guests_agrees_with_the_prediction(deployed):
     backend, design, _ = deployed
-    lab, engine = lab_agreement(), Engine(design)
     ids = [vm.id for vm in design.vms]
-    endpoints = {i: backend.endpoint(design, i) for i in ids}
-    jobs = []
-    for src in ids:
-        for dst in ids:
-            if src != dst:
-                p = engine.predict(src, dst, "icmp")
-                dst_ep = endpoints[dst]
-                jobs.append({"src_ep": endpoints[src], "src": src, "dst": dst, "verdict": p.verdict,
-                             "addresses": [lab._target(p, dst_ep)] if p.verdict in lab.REACHABLE else
-                             [dst_ep.address(n) for n in dst_ep.addresses]})
-    seen = {(j["src"], j["dst"]): (j["verdict"], ok) for j, ok in lab._ping_all(jobs)}
+    seen = ping_every_pair(backend, design, ids)
     assert len(seen) == 30
-    disagree = {pair: v for pair, (v, ok) in seen.items() if ok != (v in lab.REACHABLE)}
-    assert disagree == {}
+    assert disagreements(seen) == {}
     assert seen[("vm-web01", "vm-web02")] == (Verdict.UNREACHABLE, False)       # isolated <-> isolated
     assert seen[("vm-web02", "vm-web01")] == (Verdict.UNREACHABLE, False)
     assert seen[("vm-db01", "vm-backup01")] == (Verdict.IN_HOST, True)         # community <-> promiscuous
