@@ -140,7 +140,7 @@ class RoutedWay:
         self.key_ip: list[int] = []                  # a representative address per route key
         self._lookup: np.ndarray | None = None       # routed network index + 1 -> route key
         self.sequences: dict[tuple[str, ...], int] = {(): 0}
-        self.states: dict[frozenset, int] = {frozenset(): 0}
+        self._state_ids: dict[frozenset, int] = {frozenset(): 0}
         self._sequence_list: list[tuple[str, ...]] = [()]
         self._state_list: list[frozenset] = [frozenset()]
         self._entries: dict[tuple[int, ipaddress.IPv4Address], tuple[int, int]] = {}
@@ -152,7 +152,7 @@ class RoutedWay:
         self._way_list: list[object] = []
         self._own_addresses: dict[str, set[int]] = {}
         self._hops: dict[tuple, _Hop] = {}
-        self.chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
+        self._chains = {reply: Chains(*(np.zeros((0, 0), dtype) for dtype in _CHAIN_TYPES)) for reply in (False, True)}
         self.route_keys(keys)
 
     # --- route keys and starts ------------------------------------------------------------------------
@@ -169,7 +169,6 @@ class RoutedWay:
             for n in new:
                 self.key_of[n] = len(self.key_ip)
                 self.key_ip.append(first[n])
-            self._grow()
         if new or self._lookup is None:
             self._lookup = np.array([self.key_of.get(n, -1) for n in range(-1, len(self.prefixes.networks))],
                                     dtype=np.int32)
@@ -195,21 +194,34 @@ class RoutedWay:
                 if key not in self.starts:
                     self.starts[key] = len(self.start_rep)
                     self.start_rep.append((device, gateway_point, in_seg))
-                    self._grow()
                 found = (self.starts[key], int(leg == PHYSICAL))
         self._entries[point.segment, point.gateway] = found
         return found
 
     # --- the walks ------------------------------------------------------------------------------------
 
+    @property
+    def chains(self) -> dict[bool, Chains]:
+        """Per direction, the walks from every start to every route key (``Chains``)."""
+        self._grow()
+        return self._chains
+
+    @property
+    def states(self) -> dict[frozenset, int]:
+        """The sets of stateful firewalls the ways pass, by id (the empty set: 0)."""
+        self._grow()
+        return self._state_ids
+
     def _grow(self) -> None:
-        """Walk the (start, key) cells that new starts or keys added."""
-        old_s, old_k = self.chains[False].status.shape
+        """Walk the (start, key) cells that new starts or keys added. Starts and keys are added as the points
+        are read and walked when the chains are first read after, all together: growing the chains start by
+        start copied them once per start."""
+        old_s, old_k = self._chains[False].status.shape
         ns, nk = len(self.start_rep), len(self.key_ip)
         if (ns, nk) == (old_s, old_k):
             return
         for reply in (False, True):
-            c = self.chains[reply]
+            c = self._chains[reply]
             for name in _CHAIN_FIELDS:
                 setattr(c, name, np.pad(getattr(c, name), ((0, ns - old_s), (0, nk - old_k))))
         for s in range(ns):
@@ -224,7 +236,7 @@ class RoutedWay:
     def _follow(self, s: int, keys: list[int], reply: bool) -> None:
         """Walk from start ``s`` to every route key in ``keys`` (``_run``) and keep where each way ended."""
         ends = self._run(self.start_rep[s], np.asarray(keys, dtype=np.int64), reply)
-        c = self.chains[reply]
+        c = self._chains[reply]
         for name, values in zip(_CHAIN_FIELDS, ends.fields):
             getattr(c, name)[s, ends.cols] = values
 
@@ -298,7 +310,7 @@ class RoutedWay:
                                                                 tuple(dict.fromkeys(seen + self._sequence_list[j]))))
         if met.state:
             held = self._state_list[met.state]
-            state = self._each(state, lambda j: self._intern(self.states, self._state_list, held | self._state_list[j]))
+            state = self._each(state, lambda j: self._intern(self._state_ids, self._state_list, held | self._state_list[j]))
         return _Ends(on.cols, (status, out, pnic | met.pnic, routed | met.routed, judges, state), on.devices, on.depth)
 
     @staticmethod
@@ -314,7 +326,7 @@ class RoutedWay:
             seen = self._sequence_list[judges]
             judges = self._intern(self.sequences, self._sequence_list, tuple(dict.fromkeys(seen + hop.judged)))
         if hop.stateful:
-            state = self._intern(self.states, self._state_list, self._state_list[state] | frozenset(hop.stateful))
+            state = self._intern(self._state_ids, self._state_list, self._state_list[state] | frozenset(hop.stateful))
         return _Met((*met.devices, hop.device), met.pnic or hop.pnic, met.routed or hop.routed, judges, state)
 
     @staticmethod
@@ -363,12 +375,24 @@ class RoutedWay:
         else:
             own = np.isin(ips, np.fromiter(self._own(device), dtype=np.int64))
             iface, route = self.recorder.ways(device, host, ips)
-        nexts = self.recorder.route_table(device).routes
-        alike = np.stack([np.where(own, ips, -1), np.where(own, -1, iface), np.where(own, -1, route)])
+        via, hops = self._next_hops(device, route)
+        alike = np.stack([np.where(own, ips, -1), np.where(own, -1, iface), np.where(own, -1, via[route])])
         ways, which = np.unique(alike, axis=1, return_inverse=True)
-        ids = [self._intern(self._way_index, self._way_list, ip if ip >= 0 else (i, nexts[r][1] if r >= 0 else None))
-               for ip, i, r in ways.T.tolist()]
+        ids = [self._intern(self._way_index, self._way_list, ip if ip >= 0 else (i, hops[v] if v >= 0 else None))
+               for ip, i, v in ways.T.tolist()]
         return np.array(ids, dtype=np.int64)[which.ravel()]
+
+    def _next_hops(self, device: Device, route: np.ndarray) -> tuple[np.ndarray, list[int]]:
+        """The next hops of the static routes in ``route`` (indices into the device's table, -1: none): per
+        route the index of its next hop (an array with a last entry -1 for none) and the next hops as ints.
+        Keys routed by different routes to the same next hop go the same way, and a router holds thousands
+        of routes to a few next hops."""
+        nexts = self.recorder.route_table(device).routes
+        hops: dict[int, int] = {}
+        via = np.full(len(nexts) + 1, -1, dtype=np.int64)
+        used = np.unique(route[route >= 0])
+        via[used] = [hops.setdefault(int(nexts[r][1]), len(hops)) for r in used.tolist()]
+        return via, list(hops)
 
     def _own(self, device: Device) -> set[int]:
         own = self._own_addresses.get(device.id)
