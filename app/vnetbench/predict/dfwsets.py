@@ -9,7 +9,9 @@ run of rules between the unchanged head and tail is read again and spliced in (`
 
 from __future__ import annotations
 
-from operator import attrgetter
+from collections.abc import Iterator
+from itertools import compress
+from operator import attrgetter, ne
 
 import numpy as np
 
@@ -25,6 +27,11 @@ def _verdict_fields(rules: list) -> list[tuple]:
     """Each rule's fields that decide a verdict, copied (``applied_to`` is a list); read without a Python
     call per rule, since the DFW may hold tens of thousands."""
     return list(zip(map(_VERDICT_FIELDS, rules), map(tuple, map(_APPLIED_TO, rules))))
+
+
+def _first_true(flags: Iterator[bool], most: int) -> int:
+    """The index of the first true flag, at most ``most``."""
+    return next(compress(range(most), flags), most)
 
 
 class DfwSets:
@@ -44,16 +51,13 @@ class DfwSets:
         fields = _verdict_fields(rules)
         default = dfw.default_policy == "allow"
         old = self._fields
-        head = 0
-        if self._sides and default == self._default:
+        head = tail = 0
+        if self._sides and default == self._default:   # the unchanged head and tail, compared without a Python loop
             end = min(len(old), len(fields))
-            while head < end and old[head] == fields[head]:
-                head += 1
-            tail = 0
-            while tail < end - head and old[-1 - tail] == fields[-1 - tail]:
-                tail += 1
+            head = _first_true(map(ne, old, fields), end)
+            tail = _first_true(map(ne, reversed(old), reversed(fields)), end - head)
         else:
-            self._sides, tail = {}, 0
+            self._sides = {}
         span = rules[head:len(rules) - tail]
         live = np.fromiter((generic(r) for r in span), dtype=bool, count=len(span))
         edited = [r for r, matches in zip(span, live.tolist()) if matches]
