@@ -21,6 +21,7 @@ decides among candidates, what it permits and where the list is enforced are ``d
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -201,7 +202,7 @@ class RuleSets:
         self.act = np.append(self.allow, default_allow)
         self.none = len(keys)
         self.enforced = enforced
-        self._flat: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._flat: dict[int, _Flat] = {}
 
     def _rules_holding(self, side: int, point: int) -> np.ndarray:
         """The rules (ascending) whose side 0 (keys) or 1 (others) holds the point. Rules share their set
@@ -212,11 +213,21 @@ class RuleSets:
             ids = np.fromiter((id(points) for points in sets), dtype=np.uint64, count=len(sets))
             _, first, which = np.unique(ids, return_index=True, return_inverse=True)
             arrays = [sets[i] for i in first.tolist()]
-            flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-            owner = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
-            self._flat[side] = (flat, owner, which.ravel())
-        flat, owner, which = self._flat[side]
-        return np.flatnonzero(np.isin(which, owner[flat == point]))
+            self._flat[side] = _Flat(arrays, which.ravel())
+        flat = self._flat[side]
+        return np.flatnonzero(np.isin(flat.which, flat.owner[flat.points == point]))
+
+    def spliced(self, lo: int, hi: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray],
+                allow: Sequence[bool]) -> RuleSets:
+        """These rule sets with rules lo..hi-1 replaced by the given ones (a DFW edit): the unchanged rules'
+        arrays and the index of them ``allowed`` searches are carried over, not read again."""
+        out = RuleSets(self.n, [*self.keys[:lo], *keys, *self.keys[hi:]],
+                       [*self.others[:lo], *others, *self.others[hi:]],
+                       np.concatenate([self.allow[:lo], np.asarray(allow, dtype=bool), self.allow[hi:]]),
+                       self.default, self.enforced)
+        for side, flat in self._flat.items():
+            out._flat[side] = flat.spliced(lo, hi, keys if side == 0 else others)
+        return out
 
     def allowed(self, keys: np.ndarray, others: np.ndarray, transpose: bool = False) -> np.ndarray:
         """As ``FirstMatch.allowed``; meant for ``keys`` or ``others`` of a few points."""
@@ -235,3 +246,33 @@ class RuleSets:
             out = out.T                                     # [keys, others]
         unenforced(out, self.enforced, keys)
         return np.ascontiguousarray(out.T) if transpose else out
+
+
+class _Flat:
+    """One side's distinct set arrays concatenated (``points``, with the array each entry comes from in
+    ``owner``) and each rule's array among them (``which``); ``index`` finds an array's place by identity."""
+
+    def __init__(self, arrays: list[np.ndarray], which: np.ndarray) -> None:
+        self.arrays, self.which = arrays, which
+        self.index = {id(a): i for i, a in enumerate(arrays)}
+        self.points = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        self.owner = np.repeat(np.arange(len(arrays)), [len(a) for a in arrays])
+
+    def spliced(self, lo: int, hi: int, sets: Sequence[np.ndarray]) -> _Flat:
+        """The index with rules lo..hi-1 replaced by rules on ``sets``: their new arrays are appended (one no
+        rule uses any more stays, named by no entry of ``which``)."""
+        out = copy.copy(self)
+        out.arrays, out.index = list(self.arrays), dict(self.index)
+        added = []
+        for points in sets:
+            if id(points) not in out.index:
+                out.index[id(points)] = len(out.arrays)
+                out.arrays.append(points)
+                added.append(points)
+        if added:
+            out.points = np.concatenate([self.points, *added])
+            out.owner = np.concatenate([self.owner, np.repeat(np.arange(len(self.arrays), len(out.arrays)),
+                                                              [len(a) for a in added])])
+        mid = np.array([out.index[id(points)] for points in sets], dtype=self.which.dtype)
+        out.which = np.concatenate([self.which[:lo], mid, self.which[hi:]])
+        return out

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import decide
 from .decide import BLOCKED, UNREACH, blend, judges
+from .dfwsets import DfwSets
 from .firstmatch import FirstMatch, RuleSets, take
 from .network import Point
 from .routes import RoutedWay
@@ -173,6 +174,7 @@ class Vector:
         self._route_tables()
         self._tables: dict[str, FirstMatch] = {}
         self._rule_sets: dict[str, RuleSets] = {}
+        self._dfw_sets = DfwSets(n, self.behind_dfw)     # the DFW's, kept across its rules' edits
         self._sets: PointSets | None = None
         self._bounds_of: tuple[tuple[np.ndarray, np.ndarray], int] | None = None
 
@@ -304,26 +306,13 @@ class Vector:
             return found
         sets = self._rule_sets.get(owner)
         if sets is None:
-            self._rule_sets.update(self._dfw_sets() if owner in _DFW_SIDES else {owner: RuleSets(*self._sets_of(owner))})
+            self._rule_sets.update(self._dfw_sets.read(self.sets, self.net.topology.nsx.dfw) if owner in _DFW_SIDES else {owner: RuleSets(*self._sets_of(owner))})
             sets = self._rule_sets[owner]
         if asked is not None and asked <= _FEW:
             return sets
         found = self._tables[owner] = FirstMatch(sets.n, sets.keys, sets.others, sets.allow, sets.default,
                                                  sets.enforced)
         return found
-
-    def _dfw_sets(self) -> dict[str, RuleSets]:
-        """The DFW's rule list as point sets at the source ("dfw-out") and at the destination ("dfw-in"), made
-        in one pass over its rules (a rule per VM: ten thousand of them after every DFW edit)."""
-        sets, dfw = self.sets, self.net.topology.nsx.dfw
-        live = [r for r in dfw.rules if generic(r)]
-        src = [sets.match(r.src) for r in live]
-        dst = [sets.match(r.dst) for r in live]
-        at_src = [sets.applied_match(r.src, r.applied_to) for r in live]
-        at_dst = [sets.applied_match(r.dst, r.applied_to) for r in live]
-        allow, default = [r.action == "allow" for r in live], dfw.default_policy == "allow"
-        return {"dfw-out": RuleSets(self.n, at_src, dst, allow, default, self.behind_dfw),
-                "dfw-in": RuleSets(self.n, at_dst, src, allow, default, self.behind_dfw)}
 
     def _sets_of(self, owner: str) -> tuple:
         """A firewall's rule list as point sets: (n, keys, others, allow, default allow, enforced)."""
@@ -469,6 +458,7 @@ class Vector:
             self._sets.forget(renamed)
         if renamed & named:
             self._tables, self._rule_sets = {}, {}
+            self._dfw_sets = DfwSets(self.n, self.behind_dfw)
         if (len(self.routes.start_rep), len(self.routes.key_ip)) != (starts, keys):
             self._route_tables()         # a new start or route key: new rows, new judged columns
         else:
