@@ -456,7 +456,7 @@ class MatrixBuilder:
         for lo in range(0, len(live), width):
             self.check()
             cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
-            towards, _ = vec.flows(pc, pn, False)
+            towards, _ = vec.flows(pc, pn, False, states=False)
             back = np.where(towards == BLOCKED, np.int8(BLOCKED), np.int8(UNREACH))   # int8 throughout
             out = self._dropped_at_source(pn, pc) if dfw else None
             if replies and out is not None:   # a reply is judged by the same DFW table as a new flow

@@ -331,14 +331,14 @@ class Vector:
 
     # --- blocks of flows ----------------------------------------------------------------------------------
 
-    def flows(self, src: np.ndarray, dst: np.ndarray, reply: bool,
-              by_dst: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    def flows(self, src: np.ndarray, dst: np.ndarray, reply: bool, by_dst: bool = False,
+              states: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """Verdict codes of the flows from each source point to each destination point (replies of
         conversations when ``reply``), and the id of the stateful-firewall set each passed (None when no way
-        passes one): shape [src, dst], or [dst, src] with ``by_dst`` (computed that way round, not
-        transposed afterwards)."""
+        passes one, or ``states`` is False: a caller that reads the verdicts only): shape [src, dst], or
+        [dst, src] with ``by_dst`` (computed that way round, not transposed afterwards)."""
         code = self._take("route", reply, self.rtype[src], dst, by_dst)
-        state = self._take("states", reply, self.start[src] + 1, dst, by_dst) if self.stateful else None
+        state = self._take("states", reply, self.start[src] + 1, dst, by_dst) if self.stateful and states else None
         near = self._near(src, dst)
         if near is not None:   # usually a small block of a large query: label only that block
             rows, cols, direct = near
