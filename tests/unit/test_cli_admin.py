@@ -168,7 +168,7 @@ def test_the_readme_documents_every_environment_variable_the_code_reads():
     for folder in ("app", "plugins", "scripts", "tests"):
         for path in (root / folder).rglob("*"):
             if path.suffix in (".py", ".sh") and path.is_file():
-                used |= set(re.findall(r"VNETBENCH_[A-Z_]*[A-Z]", path.read_text(errors="replace")))
+                used |= set(re.findall(r"VNETBENCH_[A-Z0-9_]*[A-Z0-9]", path.read_text(errors="replace")))
     readme = (root / "README.md").read_text()
     assert used and sorted(v for v in used if f"`{v}`" not in readme) == []
 
