@@ -32,6 +32,8 @@ from .decide import earlier, permits, unenforced
 NARROW = 4
 #: Column exceptions become atoms of their own while the table stays under this many cells.
 _FOLD = 8_000_000
+#: ``RuleSets`` remembers rows up to this many cells (then starts again).
+_ROW_CELLS = 1 << 26
 
 
 def take(table: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -192,8 +194,9 @@ class FirstMatch:
 
 class RuleSets:
     """The same rule list answered without a table, for a few keys or a few others at a time: each asked
-    point's rules (found in the concatenated sides) are painted over the other side in reverse order, so
-    the first match stays. An edit then costs no table build; a full matrix uses ``FirstMatch``."""
+    point's rules (found in the concatenated sides) are painted over the whole other side, the first match
+    kept, and that point's row is remembered (an edit asks the same points again, a block of columns at a
+    time). An edit then costs no table build; a full matrix uses ``FirstMatch``."""
 
     def __init__(self, n: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray], allow: Sequence[bool] | np.ndarray,
                  default_allow: bool, enforced: np.ndarray | None = None) -> None:
@@ -203,6 +206,7 @@ class RuleSets:
         self.none = len(keys)
         self.enforced = enforced
         self._flat: dict[int, _Flat] = {}
+        self._rows: dict[tuple[int, int], np.ndarray] = {}
 
     def _rules_holding(self, side: int, point: int) -> np.ndarray:
         """The rules (ascending) whose side 0 (keys) or 1 (others) holds the point. Rules share their set
@@ -232,20 +236,27 @@ class RuleSets:
     def allowed(self, keys: np.ndarray, others: np.ndarray, transpose: bool = False) -> np.ndarray:
         """As ``FirstMatch.allowed``; meant for ``keys`` or ``others`` of a few points."""
         few, many, side = (keys, others, 0) if len(keys) <= len(others) else (others, keys, 1)
-        position = np.full(self.n, -1, dtype=np.int64)
-        position[many] = np.arange(len(many))
-        rule = np.full((len(few), len(many)), self.none, dtype=np.int64)
-        painted = self.others if side == 0 else self.keys
-        for row, point in enumerate(few):
-            for r in self._rules_holding(side, int(point)):
-                at = position[painted[r]]
-                at = at[at >= 0]
-                rule[row, at] = earlier(rule[row, at], r)
-        out = permits(self.act, rule)
+        rows = np.stack([self._row(side, int(point)) for point in few.tolist()]) if len(few) else \
+            np.zeros((0, self.n), dtype=bool)
+        out = take(rows, np.arange(len(few)), many)
         if side == 1:
             out = out.T                                     # [keys, others]
         unenforced(out, self.enforced, keys)
         return np.ascontiguousarray(out.T) if transpose else out
+
+    def _row(self, side: int, point: int) -> np.ndarray:
+        """Whether the list lets each point pass with ``point`` on ``side`` (0: as the key), remembered."""
+        found = self._rows.get((side, point))
+        if found is None:
+            rule = np.full(self.n, self.none, dtype=np.int64)
+            painted = self.others if side == 0 else self.keys
+            for r in self._rules_holding(side, point).tolist():
+                at = painted[r]
+                rule[at] = earlier(rule[at], r)
+            if len(self._rows) * self.n >= _ROW_CELLS:
+                self._rows.clear()
+            found = self._rows[(side, point)] = permits(self.act, rule)
+        return found
 
 
 class _Flat:
