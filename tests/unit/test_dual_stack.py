@@ -14,7 +14,7 @@ from vnetbench.model.families import families_in, project
 from vnetbench.model.fileformat import dumps, loads
 from vnetbench.model.validate import validate
 from vnetbench.predict import Engine
-from vnetbench.predict.family import differing_pairs, predict
+from vnetbench.predict.family import Differing, predict
 
 from random_designs import random_design, random_rule_design
 from test_predict_matrix import assert_matrix_is_the_walk
@@ -57,8 +57,9 @@ def test_the_dual_stack_example_differs_where_the_rules_name_ipv4_only():
     assert families_in(t) == [4, 6]
     answers = predict(t, "dmz01", "app01")
     assert str(answers[4].verdict) == "blocked" and str(answers[6].verdict) == "in-host-routed"
-    diff = differing_pairs(Engine(t, 4).matrix(), Engine(t, 6).matrix())
-    assert diff == {("vm-dmz01", "vm-app01"), ("vm-app01", "vm-dmz01")}
+    diff = Differing(Engine(t, 4).matrix(), Engine(t, 6).matrix())
+    assert diff.pairs() == {("vm-dmz01", "vm-app01"), ("vm-app01", "vm-dmz01")} and len(diff) == 2
+    assert ("vm-dmz01", "vm-app01") in diff and ("vm-web01", "vm-app01") not in diff
 
 
 def test_a_link_local_gateway_names_the_router_on_the_senders_link():

@@ -32,7 +32,7 @@ from ..model.objects import (
 )
 from ..model.families import project, tep_family
 from ..model.forwarding import (
-    LEAF_SWITCHES, RUN_TIME_UPLINK, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, UplinkChoice, UplinkChooser,
+    BYPASS_TYPES, LEAF_SWITCHES, RUN_TIME_UPLINK, TAGGING_SWITCHES, Fabric, SegmentKey, Switching, UplinkChoice, UplinkChooser,
     Wire, ingress, ingress_problem, pvlan_entry, pvlan_label, pvlan_segment_entry, pvlan_vlans, pvlan_wire_vlans,
     reflection_reaches_guests, returns_through, shares_embedded_switch, trunk_vlan,
 )
@@ -175,7 +175,8 @@ def _placing(vm: VM, nic: Any) -> tuple | None:
     in it sit alike. None for a vNIC with VLAN-filtering bridge VLANs of its own (placed alone)."""
     if nic.bridge_vlans is not None:
         return None
-    return (vm.host, nic.network, nic.connected, nic.type, nic.guest_vlan, nic.physical_function, nic.uplink)
+    bypass = nic.type if nic.type in BYPASS_TYPES else None   # (placing reads no other adapter type)
+    return (vm.host, nic.network, nic.connected, bypass, nic.guest_vlan, nic.physical_function, nic.uplink)
 
 
 def _quad(text: str) -> int | None:

@@ -188,9 +188,7 @@ class Vector:
         self.seg[i] = p.segment if p.segment is not None else 0
         self.ip[i] = int(p.ip) if p.ip is not None else -1
         network = p.iface.network if p.iface is not None else None
-        if network not in self.networks:
-            self.networks[network] = len(self.networks)
-        self.net_of[i] = self.networks[network]
+        self.net_of[i] = self.networks.setdefault(network, len(self.networks))
 
     def _holds(self, network) -> np.ndarray:  # noqa: ANN001 - an IPv4Network
         return decide.inside(self.ip, int(network.network_address), int(network.netmask))

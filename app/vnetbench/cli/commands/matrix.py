@@ -89,11 +89,11 @@ def run(args: argparse.Namespace) -> int:
         other = None
         print(f"vnetbench matrix: IPv6 not compared: {exc}", file=sys.stderr)
     grid = [[str(matrix.verdict(a, b)) if a != b else None for b in matrix.endpoints] for a in matrix.endpoints]
-    differ = family.differing_pairs(matrix, other) if other is not None else set()
+    differ = family.Differing(matrix, other) if other is not None else None
     if args.json:
         extra: dict[str, Any] = {"family": engine.family}
-        if other is not None:
-            extra["families_differ"] = sorted([a, b] for a, b in differ)
+        if differ is not None:
+            extra["families_differ"] = sorted([a, b] for a, b in differ.pairs())
         print_json({"endpoints": list(matrix.endpoints), "names": names, "verdicts": grid, **extra})
         return EXIT_OK
     names = [one_line(name) for name in names]
@@ -102,13 +102,13 @@ def run(args: argparse.Namespace) -> int:
     mark = MARK if marks else ""
     say(" " * width + "  " + " ".join(f"{i + 1:>3}" + " " * len(mark) for i in range(len(names))))
     for i, (name, row) in enumerate(zip(names, grid)):
-        cells = " ".join(f"{('!' if (matrix.endpoints[i], dst) in differ else '') + (SHORT[Verdict(v)] if v else '.'):>3}"
+        cells = " ".join(f"{('!' if differ is not None and (matrix.endpoints[i], dst) in differ else '') + (SHORT[Verdict(v)] if v else '.'):>3}"
                          + (mark if marks.depends(matrix.endpoints[i], dst) else " " * len(mark))
                          for v, dst in zip(row, matrix.endpoints))
         say(f"{name:<{width}}  {cells}   {i + 1}")
     say("\n" + "  ".join(f"{s}={v}" for v, s in SHORT.items()) + "  .=itself")
     if marks or not marks.complete:
         say(marks.legend)
-    if other is not None:
+    if differ is not None:
         say(f"IPv{engine.family} shown; !=IPv4 and IPv6 differ ({len(differ)} pairs; --family to see the other)")
     return EXIT_OK

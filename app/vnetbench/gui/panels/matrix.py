@@ -28,7 +28,7 @@ from ...model import Change
 from ...model.text import one_line
 from ...model.families import families_in, other
 from ...predict import Engine, Matrix, PairChange, Verdict
-from ...predict.family import differing_pairs
+from ...predict.family import Differing
 from ...predict.diff import Edit, compare, describe
 from ...predict.live import LiveMatrix
 from ...predict.uplinkmarks import MARK, NONE, UplinkMarks, uplink_marks
@@ -68,7 +68,7 @@ class MatrixResult:
     uplinks: UplinkMarks = NONE
     family: int = 4                                   # the address family shown
     families: tuple[int, ...] = (4,)                  # those the design uses
-    differ: frozenset[tuple[str, str]] = frozenset()  # pairs whose verdict the other family gives differently
+    differ: Differing | None = None   # the pairs whose verdict the other family gives differently
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,7 @@ def compute(live: LiveMatrix, progress: ProgressFn, cancel: CancelToken, against
             else (None, 0)
         families = tuple(families_in(topology))
         shown = engine.family or families[0]
-        differ = frozenset(differing_pairs(matrix, Engine(topology, other(shown)).matrix(cancel.check))) \
-            if len(families) > 1 else frozenset()
+        differ = Differing(matrix, live.matrix_of(other(shown), cancel.check)) if len(families) > 1 else None
         progress(4, 4, "done")
         return Update(MatrixResult(matrix, names, tuple(rows.tolist()), tuple(cols.tolist()), matrix.counts(),
                                    marks, shown, families, differ), changes, changed, seen)
@@ -296,7 +295,7 @@ class MatrixModel(QAbstractTableModel):
         pair, result = self.pair(index), self.result
         assert pair is not None and result is not None      # a cell with a verdict has both
         depends = result.uplinks.depends(*pair)
-        differs = pair in result.differ
+        differs = result.differ is not None and pair in result.differ
         if role == Qt.ItemDataRole.DisplayRole:
             return (FAMILIES_DIFFER if differs else "") + VERDICT_SYMBOLS[verdict] + (MARK if depends else "")
         cell = self.observed.get(pair)
@@ -474,7 +473,7 @@ class MatrixDock(QDockWidget):
         self.family.setCurrentIndex(self.family.findData(result.family))
         self.family.blockSignals(False)
         if result.differ:
-            self.summary.setText(self.summary.text() + f"\n{FAMILIES_DIFFER} {len(result.differ)} pairs answer "
+            self.summary.setText(self.summary.text() + f"\n{FAMILIES_DIFFER} {len(result.differ):,} pairs answer "
                                  "differently in IPv4 and IPv6")
         marks = result.uplinks
         self.legend.setText(marks.legend)
