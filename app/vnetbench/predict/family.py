@@ -58,15 +58,16 @@ class Differing:
         self._position = set(one.endpoints) & set(at)
         c1, c2 = one.classes, other.classes[np.array([at[e] for e in one.endpoints], dtype=np.int64)]
         joint, inverse = np.unique(np.stack([c1, c2], axis=1), axis=0, return_inverse=True)
-        sizes = np.bincount(inverse.ravel(), minlength=len(joint)).astype(np.int64)
-        count = 0
+        sizes = np.bincount(inverse.ravel(), minlength=len(joint)).astype(np.float64)   # (exact below 2**53)
+        count = 0.0
         for lo in range(0, len(joint), _ROWS):
             rows = joint[lo:lo + _ROWS]
-            differ = one.table[rows[:, 0]][:, joint[:, 0]] != other.table[rows[:, 1]][:, joint[:, 1]]
-            count += int(sizes[lo:lo + _ROWS] @ differ @ sizes)
+            differ = np.take(one.table[rows[:, 0]], joint[:, 0], axis=1) != \
+                np.take(other.table[rows[:, 1]], joint[:, 1], axis=1)
+            count += sizes[lo:lo + _ROWS] @ (differ.astype(np.float64) @ sizes)
             mine = np.arange(len(rows))
-            count -= int(sizes[lo:lo + _ROWS][differ[mine, lo + mine]].sum())   # not each endpoint with itself
-        self._count = count
+            count -= sizes[lo:lo + _ROWS][differ[mine, lo + mine]].sum()   # not each endpoint with itself
+        self._count = round(count)
 
     def __contains__(self, pair: object) -> bool:
         a, b = cast(tuple[str, str], pair)

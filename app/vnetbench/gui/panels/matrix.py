@@ -98,14 +98,17 @@ def verdict_masks(matrix: Matrix) -> tuple[np.ndarray, np.ndarray]:
     alone = np.flatnonzero(sizes == 1)
     row_bits = np.zeros(k, dtype=np.int64)
     col_bits = np.zeros(k, dtype=np.int64)
+    verdict_bit = np.zeros(256, dtype=np.int16)
+    verdict_bit[:len(VERDICTS)] = 1 << np.arange(len(VERDICTS))
     for start in range(0, k, MASK_ROWS):
         stop = min(k, start + MASK_ROWS)
         own = alone[(alone >= start) & (alone < stop)]
-        for code in range(len(VERDICTS)):
-            hit = table[start:stop] == code
-            hit[own - start, own] = False
-            row_bits[start:stop] |= (hit & present[None, :]).any(axis=1).astype(np.int64) << code
-            col_bits |= (hit & present[start:stop, None]).any(axis=0).astype(np.int64) << code
+        bits = verdict_bit[table[start:stop].view(np.uint8)]     # each cell's verdict as its bit (else none)
+        bits *= present[None, :]
+        bits[own - start, own] = 0
+        row_bits[start:stop] |= np.bitwise_or.reduce(bits, axis=1)
+        bits *= present[start:stop, None]
+        col_bits |= np.bitwise_or.reduce(bits, axis=0)
     return row_bits[classes], col_bits[classes]
 
 
