@@ -13,6 +13,8 @@ document) the next ``matrix()`` recomputes only what the edit can change:
 
 An IPv6 matrix runs on a relabelled copy of the design (``relabel.Relabelling``), which follows the same edits
 in place while they name no IPv6 network it has no label for; one that does makes the copy and matrix anew.
+The copy's network is refreshed as VMs move; the design's own one, which tells the stories, only when a story
+is next asked (``_Moves``): the matrix never reads it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,22 @@ from .walk import Walker
 
 if TYPE_CHECKING:
     from .matrix import Matrix, MatrixBuilder
+
+
+class _Moves:
+    """The VMs moved since ``network`` was last brought up to date (``Network.refresh``), when only the IPv6
+    matrix's relabelled copy needed them at once. One refresh of them all reads the design as it is then, which
+    is what refreshing after each move would have ended with."""
+
+    def __init__(self, network: Network) -> None:
+        self.network = network
+        self.vms: set[str] = set()
+        self.failed = False      # the refresh could not follow in place: the engine compiles anew
+
+    def catch_up(self) -> None:
+        if self.vms:
+            vms, self.vms = self.vms, set()
+            self.failed = self.failed or not self.network.refresh(vms)
 
 #: Fields that change how answers are worded or estimated, never a verdict.
 _WORDING_FIELDS = frozenset({"name", "description", "speed_mbps", "calibration"})
@@ -64,6 +82,7 @@ class Engine:
         self._underlay = self.topology if teps is not None and teps != fam else None
         with paused():
             self._network = Network(self._seen, self._underlay)
+        self._moves = _Moves(self._network)
         self.calibration = self._profile()
         self._walker = Walker(self._network, self.calibration)
         # the vectorised matrix holds addresses in 64 bits: an IPv6 design's runs on its IPv4 relabelling
@@ -75,6 +94,17 @@ class Engine:
     @property
     def walker(self) -> Walker:
         """The walker that tells one pair's story (with the names and estimates as they are now)."""
+        self._catch_up()
+        return self._explaining()
+
+    def _catch_up(self) -> None:
+        """Refresh the design's network for the VMs moved since (``_Moves``)."""
+        self._moves.catch_up()
+        if self._moves.failed:
+            self._rebuild()
+
+    def _explaining(self) -> Walker:
+        """``walker``, its network possibly behind by the moves noted in ``_moves``."""
         if self._stale:
             self._compile()
         if self._explainer is None:   # renamed since: the matrix keeps its network, the story gets a new one
@@ -133,8 +163,9 @@ class Engine:
                 self._builder = self._matrix = None
                 raise
         self._affected, self._moved, self._rules = set(), set(), {}
-        if self._matrix.engine_walker is not self.walker:
-            self._matrix = replace(self._matrix, engine_walker=self.walker)
+        explainer = self._explaining()
+        if self._matrix.engine_walker is not explainer:
+            self._matrix = replace(self._matrix, engine_walker=explainer, catch_up=self._moves.catch_up)
         return self._matrix
 
     # --- edits ------------------------------------------------------------------------------------------
@@ -158,20 +189,25 @@ class Engine:
             self._explainer = None    # only explanations and estimates change: compiled anew when asked
             return
         moved = self._moved_by(change)
-        if moved is not None:
-            if self._network.refresh(moved):
-                six = self._matrix_walker
-                if six is not None and six is not self._walker and not six.net.refresh(moved):
-                    self._drop_relabelling()
-                self._moved |= moved
-                self._affected |= moved
-                if moved:   # a portgroup nobody is on changes no answer
-                    self._matrix = None
-            else:
+        six = self._matrix_walker
+        deferring = False
+        if moved is not None and six is not None and six is not self._walker:   # an IPv6 matrix's copy
+            deferring = six.net.refresh(moved)
+            if not deferring:
+                self._drop_relabelling()
+        self._moves.vms |= moved or set()
+        if not deferring:   # the design's network answers for the matrix (or the rules) now
+            self._catch_up()
+            if self._stale:
+                return
+        if moved is None:
+            if not self._rule_edit(change):
                 self._rebuild()
             return
-        if not self._rule_edit(change):
-            self._rebuild()
+        self._moved |= moved
+        self._affected |= moved
+        if moved:   # a portgroup nobody is on changes no answer
+            self._matrix = None
 
     def _mirrored(self, change: Change) -> bool:
         """Make an edit of the design on its projection too (``families.projection``: the parts holding
@@ -214,7 +250,8 @@ class Engine:
         """The VMs whose interfaces an edit moves, when that is all it does; None for any other edit."""
         if change.op != "set":
             return None
-        net = self._network
+        six = self._matrix_walker
+        net = six.net if self._moves.vms and six is not None else self._network   # the one up to date
         if isinstance(change.obj, Portgroup) and change.field in ("vlan", "native_vlan") and change.obj.uplinks is None:
             if any(itf.network == change.obj.id for dlr in self.topology.nsx.dlrs for itf in dlr.interfaces):
                 return None  # a DLR interface sits on it: the router moves too

@@ -32,7 +32,7 @@ from ..model.hostos import endpoint_hosts
 from ..model.objects import VmRole
 from . import dnat, snat
 from .kinds import DeviceKind
-from .network import Point
+from .network import Network, Point
 from .result import VERDICTS, Prediction, Verdict
 from .decide import BLOCKED, UNREACH, Prefixes
 from .routes import network_key
@@ -62,6 +62,11 @@ class Matrix:
     table: np.ndarray = field(repr=False, compare=False)
     self_table: np.ndarray = field(repr=False, compare=False)
     engine_walker: Walker = field(repr=False, compare=False)
+    #: The network the matrix was computed on: the design's own, or an IPv6 design's relabelled copy (the same
+    #: segments, points and teaming; other addresses).
+    net: Network = field(repr=False, compare=False)
+    #: Brings ``engine_walker``'s network up to date before a story (``Engine``: an IPv6 view refreshed lazily).
+    catch_up: Callable[[], object] | None = field(default=None, repr=False, compare=False)
 
     def _pos(self, endpoint_id: str) -> int:
         try:
@@ -86,6 +91,8 @@ class Matrix:
     def prediction(self, src_id: str, dst_id: str) -> Prediction:
         """One pair's full prediction with its story, walked on demand."""
         self._pos(src_id), self._pos(dst_id)
+        if self.catch_up is not None:
+            self.catch_up()
         return self.engine_walker.flow(src_id, dst_id, explain=True)
 
     def rows(self) -> Iterator[tuple[str, str, Verdict]]:
@@ -323,7 +330,8 @@ class MatrixBuilder:
         self._shown = [(ref, g) for ref, g in self._shown if ref() is not None] + [(weakref.ref(classes),
                                                                                     self._generation)]
         self._generation += 1
-        return Matrix(tuple(self.endpoints), classes, self.table[:k, :k], self.self_table[:k].copy(), self.walker)
+        return Matrix(tuple(self.endpoints), classes, self.table[:k, :k], self.self_table[:k].copy(), self.walker,
+                      self.net)
 
     def _reusable(self, wanted: int) -> list[int]:
         """The emptied classes no matrix still held shows with members (their cells can be written again),

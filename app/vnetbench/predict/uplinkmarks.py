@@ -68,7 +68,7 @@ def uplink_marks(matrix: Any, budget: int = BUDGET) -> UplinkMarks:
     """The pairs of ``matrix`` (a ``predict.Matrix``) whose answer depends on the uplink chosen at run time.
     Only endpoints whose possible uplinks reach some segment differently (``sensitive``) can have such pairs;
     their groups' pairs are walked."""
-    net = matrix.engine_walker.net
+    net = matrix.net
     differ = sensitive(net)
     teamed = {eid for eid, points in net.points.items() if any(p.variants in differ for p in points)}
     if not teamed.intersection(matrix.endpoints):
