@@ -71,8 +71,8 @@ class DfwSets:
             self._sides = {"dfw-out": self._sides["dfw-out"].spliced(lo, hi, at_src, dst, allow),
                            "dfw-in": self._sides["dfw-in"].spliced(lo, hi, at_dst, src, allow)}
         else:
-            self._sides = {"dfw-out": RuleSets(self.n, at_src, dst, allow, default, self.enforced),
-                           "dfw-in": RuleSets(self.n, at_dst, src, allow, default, self.enforced)}
+            self._sides = {"dfw-out": RuleSets(self.n, at_src, dst, allow, default, self.enforced).indexed(),
+                           "dfw-in": RuleSets(self.n, at_dst, src, allow, default, self.enforced).indexed()}
         before = self._live_before
         self._live_before = np.concatenate([
             before[:head + 1], before[head] + np.cumsum(live),

@@ -208,17 +208,27 @@ class RuleSets:
         self._flat: dict[int, _Flat] = {}
         self._rows: dict[tuple[int, int], np.ndarray] = {}
 
-    def _rules_holding(self, side: int, point: int) -> np.ndarray:
-        """The rules (ascending) whose side 0 (keys) or 1 (others) holds the point. Rules share their set
-        arrays (one per address or name), so each distinct array is searched once: the distinct arrays
-        concatenated (``flat``, with the array each entry comes from) and each rule's array among them."""
+    def indexed(self) -> RuleSets:
+        """These rule sets with both sides' index made now (``_rules_holding``), so the sets spliced from them
+        carry it: a DFW of tens of thousands of rules is indexed once, not at the first edit asking a side."""
+        for side in (0, 1):
+            self._index(side)
+        return self
+
+    def _index(self, side: int) -> _Flat:
         if side not in self._flat:
             sets = self.keys if side == 0 else self.others
             ids = np.fromiter((id(points) for points in sets), dtype=np.uint64, count=len(sets))
             _, first, which = np.unique(ids, return_index=True, return_inverse=True)
             arrays = [sets[i] for i in first.tolist()]
             self._flat[side] = _Flat(arrays, which.ravel())
-        flat = self._flat[side]
+        return self._flat[side]
+
+    def _rules_holding(self, side: int, point: int) -> np.ndarray:
+        """The rules (ascending) whose side 0 (keys) or 1 (others) holds the point. Rules share their set
+        arrays (one per address or name), so each distinct array is searched once: the distinct arrays
+        concatenated (``flat``, with the array each entry comes from) and each rule's array among them."""
+        flat = self._index(side)
         return np.flatnonzero(np.isin(flat.which, flat.owner[flat.points == point]))
 
     def spliced(self, lo: int, hi: int, keys: Sequence[np.ndarray], others: Sequence[np.ndarray],
