@@ -33,7 +33,7 @@ NARROW = 4
 #: Column exceptions become atoms of their own while the table stays under this many cells.
 _FOLD = 8_000_000
 #: ``RuleSets`` remembers rows up to this many cells (then starts again).
-_ROW_CELLS = 1 << 26
+_ROW_CELLS = 1 << 24
 
 
 def take(table: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
