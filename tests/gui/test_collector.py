@@ -7,7 +7,7 @@ import threading
 
 from PySide6.QtCore import QObject
 
-from vnetbench.gui.collector import GuiThreadCollector
+from vnetbench.gui.collector import HELD_INTERVAL_MS, GuiThreadCollector
 from vnetbench.gui.worker import Latest, background_hold
 
 
@@ -98,3 +98,26 @@ def test_caught_up_at_once_when_nothing_was_held_back(qtbot):
     with qtbot.waitSignal(hold.caught_up, timeout=1000):
         hold.release()
     assert not hold.catching_up
+
+
+def test_while_a_design_is_read_the_youngest_generation_is_collected_often(qtbot):
+    """While the hold is held (a large design being read), the collector looks every ``HELD_INTERVAL_MS``, so
+    each collection walks the few objects the reading made since the last one; then it goes back to its pace."""
+    qtbot.waitUntil(lambda: not background_hold().catching_up, timeout=60_000)
+    collector = GuiThreadCollector(interval_ms=60_000)
+    hold = background_hold()
+    try:
+        hold.hold()
+        maker = threading.Thread(target=lambda: [Cycle() for _ in range(5 * gc.get_threshold()[0])])
+        maker.start()
+        maker.join()
+        assert collector.collect_if_due() == 0
+        assert collector._timer.interval() == HELD_INTERVAL_MS < 60_000
+        hold.release()
+        qtbot.waitUntil(lambda: not hold.catching_up, timeout=5000)
+        collector.collect_if_due()
+        assert collector._timer.interval() == 60_000
+    finally:
+        hold.release()
+        collector.deleteLater()
+        qtbot.waitUntil(gc.isenabled, timeout=3000)
