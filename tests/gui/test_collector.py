@@ -121,3 +121,29 @@ def test_while_a_design_is_read_the_youngest_generation_is_collected_often(qtbot
         hold.release()
         collector.deleteLater()
         qtbot.waitUntil(gc.isenabled, timeout=3000)
+
+
+def test_opening_another_design_before_the_docks_caught_up_settles_what_they_made(qtbot):
+    """A design opened while the docks' first results for the previous one are still coming in: what they made
+    so far is settled (``caught_up``), not walked by the collection at the start of the open."""
+    qtbot.waitUntil(lambda: not background_hold().catching_up, timeout=60_000)
+    collector = GuiThreadCollector(interval_ms=60_000)
+    hold, go = background_hold(), threading.Event()
+    runner = Latest(0)
+    try:
+        hold.hold()
+        runner.schedule(lambda: lambda progress, cancel: go.wait(5))
+        qtbot.wait(20)
+        hold.release()
+        assert hold.catching_up
+        made = [Result() for _ in range(10)]   # what the docks that did report hold
+        with qtbot.waitSignal(hold.caught_up, timeout=1000):
+            hold.hold()   # the next open
+        walked = {id(o) for o in gc.get_objects()}
+        assert not any(id(r) in walked for r in made)
+    finally:
+        go.set()
+        hold.release()
+        gc.unfreeze()
+        collector.deleteLater()
+        qtbot.waitUntil(gc.isenabled, timeout=3000)

@@ -32,7 +32,9 @@ computation::
 While ``background_hold()`` is held (the canvas drawing a design just opened), ``Latest`` runs wait and start
 when it is released: on two cores their threads would take the interpreter from the drawing. Once every run it
 held back has reported (the docks hold the new design's first results), it emits ``caught_up``: the collector
-then leaves those long-lived results out of later collections (``collector``).
+then leaves those long-lived results out of later collections (``collector``). A hold taken again before then
+(another design opened) emits it too: what the runs that did report made is settled, rather than walked by the
+collection at the start of the open (80 ms of the GUI thread after a design of 10,000 VMs).
 """
 
 from __future__ import annotations
@@ -131,6 +133,8 @@ class BackgroundHold(QObject):
         return not self.held and bool(self._catching_up)
 
     def hold(self) -> None:
+        if self.catching_up:   # another design replaces the one whose first results were still coming in: what
+            self.caught_up.emit()   # they made is settled, as once all have reported (``collector``)
         self.held = True
 
     def release(self) -> None:
