@@ -48,6 +48,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from shiboken6 import isValid
 
 from ..backends import CancelToken, ProgressFn
+from .turns import in_turn
 
 Work = Callable[[ProgressFn, CancelToken], Any]
 
@@ -79,15 +80,13 @@ class Task(QObject):
         self._thread()
 
     def start_in_turn(self) -> None:
-        """Like ``start``, but the thread starts on a later turn of the event loop, one task's a turn. Starting a
+        """Like ``start``, but the thread starts on a later turn of the event loop (``in_turn``). Starting a
         thread waits until it runs, which takes 15 to 60 ms while other threads compute (it waits for the
         interpreter lock behind them); the docks' runs for a new design all start together, and their starts in
         one turn stopped the window for over 100 ms."""
         self.running = True
         _alive.add(self)
-        _starting.append(self)
-        if len(_starting) == 1:
-            QTimer.singleShot(0, _start_next)
+        in_turn(self._thread)
 
     def _thread(self) -> None:
         # A daemon thread: a task still running when the application quits does not keep it alive.
@@ -128,16 +127,6 @@ class Task(QObject):
             self.finished.emit()
         finally:
             _alive.discard(self)
-
-
-#: Tasks waiting for their turn to start their thread (``Task.start_in_turn``), first first.
-_starting: list[Task] = []
-
-
-def _start_next() -> None:
-    _starting.pop(0)._thread()
-    if _starting:
-        QTimer.singleShot(0, _start_next)
 
 
 class BackgroundHold(QObject):
