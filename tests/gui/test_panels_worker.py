@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -135,3 +136,17 @@ def test_runs_started_together_start_their_threads_one_a_turn(qtbot):
         gate.set()
     qtbot.waitUntil(lambda: len(reported) == 3, timeout=5000)
     assert reported == ["done"] * 3
+
+
+def test_the_designer_hands_the_interpreter_lock_over_often():
+    """The designer's process switches threads every ``SWITCH_INTERVAL`` (not Python's 5 ms): every call the
+    event loop makes into Python waits for the lock at most that long while a worker computes."""
+    from vnetbench.gui.app import SWITCH_INTERVAL, share_the_interpreter
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        share_the_interpreter()
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL) and SWITCH_INTERVAL < 0.005
+    finally:
+        sys.setswitchinterval(before)
