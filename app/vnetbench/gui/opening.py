@@ -144,8 +144,11 @@ class Opener(QObject):
             settle()  # what this slice made is left out of later collections too
             # Shown on a turn of its own: the bar repaints at once (``QProgressBar.setValue``), and with it all of
             # the window that is due, the canvas with the slice just drawn (30-60 ms more in the slice's turn).
-            in_turn(lambda: self.busy and self.pending[0] == path
-                    and self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total))
+            in_turn(lambda: show(done, total))
+
+        def show(done: int, total: int) -> None:
+            if self.busy and self.pending[0] == path:   # (not drawn, or replaced by another open, meanwhile)
+                self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total)
 
         def drawn() -> None:
             scene.drawn.disconnect(drawn)
