@@ -2,8 +2,9 @@
 ever stops answering.
 
 Opens generated designs (``generate.generate``, 20 VMs a host, saved as .vnet.json) one after the other in one
-shown MainWindow, with the GUI-thread collector the designer runs with (``app.main``), through File > Open's
-code path (``MainWindow.open_file``): 2,000 VMs, 10,000 VMs, then 2,000 again right after the 10,000. For each:
+shown MainWindow, with the GUI-thread collector and the interpreter-lock switch interval the designer runs with
+(``app.main``), through File > Open's code path (``MainWindow.open_file``): 2,000 VMs, 10,000 VMs, then 2,000
+again right after the 10,000. For each:
 
 - usable: seconds from the open until the whole design is drawn and fitted (``Opener.opened``), and the CPU
   seconds the process (all threads: reading, laying out, the docks' prediction) with its child processes (the
@@ -134,6 +135,7 @@ def measure(app: QApplication, window, path: Path, matrix_calls: list[float]) ->
 
 def main() -> int:
     app = QApplication.instance() or QApplication([])
+    from vnetbench.gui.app import share_the_interpreter
     from vnetbench.gui.collector import GuiThreadCollector
     from vnetbench.gui.mainwindow import MainWindow
     from vnetbench.gui.panels.matrix import LivePrediction, MatrixDock
@@ -142,6 +144,7 @@ def main() -> int:
     time_calls(MatrixDock, ["_updated", "_started", "_progress"], matrix_calls)
     time_calls(LivePrediction, ["_computed", "_design_changed", "_work"], matrix_calls)
     GuiThreadCollector(app)
+    share_the_interpreter()
     parser = argparse.ArgumentParser(description="Open generated designs one after the other in one designer "
                                                  "window; print time to usable and the longest stalls.")
     parser.add_argument("vms", nargs="*", type=int, default=[2000, 10_000, 2000],

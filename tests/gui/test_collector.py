@@ -7,7 +7,7 @@ import threading
 
 from PySide6.QtCore import QObject
 
-from vnetbench.gui.collector import GuiThreadCollector
+from vnetbench.gui.collector import HELD_INTERVAL_MS, GuiThreadCollector
 from vnetbench.gui.worker import Latest, background_hold
 
 
@@ -98,3 +98,52 @@ def test_caught_up_at_once_when_nothing_was_held_back(qtbot):
     with qtbot.waitSignal(hold.caught_up, timeout=1000):
         hold.release()
     assert not hold.catching_up
+
+
+def test_while_a_design_is_read_the_youngest_generation_is_collected_often(qtbot):
+    """While the hold is held (a large design being read), the collector looks every ``HELD_INTERVAL_MS``, so
+    each collection walks the few objects the reading made since the last one; then it goes back to its pace."""
+    qtbot.waitUntil(lambda: not background_hold().catching_up, timeout=60_000)
+    collector = GuiThreadCollector(interval_ms=60_000)
+    hold = background_hold()
+    try:
+        hold.hold()
+        maker = threading.Thread(target=lambda: [Cycle() for _ in range(5 * gc.get_threshold()[0])])
+        maker.start()
+        maker.join()
+        assert collector.collect_if_due() == 0
+        assert collector._timer.interval() == HELD_INTERVAL_MS < 60_000
+        hold.release()
+        qtbot.waitUntil(lambda: not hold.catching_up, timeout=5000)
+        collector.collect_if_due()
+        assert collector._timer.interval() == 60_000
+    finally:
+        hold.release()
+        collector.deleteLater()
+        qtbot.waitUntil(gc.isenabled, timeout=3000)
+
+
+def test_opening_another_design_before_the_docks_caught_up_settles_what_they_made(qtbot):
+    """A design opened while the docks' first results for the previous one are still coming in: what they made
+    so far is settled (``caught_up``), not walked by the collection at the start of the open."""
+    qtbot.waitUntil(lambda: not background_hold().catching_up, timeout=60_000)
+    collector = GuiThreadCollector(interval_ms=60_000)
+    hold, go = background_hold(), threading.Event()
+    runner = Latest(0)
+    try:
+        hold.hold()
+        runner.schedule(lambda: lambda progress, cancel: go.wait(5))
+        qtbot.wait(20)
+        hold.release()
+        assert hold.catching_up
+        made = [Result() for _ in range(10)]   # what the docks that did report hold
+        with qtbot.waitSignal(hold.caught_up, timeout=1000):
+            hold.hold()   # the next open
+        walked = {id(o) for o in gc.get_objects()}
+        assert not any(id(r) in walked for r in made)
+    finally:
+        go.set()
+        hold.release()
+        gc.unfreeze()
+        collector.deleteLater()
+        qtbot.waitUntil(gc.isenabled, timeout=3000)

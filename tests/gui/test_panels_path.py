@@ -104,3 +104,24 @@ def test_the_bottleneck_hop_is_marked_by_its_id_not_its_words(qtbot):
     hops = dock.prediction.forward.hops
     assert [hops[i].object_id for i in marked] == [estimate.bottleneck_id]
     assert forward.child(marked[0]).toolTip(1) == "the bottleneck of this direction"
+
+
+def test_a_new_design_is_listed_on_a_later_turn_and_at_once_when_a_pair_is_asked_for(qtbot):
+    """Replacing the design lists its endpoints on a later turn of the event loop (opening 10,000 VMs does not
+    list them in the same block as every other dock's handling of the new design); a pair asked for meanwhile
+    lists them first."""
+    wb, dock = _dock(qtbot, two_vms_one_switch())
+
+    def listed() -> list[str]:
+        return [object_id for object_id, _ in dock.src.list.items]
+
+    assert listed() == ["vm-a", "vm-b"]
+    wb.replace_design(two_hosts_via_switch())
+    assert listed() == ["vm-a", "vm-b"]   # not yet
+    qtbot.waitUntil(lambda: "vm-c" in listed(), timeout=2000)
+    assert listed() == [vm.id for vm in wb.topology.vms]
+
+    wb.replace_design(two_vms_one_switch())
+    wb.request_pair("vm-b", "vm-a")   # before that turn
+    assert listed() == ["vm-a", "vm-b"]   # (vm-c is gone)
+    assert (dock.src.current_id(), dock.dst.current_id()) == ("vm-b", "vm-a")

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
 import pytest
+
+from PySide6.QtCore import QTimer
 
 from vnetbench.backends import BackendError, Cancelled
 from vnetbench.gui.worker import Latest, Task
@@ -96,3 +99,54 @@ def test_latest_waits_while_the_background_is_held(qtbot):
         hold.release()
     qtbot.waitUntil(lambda: results == ["done"], timeout=5000)
     assert builds == [1]
+
+
+def test_runs_started_together_start_their_threads_one_a_turn(qtbot):
+    """``Latest`` runs due in the same turn (the docks after one edit, or after an open) start their threads on
+    turns of their own: starting a thread waits for it to run, and the starts behind computing threads add up."""
+    gate = threading.Event()
+    runners = [Latest(0) for _ in range(3)]
+    reported = []
+    for runner in runners:
+        runner.succeeded.connect(reported.append)
+    started_by_turn: list[int] = []
+
+    def alive() -> int:
+        return sum(t.name == "vnetbench-task" and t.is_alive() for t in threading.enumerate())
+
+    before = alive()
+
+    def turn() -> None:   # a zero timer queued behind the starts: it runs once each turn
+        started_by_turn.append(alive() - before)
+        if len(started_by_turn) < 5:
+            QTimer.singleShot(0, turn)
+
+    def due() -> None:   # the runners' timers have fired, in this turn: none has started its thread yet
+        assert all(r.busy for r in runners) and alive() == before
+        QTimer.singleShot(0, turn)
+
+    try:
+        for runner in runners:
+            runner.schedule(lambda: lambda progress, cancel: gate.wait(5) and "done")
+        QTimer.singleShot(0, due)
+        qtbot.waitUntil(lambda: len(started_by_turn) == 5, timeout=5000)
+        assert started_by_turn[-1] == 3
+        assert all(b - a <= 1 for a, b in zip([0, *started_by_turn], started_by_turn)), started_by_turn
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: len(reported) == 3, timeout=5000)
+    assert reported == ["done"] * 3
+
+
+def test_the_designer_hands_the_interpreter_lock_over_often():
+    """The designer's process switches threads every ``SWITCH_INTERVAL`` (not Python's 5 ms): every call the
+    event loop makes into Python waits for the lock at most that long while a worker computes."""
+    from vnetbench.gui.app import SWITCH_INTERVAL, share_the_interpreter
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        share_the_interpreter()
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL) and SWITCH_INTERVAL < 0.005
+    finally:
+        sys.setswitchinterval(before)

@@ -27,6 +27,7 @@ from .canvas.layout import remember, remembered
 from .collector import settle
 from .jobs import read_and_lay_out
 from .offload import in_process, loads
+from .turns import in_turn
 from .worker import Task, background_hold
 
 #: Files at least this large open in the background.
@@ -141,7 +142,13 @@ class Opener(QObject):
 
         def progress(done: int, total: int) -> None:
             settle()  # what this slice made is left out of later collections too
-            self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total)
+            # Shown on a turn of its own: the bar repaints at once (``QProgressBar.setValue``), and with it all of
+            # the window that is due, the canvas with the slice just drawn (30-60 ms more in the slice's turn).
+            in_turn(lambda: show(done, total))
+
+        def show(done: int, total: int) -> None:
+            if self.busy and self.pending[0] == path:   # (not drawn, or replaced by another open, meanwhile)
+                self._show(f"Opening {name}: drawing {done:,} of {total:,}\u2026", done, total)
 
         def drawn() -> None:
             scene.drawn.disconnect(drawn)

@@ -89,6 +89,12 @@ class Bundles(QGraphicsItem):
                 path.lineTo(x, y)
             lines.append((path, min(4.0, 1.0 + math.log2(len(links)))))
             bounds = bounds.united(path.controlPointRect())
+            if clock.due():
+                yield progress
+                clock.restart()
+        if clock.due():
+            yield progress
+            clock.restart()
         racks = self._racks(pairs)
         for band, _ in racks:
             bounds = bounds.united(band.adjusted(0, 0, LABEL_REACH, 0))

@@ -126,7 +126,8 @@ def compute(live: LiveMatrix, progress: ProgressFn, cancel: CancelToken, against
         topology = engine.topology
         names = {vm.id: vm.name for vm in topology.vms}
         names.update({ph.id: ph.name for ph in topology.physical_hosts})
-        names.update({h.id: h.name for h in topology.hosts if h.id in matrix.endpoints})   # a host OS endpoint
+        ends = set(matrix.endpoints)   # (a tuple: 500 hosts looked up in 10,000 endpoints one by one took 100 ms)
+        names.update({h.id: h.name for h in topology.hosts if h.id in ends})   # a host OS endpoint
         progress(3, 4, "comparing")
         changes, changed = compare(against, matrix, engine.walker, edits, LISTED) if against is not None \
             else (None, 0)
