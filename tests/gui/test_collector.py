@@ -50,6 +50,15 @@ def test_nothing_is_due_below_the_thresholds(qtbot):
         qtbot.waitUntil(gc.isenabled, timeout=3000)
 
 
+def _wind_up(qtbot, go: threading.Event, hold, collector: GuiThreadCollector) -> None:  # noqa: ANN001
+    """End a test that held the docks back: their runs finish, nothing stays frozen, the collector goes."""
+    go.set()
+    hold.release()
+    gc.unfreeze()
+    collector.deleteLater()
+    qtbot.waitUntil(gc.isenabled, timeout=3000)
+
+
 class Result:
     """An object the collector tracks (instances with a __dict__ are), standing for a dock's result."""
 
@@ -85,11 +94,7 @@ def test_the_docks_first_results_after_an_open_are_settled_not_walked(qtbot):
         assert not any(id(r) in walked for r in results[0])
         assert gc.get_count()[0] < gc.get_threshold()[0] and collector.collect_if_due() is None
     finally:
-        go.set()
-        hold.release()
-        gc.unfreeze()
-        collector.deleteLater()
-        qtbot.waitUntil(gc.isenabled, timeout=3000)
+        _wind_up(qtbot, go, hold, collector)
 
 
 def test_caught_up_at_once_when_nothing_was_held_back(qtbot):
@@ -142,8 +147,4 @@ def test_opening_another_design_before_the_docks_caught_up_settles_what_they_mad
         walked = {id(o) for o in gc.get_objects()}
         assert not any(id(r) in walked for r in made)
     finally:
-        go.set()
-        hold.release()
-        gc.unfreeze()
-        collector.deleteLater()
-        qtbot.waitUntil(gc.isenabled, timeout=3000)
+        _wind_up(qtbot, go, hold, collector)
