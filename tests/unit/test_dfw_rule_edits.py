@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 from random_designs import random_rule, random_rule_design
+from test_predict_matrix import following
 
 from vnetbench.model import Document
 from vnetbench.predict import Engine
@@ -60,10 +61,7 @@ def test_dfw_sets_kept_through_edits_answer_as_fresh_ones(seed: int):
 def test_matrix_after_dfw_rule_edits_equals_a_fresh_one(seed: int):
     """Edits of the DFW alone, through the document: the matrix kept current equals a fresh engine's."""
     d = random_rule_design(seed)
-    doc = Document(d.t)
-    engine = Engine(d.t)
-    doc.subscribe(engine.changed)
-    engine.matrix()
+    doc, engine = following(d.t)
     rnd = random.Random(seed)
     for step in range(10):
         for _ in range(rnd.randint(1, 3)):

@@ -15,10 +15,8 @@ import numpy as np
 import pytest
 
 from random_designs import random_design, random_pvlan_design, random_rule_design
-from test_predict_matrix import _random_edit
+from test_predict_matrix import _random_edit, following
 
-from vnetbench.model import Document
-from vnetbench.predict import Engine
 from vnetbench.predict.decide import Labels
 from vnetbench.predict.network import Network
 from vnetbench.predict.vector import Vector
@@ -66,10 +64,7 @@ def test_vnics_alike_but_for_one_field_sit_apart():
 @pytest.mark.parametrize("seed", range(30))
 def test_labels_and_inside_kept_through_edits_equal_fresh_ones(seed: int):
     d = (random_design, random_rule_design, random_pvlan_design)[seed % 3](seed)
-    doc = Document(d.t)
-    engine = Engine(d.t)
-    doc.subscribe(engine.changed)
-    engine.matrix()
+    doc, engine = following(d.t)
     rnd = random.Random(seed)
     for _ in range(10):
         _random_edit(d, doc, rnd)

@@ -10,7 +10,7 @@ import pytest
 from random_designs import (RECORDED, RECORDED_SEEDS, example_letters, random_design, random_pvlan_design, random_rule,
                             random_rule_design, verdict_letters)
 
-from vnetbench.model import Change
+from vnetbench.model import Change, Document
 from vnetbench.model.hostos import endpoint_hosts
 from vnetbench.predict import Engine, Verdict
 
@@ -121,6 +121,15 @@ def test_matrix_equals_per_pair_predict_with_rules_per_vm(seed: int):
     assert_design_matrix_is_the_walk(random_rule_design, seed)
 
 
+def following(topology) -> tuple[Document, Engine]:  # noqa: ANN001 - a Topology
+    """A document over the design and an engine following its edits, its first matrix built."""
+    doc = Document(topology)
+    engine = Engine(topology)
+    doc.subscribe(engine.changed)
+    engine.matrix()
+    return doc, engine
+
+
 def _random_edit(d, doc, rnd: random.Random) -> None:
     """One edit an admin makes: a VLAN, a vNIC's portgroup, a vMotion, a rename, or a DFW / firewall rule
     added, removed or changed."""
@@ -162,13 +171,8 @@ def _random_edit(d, doc, rnd: random.Random) -> None:
 @pytest.mark.parametrize("seed", range(60))
 def test_incremental_matrix_equals_a_fresh_one_after_random_edits(seed: int):
     """After any sequence of edits, the matrix the engine keeps current equals a fresh engine's."""
-    from vnetbench.model import Document
-
     d = random_rule_design(seed) if seed % 2 else random_design(seed)
-    doc = Document(d.t)
-    engine = Engine(d.t)
-    doc.subscribe(engine.changed)
-    engine.matrix()
+    doc, engine = following(d.t)
     rnd = random.Random(seed)
     for step in range(8):
         for _ in range(rnd.randint(1, 3)):   # a burst of edits before the matrix is asked for again
@@ -304,13 +308,9 @@ def test_matrix_prediction_is_the_full_answer_for_a_cell():
 
 
 def test_document_edits_reach_the_engine_like_the_gui_sends_them():
-    from vnetbench.model import Document
 
     d = random_design(21)
-    doc = Document(d.t)
-    engine = Engine(d.t)
-    doc.subscribe(engine.changed)
-    engine.matrix()
+    doc, engine = following(d.t)
     pg = next(pg for sw in d.t.switches for pg in sw.portgroups)
     doc.set(pg, "vlan", 30 if pg.vlan != 30 else 10)
     doc.remove(d.t, "vms", d.t.vms[-1])

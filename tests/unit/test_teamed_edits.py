@@ -9,7 +9,7 @@ import random
 
 import pytest
 from random_designs import random_pvlan_design
-from test_predict_matrix import _random_edit
+from test_predict_matrix import _random_edit, following
 
 from vnetbench import resources_dir
 from vnetbench.model import Document, load
@@ -80,10 +80,7 @@ def test_private_vlan_designs_keep_other_edits_incremental(compiles):
 @pytest.mark.parametrize("seed", range(12))
 def test_random_edits_of_private_vlan_designs_keep_the_matrix_exact(seed: int):
     d = random_pvlan_design(seed)
-    doc = Document(d.t)
-    engine = Engine(d.t)
-    doc.subscribe(engine.changed)
-    engine.matrix()
+    doc, engine = following(d.t)
     rnd = random.Random(seed)
     for _ in range(6):
         _random_edit(d, doc, rnd)
@@ -124,10 +121,7 @@ def test_random_moves_onto_teamed_switches_keep_the_matrix_exact(seed: int):
             for up in sw.uplinks:
                 up.standby = False
             sw.teaming = Teaming(policies[(seed + k) % len(policies)])
-    doc = Document(d.t)
-    engine = Engine(d.t)
-    doc.subscribe(engine.changed)
-    engine.matrix()
+    doc, engine = following(d.t)
     rnd = random.Random(seed)
     for step in range(12):
         for _ in range(rnd.randint(1, 3)):
