@@ -9,7 +9,6 @@ reaches the inside address itself is not sent round through the NAT."""
 from __future__ import annotations
 
 import ipaddress
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,10 +19,6 @@ from .network import Device, Network, Point
 from .result import Hop, HopKind
 from .rules import Party
 from .walkrecord import Walk
-
-_INSIDE: weakref.WeakKeyDictionary[Network, dict[ipaddress.IPv4Address, list[tuple[str, Point, DnatRule]]]] = \
-    weakref.WeakKeyDictionary()
-
 
 @dataclass
 class Via:
@@ -47,9 +42,9 @@ def _by_inside(net: Network) -> dict[ipaddress.IPv4Address, list[tuple[str, Poin
     """Every DNAT rule and port forward of the design whose outside address the compiled network holds, by the
     inside address it translates to: (the VM or NAT service that translates, its outside point, the rule).
     Worked out once per compiled network (a failed walk asks for every destination)."""
-    found = _INSIDE.get(net)
+    found = net.memo.get("dnat")
     if found is None:
-        found = _INSIDE[net] = {}
+        found = net.memo["dnat"] = {}
         for vm in net.topology.vms:
             for rule in dnat_rules(vm):
                 point = next((p for p in net.points.get(vm.id, []) if p.ip == rule.address and p.segment is not None),

@@ -50,6 +50,7 @@ class Iface:
 
     ip: ipaddress.IPv4Address
     network: ipaddress.IPv4Network
+    subnet_key: tuple[int, int, int]     # (version, first address, prefix length): the network as plain numbers
 
     def __str__(self) -> str:
         """``address/prefix``, worded once (the walk names an interface on every hop it routes)."""
@@ -74,7 +75,7 @@ def make_iface(value: int, prefix: int, version: int = 4) -> Iface:
     network = _NETWORKS.get(key)
     if network is None:
         network = _NETWORKS[key] = network_class(key[:2])
-    return Iface(address(value), network)
+    return Iface(address(value), network, (version, *key[:2]))
 
 
 @dataclass
@@ -273,6 +274,7 @@ class Network:
         self.on_network: dict[str | None, set[str]] = {}   # portgroup / switch id -> VMs with a vNIC on it
         self._dlr_vlan: dict[str, int | None] = {}          # DLR interface id -> VLAN of its portgroup
         self.host_addresses: dict[ipaddress.IPv4Address, str] = {}  # host OS addresses on hosted networks
+        self.memo: dict[str, Any] = {}    # what a module works out once per compiled network (``dnat``, ``snat``)
         self.transports: dict[str, Wire] = {}              # host id -> its NSX tunnel endpoint's wire
         self.teamed = False                                # segments differ by the uplink teaming gives them
         self._team_bases: dict[SegmentKey, list[int]] = {}  # the (switch, host, VLAN) keys teaming splits by

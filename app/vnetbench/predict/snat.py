@@ -5,14 +5,12 @@ because their packets may be translated."""
 from __future__ import annotations
 
 import ipaddress
-import weakref
 from collections.abc import Iterable
 
 from ..model.nat import SnatRule, snat_rules, translation
 from .kinds import APPLIANCES
 from .network import Device, Network, Point
 
-_SOURCES: weakref.WeakKeyDictionary[Network, list[ipaddress.IPv4Network]] = weakref.WeakKeyDictionary()
 
 
 def translate(net: Network, device: Device, source: ipaddress.IPv4Address | None, out: Point) -> SnatRule | None:
@@ -27,7 +25,7 @@ def behind(net: Network, points: Iterable[Point]) -> bool:
     """Whether some SNAT rule of the design may translate packets from one of these interfaces: such an
     endpoint's replies come back to the translated address (the walk mirrors them), so the matrix walks it
     pair by pair."""
-    sources = _SOURCES.get(net)
+    sources = net.memo.get("snat")
     if sources is None:
-        sources = _SOURCES[net] = [r.source for vm in net.topology.vms for r in snat_rules(vm)]
+        sources = net.memo["snat"] = [r.source for vm in net.topology.vms for r in snat_rules(vm)]
     return bool(sources) and any(p.ip is not None and any(p.ip in s for s in sources) for p in points)

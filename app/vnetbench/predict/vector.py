@@ -157,8 +157,7 @@ class Vector:
         self.behind_dfw = np.zeros(n, dtype=bool)          # the vNICs the DFW filters at
         self.networks: dict = {None: 0}
         self.net_of = np.zeros(n, dtype=np.int64)
-        for i, p in enumerate(points):
-            self._place(i, p)
+        self._place(np.arange(n), self.points)
         self.inside = np.zeros((len(self.networks), n), dtype=bool)
         for network, row in self.networks.items():
             if network is not None:
@@ -168,9 +167,7 @@ class Vector:
         self.rkey = self.routes.route_keys(self.ip)
         self.start = np.full(n, -1, dtype=np.int64)
         self.phys0 = np.zeros(n, dtype=np.int64)
-        for i, p in enumerate(points):
-            if self.usable[i]:
-                self.start[i], self.phys0[i] = self.routes.start(p)
+        self._starts(np.arange(n), self.points)
         self.stateful = self._stateful()
         self.rtype = np.zeros(n, dtype=np.int64)
         self._route_tables()
@@ -182,13 +179,34 @@ class Vector:
 
     # --- per point --------------------------------------------------------------------------------------
 
-    def _place(self, i: int, p: Point) -> None:
-        self.usable[i] = p.segment is not None and p.iface is not None
-        self.behind_dfw[i] = behind_dfw(p)
-        self.seg[i] = p.segment if p.segment is not None else 0
-        self.ip[i] = int(p.ip) if p.ip is not None else -1
-        network = p.iface.network if p.iface is not None else None
-        self.net_of[i] = self.networks.setdefault(network, len(self.networks))
+    def _place(self, idx: np.ndarray, points: list[Point]) -> None:
+        """The arrays at ``idx`` for these points (written a column at a time: a thousand moved points cost
+        a few list passes, not a numpy write per point and array)."""
+        self.usable[idx] = [p.segment is not None and p.iface is not None for p in points]
+        self.behind_dfw[idx] = [behind_dfw(p) for p in points]
+        self.seg[idx] = [p.segment if p.segment is not None else 0 for p in points]
+        self.ip[idx] = [int(p.ip) if p.ip is not None else -1 for p in points]
+        rows: dict[int, int] = {}    # by the network object's id (interned: few per call, each hashed once)
+        for j, p in enumerate(points):
+            network = p.iface.network if p.iface is not None else None
+            row = rows.get(id(network))
+            if row is None:
+                row = rows[id(network)] = self.networks.setdefault(network, len(self.networks))
+            self.net_of[idx[j]] = row
+
+    def _starts(self, idx: np.ndarray, points: list[Point]) -> None:
+        """``start`` and ``phys0`` at ``idx`` for these points (``RoutedWay.start``, asked once per segment,
+        gateway and subnet: the points sharing them share the answer)."""
+        found: dict[tuple, tuple[int, int]] = {}
+        starts, phys0 = [], []
+        for p in points:
+            key = (p.segment, id(p.gateway), id(p.iface.network) if p.iface is not None else None)
+            answer = found.get(key)
+            if answer is None:
+                answer = found[key] = self.routes.start(p)
+            starts.append(answer[0])
+            phys0.append(answer[1])
+        self.start[idx], self.phys0[idx] = starts, phys0
 
     def _holds(self, network) -> np.ndarray:  # noqa: ANN001 - an IPv4Network
         return decide.inside(self.ip, int(network.network_address), int(network.netmask))
@@ -337,9 +355,16 @@ class Vector:
         conversations when ``reply``), and the id of the stateful-firewall set each passed (None when no way
         passes one, or ``states`` is False: a caller that reads the verdicts only): shape [src, dst], or
         [dst, src] with ``by_dst`` (computed that way round, not transposed afterwards)."""
-        code = self._take("route", reply, self.rtype[src], dst, by_dst)
-        state = self._take("states", reply, self.start[src] + 1, dst, by_dst) if self.stateful and states else None
         near = self._near(src, dst)
+        routed = near is None or not _whole(near, len(src), len(dst))
+        if routed:
+            code = self._take("route", reply, self.rtype[src], dst, by_dst)
+            state = self._take("states", reply, self.start[src] + 1, dst, by_dst) if self.stateful and states else None
+        else:   # every pair is delivered without routing (a block of one subnet): no routed way to read
+            code = self.l2_verdict(*(self.seg[dst][:, None], self.seg[src][None, :]) if by_dst else
+                                   (self.seg[src][:, None], self.seg[dst][None, :]))
+            state = np.zeros(code.shape, dtype=self.states[reply].dtype) if self.stateful and states else None
+            near = None
         if near is not None:   # usually a small block of a large query: label only that block
             rows, cols, direct = near
             at = (cols, rows) if by_dst else (rows, cols)
@@ -356,7 +381,8 @@ class Vector:
         dfw = bool(judges(bool(self.net.dfw_active), bool(self.net.topology.nsx.dfw.stateful), reply))
         asked = min(len(src), len(dst))
         blocked = ~self.table("dfw-out", asked).allowed(src, dst, by_dst) if dfw else np.zeros(code.shape, dtype=bool)
-        self._judge_ways(src, dst, reply, blocked.T if by_dst else blocked)
+        if routed:   # (a firewall on the routed way judges only the pairs that are routed)
+            self._judge_ways(src, dst, reply, blocked.T if by_dst else blocked)
         if dfw:
             blocked |= (code < BLOCKED) & ~self.table("dfw-in", asked).allowed(dst, src, not by_dst)
         blend(code, blocked, BLOCKED)
@@ -377,7 +403,7 @@ class Vector:
         """The pairs whose destination sits inside the source's subnet (delivered without routing): the rows
         (sources) and columns (destinations) holding any, and which of that block's pairs; None when none.
         Read per distinct subnet of the sources, not per pair: a large query has few subnets."""
-        nets, which = np.unique(self.net_of[src], return_inverse=True)
+        nets, which = _distinct(self.net_of[src], len(self.networks))
         lo, hi = self._bounds()
         order = np.argsort(lo[nets], kind="stable")
         starts, reach = lo[nets][order], np.maximum.accumulate(hi[nets][order])
@@ -414,7 +440,8 @@ class Vector:
         if not owners:
             return
         starts, keys = self.start[src], self.rkey[dst]
-        asked = from_start[:, np.unique(starts)].any(axis=1) & to_key[:, np.unique(keys)].any(axis=1)
+        asked = from_start[:, _marks(starts, from_start.shape[1])].any(axis=1) \
+            & to_key[:, _marks(keys, to_key.shape[1])].any(axis=1)
         for p in np.flatnonzero(asked).tolist():   # the patterns marking a start and a key of this block
             rows, cols = compact(np.flatnonzero(from_start[p][starts])), compact(np.flatnonzero(to_key[p][keys]))
             keys_, others = src[rows], dst[cols]
@@ -443,14 +470,15 @@ class Vector:
         for i, p in moved.items():
             old = self.points[i]
             self.points[i] = p
-            self._place(i, p)
-            self.start[i], self.phys0[i] = self.routes.start(p) if self.usable[i] else (-1, 0)
             before, after = (old.portgroup, self._switch_of(old)), (p.portgroup, self._switch_of(p))
             if before != after:
                 renamed.update(n for n in before + after if n is not None)
                 if self._sets is not None:
                     self._sets.move(i, before, after)
         points = np.array(sorted(moved), dtype=np.int64)
+        now = [moved[i] for i in points.tolist()]
+        self._place(points, now)
+        self._starts(points, now)
         self._update_inside(points, known)
         self.rkey[points] = self.routes.route_keys(self.ip[points])
         renamed.discard(None)
@@ -480,6 +508,27 @@ class Vector:
 
     def _switch_of(self, p: Point) -> str | None:
         return self.net.segments[p.segment].object_id if p.segment is not None else None
+
+
+def _distinct(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for integers in [0, size), by a table of which are present
+    rather than a sort (several times faster on the blocks a query asks about their subnets)."""
+    present = _marks(values, size)
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
+
+
+def _marks(values: np.ndarray, size: int) -> np.ndarray:
+    """A mask of ``size`` entries marking these indexes (-1 marks the last, as a table read at -1 does)."""
+    present = np.zeros(size, dtype=bool)
+    present[values] = True
+    return present
+
+
+def _whole(near: tuple, rows: int, cols: int) -> bool:
+    """Whether ``Vector._near`` found every pair of a rows x cols block inside the source's subnet."""
+    at_rows, at_cols, direct = near
+    return isinstance(at_rows, slice) and isinstance(at_cols, slice) and at_rows == slice(0, rows) \
+        and at_cols == slice(0, cols) and bool(direct.all())
 
 
 def compact(index: np.ndarray) -> np.ndarray | slice:
