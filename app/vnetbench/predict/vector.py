@@ -365,8 +365,11 @@ class Vector:
                                    (self.seg[src][:, None], self.seg[dst][None, :]))
             state = np.zeros(code.shape, dtype=self.states[reply].dtype) if self.stateful and states else None
             near = None
+        direct_pairs = None    # [src, dst]: the pairs in the source's subnet, for ``_judge_ways``
         if near is not None:   # usually a small block of a large query: label only that block
             rows, cols, direct = near
+            direct_pairs = np.zeros((len(src), len(dst)), dtype=bool)
+            _put_into(direct_pairs, rows, cols, direct)
             at = (cols, rows) if by_dst else (rows, cols)
             if by_dst:
                 direct = direct.T
@@ -382,7 +385,7 @@ class Vector:
         asked = min(len(src), len(dst))
         blocked = ~self.table("dfw-out", asked).allowed(src, dst, by_dst) if dfw else np.zeros(code.shape, dtype=bool)
         if routed:   # (a firewall on the routed way judges only the pairs that are routed)
-            self._judge_ways(src, dst, reply, blocked.T if by_dst else blocked)
+            self._judge_ways(src, dst, reply, blocked.T if by_dst else blocked, direct_pairs)
         if dfw:
             blocked |= (code < BLOCKED) & ~self.table("dfw-in", asked).allowed(dst, src, not by_dst)
         blend(code, blocked, BLOCKED)
@@ -432,10 +435,11 @@ class Vector:
             self._bounds_of = ((lo, hi), len(self.networks))
         return self._bounds_of[0]
 
-    def _judge_ways(self, src: np.ndarray, dst: np.ndarray, reply: bool, blocked: np.ndarray) -> None:
+    def _judge_ways(self, src: np.ndarray, dst: np.ndarray, reply: bool, blocked: np.ndarray,
+                    direct: np.ndarray | None) -> None:
         """Mark in ``blocked`` the routed pairs a firewall on their way drops (pairs in one subnet are not
-        routed): per pattern of ``judged``, the sources whose start and the destinations whose route key it
-        marks."""
+        routed: ``direct`` marks them, [src, dst], None for none): per pattern of ``judged``, the sources
+        whose start and the destinations whose route key it marks."""
         owners, from_start, to_key = self.judged[reply]
         if not owners:
             return
@@ -446,12 +450,8 @@ class Vector:
             rows, cols = compact(np.flatnonzero(from_start[p][starts])), compact(np.flatnonzero(to_key[p][keys]))
             keys_, others = src[rows], dst[cols]
             drops = ~self.table(owners[p], min(len(keys_), len(others))).allowed(keys_, others)
-            near = self._near(keys_, others)
-            if near is not None:
-                r, c, direct = near
-                block = _cells(drops, r, c)
-                block &= ~direct
-                _put(drops, r, c, block)
+            if direct is not None:
+                drops &= ~_cells(direct, rows, cols)
             if isinstance(rows, slice) or isinstance(cols, slice):
                 blocked[rows, cols] |= drops
             else:
@@ -545,14 +545,18 @@ def _cells(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice
     return table[np.ix_(rows, cols)]
 
 
-def _put(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice, values: np.ndarray) -> None:
-    """Write ``values`` at rows x cols of ``table`` (nothing to do when ``_cells`` gave a view)."""
-    if isinstance(rows, slice) and isinstance(cols, slice):
-        return
+def _put_into(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice, values: np.ndarray) -> None:
+    """Write ``values`` at rows x cols of ``table``, for indexes or slices."""
     if isinstance(rows, slice) or isinstance(cols, slice):
         table[rows, cols] = values
     else:
         table[np.ix_(rows, cols)] = values
+
+
+def _put(table: np.ndarray, rows: np.ndarray | slice, cols: np.ndarray | slice, values: np.ndarray) -> None:
+    """Write ``values`` at rows x cols of ``table`` (nothing to do when ``_cells`` gave a view)."""
+    if not (isinstance(rows, slice) and isinstance(cols, slice)):
+        _put_into(table, rows, cols, values)
 
 
 
