@@ -462,22 +462,50 @@ class MatrixBuilder:
         vNICs judges) are computed, and the cells with the ``near`` classes (sharing a subnet) in full."""
         vec = self.vec
         pn, pl = self._points(new), self._points(live)
+        first, which = self._alike_afar(new, pn)
+        pn = pn[first]
         rows = np.array(new)
         dfw = bool(self.net.dfw_active)
         replies = dfw and bool(judges(True, bool(self.net.topology.nsx.dfw.stateful), True))
         if not dfw:
             self._unreach_rows(rows)
-        width = max(64, TILE * TILE // len(new))
-        for lo in range(0, len(live), width):
+        width = max(64, TILE * TILE // len(new))     # live classes written at a time (blocks of ~TILE^2 cells)
+        reach = width * max(1, TILE * TILE // len(first) // width)   # and computed at a time, a column per group
+        for at in range(0, len(live), reach):
             self.check()
-            cols, pc = np.array(live[lo:lo + width]), pl[lo:lo + width]
-            towards, _ = vec.flows(pc, pn, False, states=False)
-            back = _unreach_unless(towards == BLOCKED)
-            out = self._dropped_at_source(pn, pc) if dfw else None
-            if replies and out is not None:   # a reply is judged by the same DFW table as a new flow
-                back = np.where(towards < BLOCKED, out.T, back)
-            self._put(rows, cols, out, back)
+            alike_towards = vec.flows(pl[at:at + reach], pn, False, states=False)[0]   # [live, group]
+            alike_out = self._dropped_at_source(pn, pl[at:at + reach]) if dfw else None   # [group, live]
+            for lo in range(0, len(alike_towards), width):
+                cols = np.array(live[at + lo:at + lo + width])
+                towards = alike_towards[lo:lo + width][:, which]
+                back = _unreach_unless(towards == BLOCKED)
+                out = alike_out[:, lo:lo + width][which] if alike_out is not None else None
+                if replies and out is not None:   # a reply is judged by the same DFW table as a new flow
+                    back = np.where(towards < BLOCKED, out.T, back)
+                self._put(rows, cols, out, back)
         self._fill_block(new, near)
+
+    def _alike_afar(self, new: list[int], pn: np.ndarray) -> tuple[list[int], np.ndarray]:
+        """Which stranded ``new`` classes (points ``pn``) answer alike to every class outside their subnets:
+        those whose keys differ only in which segment of one switch they sit on (a VLAN edit puts a portgroup's
+        VMs on a new segment per host) and whose route-table columns are the same. A flow towards them or out of
+        them reads the rest of their key (subnet, address, names, the switch rules may name, the DFW at them),
+        and their segment only through those columns. Returns the position in ``new`` of the first of each
+        group, and each class's group."""
+        vec, segments = self.vec, self.net.segments
+        switch = [segments[s].object_id for s in vec.seg[pn].tolist()]
+        dfw = vec.behind_dfw[pn].tolist()
+        ways = [np.ascontiguousarray(vec.route[reply][:, pn].T) for reply in (False, True)]   # a row per point
+        groups: dict[tuple, int] = {}
+        first: list[int] = []
+        which = np.empty(len(new), dtype=np.int64)
+        for j, c in enumerate(new):
+            key = self.class_keys[c]
+            afar = (switch[j], key[0][1:], key[1:], dfw[j], ways[0][j].tobytes(), ways[1][j].tobytes())
+            which[j] = groups.setdefault(afar, len(groups))
+            if which[j] == len(first):
+                first.append(j)
+        return first, which
 
     def _dropped_at_source(self, pn: np.ndarray, pc: np.ndarray) -> np.ndarray:
         """Cells [stranded, other] of flows from stranded classes' points ``pn`` (``_fill_stranded``): BLOCKED
