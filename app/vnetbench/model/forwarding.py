@@ -490,6 +490,8 @@ class Fabric:
         self._overrides: dict[str, list[tuple[Portgroup, list[Uplink]]]] = {}   # portgroups with their own order
         self._patches: list[tuple[Switch, Switch]] | None = None
         self._chain: dict[str, str] | None = None
+        self._port_of: dict[str, Port | None] = {}        # asked once per new segment of an edit moving VMs
+        self._faults: dict[str, tuple[UplinkFault, Port | None] | None] = {}
         for host in topology.hosts:
             for pnic in host.pnics:
                 self.host_of_pnic[pnic.id] = host.id
@@ -519,11 +521,11 @@ class Fabric:
 
     def port_of(self, obj_id: str) -> Port | None:
         """The physical switch port cabled to ``obj_id`` (a pNIC, router interface or host NIC)."""
-        for peer in self.peers.get(obj_id, ()):
-            port = self.port.get(peer)
-            if port is not None:
-                return port
-        return None
+        if obj_id in self._port_of:
+            return self._port_of[obj_id]
+        found = next((port for port in map(self.port.get, self.peers.get(obj_id, ())) if port is not None), None)
+        self._port_of[obj_id] = found
+        return found
 
     def pvlan_aware_ports(self, topology: Topology) -> list[tuple[str, PhysicalSwitch, Pvlan]]:
         """Endpoints (physical host NICs, router interfaces) on ports of a physical switch whose private VLAN map
@@ -755,7 +757,12 @@ class Fabric:
 
     def uplink_fault(self, up: Any) -> tuple[UplinkFault, Port | None] | None:
         """Why this uplink cannot carry traffic (with the switch port at fault, if any), or None when it can."""
-        pnic = self.pnic.get(up.pnic)
+        if up.pnic not in self._faults:
+            self._faults[up.pnic] = self._fault_of(up.pnic)
+        return self._faults[up.pnic]
+
+    def _fault_of(self, pnic_id: str) -> tuple[UplinkFault, Port | None] | None:
+        pnic = self.pnic.get(pnic_id)
         if pnic is None:
             return UplinkFault.NOT_A_PNIC, None
         port = self.port_of(pnic.id)
