@@ -382,7 +382,7 @@ class MatrixBuilder:
             self._nat = ({p.segment for d in net.devices if d.kind is DeviceKind.NAT for p in d.points},
                          {p.ip for d in net.devices if d.kind is DeviceKind.NAT for p in d.points if p.ip})
         nat, nat_gw = self._nat
-        if any(net.segment_of(p).has_bridge or p.segment in nat or p.gateway in nat_gw for p in usable) \
+        if any(net.segment_of(p).has_bridge or p.segment in nat or nat_gw and p.gateway in nat_gw for p in usable) \
                 or routes_itself(net, eid) is not None or snat.behind(net, usable) \
                 or dnat.published(net, usable) or dnat.holds(net, eid):   # a router picks its way per
             # destination; a source or destination NAT's replies return through the translation (the walk mirrors
@@ -475,13 +475,13 @@ class MatrixBuilder:
             self.check()
             alike_towards = vec.flows(pl[at:at + reach], pn, False, states=False)[0]   # [live, group]
             alike_out = self._dropped_at_source(pn, pl[at:at + reach]) if dfw else None   # [group, live]
+            alike_back = _unreach_unless(alike_towards == BLOCKED)
             for lo in range(0, len(alike_towards), width):
                 cols = np.array(live[at + lo:at + lo + width])
-                towards = alike_towards[lo:lo + width][:, which]
-                back = _unreach_unless(towards == BLOCKED)
+                back = alike_back[lo:lo + width][:, which]
                 out = alike_out[:, lo:lo + width][which] if alike_out is not None else None
                 if replies and out is not None:   # a reply is judged by the same DFW table as a new flow
-                    back = np.where(towards < BLOCKED, out.T, back)
+                    back = np.where(alike_towards[lo:lo + width][:, which] < BLOCKED, out.T, back)
                 self._put(rows, cols, out, back)
         self._fill_block(new, near)
 

@@ -306,7 +306,9 @@ class Network:
 
     def phys_segment(self, ps: PhysicalSwitch, vlan: int) -> int:
         """The segment of one VLAN of a physical switch."""
-        return self.segment(("phys", ps.id, vlan), f"{ps.name} VLAN {vlan}", None, True, ps.id, vlan)
+        key = ("phys", ps.id, vlan)
+        found = self._seg_by_key.get(key)   # (most exist: every new segment of an edit asks for its uplink's)
+        return found if found is not None else self.segment(key, f"{ps.name} VLAN {vlan}", None, True, ps.id, vlan)
 
     def typed(self, obj_id: str | None, kind: str) -> Any:
         """The object with this id if it is of ``kind`` (ids can collide in an invalid design)."""
