@@ -898,20 +898,22 @@ class Network:
         chooses gets its run-time segment, new segments split by uplink join their team: ``_team_new``); one
         onto a private VLAN's new segments recompiles."""
         before = len(self.segments)
-        vms = {vm_id: self.typed(vm_id, "vm") for vm_id in vm_ids}
-        for vm in vms.values():
-            if vm is None or vm.role is not VmRole.VM:
-                return False
-            for nic in vm.vnics:
-                if self.index.get(nic.network) is None and nic.network is not None:
-                    return False
         choosing: list[Point] = []     # vNICs whose uplink teaming chooses among several
         placed: dict[tuple, _Placed] = {}
-        for vm_id, vm in vms.items():
-            self.points[vm_id] = [self._vnic_point(vm, nic, placed) for nic in vm.vnics]
-            choosing += [p for p in self.points[vm_id] if p.variants]
-            for nic in vm.vnics:
-                self.on_network.setdefault(nic.network, set()).add(vm_id)
+        for vm_id in vm_ids:   # (one pass over the VMs: a refresh that returns False is followed by a compile)
+            vm = self.typed(vm_id, "vm")
+            if vm is None or vm.role is not VmRole.VM:
+                return False
+            if any(nic.network is not None and self.index.get(nic.network) is None for nic in vm.vnics):
+                return False
+            points = self.points[vm_id] = [self._vnic_point(vm, nic, placed) for nic in vm.vnics]
+            for point, nic in zip(points, vm.vnics):
+                if point.variants:
+                    choosing.append(point)
+                on = self.on_network.get(nic.network)
+                if on is None:
+                    on = self.on_network[nic.network] = set()
+                on.add(vm_id)
         new = self.segments[before:]
         if any(seg.physical and self.pvlan_entry_of(seg) is not None for seg in new):
             return False
