@@ -429,6 +429,20 @@ class MatrixBuilder:
             self._put(rows, cols, forward, backward)
         self.self_table[rows] = self.table[rows, rows]
 
+    def _fill_among(self, new: list[int]) -> None:
+        """The cells of the ``new`` single classes (ascending) with each other: every pair's cell [c, d] from its
+        own conversation c -> d (``_fill_block`` against classes that include them computes each twice)."""
+        vec = self.vec
+        pn = self._points(new)
+        rows = np.array(new)
+        width = max(64, TILE * TILE // len(new))
+        for lo in range(0, len(new), width):
+            self.check()
+            pc = pn[lo:lo + width]
+            forward = combine(*vec.flows(pn, pc, False), *vec.flows(pc, pn, True, True))
+            self.table[np.ix_(rows, rows[lo:lo + width])] = forward
+        self.self_table[rows] = self.table[rows, rows]
+
     def _put(self, rows: np.ndarray, cols: np.ndarray, forward: np.ndarray | None, backward: np.ndarray) -> None:
         """Write cells [rows, cols] and [cols, rows] (both ascending), a run of consecutive rows, and of
         consecutive columns, at a time: a slice of rows and columns is written several times faster than cell
@@ -483,7 +497,9 @@ class MatrixBuilder:
                 if replies and out is not None:   # a reply is judged by the same DFW table as a new flow
                     back = np.where(alike_towards[lo:lo + width][:, which] < BLOCKED, out.T, back)
                 self._put(rows, cols, out, back)
-        self._fill_block(new, near)
+        among = set(new)
+        self._fill_among(new)
+        self._fill_block(new, [c for c in near if c not in among])
 
     def _alike_afar(self, new: list[int], pn: np.ndarray) -> tuple[list[int], np.ndarray]:
         """Which stranded ``new`` classes (points ``pn``) answer alike to every class outside their subnets:
