@@ -477,10 +477,12 @@ class Vector:
                     self._sets.move(i, before, after)
         points = np.array(sorted(moved), dtype=np.int64)
         now = [moved[i] for i in points.tolist()]
+        addresses = self.ip[points]
         self._place(points, now)
         self._starts(points, now)
-        self._update_inside(points, known)
-        self.rkey[points] = self.routes.route_keys(self.ip[points])
+        if len(self.networks) > known or (self.ip[points] != addresses).any():   # (a VLAN edit moves no address)
+            self._update_inside(points, known)
+            self.rkey[points] = self.routes.route_keys(self.ip[points])
         renamed.discard(None)
         if self._sets is not None and renamed:
             self._sets.forget(renamed)
