@@ -20,6 +20,7 @@ from .result import Hop, HopKind
 from .rules import Party
 from .walkrecord import Walk
 
+
 @dataclass
 class Via:
     """A walk's way to its destination through one DNAT rule: the VM that holds it, its outside point, the

@@ -12,7 +12,6 @@ from .kinds import APPLIANCES
 from .network import Device, Network, Point
 
 
-
 def translate(net: Network, device: Device, source: ipaddress.IPv4Address | None, out: Point) -> SnatRule | None:
     """The SNAT rule ``device`` translates a packet from ``source`` by as it leaves by ``out``, if any."""
     if device.kind not in APPLIANCES or source is None:
